@@ -1,0 +1,46 @@
+package dev.idem.wire;
+
+import java.util.Locale;
+import java.util.Set;
+
+/** Header names of a delivery on the wire (SPEC section 3). */
+public final class WebhookHeaders {
+    public static final String WEBHOOK_ID = "webhook-id";
+    public static final String WEBHOOK_TIMESTAMP = "webhook-timestamp";
+    public static final String WEBHOOK_SIGNATURE = "webhook-signature";
+    public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    public static final String SCHEDULE_ID = "Idem-Schedule-Id";
+    public static final String DELIVERY_ID = "Idem-Delivery-Id";
+    public static final String SCHEDULED_FOR = "Idem-Scheduled-For";
+    public static final String ATTEMPT = "Idem-Attempt";
+    public static final String SEQUENCE = "Idem-Sequence";
+    public static final String EVENT_TYPE = "Idem-Event-Type";
+    public static final String USER_AGENT = "User-Agent";
+    public static final String CONTENT_TYPE = "Content-Type";
+
+    /** Profile {@code rrule}. */
+    public static final String RRULE_EXECUTION_ID = "X-RRule-Execution-Id";
+    public static final String RRULE_SCHEDULED_FOR = "X-RRule-Scheduled-For";
+    public static final String RRULE_SCHEDULE_ID = "X-RRule-Schedule-Id";
+
+    /** Profile {@code schedstack}. */
+    public static final String SCHED_DELIVERY_ID = "Sched-Delivery-Id";
+    public static final String SCHED_ATTEMPT = "Sched-Attempt";
+    public static final String SCHED_TIMESTAMP = "Sched-Timestamp";
+    public static final String SCHED_SIGNATURE = "Sched-Signature";
+
+    private static final Set<String> RESERVED = Set.of(
+            WEBHOOK_ID, WEBHOOK_TIMESTAMP, WEBHOOK_SIGNATURE, IDEMPOTENCY_KEY, SCHEDULE_ID, DELIVERY_ID,
+            SCHEDULED_FOR, ATTEMPT, SEQUENCE, EVENT_TYPE, USER_AGENT, RRULE_EXECUTION_ID, RRULE_SCHEDULED_FOR,
+            RRULE_SCHEDULE_ID, SCHED_DELIVERY_ID, SCHED_ATTEMPT, SCHED_TIMESTAMP, SCHED_SIGNATURE,
+            "Host", "Content-Length", "Connection", "Transfer-Encoding", "Upgrade", "Expect")
+            .stream().map(h -> h.toLowerCase(Locale.ROOT)).collect(java.util.stream.Collectors.toUnmodifiableSet());
+
+    private WebhookHeaders() {}
+
+    /** True for a header a user may not set on a schedule: Idem owns it, or HTTP does. */
+    public static boolean isReserved(String name) {
+        String n = name.toLowerCase(Locale.ROOT);
+        return RESERVED.contains(n) || n.startsWith("idem-") || n.startsWith("webhook-");
+    }
+}
