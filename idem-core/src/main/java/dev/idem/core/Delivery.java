@@ -1,0 +1,48 @@
+package dev.idem.core;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * One occurrence of a schedule, delivered at least once. Its id is the {@code webhook-id} and,
+ * with {@code idempotencyKey}, stays the same on every retry and reclaim.
+ *
+ * @param attemptCount attempts started so far; the next one is number {@code attemptCount + 1}
+ * @param nextAttemptAt when it may next be claimed (pending states only)
+ * @param leaseOwner the node holding it while {@code DELIVERING}, else null
+ */
+public record Delivery(
+        String id,
+        Tenant tenant,
+        String scheduleId,
+        Instant scheduledFor,
+        long sequence,
+        DeliveryStatus status,
+        int attemptCount,
+        Instant nextAttemptAt,
+        String idempotencyKey,
+        String leaseOwner,
+        Instant leaseExpiresAt,
+        String lastError,
+        Instant createdAt,
+        Instant updatedAt) {
+
+    public Delivery {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(tenant, "tenant");
+        Objects.requireNonNull(scheduleId, "scheduleId");
+        Objects.requireNonNull(scheduledFor, "scheduledFor");
+        Objects.requireNonNull(status, "status");
+        Objects.requireNonNull(idempotencyKey, "idempotencyKey");
+        Objects.requireNonNull(createdAt, "createdAt");
+        Objects.requireNonNull(updatedAt, "updatedAt");
+    }
+
+    /** A new delivery for an occurrence, due at its scheduled time. */
+    public static Delivery scheduled(String id, Schedule schedule, Instant scheduledFor, long sequence, Instant now) {
+        String key = dev.idem.wire.IdempotencyKeys.forOccurrence(
+                schedule.definition().idempotencyKey(), schedule.definition().recurring(), scheduledFor, id);
+        return new Delivery(id, schedule.tenant(), schedule.id(), scheduledFor, sequence, DeliveryStatus.SCHEDULED, 0,
+                scheduledFor, key, null, null, null, now, now);
+    }
+}

@@ -1,0 +1,52 @@
+package dev.idem.core;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * A schedule: its definition plus the state the engine keeps.
+ *
+ * @param nextFireAt the next occurrence not yet materialised as a delivery; null when none remains
+ * @param lastSequence the {@code Idem-Sequence} of the latest materialised occurrence (0 before the first)
+ * @param pausedReason why it paused ({@code "consecutive_failures"}, {@code "user"}), else null
+ */
+public record Schedule(
+        String id,
+        Tenant tenant,
+        ScheduleStatus status,
+        ScheduleDefinition definition,
+        Instant nextFireAt,
+        int consecutiveFailures,
+        String pausedReason,
+        long lastSequence,
+        Instant createdAt,
+        Instant updatedAt) {
+
+    public static final String PAUSED_BY_FAILURES = "consecutive_failures";
+    public static final String PAUSED_BY_USER = "user";
+
+    public Schedule {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(tenant, "tenant");
+        Objects.requireNonNull(status, "status");
+        Objects.requireNonNull(definition, "definition");
+        Objects.requireNonNull(createdAt, "createdAt");
+        Objects.requireNonNull(updatedAt, "updatedAt");
+    }
+
+    public Schedule withStatus(ScheduleStatus s, String reason, Instant now) {
+        return new Schedule(id, tenant, s, definition, nextFireAt, consecutiveFailures, reason, lastSequence, createdAt, now);
+    }
+
+    public Schedule withDefinition(ScheduleDefinition d, Instant now) {
+        return new Schedule(id, tenant, status, d, nextFireAt, consecutiveFailures, pausedReason, lastSequence, createdAt, now);
+    }
+
+    public Schedule withCursor(Instant next, long sequence, Instant now) {
+        return new Schedule(id, tenant, status, definition, next, consecutiveFailures, pausedReason, sequence, createdAt, now);
+    }
+
+    public Schedule withConsecutiveFailures(int n, Instant now) {
+        return new Schedule(id, tenant, status, definition, nextFireAt, n, pausedReason, lastSequence, createdAt, now);
+    }
+}

@@ -1,0 +1,80 @@
+package dev.idem.core.store;
+
+import dev.idem.core.Attempt;
+import dev.idem.core.Delivery;
+import dev.idem.core.DeliveryStatus;
+import dev.idem.core.Schedule;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The dispatcher's side of the store: claim due deliveries under a lease, record outcomes, return
+ * expired leases. Each call is its own short transaction. "Now" is the store's clock (the database's
+ * clock on PostgreSQL in production, so node clock skew can neither fire early nor steal a lease).
+ */
+public interface DeliveryQueue {
+    /**
+     * Claims up to {@code limit} deliveries that are pending ({@code SCHEDULED} or {@code RETRYING}),
+     * due ({@code nextAttemptAt <= now}) and whose schedule is neither paused nor deleted; sets them
+     * {@code DELIVERING}, owned by {@code owner} until now + {@code lease}, and increments their attempt
+     * count. Concurrent claimers never get the same delivery.
+     */
+    List<Claim> claimDue(String owner, Duration lease, int limit);
+
+    /** A claimed delivery (attemptCount already counts this attempt) and its schedule. */
+    record Claim(Delivery delivery, Schedule schedule) {
+        public Claim {
+            Objects.requireNonNull(delivery, "delivery");
+            Objects.requireNonNull(schedule, "schedule");
+        }
+    }
+
+    /**
+     * Records outcomes; each is applied only while {@code owner} still holds that delivery's lease
+     * (a reclaimed delivery's late outcome is dropped, but its attempt row is still kept). Applies the
+     * schedule side in the same transaction: success resets {@code consecutiveFailures}; a failure adds
+     * one and, when the schedule's {@code autoPauseAfter > 0} is reached, pauses it with reason
+     * {@code consecutive_failures}.
+     *
+     * @return the ids of the deliveries whose outcome was applied
+     */
+    List<String> complete(String owner, List<Outcome> outcomes);
+
+    /**
+     * What happened to one attempt.
+     *
+     * @param newStatus {@code SUCCEEDED}, {@code RETRYING} or {@code DEAD}
+     * @param nextAttemptAt when {@code RETRYING}, when it may be claimed again; else null
+     */
+    record Outcome(String deliveryId, Attempt attempt, DeliveryStatus newStatus, Instant nextAttemptAt, String lastError) {
+        public Outcome {
+            Objects.requireNonNull(deliveryId, "deliveryId");
+            Objects.requireNonNull(attempt, "attempt");
+            if (newStatus != DeliveryStatus.SUCCEEDED && newStatus != DeliveryStatus.RETRYING && newStatus != DeliveryStatus.DEAD)
+                throw new IllegalArgumentException("an outcome ends in succeeded, retrying or dead, not " + newStatus);
+            if ((newStatus == DeliveryStatus.RETRYING) != (nextAttemptAt != null))
+                throw new IllegalArgumentException("nextAttemptAt is set exactly when retrying");
+        }
+    }
+
+    /** Returns deliveries whose lease expired to {@code RETRYING}, due now; returns how many. */
+    int reapExpired();
+
+    /** Returns every delivery {@code owner} holds to {@code RETRYING}, due now (graceful shutdown). */
+    int release(String owner);
+
+    /** The earliest {@code nextAttemptAt} among claimable deliveries, for the dispatcher's timer. */
+    Optional<Instant> nextDueAt();
+
+    /** The store's current time, as claims see it. */
+    Instant now();
+
+    /** Deletes up to {@code limit} finished deliveries (and their attempts) last updated before {@code before}. */
+    int pruneFinished(Instant before, int limit);
+
+    /** Pending deliveries (scheduled, retrying, delivering): the queue depth metric. */
+    long depth();
+}
