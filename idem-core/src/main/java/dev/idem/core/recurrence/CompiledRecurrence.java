@@ -1,0 +1,146 @@
+package dev.idem.core.recurrence;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
+import java.time.zone.ZoneOffsetTransition;
+import java.time.zone.ZoneRules;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The one {@link Recurrence} implementation, for RRULE and cron alike: a {@link LocalSource}
+ * of nominal times, mapped to instants by {@link ZonedStream}, then UNTIL, COUNT and EXDATE
+ * in that order (SPEC: EXDATE removes occurrences after COUNT is applied).
+ */
+final class CompiledRecurrence implements Recurrence {
+
+    private static final Duration WIDEST_LOOKBACK = Duration.ofDays(366);
+
+    private final LocalSource source;
+    private final ZoneId zone;
+    private final LocalDateTime anchor;
+    private final Integer count;
+    private final Until until;
+    private final Set<LocalDateTime> exdates;
+
+    /**
+     * @param anchor DTSTART for an RRULE (where COUNT starts counting), null for cron
+     */
+    CompiledRecurrence(LocalSource source, ZoneId zone, LocalDateTime anchor, Integer count, Until until,
+                       Set<LocalDateTime> exdates) {
+        this.source = source;
+        this.zone = zone;
+        this.anchor = anchor;
+        this.count = count;
+        this.until = until;
+        this.exdates = Set.copyOf(exdates);
+    }
+
+    @Override
+    public Optional<Occurrence> firstAfter(Instant exclusive) {
+        return Optional.ofNullable(walk(exclusive, null).next());
+    }
+
+    @Override
+    public List<Occurrence> between(Instant fromExclusive, Instant toInclusive, int limit) {
+        List<Occurrence> out = new ArrayList<>();
+        if (limit <= 0 || !toInclusive.isAfter(fromExclusive)) {
+            return out;
+        }
+        Walk walk = walk(fromExclusive, toInclusive);
+        for (Occurrence o = walk.next(); o != null && !o.utc().isAfter(toInclusive) && out.size() < limit; o = walk.next()) {
+            out.add(o);
+        }
+        return out;
+    }
+
+    @Override
+    public Optional<Occurrence> latestIn(Instant fromExclusive, Instant toInclusive) {
+        // widen a window backwards from the end so a dense rule after long downtime is not walked whole
+        Duration window = Duration.ofHours(1);
+        while (true) {
+            Instant start = toInclusive.minus(window);
+            boolean coversAll = !start.isAfter(fromExclusive);
+            Occurrence last = null;
+            Walk walk = walk(coversAll ? fromExclusive : start, toInclusive);
+            for (Occurrence o = walk.next(); o != null && !o.utc().isAfter(toInclusive); o = walk.next()) {
+                last = o;
+            }
+            if (last != null || coversAll) {
+                return Optional.ofNullable(last);
+            }
+            window = window.compareTo(WIDEST_LOOKBACK) < 0 ? window.multipliedBy(8) : window.multipliedBy(2);
+        }
+    }
+
+    @Override
+    public List<Occurrence> preview(Instant from, int n) {
+        List<Occurrence> out = new ArrayList<>();
+        Walk walk = anchor != null ? walk(null, null) : walk(from, null);
+        for (Occurrence o = walk.next(); o != null && out.size() < n; o = walk.next()) {
+            out.add(o);
+        }
+        return out;
+    }
+
+    /** Occurrences after {@code after} (null: from the anchor); {@code endHint} bounds the search when known. */
+    private Walk walk(Instant after, Instant endHint) {
+        LocalDateTime horizon = until == null ? LocalSource.END_OF_TIME : until.localHorizon(zone);
+        if (endHint != null) {
+            LocalDateTime end = LocalDateTime.ofInstant(endHint, zone).plusDays(2);
+            horizon = end.isBefore(horizon) ? end : horizon;
+        }
+        LocalDateTime from;
+        if (count != null || after == null) {
+            from = anchor != null ? anchor : LocalDateTime.ofInstant(after, zone);
+        } else {
+            from = LocalDateTime.ofInstant(after, zone).minus(offsetSwingNear(after));
+        }
+        return new Walk(new ZonedStream(source.open(from, horizon), zone), after);
+    }
+
+    /** How far a nominal time may sit before {@code at}'s wall time and still map after it. */
+    private Duration offsetSwingNear(Instant at) {
+        ZoneRules rules = zone.getRules();
+        Duration swing = Duration.ofSeconds(1);
+        Instant low = at.minus(Duration.ofDays(2));
+        ZoneOffsetTransition t = rules.previousTransition(at.plus(Duration.ofDays(2)));
+        while (t != null && !t.getInstant().isBefore(low)) {
+            swing = swing.plus(t.getDuration().abs());
+            t = rules.previousTransition(t.getInstant());
+        }
+        return swing;
+    }
+
+    private final class Walk {
+        private final ZonedStream stream;
+        private final Instant after;
+        private int counted;
+
+        Walk(ZonedStream stream, Instant after) {
+            this.stream = stream;
+            this.after = after;
+        }
+
+        Occurrence next() {
+            while (count == null || counted < count) {
+                ZonedStream.Item item = stream.next();
+                if (item == null || (until != null && !until.admits(item.nominal(), item.utc()))) {
+                    return null;
+                }
+                counted++;
+                if (exdates.contains(item.nominal()) || exdates.contains(item.occurrence().local())) {
+                    continue;
+                }
+                if (after == null || item.utc().isAfter(after)) {
+                    return item.occurrence();
+                }
+            }
+            return null;
+        }
+    }
+}

@@ -1,0 +1,138 @@
+package dev.idem.core.recurrence;
+
+import com.cronutils.model.Cron;
+import com.cronutils.model.definition.CronDefinition;
+import com.cronutils.model.definition.CronDefinitionBuilder;
+import com.cronutils.model.time.ExecutionTime;
+import com.cronutils.parser.CronParser;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Cron expressions (5 fields, or 6 with seconds first) as a {@link LocalSource}, parsed and
+ * matched by cron-utils.
+ *
+ * <p>cron-utils is evaluated in UTC on nominal local times, never in the user's zone: that keeps
+ * its own DST handling out, and {@link ZonedStream} applies the same gap and overlap conventions
+ * as for RRULEs. Day-of-month and day-of-week combine as in Vixie cron: when both fields are
+ * restricted (neither starts with {@code *} or is {@code ?}) a day matching either fires, so
+ * {@code 0 9 1 * MON} is the 1st of the month and every Monday; otherwise both must match. The
+ * OR is built here from two expressions rather than left to the library.
+ */
+final class CronSource implements LocalSource {
+
+    private static final String[] NAMES_5 = {"minute", "hour", "day-of-month", "month", "day-of-week"};
+    private static final String[] NAMES_6 = {"second", "minute", "hour", "day-of-month", "month", "day-of-week"};
+    private static final CronParser PARSER_5 = new CronParser(definition(false));
+    private static final CronParser PARSER_6 = new CronParser(definition(true));
+
+    private final List<ExecutionTime> alternatives;
+
+    private CronSource(List<ExecutionTime> alternatives) {
+        this.alternatives = alternatives;
+    }
+
+    static CronSource parse(String expression) {
+        if (expression == null || expression.isBlank()) {
+            throw invalid("cron expression is empty; give 5 fields (minute hour day-of-month month day-of-week) or 6 with seconds first");
+        }
+        String[] fields = expression.strip().toUpperCase(Locale.ROOT).split("\\s+");
+        if (fields.length != 5 && fields.length != 6) {
+            throw invalid("cron expression '" + expression + "' has " + fields.length
+                    + " fields; give 5 (minute hour day-of-month month day-of-week) or 6 with seconds first");
+        }
+        CronParser parser = fields.length == 5 ? PARSER_5 : PARSER_6;
+        String[] names = fields.length == 5 ? NAMES_5 : NAMES_6;
+        int dom = fields.length - 3;
+        int dow = fields.length - 1;
+        check(parser, fields, names);
+        List<ExecutionTime> alternatives = new ArrayList<>();
+        if (restricted(fields[dom]) && restricted(fields[dow])) {
+            alternatives.add(executionTime(parser, replace(fields, dow, "*")));
+            alternatives.add(executionTime(parser, replace(fields, dom, "*")));
+        } else {
+            alternatives.add(executionTime(parser, fields));
+        }
+        return new CronSource(alternatives);
+    }
+
+    @Override
+    public Cursor open(LocalDateTime fromInclusive, LocalDateTime toInclusive) {
+        LocalDateTime to = toInclusive.isAfter(END_OF_TIME) ? END_OF_TIME : toInclusive;
+        return new Cursor() {
+            private ZonedDateTime last = fromInclusive.minusSeconds(1).withNano(0).atZone(ZoneOffset.UTC);
+
+            @Override
+            public LocalDateTime next() {
+                if (last == null) {
+                    return null;
+                }
+                ZonedDateTime best = null;
+                for (ExecutionTime et : alternatives) {
+                    Optional<ZonedDateTime> n = et.nextExecution(last);
+                    if (n.isPresent() && (best == null || n.get().isBefore(best))) {
+                        best = n.get();
+                    }
+                }
+                last = best == null || best.toLocalDateTime().isAfter(to) ? null : best;
+                return last == null ? null : last.toLocalDateTime();
+            }
+        };
+    }
+
+    private static void check(CronParser parser, String[] fields, String[] names) {
+        try {
+            parser.parse(String.join(" ", fields));
+        } catch (IllegalArgumentException whole) {
+            for (int i = 0; i < fields.length; i++) {
+                String[] single = new String[fields.length];
+                java.util.Arrays.fill(single, "*");
+                single[i] = fields[i];
+                try {
+                    parser.parse(String.join(" ", single));
+                } catch (IllegalArgumentException e) {
+                    throw invalid("cron " + names[i] + " field '" + fields[i] + "' is invalid: " + e.getMessage());
+                }
+            }
+            throw invalid("cron expression '" + String.join(" ", fields) + "' is invalid: " + whole.getMessage());
+        }
+    }
+
+    private static ExecutionTime executionTime(CronParser parser, String[] fields) {
+        Cron cron = parser.parse(String.join(" ", fields));
+        return ExecutionTime.forCron(cron);
+    }
+
+    private static boolean restricted(String field) {
+        return !field.startsWith("*") && !field.equals("?");
+    }
+
+    private static String[] replace(String[] fields, int index, String value) {
+        String[] copy = fields.clone();
+        copy[index] = value;
+        return copy;
+    }
+
+    private static CronDefinition definition(boolean seconds) {
+        CronDefinitionBuilder b = CronDefinitionBuilder.defineCron();
+        if (seconds) {
+            b = b.withSeconds().withValidRange(0, 59).withStrictRange().and();
+        }
+        return b.withMinutes().withValidRange(0, 59).withStrictRange().and()
+                .withHours().withValidRange(0, 23).withStrictRange().and()
+                .withDayOfMonth().withValidRange(1, 31).supportsL().supportsW().supportsLW().supportsQuestionMark().withStrictRange().and()
+                .withMonth().withValidRange(1, 12).withStrictRange().and()
+                .withDayOfWeek().withValidRange(0, 7).withMondayDoWValue(1).withIntMapping(7, 0)
+                .supportsHash().supportsL().supportsQuestionMark().withStrictRange().and()
+                .instance();
+    }
+
+    static InvalidRecurrenceException invalid(String message) {
+        return new InvalidRecurrenceException("cron", "invalid_cron", message);
+    }
+}

@@ -1,0 +1,136 @@
+package dev.idem.core.recurrence;
+
+import java.time.Clock;
+import java.time.DateTimeException;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
+import java.time.temporal.ChronoUnit;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+
+/** Entry point: validates a {@link RecurrenceSpec} and compiles it into a {@link Recurrence}. */
+public final class Recurrences {
+
+    /** Largest number of occurrences {@link #preview(RecurrenceSpec, int)} returns. */
+    public static final int MAX_PREVIEW = 1000;
+
+    private Recurrences() {
+    }
+
+    /**
+     * Validates and compiles a spec. A rule, cron expression or combination of fields that
+     * yields no occurrence at all (e.g. {@code FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30}, an UNTIL
+     * before DTSTART, every occurrence excluded) is rejected with code
+     * {@code rule_has_no_occurrences}.
+     *
+     * @throws InvalidRecurrenceException naming the part that is wrong
+     */
+    public static Recurrence compile(RecurrenceSpec spec) {
+        Objects.requireNonNull(spec, "spec");
+        CompiledRecurrence compiled = spec.kind() == RecurrenceSpec.Kind.RRULE ? compileRule(spec) : compileCron(spec);
+        String param = spec.kind() == RecurrenceSpec.Kind.RRULE ? "rrule" : "cron";
+        Instant probeFrom = spec.kind() == RecurrenceSpec.Kind.RRULE ? null : Instant.EPOCH;
+        if (compiled.preview(probeFrom, 1).isEmpty()) {
+            throw new InvalidRecurrenceException(param, "rule_has_no_occurrences",
+                    param + " '" + spec.expression() + "' has no occurrences"
+                            + (spec.kind() == RecurrenceSpec.Kind.RRULE ? " at or after dtstart " + spec.dtstart() : "")
+                            + " before year 10000 (check impossible dates such as 30 February, UNTIL, COUNT and EXDATE)");
+        }
+        return compiled;
+    }
+
+    /** The first {@code n} (1..{@value #MAX_PREVIEW}) occurrences, cron ones counted from now. */
+    public static List<Occurrence> preview(RecurrenceSpec spec, int n) {
+        return preview(spec, n, Clock.systemUTC());
+    }
+
+    /** As {@link #preview(RecurrenceSpec, int)}, with cron counted from {@code clock}'s now. */
+    public static List<Occurrence> preview(RecurrenceSpec spec, int n, Clock clock) {
+        if (n < 1 || n > MAX_PREVIEW) {
+            throw new InvalidRecurrenceException("count", "invalid_count",
+                    "preview count must be between 1 and " + MAX_PREVIEW + ", got " + n);
+        }
+        return compile(spec).preview(clock.instant(), n);
+    }
+
+    /**
+     * Parses an IANA time-zone id ({@code Europe/Paris}, {@code UTC}).
+     *
+     * @throws InvalidRecurrenceException with param {@code timezone} when unknown
+     */
+    public static ZoneId zone(String id) {
+        if (id == null || id.isBlank()) {
+            throw new InvalidRecurrenceException("timezone", "invalid_timezone",
+                    "timezone is empty; give an IANA zone such as Europe/Paris or UTC");
+        }
+        try {
+            return ZoneId.of(id.strip());
+        } catch (DateTimeException e) {
+            String hint = ZoneId.getAvailableZoneIds().stream()
+                    .filter(z -> z.equalsIgnoreCase(id.strip()))
+                    .findFirst().map(z -> " (did you mean " + z + "?)").orElse("");
+            throw new InvalidRecurrenceException("timezone", "invalid_timezone",
+                    "timezone '" + id + "' is not a known IANA zone" + hint + "; use a zone such as Europe/Paris, America/New_York or UTC");
+        }
+    }
+
+    private static CompiledRecurrence compileRule(RecurrenceSpec spec) {
+        Rule rule = RuleParser.parse(spec.expression());
+        if (spec.dtstart() == null) {
+            throw new InvalidRecurrenceException("dtstart", "missing_dtstart", "dtstart is required for an rrule");
+        }
+        LocalDateTime dtstart = spec.dtstart().truncatedTo(ChronoUnit.SECONDS);
+        Integer count = merge("count", rule.count(), spec.count());
+        Until until = rule.until();
+        if (spec.until() != null) {
+            if (until != null && !spec.until().equals(until.utc())) {
+                throw new InvalidRecurrenceException("until", "conflicting_until",
+                        "until is given both in the rrule (UNTIL) and as a field with different values; give it once");
+            }
+            until = Until.of(spec.until());
+        }
+        checkCount(count);
+        return new CompiledRecurrence(new RuleExpander(rule, dtstart), spec.timezone(), dtstart, count, until,
+                exdates(spec));
+    }
+
+    private static CompiledRecurrence compileCron(RecurrenceSpec spec) {
+        CronSource source = CronSource.parse(spec.expression());
+        if (spec.count() != null) {
+            throw new InvalidRecurrenceException("count", "count_requires_rrule",
+                    "count needs an rrule (it counts from dtstart); with cron use until");
+        }
+        return new CompiledRecurrence(source, spec.timezone(), null, null,
+                spec.until() == null ? null : Until.of(spec.until()), exdates(spec));
+    }
+
+    private static Integer merge(String param, Integer inRule, Integer field) {
+        if (inRule != null && field != null && !inRule.equals(field)) {
+            throw new InvalidRecurrenceException(param, "conflicting_" + param,
+                    param + " is given both in the rrule (" + param.toUpperCase(Locale.ROOT) + "=" + inRule
+                            + ") and as a field (" + field + "); give it once");
+        }
+        return inRule != null ? inRule : field;
+    }
+
+    private static void checkCount(Integer count) {
+        if (count != null && count < 1) {
+            throw new InvalidRecurrenceException("count", "invalid_count", "count must be at least 1, got " + count);
+        }
+    }
+
+    private static Set<LocalDateTime> exdates(RecurrenceSpec spec) {
+        Set<LocalDateTime> out = new HashSet<>();
+        for (LocalDateTime d : spec.exdates()) {
+            if (d == null) {
+                throw new InvalidRecurrenceException("exdates", "invalid_exdates", "exdates may not contain null");
+            }
+            out.add(d.truncatedTo(ChronoUnit.SECONDS));
+        }
+        return out;
+    }
+}

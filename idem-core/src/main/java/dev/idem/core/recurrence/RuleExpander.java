@@ -1,0 +1,253 @@
+package dev.idem.core.recurrence;
+
+import java.time.DayOfWeek;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.TreeSet;
+
+/**
+ * Expands an RRULE into nominal local date-times, period by period (the algorithm of RFC 5545
+ * section 3.3.10, as python-dateutil implements it): every date of the period is offered to a
+ * {@link DayMatcher}, matching dates are combined with the rule's times, BYSETPOS picks from
+ * the period's sorted set, and times before DTSTART are dropped. Periods are numbered from
+ * DTSTART's period, so a cursor can start at any period in O(1): that is what makes
+ * {@code firstAfter} cheap for SECONDLY rules years after DTSTART.
+ */
+final class RuleExpander implements LocalSource {
+
+    /** Dates or periods a cursor may examine while looking for one occurrence. */
+    static final int SEARCH_BUDGET = 5_000_000;
+
+    private final Frequency freq;
+    private final long step;
+    private final long origin;
+    private final LocalDateTime dtstart;
+    private final DayMatcher days;
+    private final LocalTime[] dayTimes;
+    private final boolean[] hourOk;
+    private final boolean[] minuteOk;
+    private final boolean[] secondOk;
+    private final int[] minutes;
+    private final int[] seconds;
+    private final int[] setPos;
+    private final DayOfWeek wkst;
+
+    RuleExpander(Rule r, LocalDateTime dtstart) {
+        this.freq = r.freq();
+        this.dtstart = dtstart;
+        this.wkst = r.wkst();
+        this.step = (long) r.interval() * (freq == Frequency.WEEKLY ? 7 : 1);
+        this.origin = unit(dtstart);
+        this.setPos = r.bySetPos();
+
+        int[] byMonth = r.byMonth();
+        int[] byMonthDay = r.byMonthDay();
+        List<WeekdayNum> byDay = r.byDay();
+        if (r.byWeekNo() == null && r.byYearDay() == null && byMonthDay == null && byDay == null) {
+            // RFC 5545: missing day parts are taken from DTSTART
+            if (freq == Frequency.YEARLY) {
+                byMonth = byMonth == null ? new int[] {dtstart.getMonthValue()} : byMonth;
+                byMonthDay = new int[] {dtstart.getDayOfMonth()};
+            } else if (freq == Frequency.MONTHLY) {
+                byMonthDay = new int[] {dtstart.getDayOfMonth()};
+            } else if (freq == Frequency.WEEKLY) {
+                byDay = List.of(new WeekdayNum(0, dtstart.getDayOfWeek()));
+            }
+        }
+        boolean ordinalInMonth = freq == Frequency.MONTHLY || r.byMonth() != null;
+        this.days = new DayMatcher(byMonth, r.byWeekNo(), r.byYearDay(), byMonthDay, byDay, ordinalInMonth, wkst);
+
+        int[] hours = orDefault(r.byHour(), freq.coarserThan(Frequency.HOURLY), dtstart.getHour());
+        this.minutes = orDefault(r.byMinute(), freq.coarserThan(Frequency.MINUTELY), dtstart.getMinute());
+        this.seconds = orDefault(r.bySecond(), freq.coarserThan(Frequency.SECONDLY), dtstart.getSecond());
+        this.hourOk = mask(hours, 24);
+        this.minuteOk = mask(minutes, 60);
+        this.secondOk = mask(seconds, 60);
+        this.dayTimes = freq.coarserThan(Frequency.HOURLY) ? times(hours, minutes, seconds) : null;
+    }
+
+    @Override
+    public Cursor open(LocalDateTime fromInclusive, LocalDateTime toInclusive) {
+        LocalDateTime from = fromInclusive.isBefore(dtstart) ? dtstart : fromInclusive;
+        LocalDateTime to = toInclusive.isAfter(END_OF_TIME) ? END_OF_TIME : toInclusive;
+        return new RuleCursor(Math.max(0, Math.floorDiv(unit(from) - origin, step)), from, to);
+    }
+
+    private final class RuleCursor implements Cursor {
+        private long k;
+        private final LocalDateTime from;
+        private final LocalDateTime to;
+        private final List<LocalDateTime> buffer = new ArrayList<>();
+        private int index;
+        private boolean done;
+
+        RuleCursor(long k, LocalDateTime from, LocalDateTime to) {
+            this.k = k;
+            this.from = from;
+            this.to = to;
+        }
+
+        @Override
+        public LocalDateTime next() {
+            long work = 0;
+            while (!done) {
+                while (index < buffer.size()) {
+                    LocalDateTime t = buffer.get(index++);
+                    if (t.isAfter(to)) {
+                        done = true;
+                        return null;
+                    }
+                    if (!t.isBefore(from)) {
+                        return t;
+                    }
+                }
+                LocalDateTime start = periodStart(origin + k * step);
+                if (start.isAfter(to) || work > SEARCH_BUDGET) {
+                    done = true;
+                    return null;
+                }
+                buffer.clear();
+                index = 0;
+                long next = freq.coarserThan(Frequency.HOURLY) ? expandDays(start, buffer) : expandTime(start, buffer);
+                work += switch (freq) {
+                    case YEARLY -> 366;
+                    case MONTHLY -> 31;
+                    case WEEKLY -> 7;
+                    default -> 1;
+                };
+                k = Math.max(k + 1, next);
+                if (setPos != null && !buffer.isEmpty()) {
+                    applySetPos(buffer);
+                }
+            }
+            return null;
+        }
+
+        private long expandDays(LocalDateTime start, List<LocalDateTime> out) {
+            LocalDate first = start.toLocalDate();
+            LocalDate end = switch (freq) {
+                case YEARLY -> first.plusYears(1);
+                case MONTHLY -> first.plusMonths(1);
+                case WEEKLY -> first.plusDays(7);
+                default -> first.plusDays(1);
+            };
+            for (LocalDate d = first; d.isBefore(end); d = d.plusDays(1)) {
+                if (days.matches(d)) {
+                    for (LocalTime t : dayTimes) {
+                        out.add(d.atTime(t));
+                    }
+                }
+            }
+            return k + 1;
+        }
+
+        /** One HOURLY/MINUTELY/SECONDLY period; returns the next period worth looking at. */
+        private long expandTime(LocalDateTime start, List<LocalDateTime> out) {
+            if (!days.matches(start.toLocalDate())) {
+                return firstPeriodAtOrAfter(start.toLocalDate().plusDays(1).atStartOfDay());
+            }
+            if (!hourOk[start.getHour()]) {
+                return firstPeriodAtOrAfter(start.withMinute(0).withSecond(0).plusHours(1));
+            }
+            if (freq == Frequency.HOURLY) {
+                for (int m : minutes) {
+                    for (int s : seconds) {
+                        out.add(start.withMinute(m).withSecond(s));
+                    }
+                }
+                return k + 1;
+            }
+            if (!minuteOk[start.getMinute()]) {
+                return firstPeriodAtOrAfter(start.withSecond(0).plusMinutes(1));
+            }
+            if (freq == Frequency.MINUTELY) {
+                for (int s : seconds) {
+                    out.add(start.withSecond(s));
+                }
+            } else if (secondOk[start.getSecond()]) {
+                out.add(start);
+            }
+            return k + 1;
+        }
+
+        private long firstPeriodAtOrAfter(LocalDateTime t) {
+            return -Math.floorDiv(-(unit(t) - origin), step);
+        }
+    }
+
+    private void applySetPos(List<LocalDateTime> set) {
+        TreeSet<LocalDateTime> picked = new TreeSet<>();
+        int n = set.size();
+        for (int p : setPos) {
+            int i = p > 0 ? p - 1 : n + p;
+            if (i >= 0 && i < n) {
+                picked.add(set.get(i));
+            }
+        }
+        set.clear();
+        set.addAll(picked);
+    }
+
+    /** The period number of t's period on this rule's frequency scale (weeks counted in days). */
+    private long unit(LocalDateTime t) {
+        return switch (freq) {
+            case YEARLY -> t.getYear();
+            case MONTHLY -> t.getYear() * 12L + t.getMonthValue() - 1;
+            case WEEKLY -> t.toLocalDate().minusDays(Math.floorMod(t.getDayOfWeek().getValue() - wkst.getValue(), 7)).toEpochDay();
+            case DAILY -> t.toLocalDate().toEpochDay();
+            case HOURLY -> Math.floorDiv(t.toEpochSecond(ZoneOffset.UTC), 3600);
+            case MINUTELY -> Math.floorDiv(t.toEpochSecond(ZoneOffset.UTC), 60);
+            case SECONDLY -> t.toEpochSecond(ZoneOffset.UTC);
+        };
+    }
+
+    private LocalDateTime periodStart(long u) {
+        if (u > unit(END_OF_TIME)) {
+            return END_OF_TIME.plusSeconds(1);
+        }
+        return switch (freq) {
+            case YEARLY -> LocalDate.of((int) u, 1, 1).atStartOfDay();
+            case MONTHLY -> LocalDate.of((int) Math.floorDiv(u, 12), (int) Math.floorMod(u, 12) + 1, 1).atStartOfDay();
+            case WEEKLY, DAILY -> LocalDate.ofEpochDay(u).atStartOfDay();
+            case HOURLY -> LocalDateTime.ofEpochSecond(u * 3600, 0, ZoneOffset.UTC);
+            case MINUTELY -> LocalDateTime.ofEpochSecond(u * 60, 0, ZoneOffset.UTC);
+            case SECONDLY -> LocalDateTime.ofEpochSecond(u, 0, ZoneOffset.UTC);
+        };
+    }
+
+    private static int[] orDefault(int[] given, boolean useDefault, int fallback) {
+        if (given != null) {
+            return Arrays.stream(given).distinct().sorted().toArray();
+        }
+        return useDefault ? new int[] {fallback} : null;
+    }
+
+    private static boolean[] mask(int[] values, int size) {
+        boolean[] m = new boolean[size];
+        if (values == null) {
+            Arrays.fill(m, true);
+        } else {
+            for (int v : values) {
+                m[v] = true;
+            }
+        }
+        return m;
+    }
+
+    private static LocalTime[] times(int[] hours, int[] minutes, int[] seconds) {
+        List<LocalTime> out = new ArrayList<>();
+        for (int h : hours) {
+            for (int m : minutes) {
+                for (int s : seconds) {
+                    out.add(LocalTime.of(h, m, s));
+                }
+            }
+        }
+        return out.toArray(LocalTime[]::new);
+    }
+}
