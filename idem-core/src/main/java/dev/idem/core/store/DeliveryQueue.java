@@ -77,4 +77,10 @@ public interface DeliveryQueue {
 
     /** Pending deliveries (scheduled, retrying, delivering): the queue depth metric. */
     long depth();
+
+    /**
+     * Signals {@link Store#onDeliveriesDue} subscribers on every node now, outside any transaction
+     * (for example after a replay or a resume made deliveries claimable).
+     */
+    void notifyDue();
 }

@@ -23,6 +23,28 @@ public interface Store extends AutoCloseable {
 
     DeliveryQueue queue();
 
+    /**
+     * Subscribes {@code listener} to "deliveries may be due now" signals: those sent by
+     * {@link DeliveryQueue#notifyDue()} and by committed transactions that called
+     * {@link StoreTx#notifyDeliveriesDue()}, on any node sharing this store. On PostgreSQL the signal
+     * travels by {@code LISTEN/NOTIFY} over one dedicated connection (so every node hears every
+     * node); on SQLite, which has a single process, it stays in process. Signals may be coalesced or,
+     * while the connection is lost, missed (the listener is called once more after a reconnect), so a
+     * listener is a hint to claim now, never a replacement for the dispatcher's timer.
+     *
+     * <p>The listener runs on the store's notification thread: it must be quick and must not block
+     * (typically it wakes the dispatcher). Exceptions it throws are logged and ignored.
+     *
+     * @return a subscription; closing it stops the signals to this listener
+     */
+    Subscription onDeliveriesDue(Runnable listener);
+
+    /** An {@link #onDeliveriesDue} subscription. Closing it twice is harmless. */
+    interface Subscription extends AutoCloseable {
+        @Override
+        void close();
+    }
+
     /** Which database this is, for logs and readiness: {@code sqlite} or {@code postgresql}. */
     String dialect();
 

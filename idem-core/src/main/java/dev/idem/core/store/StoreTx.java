@@ -13,4 +13,10 @@ public interface StoreTx {
     SigningSecretRepository signingSecrets();
 
     IdempotencyRepository idempotency();
+
+    /**
+     * Signals {@link Store#onDeliveriesDue} subscribers, on every node, once this transaction commits
+     * (nothing is sent when it rolls back). Call it after writing a delivery that is due now or soon.
+     */
+    void notifyDeliveriesDue();
 }
