@@ -1,0 +1,8 @@
+package dev.idem.receiver;
+
+/** The inbox's store failed (connection lost, SQL error): nothing was decided, answer non-2xx. */
+public final class InboxException extends RuntimeException {
+    public InboxException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}
