@@ -1,0 +1,97 @@
+package dev.idem.core.recurrence;
+
+import static dev.idem.core.recurrence.Fixtures.local;
+import static dev.idem.core.recurrence.Fixtures.locals;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class CronTest {
+
+    private static final Instant JAN_1_2025 = Instant.parse("2025-01-01T00:00:00Z");
+
+    private static List<LocalDateTime> first(String cron, int n) {
+        return locals(Recurrences.compile(RecurrenceSpec.cron(cron, ZoneOffset.UTC)).preview(JAN_1_2025, n));
+    }
+
+    @Test
+    void fiveFieldsWithNamesRangesAndSteps() {
+        assertThat(first("0 9 * JAN-MAR MON-FRI", 3)).containsExactly(
+                local("2025-01-01T09:00"), local("2025-01-02T09:00"), local("2025-01-03T09:00"));
+        assertThat(first("*/20 8-9 * * *", 4)).containsExactly(
+                local("2025-01-01T08:00"), local("2025-01-01T08:20"), local("2025-01-01T08:40"), local("2025-01-01T09:00"));
+        assertThat(first("0 0 * * 0", 1)).containsExactly(local("2025-01-05T00:00"));
+        assertThat(first("0 0 * * 7", 1)).containsExactly(local("2025-01-05T00:00"));
+    }
+
+    @Test
+    void sixFieldsHaveSecondsFirst() {
+        assertThat(first("*/15 * * * * *", 3)).containsExactly(
+                local("2025-01-01T00:00:15"), local("2025-01-01T00:00:30"), local("2025-01-01T00:00:45"));
+    }
+
+    @Test
+    void lastDayNearestWeekdayAndNthWeekday() {
+        assertThat(first("0 0 L * *", 2)).containsExactly(local("2025-01-31T00:00"), local("2025-02-28T00:00"));
+        // 15 March 2025 is a Saturday: the nearest weekday is Friday the 14th
+        assertThat(first("0 0 15W 3 *", 1)).containsExactly(local("2025-03-14T00:00"));
+        assertThat(first("0 0 * * 1#2", 2)).containsExactly(local("2025-01-13T00:00"), local("2025-02-10T00:00"));
+    }
+
+    @Test
+    void restrictedDayOfMonthAndDayOfWeekCombineWithOrAsInVixieCron() {
+        // 1 February 2025 is a Saturday; Mondays are 3, 10, 17 February
+        assertThat(first("0 9 1 2 MON", 3)).containsExactly(
+                local("2025-02-01T09:00"), local("2025-02-03T09:00"), local("2025-02-10T09:00"));
+    }
+
+    @Test
+    void aDayFieldStartingWithAStarMakesTheOtherOneAndAsInVixieCron() {
+        // */10 matches days 1, 11, 21, 31; the first Mondays among them are 31 March and 21 April 2025
+        assertThat(first("0 9 */10 * MON", 2)).containsExactly(local("2025-03-31T09:00"), local("2025-04-21T09:00"));
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "61 * * * *|minute",
+            "* 25 * * *|hour",
+            "* * 32 * *|day-of-month",
+            "* * * 13 *|month",
+            "* * * * FOO|day-of-week",
+            "70 * * * * *|second",
+            "* * * *|5",
+            "* * * * * * *|7 fields",
+            "' '|empty",
+    })
+    void invalidExpressionsNameTheField(String cron, String mentioned) {
+        assertThatThrownBy(() -> Recurrences.compile(RecurrenceSpec.cron(cron, ZoneOffset.UTC)))
+                .isInstanceOfSatisfying(InvalidRecurrenceException.class, e -> {
+                    assertThat(e.param()).isEqualTo("cron");
+                    assertThat(e.getMessage()).contains(mentioned);
+                });
+    }
+
+    @Test
+    void impossibleCronIsRejected() {
+        assertThatThrownBy(() -> Recurrences.compile(RecurrenceSpec.cron("0 0 30 2 *", ZoneOffset.UTC)))
+                .isInstanceOfSatisfying(InvalidRecurrenceException.class, e -> assertThat(e.code()).isEqualTo("rule_has_no_occurrences"));
+    }
+
+    @Test
+    void cronRejectsCountButHonoursUntilAndExdates() {
+        RecurrenceSpec counted = new RecurrenceSpec(RecurrenceSpec.Kind.CRON, "0 9 * * *", ZoneOffset.UTC, null, List.of(), null, 3);
+        assertThatThrownBy(() -> Recurrences.compile(counted))
+                .isInstanceOfSatisfying(InvalidRecurrenceException.class, e -> assertThat(e.param()).isEqualTo("count"));
+        RecurrenceSpec bounded = new RecurrenceSpec(RecurrenceSpec.Kind.CRON, "0 9 * * *", ZoneOffset.UTC, null,
+                List.of(local("2025-01-02T09:00")), Instant.parse("2025-01-04T09:00:00Z"), null);
+        assertThat(locals(Recurrences.compile(bounded).preview(JAN_1_2025, 10))).containsExactly(
+                local("2025-01-01T09:00"), local("2025-01-03T09:00"), local("2025-01-04T09:00"));
+    }
+}
