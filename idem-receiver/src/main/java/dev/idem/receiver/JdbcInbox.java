@@ -72,27 +72,34 @@ public final class JdbcInbox implements Inbox {
     public Outcome process(String key, TransactionalHandler handler) throws Exception {
         checkKey(key);
         Objects.requireNonNull(handler, "handler");
-        for (int attempt = 1; ; attempt++) {
-            if (attempt > MAX_CLAIM_TRIES) throw new InboxException("key '" + key + "' kept changing while claiming it", null);
-            try (Connection c = dataSource.getConnection()) {
-                boolean autoCommit = c.getAutoCommit();
-                c.setAutoCommit(false);
-                try {
-                    Outcome o = processIn(c, key, handler);
-                    if (o != null) return o;
-                } catch (HandlerFailed f) {
-                    throw f.unwrap();
-                } catch (SQLException e) {
-                    // only our own claim statements get here (see processIn): retrying them is safe
-                    c.rollback();
-                    if (!Dialect.isTransient(e) || attempt >= MAX_CLAIM_TRIES) throw storeFailure(key, e);
-                    log.debug("transient conflict claiming {}, try {}: {}", key, attempt, e.getMessage());
-                } finally {
-                    restore(c, autoCommit);
-                }
-            } catch (SQLException e) {
-                throw storeFailure(key, e);
+        try {
+            for (int attempt = 1; ; attempt++) {
+                if (attempt > MAX_CLAIM_TRIES) throw new InboxException("key '" + key + "' kept changing while claiming it", null);
+                Outcome o = tryProcess(key, handler, attempt);
+                if (o != null) return o;
             }
+        } catch (HandlerFailed f) {
+            throw f.unwrap();
+        }
+    }
+
+    private Outcome tryProcess(String key, TransactionalHandler handler, int attempt) throws Exception {
+        try (Connection c = dataSource.getConnection()) {
+            boolean autoCommit = c.getAutoCommit();
+            c.setAutoCommit(false);
+            try {
+                return processIn(c, key, handler);
+            } catch (SQLException e) {
+                // only our own claim statements get here (the handler's failures travel as HandlerFailed)
+                c.rollback();
+                if (!Dialect.isTransient(e) || attempt >= MAX_CLAIM_TRIES) throw storeFailure(key, e);
+                log.debug("transient conflict claiming {}, try {}: {}", key, attempt, e.getMessage());
+                return null;
+            } finally {
+                restore(c, autoCommit);
+            }
+        } catch (SQLException e) {
+            throw storeFailure(key, e);
         }
     }
 

@@ -1,0 +1,188 @@
+package dev.idem.receiver;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The JDBC inbox on one database: the claim shares the handler's transaction. */
+public abstract class JdbcInboxContract extends ProcessSharedInboxContract {
+    static final String EFFECTS = "idem_receiver_effects";
+
+    /** The test database, pooled; one per test class. */
+    protected abstract DataSource dataSource();
+
+    protected abstract String jdbcUrl();
+
+    @BeforeEach
+    void createEffectsTable() {
+        TestDatabases.exec(dataSource(), "CREATE TABLE IF NOT EXISTS " + EFFECTS + " (idem_key VARCHAR(255) NOT NULL, note VARCHAR(64))");
+    }
+
+    @Override
+    protected Inbox newInbox(Duration lease) {
+        return jdbc(lease);
+    }
+
+    protected JdbcInbox jdbc(Duration lease) {
+        return JdbcInbox.builder(dataSource()).clock(clock).claimLease(lease).build();
+    }
+
+    @Override
+    protected String childStoreSpec() {
+        return jdbcUrl();
+    }
+
+    private static void effect(Connection tx, String key, String note) throws SQLException {
+        try (PreparedStatement ps = tx.prepareStatement("INSERT INTO " + EFFECTS + " (idem_key, note) VALUES (?, ?)")) {
+            ps.setString(1, key);
+            ps.setString(2, note);
+            ps.executeUpdate();
+        }
+    }
+
+    private long effects(String key) {
+        return TestDatabases.count(dataSource(), "SELECT COUNT(*) FROM " + EFFECTS + " WHERE idem_key = '" + key + "'");
+    }
+
+    private long inboxRows(String key) {
+        return TestDatabases.count(dataSource(), "SELECT COUNT(*) FROM idem_inbox WHERE idem_key = '" + key + "'");
+    }
+
+    @Test
+    void theHandlersWritesAndTheClaimCommitTogetherAndADuplicateDoesNotCallTheHandler() throws Exception {
+        String k = key("tx");
+        AtomicInteger calls = new AtomicInteger();
+        Outcome first = jdbc(shortLease()).process(k, tx -> {
+            calls.incrementAndGet();
+            effect(tx, k, "first");
+            return "{\"ok\":1}";
+        });
+        Outcome again = jdbc(shortLease()).process(k, tx -> {
+            calls.incrementAndGet();
+            effect(tx, k, "second");
+            return "never";
+        });
+        assertThat(first.status()).isEqualTo(Outcome.Status.PROCESSED);
+        assertThat(again.status()).isEqualTo(Outcome.Status.DUPLICATE);
+        assertThat(again.result()).isEqualTo("{\"ok\":1}");
+        assertThat(calls).hasValue(1);
+        assertThat(effects(k)).isEqualTo(1);
+    }
+
+    @Test
+    void aHandlerThatThrowsRollsBackItsWritesAndLeavesNoClaimSoTheRedeliveryDoesTheWork() throws Exception {
+        String k = key("tx-throws");
+        assertThatThrownBy(() -> jdbc(shortLease()).process(k, tx -> {
+            effect(tx, k, "lost");
+            throw new SQLException("handler failed half way");
+        })).isInstanceOf(SQLException.class).hasMessageContaining("half way");
+        assertThat(effects(k)).isZero();
+        assertThat(inboxRows(k)).isZero();
+
+        Outcome redelivery = jdbc(shortLease()).process(k, tx -> {
+            effect(tx, k, "kept");
+            return null;
+        });
+        assertThat(redelivery.status()).isEqualTo(Outcome.Status.PROCESSED);
+        assertThat(effects(k)).isEqualTo(1);
+    }
+
+    @Test
+    void transactionalProcessingAnswersInProgressForALiveClaimAndTakesOverAnExpiredOne() throws Exception {
+        String k = key("tx-takeover");
+        ClaimAttempt stalled = jdbc(shortLease()).claim(k, shortLease());
+        assertThat(stalled.granted()).isTrue();
+        assertThat(jdbc(shortLease()).process(k, tx -> "never").status()).isEqualTo(Outcome.Status.IN_PROGRESS);
+        clock.advance(shortLease().plusSeconds(1));
+        Outcome taken = jdbc(shortLease()).process(k, tx -> {
+            effect(tx, k, "taken over");
+            return "tx";
+        });
+        assertThat(taken.status()).isEqualTo(Outcome.Status.PROCESSED);
+        assertThatThrownBy(() -> stalled.claim().complete("late")).isInstanceOf(ClaimLostException.class);
+        assertThat(effects(k)).isEqualTo(1);
+    }
+
+    @Test
+    void aThousandKeysWithDuplicatesInTransactionsFromSixteenThreadsAtTwoInstancesCommitOneEffectEach() throws Exception {
+        JdbcInbox[] instances = {jdbc(shortLease()), jdbc(shortLease())};
+        String run = UUID.randomUUID().toString().substring(0, 8);
+        int keys = 1000;
+        List<String> deliveries = new ArrayList<>();
+        for (int i = 0; i < keys; i++) {
+            String k = "txload-" + run + "-" + i;
+            deliveries.add(k);
+            if (i % 3 == 0) deliveries.add(k); // a third of the keys twice, adjacent so they race
+        }
+        ConcurrentLinkedQueue<String> queue = new ConcurrentLinkedQueue<>(deliveries);
+        AtomicInteger processed = new AtomicInteger();
+        AtomicInteger duplicates = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(16);
+        List<Future<?>> done = new ArrayList<>();
+        for (int t = 0; t < 16; t++) {
+            JdbcInbox inbox = instances[t % 2];
+            done.add(pool.submit(() -> {
+                for (String k; (k = queue.poll()) != null; ) {
+                    String key = k;
+                    Outcome o = inbox.process(key, tx -> {
+                        effect(tx, key, "load");
+                        return null;
+                    });
+                    (o.status() == Outcome.Status.PROCESSED ? processed : duplicates).incrementAndGet();
+                }
+                return null;
+            }));
+        }
+        for (Future<?> f : done) f.get();
+        pool.shutdown();
+        String like = " WHERE idem_key LIKE 'txload-" + run + "-%'";
+        assertThat(TestDatabases.count(dataSource(), "SELECT COUNT(*) FROM " + EFFECTS + like)).isEqualTo(keys);
+        assertThat(TestDatabases.count(dataSource(), "SELECT COUNT(DISTINCT idem_key) FROM " + EFFECTS + like)).isEqualTo(keys);
+        assertThat(processed).hasValue(keys);
+        assertThat(duplicates).hasValue(deliveries.size() - keys);
+    }
+
+    @Test
+    void theSequenceGuardAppliesOnlyNewerSequencesAndRollsBackWithTheHandler() throws Exception {
+        SequenceGuard guard = SequenceGuard.create(dataSource(), "idem_receiver_seq");
+        String resource = "sch_" + UUID.randomUUID();
+        List<Boolean> applied = new ArrayList<>();
+        for (long seq : new long[] {5, 3, 5, 7}) {
+            jdbc(shortLease()).process(key("seq"), tx -> {
+                applied.add(guard.advance(tx, resource, seq));
+                return null;
+            });
+        }
+        assertThat(applied).containsExactly(true, false, false, true);
+        assertThatThrownBy(() -> jdbc(shortLease()).process(key("seq"), tx -> {
+            assertThat(guard.advance(tx, resource, 9)).isTrue();
+            throw new IllegalStateException("handler failed after advancing");
+        })).isInstanceOf(IllegalStateException.class);
+        jdbc(shortLease()).process(key("seq"), tx -> {
+            applied.add(guard.advance(tx, resource, 8));
+            return null;
+        });
+        assertThat(applied).last().isEqualTo(true);
+    }
+
+    @Test
+    void aSecondInstanceOnAnExistingTableStartsCleanly() {
+        assertThat(jdbc(shortLease()).table()).isEqualTo("idem_inbox");
+        assertThat(jdbc(shortLease()).table()).isEqualTo("idem_inbox");
+    }
+}

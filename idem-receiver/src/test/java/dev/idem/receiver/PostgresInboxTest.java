@@ -1,0 +1,29 @@
+package dev.idem.receiver;
+
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+class PostgresInboxTest extends JdbcInboxContract {
+    static TestDatabases.Pool pool;
+
+    @BeforeAll
+    static void open() {
+        pool = new TestDatabases.Pool(TestDatabases.postgresUrl(), 16);
+    }
+
+    @AfterAll
+    static void close() {
+        pool.close();
+    }
+
+    @Override
+    protected DataSource dataSource() {
+        return pool;
+    }
+
+    @Override
+    protected String jdbcUrl() {
+        return TestDatabases.PG_URL;
+    }
+}
