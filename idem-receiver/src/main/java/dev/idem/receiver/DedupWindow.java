@@ -56,7 +56,7 @@ public final class DedupWindow {
     }
 
     private static String human(Duration d) {
-        if (d.toSeconds() % 86400 == 0) return d.toDays() + "d";
+        if (d.toSeconds() % 86400 == 0 && d.toDays() > 1) return d.toDays() + "d";
         if (d.toSeconds() % 3600 == 0) return d.toHours() + "h";
         if (d.toSeconds() % 60 == 0) return d.toMinutes() + "m";
         return d.toSeconds() + "s";
