@@ -1,0 +1,192 @@
+package dev.idem.engine;
+
+import dev.idem.core.IdGenerator;
+import dev.idem.core.store.Store;
+import dev.idem.engine.internal.DeliveryAttempt;
+import dev.idem.engine.internal.Dispatcher;
+import dev.idem.engine.internal.EngineMetrics;
+import dev.idem.engine.internal.HttpSender;
+import dev.idem.engine.internal.LockedRandom;
+import dev.idem.engine.internal.Maintenance;
+import dev.idem.engine.internal.Materialiser;
+import dev.idem.engine.internal.NamedThreads;
+import dev.idem.engine.internal.OutcomeDecider;
+import dev.idem.engine.internal.Recorder;
+import dev.idem.engine.internal.RequestBuilder;
+import dev.idem.engine.internal.SecretCache;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.net.http.HttpClient;
+import java.time.Clock;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The delivery runtime of one node: the materialiser writes each active schedule's next occurrences as
+ * deliveries, the dispatcher claims due ones under a lease and sends them signed over HTTP, outcomes are
+ * recorded in batches, the reaper returns expired leases of dead nodes, and the pruner keeps tables bounded.
+ * Any number of engines may share one PostgreSQL store; each needs its own {@link EngineConfig#nodeId()}.
+ *
+ * <p>Lifecycle: construct, {@link #start()}, then {@link #close()} (graceful: stops claiming, lets in-flight
+ * requests finish within {@link EngineConfig#shutdownGrace()}, releases the leases of the rest). Call
+ * {@link #wakeUp()} after writing a delivery that is due now, so it leaves within milliseconds.
+ */
+public final class Engine implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Engine.class);
+
+    private final Store store;
+    private final EngineConfig config;
+    private final EndpointGuard guard;
+    private final ExecutorService senders;
+    private final ExecutorService httpExecutor;
+    private final ScheduledExecutorService maintenanceThread;
+    private final Recorder recorder;
+    private final Dispatcher dispatcher;
+    private final Materialiser materialiser;
+    private final Maintenance maintenance;
+    private final Thread dispatcherThread;
+    private final Thread recorderThread;
+    private boolean started;
+    private boolean closed;
+
+    /**
+     * @param clock decides attempt times, backoff and retention ages (claims use the store's own clock)
+     * @param random draws backoff jitter and id randomness; need not be thread-safe ({@link java.security.SecureRandom} in production)
+     * @param meters where the engine's metrics are registered
+     */
+    public Engine(Store store, EngineConfig config, Clock clock, RandomGenerator random, MeterRegistry meters) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.config = Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(clock, "clock");
+        RandomGenerator rnd = new LockedRandom(Objects.requireNonNull(random, "random"));
+        EngineMetrics metrics = new EngineMetrics(Objects.requireNonNull(meters, "meters"));
+        IdGenerator ids = new IdGenerator(clock, rnd);
+        String node = config.nodeId();
+
+        this.guard = EndpointGuard.of(config.allowPrivateEndpoints());
+        this.httpExecutor = Executors.newFixedThreadPool(Math.max(2, Runtime.getRuntime().availableProcessors()),
+                new NamedThreads("idem-http-" + node));
+        HttpClient client = HttpSender.newClient(httpExecutor);
+        this.senders = Executors.newFixedThreadPool(config.senderThreads(), new NamedThreads("idem-sender-" + node));
+        this.recorder = new Recorder(store.queue(), node, metrics);
+        DeliveryAttempt attempt = new DeliveryAttempt(new SecretCache(store), new RequestBuilder(),
+                new HttpSender(client, guard, clock), new OutcomeDecider(ids, rnd, clock), recorder, metrics, clock);
+        this.dispatcher = new Dispatcher(store.queue(), config, clock, senders, attempt);
+        this.materialiser = new Materialiser(store, ids, clock, config.materialiserHorizon(), dispatcher::wakeUp);
+        this.maintenance = new Maintenance(store, clock, config.retention(), metrics, dispatcher::wakeUp);
+        this.maintenanceThread = Executors.newSingleThreadScheduledExecutor(new NamedThreads("idem-maintenance-" + node));
+        this.dispatcherThread = new NamedThreads("idem-dispatcher-" + node).newThread(dispatcher);
+        this.recorderThread = new NamedThreads("idem-recorder-" + node).newThread(recorder);
+    }
+
+    /** Starts the threads. Call once. */
+    public synchronized void start() {
+        if (started) throw new IllegalStateException("engine " + config.nodeId() + " was already started");
+        started = true;
+        recorderThread.start();
+        dispatcherThread.start();
+        long poll = config.pollInterval().toMillis();
+        maintenanceThread.scheduleWithFixedDelay(guarded("materialising", materialiser::runOnce), 0, poll, TimeUnit.MILLISECONDS);
+        maintenanceThread.scheduleWithFixedDelay(guarded("reaping expired leases", maintenance::reap),
+                config.reaperInterval().toMillis(), config.reaperInterval().toMillis(), TimeUnit.MILLISECONDS);
+        maintenanceThread.scheduleWithFixedDelay(guarded("pruning", maintenance::prune), 30_000, 60_000, TimeUnit.MILLISECONDS);
+        log.info("engine {} started: {} sender threads, batches of {}, lease {}, store {}", config.nodeId(),
+                config.senderThreads(), config.batchSize(), config.lease(), store.dialect());
+    }
+
+    /** Tells the dispatcher a delivery may be due now; cheap, callable from any thread, before or after start. */
+    public void wakeUp() {
+        dispatcher.wakeUp();
+    }
+
+    /** The guard this engine checks endpoints with (the server uses it for the create-time check too). */
+    public EndpointGuard endpointGuard() {
+        return guard;
+    }
+
+    public EngineConfig config() {
+        return config;
+    }
+
+    /**
+     * Graceful stop: claims nothing more, lets requests in flight finish within the shutdown grace, records
+     * their outcomes, then releases every lease this node still holds so other nodes take them at once.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) return;
+        closed = true;
+        long graceNanos = config.shutdownGrace().toNanos();
+        dispatcher.stop();
+        maintenanceThread.shutdown();
+        join(dispatcherThread, 5_000);
+        dispatcher.stopStartingSends();
+        senders.shutdown();
+        try {
+            if (!senders.awaitTermination(graceNanos, TimeUnit.NANOSECONDS)) {
+                log.warn("engine {}: requests still in flight after the {} shutdown grace are abandoned; their leases are released",
+                        config.nodeId(), config.shutdownGrace());
+                senders.shutdownNow();
+                senders.awaitTermination(2, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            senders.shutdownNow();
+        }
+        recorder.stop(TimeUnit.SECONDS.toNanos(5));
+        try {
+            if (!maintenanceThread.awaitTermination(5, TimeUnit.SECONDS)) maintenanceThread.shutdownNow();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        join(recorderThread, 10_000);
+        if (started) {
+            try {
+                int released = store.queue().release(config.nodeId());
+                if (released > 0) log.info("engine {} released {} leases at shutdown", config.nodeId(), released);
+            } catch (RuntimeException e) {
+                log.warn("engine {} could not release its leases at shutdown; they return when they expire: {}", config.nodeId(), e.toString());
+            }
+        }
+        httpExecutor.shutdownNow();
+        log.info("engine {} stopped", config.nodeId());
+    }
+
+    /** Runs the materialiser once now (tests, and callers that just created far-future schedules). */
+    int materialiseNow() {
+        return materialiser.runOnce();
+    }
+
+    int reapNow() {
+        return maintenance.reap();
+    }
+
+    int pruneNow() {
+        return maintenance.prune();
+    }
+
+    private Runnable guarded(String what, IntSupplier task) {
+        return () -> {
+            try {
+                task.getAsInt();
+            } catch (RuntimeException e) {
+                log.warn("engine {}: {} failed, retried on its next run: {}", config.nodeId(), what, e.toString());
+            }
+        };
+    }
+
+    private static void join(Thread t, long ms) {
+        if (!t.isAlive()) return;
+        try {
+            t.join(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package dev.idem.engine;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How an {@link Engine} runs. Immutable and validated once, when built: an invalid value throws
+ * {@link IllegalArgumentException} naming the field and the accepted range. Start from
+ * {@link #defaults(String)} and change fields with the {@code with…} copies.
+ *
+ * @param nodeId this node's name; it owns the leases it claims, so it must be unique among live nodes
+ * @param batchSize deliveries claimed per claim transaction (1–1000)
+ * @param senderThreads HTTP requests in flight at once (1–1024); blocking sends on a fixed pool
+ * @param lease how long a claim is held before another node may reclaim it; longer than
+ *     {@code maxRequestTimeout}, so a live node's request always finishes inside its lease
+ * @param maxRequestTimeout the ceiling on a schedule's per-attempt timeout (at most 60 s, the SPEC's limit)
+ * @param materialiserHorizon how far ahead occurrences become delivery rows; at least twice {@code pollInterval}
+ * @param pollInterval the longest the dispatcher and materialiser sleep without a wake-up: it bounds the lag of a
+ *     delivery written by another node that did not signal this one
+ * @param reaperInterval how often expired leases are returned to the queue
+ * @param retention how long finished deliveries and their attempts are kept (default 30 days)
+ * @param shutdownGrace how long {@link Engine#close()} lets in-flight requests finish before releasing their leases
+ * @param allowPrivateEndpoints deliver to loopback, private, link-local and metadata addresses (tests, local development)
+ */
+public record EngineConfig(
+        String nodeId,
+        int batchSize,
+        int senderThreads,
+        Duration lease,
+        Duration maxRequestTimeout,
+        Duration materialiserHorizon,
+        Duration pollInterval,
+        Duration reaperInterval,
+        Duration retention,
+        Duration shutdownGrace,
+        boolean allowPrivateEndpoints) {
+
+    /** The SPEC's ceiling on a per-attempt timeout. */
+    public static final Duration SPEC_MAX_TIMEOUT = Duration.ofSeconds(60);
+
+    public EngineConfig {
+        Objects.requireNonNull(nodeId, "nodeId");
+        if (nodeId.isBlank() || nodeId.length() > 200) throw new IllegalArgumentException("nodeId must be 1 to 200 characters, got '" + nodeId + "'");
+        if (batchSize < 1 || batchSize > 1000) throw new IllegalArgumentException("batchSize must be between 1 and 1000, got " + batchSize);
+        if (senderThreads < 1 || senderThreads > 1024)
+            throw new IllegalArgumentException("senderThreads must be between 1 and 1024, got " + senderThreads);
+        positive("maxRequestTimeout", maxRequestTimeout);
+        if (maxRequestTimeout.compareTo(SPEC_MAX_TIMEOUT) > 0)
+            throw new IllegalArgumentException("maxRequestTimeout must be at most 60s, got " + maxRequestTimeout);
+        positive("lease", lease);
+        if (lease.compareTo(maxRequestTimeout) <= 0)
+            throw new IllegalArgumentException("lease (" + lease + ") must be longer than maxRequestTimeout (" + maxRequestTimeout
+                    + "), or a slow but live request would be reclaimed by another node and sent twice at once");
+        positive("pollInterval", pollInterval);
+        if (pollInterval.toMillis() < 10) throw new IllegalArgumentException("pollInterval must be at least 10ms, got " + pollInterval);
+        positive("materialiserHorizon", materialiserHorizon);
+        if (materialiserHorizon.compareTo(pollInterval.multipliedBy(2)) < 0)
+            throw new IllegalArgumentException("materialiserHorizon (" + materialiserHorizon + ") must be at least twice pollInterval ("
+                    + pollInterval + ") so occurrences are written before they are due");
+        positive("reaperInterval", reaperInterval);
+        positive("retention", retention);
+        if (retention.compareTo(Duration.ofHours(1)) < 0) throw new IllegalArgumentException("retention must be at least 1h, got " + retention);
+        Objects.requireNonNull(shutdownGrace, "shutdownGrace");
+        if (shutdownGrace.isNegative()) throw new IllegalArgumentException("shutdownGrace must not be negative, got " + shutdownGrace);
+    }
+
+    private static void positive(String name, Duration d) {
+        Objects.requireNonNull(d, name);
+        if (d.isNegative() || d.isZero()) throw new IllegalArgumentException(name + " must be positive, got " + d);
+    }
+
+    /**
+     * Production defaults: batches of 100, 64 sender threads, 90 s leases, 60 s request ceiling, a 30 s
+     * materialiser horizon, 500 ms poll, reaper every 5 s, 30 days retention, 10 s shutdown grace, private
+     * endpoints refused.
+     */
+    public static EngineConfig defaults(String nodeId) {
+        return new EngineConfig(nodeId, 100, 64, Duration.ofSeconds(90), SPEC_MAX_TIMEOUT, Duration.ofSeconds(30),
+                Duration.ofMillis(500), Duration.ofSeconds(5), Duration.ofDays(30), Duration.ofSeconds(10), false);
+    }
+
+    public EngineConfig withNodeId(String v) {
+        return new EngineConfig(v, batchSize, senderThreads, lease, maxRequestTimeout, materialiserHorizon, pollInterval, reaperInterval, retention, shutdownGrace, allowPrivateEndpoints);
+    }
+
+    public EngineConfig withBatchSize(int v) {
+        return new EngineConfig(nodeId, v, senderThreads, lease, maxRequestTimeout, materialiserHorizon, pollInterval, reaperInterval, retention, shutdownGrace, allowPrivateEndpoints);
+    }
+
+    public EngineConfig withSenderThreads(int v) {
+        return new EngineConfig(nodeId, batchSize, v, lease, maxRequestTimeout, materialiserHorizon, pollInterval, reaperInterval, retention, shutdownGrace, allowPrivateEndpoints);
+    }
+
+    /** Sets the lease and the request ceiling together, since one must exceed the other. */
+    public EngineConfig withLease(Duration lease, Duration maxRequestTimeout) {
+        return new EngineConfig(nodeId, batchSize, senderThreads, lease, maxRequestTimeout, materialiserHorizon, pollInterval, reaperInterval, retention, shutdownGrace, allowPrivateEndpoints);
+    }
+
+    public EngineConfig withMaterialiserHorizon(Duration v) {
+        return new EngineConfig(nodeId, batchSize, senderThreads, lease, maxRequestTimeout, v, pollInterval, reaperInterval, retention, shutdownGrace, allowPrivateEndpoints);
+    }
+
+    public EngineConfig withPollInterval(Duration v) {
+        return new EngineConfig(nodeId, batchSize, senderThreads, lease, maxRequestTimeout, materialiserHorizon, v, reaperInterval, retention, shutdownGrace, allowPrivateEndpoints);
+    }
+
+    public EngineConfig withReaperInterval(Duration v) {
+        return new EngineConfig(nodeId, batchSize, senderThreads, lease, maxRequestTimeout, materialiserHorizon, pollInterval, v, retention, shutdownGrace, allowPrivateEndpoints);
+    }
+
+    public EngineConfig withRetention(Duration v) {
+        return new EngineConfig(nodeId, batchSize, senderThreads, lease, maxRequestTimeout, materialiserHorizon, pollInterval, reaperInterval, v, shutdownGrace, allowPrivateEndpoints);
+    }
+
+    public EngineConfig withShutdownGrace(Duration v) {
+        return new EngineConfig(nodeId, batchSize, senderThreads, lease, maxRequestTimeout, materialiserHorizon, pollInterval, reaperInterval, retention, v, allowPrivateEndpoints);
+    }
+
+    public EngineConfig withAllowPrivateEndpoints(boolean v) {
+        return new EngineConfig(nodeId, batchSize, senderThreads, lease, maxRequestTimeout, materialiserHorizon, pollInterval, reaperInterval, retention, shutdownGrace, v);
+    }
+}

@@ -1,0 +1,83 @@
+package dev.idem.engine.internal;
+
+import dev.idem.core.DeliveryStatus;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The engine's meters (Prometheus names in brackets): deliveries by outcome ({@code idem_deliveries_total}),
+ * attempt latency ({@code idem_attempt_duration_seconds}), due-to-sent lag ({@code idem_delivery_lag_seconds}),
+ * queue depth ({@code idem_queue_depth}), leases reclaimed ({@code idem_leases_reclaimed_total}).
+ */
+public final class EngineMetrics {
+    private final MeterRegistry registry;
+    private final Map<DeliveryStatus, Counter> outcomes = new EnumMap<>(DeliveryStatus.class);
+    private final Counter stale;
+    private final Counter reclaimed;
+    private final Counter leaseTooShort;
+    private final Timer lag;
+    private final Map<String, Timer> attempts = new ConcurrentHashMap<>();
+    private final AtomicLong depth = new AtomicLong();
+
+    public EngineMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        for (DeliveryStatus s : new DeliveryStatus[] {DeliveryStatus.SUCCEEDED, DeliveryStatus.RETRYING, DeliveryStatus.DEAD})
+            outcomes.put(s, Counter.builder("idem.deliveries").tag("outcome", s.wireName())
+                    .description("Attempt outcomes recorded, by the delivery's resulting status").register(registry));
+        stale = Counter.builder("idem.deliveries").tag("outcome", "stale")
+                .description("Attempt outcomes dropped because the lease had passed to another node").register(registry);
+        reclaimed = Counter.builder("idem.leases.reclaimed").description("Expired leases returned to the queue").register(registry);
+        leaseTooShort = Counter.builder("idem.claims.expired.before.send")
+                .description("Claimed deliveries not sent because too little of their lease was left").register(registry);
+        lag = Timer.builder("idem.delivery.lag").description("From a delivery's due time to its request leaving")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofMinutes(10))
+                .register(registry);
+        Gauge.builder("idem.queue.depth", depth, AtomicLong::get).description("Pending deliveries (scheduled, retrying, delivering)")
+                .register(registry);
+    }
+
+    public void outcome(DeliveryStatus status) {
+        outcomes.get(status).increment();
+    }
+
+    public void stale() {
+        stale.increment();
+    }
+
+    public void reclaimed(int n) {
+        if (n > 0) reclaimed.increment(n);
+    }
+
+    public void leaseTooShort() {
+        leaseTooShort.increment();
+    }
+
+    public void lag(Duration d) {
+        lag.record(d.isNegative() ? Duration.ZERO : d);
+    }
+
+    public void depth(long n) {
+        depth.set(n);
+    }
+
+    /** @param result {@code 2xx}, {@code 3xx}, {@code 4xx}, {@code 5xx} or {@code error} */
+    public void attempt(String result, long millis) {
+        attempts.computeIfAbsent(result, r -> Timer.builder("idem.attempt.duration").tag("result", r)
+                        .description("HTTP attempt latency").publishPercentileHistogram()
+                        .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(60)).register(registry))
+                .record(millis, TimeUnit.MILLISECONDS);
+    }
+
+    static String resultOf(AttemptResult r) {
+        Integer s = r.statusCode();
+        return s == null ? "error" : (s / 100) + "xx";
+    }
+}

@@ -1,0 +1,66 @@
+package dev.idem.engine.internal;
+
+import dev.idem.core.store.Store;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The reaper (expired leases back to the queue, so a dead node's deliveries go out again with the same id and
+ * key) and the pruner (finished deliveries and attempts past retention, idempotency records past 24 h), in
+ * small batches so no transaction is long.
+ */
+public final class Maintenance {
+    private static final Logger log = LoggerFactory.getLogger(Maintenance.class);
+    public static final Duration IDEMPOTENCY_RETENTION = Duration.ofHours(24);
+    private static final int PRUNE_BATCH = 500;
+    private static final int MAX_BATCHES_PER_RUN = 20;
+
+    private final Store store;
+    private final Clock clock;
+    private final Duration retention;
+    private final EngineMetrics metrics;
+    private final Runnable onReclaimed;
+
+    public Maintenance(Store store, Clock clock, Duration retention, EngineMetrics metrics, Runnable onReclaimed) {
+        this.store = store;
+        this.clock = clock;
+        this.retention = retention;
+        this.metrics = metrics;
+        this.onReclaimed = onReclaimed;
+    }
+
+    /** Returns expired leases to the queue and samples the queue depth; returns how many leases it reclaimed. */
+    public int reap() {
+        int n = store.queue().reapExpired();
+        if (n > 0) {
+            metrics.reclaimed(n);
+            log.info("reclaimed {} deliveries whose lease expired (their node died or stalled); they go out again", n);
+            onReclaimed.run();
+        }
+        metrics.depth(store.queue().depth());
+        return n;
+    }
+
+    /** Deletes a bounded number of batches of expired rows; returns how many deliveries and records it deleted. */
+    public int prune() {
+        Instant now = clock.instant();
+        Instant deliveriesBefore = now.minus(retention);
+        int total = 0;
+        for (int i = 0; i < MAX_BATCHES_PER_RUN; i++) {
+            int n = store.queue().pruneFinished(deliveriesBefore, PRUNE_BATCH);
+            total += n;
+            if (n < PRUNE_BATCH) break;
+        }
+        Instant keysBefore = now.minus(IDEMPOTENCY_RETENTION);
+        for (int i = 0; i < MAX_BATCHES_PER_RUN; i++) {
+            int n = store.inTransaction(tx -> tx.idempotency().pruneCreatedBefore(keysBefore, PRUNE_BATCH));
+            total += n;
+            if (n < PRUNE_BATCH) break;
+        }
+        if (total > 0) log.debug("pruned {} finished deliveries and expired idempotency records", total);
+        return total;
+    }
+}

@@ -1,0 +1,113 @@
+package dev.idem.engine.internal;
+
+import dev.idem.core.store.DeliveryQueue;
+import dev.idem.core.store.DeliveryQueue.Outcome;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes attempt outcomes in batches: whatever finished while the previous batch committed goes into the next
+ * transaction, so many deliveries share one commit. A store error keeps the batch and retries it; if the lease
+ * runs out meanwhile the outcome is dropped by the store and the delivery goes out again (at least once).
+ */
+public final class Recorder implements Runnable {
+    private static final Logger log = LoggerFactory.getLogger(Recorder.class);
+    private static final int MAX_BATCH = 500;
+
+    /** An outcome and what to run once it is written (or given up on). */
+    private record Pending(Outcome outcome, Runnable done) {}
+
+    private final DeliveryQueue queue;
+    private final String owner;
+    private final EngineMetrics metrics;
+    private final LinkedBlockingQueue<Pending> pending = new LinkedBlockingQueue<>();
+    private volatile boolean stopping;
+    private volatile long flushDeadlineNanos;
+
+    public Recorder(DeliveryQueue queue, String owner, EngineMetrics metrics) {
+        this.queue = queue;
+        this.owner = owner;
+        this.metrics = metrics;
+    }
+
+    public void submit(Outcome outcome, Runnable done) {
+        pending.add(new Pending(outcome, done));
+    }
+
+    /** Asks the loop to write what is queued and end, giving up on store errors after {@code flushNanos}. */
+    public void stop(long flushNanos) {
+        flushDeadlineNanos = System.nanoTime() + flushNanos;
+        stopping = true;
+    }
+
+    @Override
+    public void run() {
+        List<Pending> batch = new ArrayList<>();
+        long backoffMs = 50;
+        while (true) {
+            try {
+                if (batch.isEmpty()) {
+                    Pending first = pending.poll(50, TimeUnit.MILLISECONDS);
+                    if (first == null) {
+                        if (stopping) return;
+                        continue;
+                    }
+                    batch.add(first);
+                }
+                pending.drainTo(batch, MAX_BATCH - batch.size());
+                write(batch);
+                batch.clear();
+                backoffMs = 50;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                giveUp(batch);
+                return;
+            } catch (RuntimeException e) {
+                if (stopping && System.nanoTime() > flushDeadlineNanos) {
+                    log.error("could not record {} attempt outcome(s) before shutdown (their leases will expire and they "
+                            + "will be sent again): {}", batch.size(), e.toString());
+                    giveUp(batch);
+                    pending.forEach(p -> p.done.run());
+                    return;
+                }
+                log.warn("recording {} attempt outcome(s) failed, retrying in {} ms: {}", batch.size(), backoffMs, e.toString());
+                sleep(backoffMs);
+                backoffMs = Math.min(backoffMs * 2, 2000);
+            }
+        }
+    }
+
+    private void write(List<Pending> batch) {
+        List<Outcome> outcomes = new ArrayList<>(batch.size());
+        for (Pending p : batch) outcomes.add(p.outcome);
+        Set<String> applied = new HashSet<>(queue.complete(owner, outcomes));
+        for (Pending p : batch) {
+            if (applied.contains(p.outcome.deliveryId())) metrics.outcome(p.outcome.newStatus());
+            else {
+                metrics.stale();
+                log.info("outcome of delivery {} attempt {} dropped: node {} no longer holds its lease (another node reclaimed it)",
+                        p.outcome.deliveryId(), p.outcome.attempt().number(), owner);
+            }
+            p.done.run();
+        }
+    }
+
+    private static void giveUp(List<Pending> batch) {
+        for (Pending p : batch) p.done.run();
+        batch.clear();
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,79 @@
+package dev.idem.engine.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idem.core.Delivery;
+import dev.idem.core.DeliveryStatus;
+import dev.idem.core.IdGenerator;
+import dev.idem.core.RetryPolicy;
+import dev.idem.core.Schedule;
+import dev.idem.core.store.DeliveryQueue.Outcome;
+import dev.idem.engine.testing.Defs;
+import dev.idem.engine.testing.MutableClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class OutcomeDeciderTest {
+    private static final Instant DUE = Instant.parse("2026-03-10T17:00:00Z");
+    private final MutableClock clock = new MutableClock(DUE.plusSeconds(1));
+    private final OutcomeDecider decider = new OutcomeDecider(new IdGenerator(clock, new SplittableRandom(3)), new SplittableRandom(4), clock);
+    private final RetryPolicy policy = new RetryPolicy(3, Duration.ofSeconds(5), Duration.ofMinutes(10), Duration.ofHours(1));
+    private final Schedule schedule = Defs.schedule("sch_1", Defs.TENANT,
+            Defs.retry(Defs.once("https://example.com/", DUE), policy, Duration.ofSeconds(5), 5), DUE);
+
+    private AttemptResult failure(int status, Duration retryAfter) {
+        return new AttemptResult(clock.instant(), 12, status, "HTTP " + status, "busy", Optional.ofNullable(retryAfter), true);
+    }
+
+    @Test
+    void a2xxSucceedsAndKeepsTheAttempt() {
+        Delivery d = Defs.claimed(schedule, "dlv_1", 1, 1);
+        Outcome o = decider.decide(d, schedule, 1,
+                new AttemptResult(clock.instant(), 7, 204, null, null, Optional.empty(), true));
+        assertThat(o.newStatus()).isEqualTo(DeliveryStatus.SUCCEEDED);
+        assertThat(o.attempt().number()).isEqualTo(1);
+        assertThat(o.attempt().statusCode()).isEqualTo(204);
+        assertThat(o.attempt().id()).startsWith("att_");
+        assertThat(o.attempt().deliveryId()).isEqualTo("dlv_1");
+    }
+
+    @Test
+    void aFailureIsRetriedWithinTheJitteredCeiling() {
+        for (int i = 0; i < 50; i++) {
+            Outcome o = decider.decide(Defs.claimed(schedule, "dlv_1", 1, 1), schedule, 1, failure(500, null));
+            assertThat(o.newStatus()).isEqualTo(DeliveryStatus.RETRYING);
+            assertThat(o.nextAttemptAt()).isBetween(clock.instant(), clock.instant().plus(policy.ceiling(1)));
+            assertThat(o.lastError()).isEqualTo("HTTP 500");
+            assertThat(o.attempt().responseBody()).isEqualTo("busy");
+        }
+    }
+
+    @Test
+    void retryAfterIsHonouredWithinThePolicyBounds() {
+        Delivery d = Defs.claimed(schedule, "dlv_1", 1, 1);
+        assertThat(decider.decide(d, schedule, 1, failure(429, Duration.ofSeconds(90))).nextAttemptAt())
+                .isEqualTo(clock.instant().plusSeconds(90));
+        assertThat(decider.decide(d, schedule, 1, failure(503, Duration.ofSeconds(1))).nextAttemptAt())
+                .isEqualTo(clock.instant().plusSeconds(5));
+        assertThat(decider.decide(d, schedule, 1, failure(503, Duration.ofDays(2))).nextAttemptAt())
+                .isEqualTo(clock.instant().plus(Duration.ofMinutes(10)));
+    }
+
+    @Test
+    void theLastAllowedAttemptEndsDeadWithItsError() {
+        Outcome o = decider.decide(Defs.claimed(schedule, "dlv_1", 1, 3), schedule, 3, failure(500, null));
+        assertThat(o.newStatus()).isEqualTo(DeliveryStatus.DEAD);
+        assertThat(o.nextAttemptAt()).isNull();
+        assertThat(o.lastError()).isEqualTo("HTTP 500");
+    }
+
+    @Test
+    void aRetryPastMaxAgeIsNotScheduled() {
+        clock.set(DUE.plus(Duration.ofHours(1)));
+        Outcome o = decider.decide(Defs.claimed(schedule, "dlv_1", 1, 1), schedule, 1, failure(500, Duration.ofSeconds(30)));
+        assertThat(o.newStatus()).isEqualTo(DeliveryStatus.DEAD);
+    }
+}

@@ -1,0 +1,132 @@
+package dev.idem.engine.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idem.core.Delivery;
+import dev.idem.core.HeaderProfile;
+import dev.idem.core.Schedule;
+import dev.idem.core.ScheduleDefinition;
+import dev.idem.engine.testing.Defs;
+import dev.idem.wire.SigningSecret;
+import dev.idem.wire.StandardWebhooksVerifier;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class RequestBuilderTest {
+    private static final Instant DUE = Instant.parse("2026-03-10T17:00:00Z");
+    private static final Instant NOW = Instant.parse("2026-03-10T17:00:02.341Z");
+    private final SigningSecret secret = SigningSecret.generate(new SplittableRandom(1));
+    private final SigningSecret oldSecret = SigningSecret.generate(new SplittableRandom(2));
+    private final RequestBuilder builder = new RequestBuilder();
+
+    private Schedule schedule(ScheduleDefinition def) {
+        return Defs.schedule("sch_1", Defs.TENANT, def, DUE);
+    }
+
+    @Test
+    void carriesEveryStandardHeaderAndAVerifiableSignature() {
+        Schedule s = schedule(Defs.with(Defs.once("https://example.com/hook", DUE), null, null, null,
+                Map.of("X-Tenant", "acme"), "invoice.reminder", null));
+        Delivery d = Defs.claimed(s, "dlv_1", 42, 3);
+        DeliveryRequest r = builder.build(d, s, 3, List.of(secret), NOW);
+
+        assertThat(r.endpoint()).isEqualTo("https://example.com/hook");
+        assertThat(r.headers()).containsEntry("webhook-id", "dlv_1")
+                .containsEntry("webhook-timestamp", Long.toString(NOW.getEpochSecond()))
+                .containsEntry("Idempotency-Key", "dlv_1")
+                .containsEntry("Idem-Schedule-Id", "sch_1")
+                .containsEntry("Idem-Delivery-Id", "dlv_1")
+                .containsEntry("Idem-Scheduled-For", "2026-03-10T17:00:00.000Z")
+                .containsEntry("Idem-Attempt", "3")
+                .containsEntry("Idem-Sequence", "42")
+                .containsEntry("Idem-Event-Type", "invoice.reminder")
+                .containsEntry("User-Agent", RequestBuilder.USER_AGENT)
+                .containsEntry("Content-Type", "application/json")
+                .containsEntry("X-Tenant", "acme");
+        assertThat(RequestBuilder.USER_AGENT).startsWith("idem/");
+        StandardWebhooksVerifier verifier = new StandardWebhooksVerifier(List.of(secret), Duration.ofMinutes(5), Clock.fixed(NOW, ZoneOffset.UTC));
+        assertThat(verifier.verify(r.headers().get("webhook-id"), r.headers().get("webhook-timestamp"),
+                r.headers().get("webhook-signature"), r.body()).valid()).isTrue();
+    }
+
+    @Test
+    void withoutPayloadTheBodyIsTheEnvelope() {
+        Schedule s = schedule(Defs.with(Defs.once("https://example.com/hook", DUE), null, null, null, Map.of(), "invoice.reminder", null));
+        DeliveryRequest r = builder.build(Defs.claimed(s, "dlv_1", 42, 1), s, 1, List.of(secret), NOW);
+        assertThat(new String(r.body(), StandardCharsets.UTF_8)).isEqualTo(
+                "{\"schedule_id\":\"sch_1\",\"delivery_id\":\"dlv_1\",\"scheduled_for\":\"2026-03-10T17:00:00.000Z\","
+                        + "\"executed_at\":\"2026-03-10T17:00:02.341Z\",\"attempt\":1,\"sequence\":42,\"timezone\":\"UTC\","
+                        + "\"event_type\":\"invoice.reminder\",\"input\":{\"type\":\"once\",\"value\":\"2026-03-10T17:00:00.000Z\"}}");
+        assertThat(r.headers()).doesNotContainKey("X-RRule-Execution-Id");
+    }
+
+    @Test
+    void aPayloadAndARawBodyAreSentVerbatim() {
+        String payload = "{\"amount\":  12.50, \"ü\":[1,2]}";
+        Schedule s = schedule(Defs.with(Defs.once("https://example.com/hook", DUE), payload, null, null, Map.of(), null, null));
+        DeliveryRequest r = builder.build(Defs.claimed(s, "dlv_1", 1, 1), s, 1, List.of(secret), NOW);
+        assertThat(r.body()).isEqualTo(payload.getBytes(StandardCharsets.UTF_8));
+        assertThat(r.headers()).doesNotContainKey("Idem-Event-Type");
+
+        Schedule raw = schedule(Defs.with(Defs.once("https://example.com/hook", DUE), null, "a=1&b=2",
+                "application/x-www-form-urlencoded", Map.of(), null, null));
+        DeliveryRequest rr = builder.build(Defs.claimed(raw, "dlv_2", 1, 1), raw, 1, List.of(secret), NOW);
+        assertThat(new String(rr.body(), StandardCharsets.UTF_8)).isEqualTo("a=1&b=2");
+        assertThat(rr.headers()).containsEntry("Content-Type", "application/x-www-form-urlencoded");
+    }
+
+    @Test
+    void theUsersIdempotencyKeyIsTheDeliveryKey() {
+        Schedule s = schedule(Defs.with(Defs.once("https://example.com/hook", DUE), null, null, null, Map.of(), null, "order-7"));
+        DeliveryRequest r = builder.build(Defs.claimed(s, "dlv_1", 1, 2), s, 2, List.of(secret), NOW);
+        assertThat(r.headers()).containsEntry("Idempotency-Key", "order-7").containsEntry("webhook-id", "dlv_1");
+    }
+
+    @Test
+    void duringRotationBothSecretsSignAndEitherVerifies() {
+        Schedule s = schedule(Defs.once("https://example.com/hook", DUE));
+        DeliveryRequest r = builder.build(Defs.claimed(s, "dlv_1", 1, 1), s, 1, List.of(secret, oldSecret), NOW);
+        assertThat(r.headers().get("webhook-signature").split(" ")).hasSize(2);
+        for (SigningSecret one : List.of(secret, oldSecret)) {
+            StandardWebhooksVerifier v = new StandardWebhooksVerifier(List.of(one), Duration.ofMinutes(5), Clock.fixed(NOW, ZoneOffset.UTC));
+            assertThat(v.verify("dlv_1", r.headers().get("webhook-timestamp"), r.headers().get("webhook-signature"), r.body()).valid()).isTrue();
+        }
+    }
+
+    @Test
+    void profileRruleAddsItsHeadersAndTheExecutionId() {
+        Schedule s = schedule(Defs.profile(Defs.once("https://example.com/hook", DUE), HeaderProfile.RRULE));
+        DeliveryRequest r = builder.build(Defs.claimed(s, "dlv_1", 1, 1), s, 1, List.of(secret), NOW);
+        assertThat(r.headers()).containsEntry("X-RRule-Execution-Id", "dlv_1")
+                .containsEntry("X-RRule-Scheduled-For", "2026-03-10T17:00:00.000Z")
+                .containsEntry("X-RRule-Schedule-Id", "sch_1");
+        assertThat(new String(r.body(), StandardCharsets.UTF_8)).endsWith(",\"execution_id\":\"dlv_1\"}");
+    }
+
+    @Test
+    void profileSchedstackAddsItsHeadersWithAnHmacOverTimestampAndBody() {
+        Schedule s = schedule(Defs.profile(Defs.once("https://example.com/hook", DUE), HeaderProfile.SCHEDSTACK));
+        DeliveryRequest r = builder.build(Defs.claimed(s, "dlv_1", 1, 4), s, 4, List.of(secret), NOW);
+        String ts = Long.toString(NOW.getEpochSecond());
+        assertThat(r.headers()).containsEntry("Sched-Delivery-Id", "dlv_1").containsEntry("Sched-Attempt", "4")
+                .containsEntry("Sched-Timestamp", ts)
+                .containsEntry("Sched-Signature", RequestBuilder.schedstackSignature(secret, NOW.getEpochSecond(), r.body()));
+        assertThat(r.headers().get("Sched-Signature")).matches("sha256=[0-9a-f]{64}");
+    }
+
+    @Test
+    void aUserHeaderCannotShadowAReservedOne() {
+        Schedule s = schedule(Defs.with(Defs.once("https://example.com/hook", DUE), null, null, null,
+                Map.of("webhook-id", "forged", "Content-Type", "text/evil"), null, null));
+        DeliveryRequest r = builder.build(Defs.claimed(s, "dlv_1", 1, 1), s, 1, List.of(secret), NOW);
+        assertThat(r.headers()).containsEntry("webhook-id", "dlv_1").containsEntry("Content-Type", "application/json");
+        assertThat(r.headers().keySet().stream().filter(k -> k.equalsIgnoreCase("webhook-id"))).hasSize(1);
+    }
+}

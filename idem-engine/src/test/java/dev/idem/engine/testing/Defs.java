@@ -1,0 +1,56 @@
+package dev.idem.engine.testing;
+
+import dev.idem.core.Delivery;
+import dev.idem.core.HeaderProfile;
+import dev.idem.core.Mode;
+import dev.idem.core.RetryPolicy;
+import dev.idem.core.Schedule;
+import dev.idem.core.ScheduleDefinition;
+import dev.idem.core.ScheduleStatus;
+import dev.idem.core.Tenant;
+import dev.idem.core.Timing;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+
+/** Schedule definitions and in-memory domain objects for tests; change one field with the with-style helpers. */
+public final class Defs {
+    public static final Tenant TENANT = new Tenant("prj_test", Mode.TEST);
+
+    private Defs() {}
+
+    public static ScheduleDefinition once(String endpoint, Instant fireAt) {
+        return new ScheduleDefinition(endpoint, new Timing.Once(fireAt), null, null, null, Map.of(), null, null, null,
+                RetryPolicy.DEFAULT, Duration.ofSeconds(5), 5, HeaderProfile.STANDARD, null);
+    }
+
+    public static ScheduleDefinition with(ScheduleDefinition d, String payloadJson, String body, String contentType,
+                                          Map<String, String> headers, String eventType, String idempotencyKey) {
+        return new ScheduleDefinition(d.endpoint(), d.timing(), payloadJson, body, contentType, headers, eventType,
+                idempotencyKey, d.dedupId(), d.retry(), d.timeout(), d.autoPauseAfter(), d.headerProfile(), d.metadataJson());
+    }
+
+    public static ScheduleDefinition retry(ScheduleDefinition d, RetryPolicy retry, Duration timeout, int autoPauseAfter) {
+        return new ScheduleDefinition(d.endpoint(), d.timing(), d.payloadJson(), d.body(), d.contentType(), d.headers(),
+                d.eventType(), d.idempotencyKey(), d.dedupId(), retry, timeout, autoPauseAfter, d.headerProfile(), d.metadataJson());
+    }
+
+    public static ScheduleDefinition profile(ScheduleDefinition d, HeaderProfile p) {
+        return new ScheduleDefinition(d.endpoint(), d.timing(), d.payloadJson(), d.body(), d.contentType(), d.headers(),
+                d.eventType(), d.idempotencyKey(), d.dedupId(), d.retry(), d.timeout(), d.autoPauseAfter(), p, d.metadataJson());
+    }
+
+    public static Schedule schedule(String id, Tenant tenant, ScheduleDefinition def, Instant now) {
+        Instant first = def.timing().first(now).orElse(null);
+        return new Schedule(id, tenant, ScheduleStatus.ACTIVE, def, first, 0, null, 0, now, now);
+    }
+
+    /** A delivery as a claim returns it: delivering, {@code attempt} already counted. */
+    public static Delivery claimed(Schedule s, String id, long sequence, int attempt) {
+        Instant due = s.definition().timing().first(s.createdAt()).orElseThrow();
+        Delivery d = Delivery.scheduled(id, s, due, sequence, due);
+        return new Delivery(d.id(), d.tenant(), d.scheduleId(), d.scheduledFor(), d.sequence(),
+                dev.idem.core.DeliveryStatus.DELIVERING, attempt, d.nextAttemptAt(), d.idempotencyKey(), "node-a",
+                due.plusSeconds(90), null, d.createdAt(), d.updatedAt());
+    }
+}
