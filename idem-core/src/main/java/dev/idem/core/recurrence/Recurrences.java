@@ -38,7 +38,8 @@ public final class Recurrences {
             throw new InvalidRecurrenceException(param, "rule_has_no_occurrences",
                     param + " '" + spec.expression() + "' has no occurrences"
                             + (spec.kind() == RecurrenceSpec.Kind.RRULE ? " at or after dtstart " + spec.dtstart() : "")
-                            + " before year 10000 (check impossible dates such as 30 February, UNTIL, COUNT and EXDATE)");
+                            + "; check for impossible dates (30 February), filters the INTERVAL never meets"
+                            + " (FREQ=HOURLY;INTERVAL=2;BYHOUR=1 from an even hour), and UNTIL, COUNT and EXDATE");
         }
         return compiled;
     }
