@@ -26,6 +26,7 @@ final class CompiledRecurrence implements Recurrence {
     private final Integer count;
     private final Until until;
     private final Set<LocalDateTime> exdates;
+    private volatile Instant countEnd;
 
     /**
      * @param anchor DTSTART for an RRULE (where COUNT starts counting), null for cron
@@ -89,18 +90,41 @@ final class CompiledRecurrence implements Recurrence {
 
     /** Occurrences after {@code after} (null: from the anchor); {@code endHint} bounds the search when known. */
     private Walk walk(Instant after, Instant endHint) {
+        Instant countEnd = count != null && after != null ? countEnd() : null;
+        if (Instant.MIN.equals(countEnd)) {
+            return new Walk(null, after, 0, null);
+        }
+        if (countEnd != null && (endHint == null || countEnd.isBefore(endHint))) {
+            endHint = countEnd;
+        }
         LocalDateTime horizon = until == null ? LocalSource.END_OF_TIME : until.localHorizon(zone);
         if (endHint != null) {
             LocalDateTime end = LocalDateTime.ofInstant(endHint, zone).plusDays(2);
             horizon = end.isBefore(horizon) ? end : horizon;
         }
-        LocalDateTime from;
-        if (count != null || after == null) {
-            from = anchor != null ? anchor : LocalDateTime.ofInstant(after, zone);
-        } else {
-            from = LocalDateTime.ofInstant(after, zone).minus(offsetSwingNear(after));
+        LocalDateTime from = after == null
+                ? anchor
+                : LocalDateTime.ofInstant(after, zone).minus(offsetSwingNear(after));
+        return new Walk(new ZonedStream(source.open(from, horizon), zone), after, after == null ? count : null, countEnd);
+    }
+
+    /**
+     * The instant of the COUNT-th match, found once by walking from DTSTART. Afterwards a counted
+     * rule is the same rule bounded by that instant, so queries far from DTSTART can skip ahead
+     * instead of counting from the start every time.
+     */
+    private Instant countEnd() {
+        Instant end = countEnd;
+        if (end == null) {
+            Walk all = new Walk(new ZonedStream(source.open(anchor, until == null ? LocalSource.END_OF_TIME
+                    : until.localHorizon(zone)), zone), null, count, null);
+            end = Instant.MIN;
+            for (ZonedStream.Item item = all.nextMatch(); item != null; item = all.nextMatch()) {
+                end = item.utc();
+            }
+            countEnd = end;
         }
-        return new Walk(new ZonedStream(source.open(from, horizon), zone), after);
+        return end;
     }
 
     /** How far a nominal time may sit before {@code at}'s wall time and still map after it. */
@@ -119,28 +143,40 @@ final class CompiledRecurrence implements Recurrence {
     private final class Walk {
         private final ZonedStream stream;
         private final Instant after;
+        private final Integer limit;
+        private final Instant end;
         private int counted;
 
-        Walk(ZonedStream stream, Instant after) {
+        Walk(ZonedStream stream, Instant after, Integer limit, Instant end) {
             this.stream = stream;
             this.after = after;
+            this.limit = limit;
+            this.end = end;
         }
 
+        /** The next occurrence after {@code after}, EXDATEs removed. */
         Occurrence next() {
-            while (count == null || counted < count) {
-                ZonedStream.Item item = stream.next();
-                if (item == null || (until != null && !until.admits(item.nominal(), item.utc()))) {
-                    return null;
-                }
-                counted++;
-                if (exdates.contains(item.nominal()) || exdates.contains(item.occurrence().local())) {
-                    continue;
-                }
-                if (after == null || item.utc().isAfter(after)) {
+            for (ZonedStream.Item item = nextMatch(); item != null; item = nextMatch()) {
+                boolean excluded = exdates.contains(item.nominal()) || exdates.contains(item.occurrence().local());
+                if (!excluded && (after == null || item.utc().isAfter(after))) {
                     return item.occurrence();
                 }
             }
             return null;
+        }
+
+        /** The next match within UNTIL and COUNT, EXDATEs included (they do not change the count). */
+        ZonedStream.Item nextMatch() {
+            if (limit != null && counted >= limit) {
+                return null;
+            }
+            ZonedStream.Item item = stream.next();
+            if (item == null || (until != null && !until.admits(item.nominal(), item.utc()))
+                    || (end != null && item.utc().isAfter(end))) {
+                return null;
+            }
+            counted++;
+            return item;
         }
     }
 }

@@ -46,6 +46,19 @@ class QueriesTest {
     }
 
     @Test
+    void countedDenseRuleIsQueriedNearItsEndWithoutRecountingEachTime() {
+        Recurrence r = Fixtures.rrule("FREQ=SECONDLY;COUNT=1000000", ZoneOffset.UTC, "2025-01-01T00:00:00");
+        Instant last = Instant.parse("2025-01-01T00:00:00Z").plusSeconds(999_999);
+        assertThat(r.firstAfter(last.minusSeconds(1)).orElseThrow().utc()).isEqualTo(last);
+        long start = System.nanoTime();
+        for (int i = 0; i < 1000; i++) {
+            assertThat(r.firstAfter(last.minusSeconds(i + 1)).orElseThrow().utc()).isEqualTo(last.minusSeconds(i));
+        }
+        assertThat(r.firstAfter(last)).isEmpty();
+        assertThat((System.nanoTime() - start) / 1_000_000).as("ms for 1000 queries").isLessThan(2_000);
+    }
+
+    @Test
     void betweenIsHalfOpenAndLimited() {
         Recurrence r = Fixtures.rrule("FREQ=HOURLY", ZoneOffset.UTC, "2025-01-01T00:00");
         List<Occurrence> got = r.between(Instant.parse("2025-01-01T01:00:00Z"), Instant.parse("2025-01-01T04:00:00Z"), 10);

@@ -119,8 +119,10 @@ class RecurrenceProperties {
     @Property(tries = 300)
     void firstAfterBetweenAndLatestInAgreeWithPreview(@ForAll("anyRules") String rule, @ForAll("dtstarts") LocalDateTime dtstart,
                                                      @ForAll("zones") ZoneId zone, @ForAll @IntRange(min = 0, max = 58) int pick,
-                                                     @ForAll @IntRange(min = -3, max = 3) int nudgeSeconds) {
-        Recurrence r = compileOrSkip(rule, zone, dtstart);
+                                                     @ForAll @IntRange(min = -3, max = 3) int nudgeSeconds,
+                                                     @ForAll @IntRange(min = 0, max = 70) int count) {
+        // COUNT=0 stands for "no COUNT"; a counted rule exercises the COUNT-to-instant shortcut
+        Recurrence r = compileOrSkip(count == 0 ? rule : rule + ";COUNT=" + count, zone, dtstart);
         List<Occurrence> all = r.preview(null, 60);
         if (all.size() < 3) {
             return;
