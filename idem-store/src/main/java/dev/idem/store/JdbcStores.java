@@ -1,0 +1,87 @@
+package dev.idem.store;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idem.core.store.Store;
+import dev.idem.core.store.StoreException;
+import dev.idem.store.internal.Dialect;
+import dev.idem.store.internal.JdbcStore;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Objects;
+import org.flywaydb.core.Flyway;
+
+/** Opens the JDBC {@link Store}: migrates the schema, then pools connections. */
+public final class JdbcStores {
+    private JdbcStores() {}
+
+    /**
+     * Opens the store described by {@code config}: creates the SQLite file's directory when needed,
+     * applies the Flyway migrations of the dialect ({@code db/migration/postgresql} or
+     * {@code db/migration/sqlite}; safe when several nodes start at once), and pools connections with
+     * HikariCP. Close the returned store to release them.
+     *
+     * @param clock "now" for claims and leases unless {@link StoreConfig#databaseClock()} is set
+     * @throws StoreException when the database cannot be reached or migrated
+     */
+    public static Store open(StoreConfig config, Clock clock) {
+        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(clock, "clock");
+        Dialect dialect = Dialect.forName(config.dialect());
+        if (dialect.name().equals("sqlite")) createDirectories(config.jdbcUrl());
+        HikariDataSource pool;
+        try {
+            pool = new HikariDataSource(hikari(config, dialect));
+        } catch (RuntimeException e) {
+            throw new StoreException("cannot connect to " + StoreConfig.redact(config.jdbcUrl()) + ": " + rootMessage(e), e, true);
+        }
+        try {
+            Flyway.configure(JdbcStores.class.getClassLoader())
+                    .dataSource(pool)
+                    .locations("classpath:db/migration/" + dialect.name())
+                    .failOnMissingLocations(true)
+                    .load()
+                    .migrate();
+            return JdbcStore.create(pool, dialect, config, clock);
+        } catch (RuntimeException e) {
+            pool.close();
+            throw new StoreException("cannot migrate the store at " + StoreConfig.redact(config.jdbcUrl()) + ": " + rootMessage(e), e, false);
+        }
+    }
+
+    private static HikariConfig hikari(StoreConfig config, Dialect dialect) {
+        HikariConfig h = new HikariConfig();
+        h.setPoolName("idem-store-" + dialect.name());
+        h.setJdbcUrl(config.jdbcUrl());
+        if (config.user() != null) h.setUsername(config.user());
+        if (config.password() != null) h.setPassword(config.password());
+        h.setMaximumPoolSize(config.poolSize());
+        h.setMinimumIdle(Math.min(2, config.poolSize()));
+        h.setConnectionTimeout(30_000);
+        h.setInitializationFailTimeout(10_000);
+        dialect.configure(h);
+        return h;
+    }
+
+    private static void createDirectories(String url) {
+        String file = url.substring(StoreConfig.SQLITE_PREFIX.length());
+        int query = file.indexOf('?');
+        if (query >= 0) file = file.substring(0, query);
+        if (file.startsWith("file:")) file = file.substring("file:".length());
+        if (file.isEmpty() || file.startsWith(":memory:")) return;
+        Path parent = Path.of(file).toAbsolutePath().getParent();
+        try {
+            if (parent != null) Files.createDirectories(parent);
+        } catch (IOException e) {
+            throw new StoreException("cannot create the data directory " + parent + ": " + e.getMessage(), e, false);
+        }
+    }
+
+    private static String rootMessage(Throwable t) {
+        Throwable r = t;
+        while (r.getCause() != null && r.getCause() != r) r = r.getCause();
+        return String.valueOf(r.getMessage());
+    }
+}

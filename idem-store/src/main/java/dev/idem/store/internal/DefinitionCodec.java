@@ -1,0 +1,97 @@
+package dev.idem.store.internal;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.idem.core.HeaderProfile;
+import dev.idem.core.RetryPolicy;
+import dev.idem.core.ScheduleDefinition;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The stored JSON form of a {@link ScheduleDefinition}, written field by field so that renaming a
+ * Java component never changes what is on disk. Durations are milliseconds; the payload and metadata
+ * stay the exact compact text the API received (they are strings here, not parsed trees).
+ */
+final class DefinitionCodec {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Bumped when the stored shape changes incompatibly; readers then migrate old rows. */
+    static final int VERSION = 1;
+
+    private DefinitionCodec() {}
+
+    static String write(ScheduleDefinition d) {
+        ObjectNode n = JSON.createObjectNode();
+        n.put("v", VERSION);
+        n.put("endpoint", d.endpoint());
+        n.set("timing", TimingCodec.write(d.timing()));
+        putNullable(n, "payload_json", d.payloadJson());
+        putNullable(n, "body", d.body());
+        n.put("content_type", d.contentType());
+        ObjectNode headers = n.putObject("headers");
+        d.headers().forEach(headers::put);
+        putNullable(n, "event_type", d.eventType());
+        putNullable(n, "idempotency_key", d.idempotencyKey());
+        putNullable(n, "dedup_id", d.dedupId());
+        ObjectNode retry = n.putObject("retry");
+        retry.put("max_attempts", d.retry().maxAttempts());
+        retry.put("initial_backoff_ms", d.retry().initialBackoff().toMillis());
+        retry.put("max_backoff_ms", d.retry().maxBackoff().toMillis());
+        retry.put("max_age_ms", d.retry().maxAge().toMillis());
+        n.put("timeout_ms", d.timeout().toMillis());
+        n.put("auto_pause_after", d.autoPauseAfter());
+        n.put("header_profile", d.headerProfile().wireName());
+        putNullable(n, "metadata_json", d.metadataJson());
+        try {
+            return JSON.writeValueAsString(n);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot encode schedule definition", e);
+        }
+    }
+
+    static ScheduleDefinition read(String json) {
+        JsonNode n;
+        try {
+            n = JSON.readTree(json);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("stored schedule definition is not JSON", e);
+        }
+        JsonNode r = required(n, "retry");
+        RetryPolicy retry = new RetryPolicy(required(r, "max_attempts").asInt(), ms(r, "initial_backoff_ms"), ms(r, "max_backoff_ms"),
+                ms(r, "max_age_ms"));
+        Map<String, String> headers = new LinkedHashMap<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = required(n, "headers").fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            headers.put(e.getKey(), e.getValue().asText());
+        }
+        return new ScheduleDefinition(text(n, "endpoint"), TimingCodec.read(required(n, "timing")), text(n, "payload_json"),
+                text(n, "body"), text(n, "content_type"), headers, text(n, "event_type"), text(n, "idempotency_key"),
+                text(n, "dedup_id"), retry, ms(n, "timeout_ms"), required(n, "auto_pause_after").asInt(),
+                HeaderProfile.parse(text(n, "header_profile")), text(n, "metadata_json"));
+    }
+
+    static JsonNode required(JsonNode n, String field) {
+        JsonNode v = n.get(field);
+        if (v == null || v.isNull()) throw new IllegalStateException("stored schedule definition lacks '" + field + "'");
+        return v;
+    }
+
+    /** The text of {@code field}, or null when absent or JSON null. */
+    static String text(JsonNode n, String field) {
+        JsonNode v = n.get(field);
+        return v == null || v.isNull() ? null : v.asText();
+    }
+
+    private static Duration ms(JsonNode n, String field) {
+        return Duration.ofMillis(required(n, field).asLong());
+    }
+
+    private static void putNullable(ObjectNode n, String field, String value) {
+        if (value == null) n.putNull(field);
+        else n.put(field, value);
+    }
+}

@@ -1,0 +1,52 @@
+package dev.idem.store.internal;
+
+import com.zaxxer.hikari.HikariConfig;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * Everything that differs between the databases, and nothing else: how a write transaction starts,
+ * how rows are locked, whose clock "now" is, and how the due-signal travels. The SQL of the
+ * repositories is otherwise shared (both databases speak {@code ON CONFLICT}, {@code RETURNING} and
+ * partial indexes).
+ */
+public interface Dialect {
+    /** {@code sqlite} or {@code postgresql}; also the migration folder's name. */
+    String name();
+
+    /** Driver and pool settings for this database. */
+    void configure(HikariConfig config);
+
+    /**
+     * Held around every write transaction of this process. SQLite has one writer per database, and
+     * queueing for it in Java is fair and never times out, where SQLite's busy handler polls.
+     */
+    Lock writeLock();
+
+    void begin(Connection c) throws SQLException;
+
+    void commit(Connection c) throws SQLException;
+
+    void rollback(Connection c) throws SQLException;
+
+    /** Appended to a single-row select to lock the row until commit; empty where the writer is single. */
+    String forUpdate();
+
+    /** Like {@link #forUpdate()}, locking only the rows of table alias {@code alias} in a join. */
+    String forUpdateOf(String alias);
+
+    /** Whether claims lock rows with {@code FOR UPDATE SKIP LOCKED} (else the single writer serialises them). */
+    boolean skipLocked();
+
+    /** An SQL expression for the database's current time in epoch milliseconds. */
+    String databaseNowMillis();
+
+    static Dialect forName(String name) {
+        return switch (name) {
+            case "postgresql" -> new PostgresDialect();
+            case "sqlite" -> new SqliteDialect();
+            default -> throw new IllegalArgumentException("unknown dialect " + name);
+        };
+    }
+}

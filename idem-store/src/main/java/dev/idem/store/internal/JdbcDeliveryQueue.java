@@ -1,0 +1,237 @@
+package dev.idem.store.internal;
+
+import dev.idem.core.Attempt;
+import dev.idem.core.Delivery;
+import dev.idem.core.DeliveryStatus;
+import dev.idem.core.Schedule;
+import dev.idem.core.store.DeliveryQueue;
+import dev.idem.core.store.StoreException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+/**
+ * The dispatcher's queue. "Now" is the {@code clk} common table expression of each statement: the
+ * database's clock, or a bound value from the injected clock, so one statement sees one instant.
+ */
+final class JdbcDeliveryQueue implements DeliveryQueue {
+    private static final int MAX_TRIES = 3;
+    /** Keeps IN lists well under every driver's parameter limit. */
+    private static final int CHUNK = 500;
+    private static final String NOW = "(SELECT ms FROM clk)";
+    private static final String CLAIMABLE = "q.status IN ('scheduled', 'retrying') AND q.next_attempt_at <= " + NOW
+            + " AND qs.status NOT IN ('paused', 'deleted')";
+    private static final String FINISHED = "status IN ('succeeded', 'dead', 'cancelled')";
+
+    private final JdbcStore store;
+    private final Clock clock;
+    private final boolean databaseClock;
+    private final Dialect dialect;
+
+    JdbcDeliveryQueue(JdbcStore store, Clock clock, boolean databaseClock) {
+        this.store = store;
+        this.clock = clock;
+        this.databaseClock = databaseClock;
+        this.dialect = store.dialectImpl();
+    }
+
+    /** {@code WITH clk AS (...)}: binds one parameter (the injected clock's now) unless the database clock is used. */
+    private String clock() {
+        return "WITH clk AS (SELECT " + (databaseClock ? dialect.databaseNowMillis() : "CAST(? AS BIGINT)") + " AS ms) ";
+    }
+
+    /** The arguments of a statement that starts with {@link #clock()}. */
+    private Object[] args(Object... rest) {
+        if (databaseClock) return rest;
+        Object[] out = new Object[rest.length + 1];
+        out[0] = clock.millis();
+        System.arraycopy(rest, 0, out, 1, rest.length);
+        return out;
+    }
+
+    @Override
+    public List<Claim> claimDue(String owner, Duration lease, int limit) {
+        if (limit <= 0) return List.of();
+        java.util.Objects.requireNonNull(owner, "owner");
+        return retrying(() -> store.transact(sql -> dialect.skipLocked() ? claimSkipLocked(sql, owner, lease, limit)
+                : claimSerialised(sql, owner, lease, limit)));
+    }
+
+    private List<Claim> claimSkipLocked(Sql sql, String owner, Duration lease, int limit) {
+        String returning = Arrays.stream(Rows.DELIVERY.split(", ")).map(c -> "d." + c).collect(Collectors.joining(", "));
+        String q = clock() + "UPDATE deliveries d SET status = 'delivering', lease_owner = ?, lease_expires_at = " + NOW + " + ?, "
+                + "attempt_count = d.attempt_count + 1, updated_at = " + NOW + " FROM schedules s "
+                + "WHERE s.id = d.schedule_id AND d.id IN (SELECT q.id FROM deliveries q JOIN schedules qs ON qs.id = q.schedule_id "
+                + "WHERE " + CLAIMABLE + " ORDER BY q.next_attempt_at LIMIT ? FOR UPDATE OF q SKIP LOCKED) "
+                + "RETURNING " + returning + ", " + Rows.scheduleColumnsAs("s", "s_");
+        return sql.query(q, rs -> new Claim(Rows.delivery(rs), Rows.schedule(rs, "s_")), args(owner, lease.toMillis(), limit));
+    }
+
+    /** SQLite: the write transaction already excludes every other claimer. */
+    private List<Claim> claimSerialised(Sql sql, String owner, Duration lease, int limit) {
+        String q = clock() + "UPDATE deliveries SET status = 'delivering', lease_owner = ?, lease_expires_at = " + NOW + " + ?, "
+                + "attempt_count = attempt_count + 1, updated_at = " + NOW + " WHERE id IN (SELECT q.id FROM deliveries q "
+                + "JOIN schedules qs ON qs.id = q.schedule_id WHERE " + CLAIMABLE + " ORDER BY q.next_attempt_at LIMIT ?) "
+                + "RETURNING " + Rows.DELIVERY;
+        List<Delivery> claimed = sql.query(q, Rows::delivery, args(owner, lease.toMillis(), limit));
+        Map<String, Schedule> schedules = new HashMap<>();
+        List<String> ids = claimed.stream().map(Delivery::scheduleId).distinct().toList();
+        for (List<String> chunk : chunks(ids)) {
+            for (Schedule s : sql.query("SELECT " + Rows.SCHEDULE + " FROM schedules WHERE id IN (" + Sql.marks(chunk.size()) + ")",
+                    Rows::schedule, chunk.toArray())) schedules.put(s.id(), s);
+        }
+        return claimed.stream().map(d -> new Claim(d, schedules.get(d.scheduleId()))).toList();
+    }
+
+    @Override
+    public List<String> complete(String owner, List<Outcome> outcomes) {
+        if (outcomes.isEmpty()) return List.of();
+        java.util.Objects.requireNonNull(owner, "owner");
+        return retrying(() -> store.transact(sql -> completeIn(sql, owner, outcomes)));
+    }
+
+    private List<String> completeIn(Sql sql, String owner, List<Outcome> outcomes) {
+        long now = nowMillis(sql);
+        sql.batch("INSERT INTO attempts (" + Rows.ATTEMPT + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                outcomes.stream().map(o -> attemptRow(o.attempt())).toList());
+
+        // Rows are locked in id order so that concurrent batches cannot deadlock on each other.
+        List<Outcome> byId = outcomes.stream().sorted(Comparator.comparing(Outcome::deliveryId)).toList();
+        int[] counts = sql.batch("UPDATE deliveries SET status = ?, next_attempt_at = ?, lease_owner = NULL, lease_expires_at = NULL, "
+                        + "last_error = ?, updated_at = ? WHERE id = ? AND status = 'delivering' AND lease_owner = ? AND attempt_count = ?",
+                byId.stream().map(o -> new Object[] {o.newStatus().wireName(), o.nextAttemptAt(), o.lastError(), now, o.deliveryId(),
+                    owner, o.attempt().number()}).toList());
+        java.util.Set<String> applied = new java.util.HashSet<>();
+        for (int i = 0; i < counts.length; i++) if (counts[i] > 0) applied.add(byId.get(i).deliveryId());
+        if (applied.isEmpty()) return List.of();
+        updateScheduleCounters(sql, outcomes.stream().filter(o -> applied.contains(o.deliveryId())).toList(), now);
+        return outcomes.stream().map(Outcome::deliveryId).filter(applied::contains).distinct().toList();
+    }
+
+    private void updateScheduleCounters(Sql sql, List<Outcome> applied, long now) {
+        Map<String, String> scheduleOf = new HashMap<>();
+        Map<String, int[]> stored = new HashMap<>(); // schedule id -> {consecutive_failures, auto_pause_after, active?1:0}
+        List<String> ids = applied.stream().map(Outcome::deliveryId).distinct().toList();
+        for (List<String> chunk : chunks(ids)) {
+            sql.query("SELECT d.id AS delivery_id, s.id AS schedule_id, s.consecutive_failures, s.auto_pause_after, s.status "
+                    + "FROM deliveries d JOIN schedules s ON s.id = d.schedule_id WHERE d.id IN (" + Sql.marks(chunk.size()) + ") "
+                    + "ORDER BY s.id" + dialect.forUpdateOf("s"), rs -> {
+                        scheduleOf.put(rs.getString("delivery_id"), rs.getString("schedule_id"));
+                        stored.put(rs.getString("schedule_id"), new int[] {rs.getInt("consecutive_failures"),
+                            rs.getInt("auto_pause_after"), "active".equals(rs.getString("status")) ? 1 : 0});
+                        return null;
+                    }, chunk.toArray());
+        }
+        Map<String, List<Boolean>> bySchedule = new LinkedHashMap<>();
+        for (Outcome o : applied) {
+            String s = scheduleOf.get(o.deliveryId());
+            if (s != null) bySchedule.computeIfAbsent(s, k -> new ArrayList<>()).add(o.newStatus() == DeliveryStatus.SUCCEEDED);
+        }
+        List<Object[]> rows = new ArrayList<>();
+        bySchedule.keySet().stream().sorted().forEach(id -> {
+            int[] st = stored.get(id);
+            FailureStreak streak = FailureStreak.of(bySchedule.get(id));
+            boolean pause = st[2] == 1 && streak.reaches(st[0], st[1]);
+            rows.add(new Object[] {streak.apply(st[0]), pause ? 1 : 0, pause ? 1 : 0, now, id});
+        });
+        sql.batch("UPDATE schedules SET consecutive_failures = ?, "
+                + "status = CASE WHEN ? = 1 AND status = 'active' THEN 'paused' ELSE status END, "
+                + "paused_reason = CASE WHEN ? = 1 AND status = 'active' THEN '" + Schedule.PAUSED_BY_FAILURES + "' ELSE paused_reason END, "
+                + "updated_at = ? WHERE id = ?", rows);
+    }
+
+    private static Object[] attemptRow(Attempt a) {
+        String body = a.responseBody();
+        if (body != null && body.length() > Attempt.RESPONSE_BODY_LIMIT) body = body.substring(0, Attempt.RESPONSE_BODY_LIMIT);
+        return new Object[] {a.id(), a.deliveryId(), a.number(), a.startedAt(), a.durationMs(), a.statusCode(), a.error(), body};
+    }
+
+    @Override
+    public int reapExpired() {
+        return retrying(() -> store.transact(sql -> sql.update(clock() + "UPDATE deliveries SET status = 'retrying', next_attempt_at = "
+                + NOW + ", lease_owner = NULL, lease_expires_at = NULL, updated_at = " + NOW
+                + " WHERE status = 'delivering' AND lease_expires_at < " + NOW, args())));
+    }
+
+    @Override
+    public int release(String owner) {
+        return retrying(() -> store.transact(sql -> sql.update(clock() + "UPDATE deliveries SET status = 'retrying', next_attempt_at = "
+                + NOW + ", lease_owner = NULL, lease_expires_at = NULL, updated_at = " + NOW
+                + " WHERE status = 'delivering' AND lease_owner = ?", args(owner))));
+    }
+
+    @Override
+    public Optional<Instant> nextDueAt() {
+        return store.autocommit(sql -> sql.one("SELECT q.next_attempt_at FROM deliveries q JOIN schedules qs ON qs.id = q.schedule_id "
+                + "WHERE q.status IN ('scheduled', 'retrying') AND qs.status NOT IN ('paused', 'deleted') "
+                + "ORDER BY q.next_attempt_at LIMIT 1", rs -> Sql.instant(rs, "next_attempt_at")));
+    }
+
+    @Override
+    public Instant now() {
+        if (!databaseClock) return Instant.ofEpochMilli(clock.millis());
+        return Instant.ofEpochMilli(store.autocommit(this::nowMillis));
+    }
+
+    private long nowMillis(Sql sql) {
+        if (!databaseClock) return clock.millis();
+        return sql.one("SELECT " + dialect.databaseNowMillis(), rs -> rs.getLong(1)).orElseThrow();
+    }
+
+    @Override
+    public int pruneFinished(Instant before, int limit) {
+        if (limit <= 0) return 0;
+        return retrying(() -> store.transact(sql -> {
+            List<String> ids = sql.query("DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE " + FINISHED
+                    + " AND updated_at < ? ORDER BY updated_at LIMIT ?) AND " + FINISHED + " RETURNING id", rs -> rs.getString(1),
+                    before, limit);
+            for (List<String> chunk : chunks(ids))
+                sql.update("DELETE FROM attempts WHERE delivery_id IN (" + Sql.marks(chunk.size()) + ")", chunk.toArray());
+            return ids.size();
+        }));
+    }
+
+    @Override
+    public long depth() {
+        return store.autocommit(sql -> sql.one("SELECT COUNT(*) FROM deliveries WHERE " + JdbcDeliveries.PENDING, rs -> rs.getLong(1))
+                .orElse(0L));
+    }
+
+    @Override
+    public void notifyDue() {
+        store.signal().now();
+    }
+
+    /** Runs a short queue transaction again when it lost a deadlock or serialization race. */
+    private static <T> T retrying(Supplier<T> work) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return work.get();
+            } catch (StoreException e) {
+                if (!e.transientFailure() || attempt >= MAX_TRIES) throw e;
+                try {
+                    Thread.sleep(5L * attempt);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static List<List<String>> chunks(List<String> ids) {
+        List<List<String>> out = new ArrayList<>();
+        for (int i = 0; i < ids.size(); i += CHUNK) out.add(ids.subList(i, Math.min(ids.size(), i + CHUNK)));
+        return out;
+    }
+}

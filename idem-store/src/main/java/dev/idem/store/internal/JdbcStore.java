@@ -1,0 +1,150 @@
+package dev.idem.store.internal;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idem.core.store.DeliveryQueue;
+import dev.idem.core.store.Store;
+import dev.idem.core.store.StoreException;
+import dev.idem.core.store.StoreTx;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.util.concurrent.locks.Lock;
+import java.util.function.Function;
+
+/** The {@link Store} over a pooled JDBC data source and one {@link Dialect}. */
+public final class JdbcStore implements Store {
+    private final HikariDataSource pool;
+    private final Dialect dialect;
+    private final DueSignal signal;
+    private final JdbcDeliveryQueue queue;
+
+    private JdbcStore(HikariDataSource pool, Dialect dialect, DueSignal signal, Clock clock, boolean databaseClock) {
+        this.pool = pool;
+        this.dialect = dialect;
+        this.signal = signal;
+        this.queue = new JdbcDeliveryQueue(this, clock, databaseClock);
+    }
+
+    /** A store over a migrated pool; it owns the pool from now on. */
+    public static JdbcStore create(HikariDataSource pool, Dialect dialect, dev.idem.store.StoreConfig config, Clock clock) {
+        DueSignal signal = dialect.skipLocked() ? new PgDueSignal(config, pool) : new LocalDueSignal();
+        return new JdbcStore(pool, dialect, signal, clock, config.databaseClock());
+    }
+
+    /** Work on a connection inside one transaction. */
+    @FunctionalInterface
+    interface TxWork<T> {
+        T run(Sql sql) throws SQLException;
+    }
+
+    @Override
+    public <T> T inTransaction(Function<StoreTx, T> work) {
+        JdbcTx[] tx = new JdbcTx[1];
+        T result = transact(sql -> {
+            tx[0] = new JdbcTx(sql, dialect, signal);
+            return work.apply(tx[0]);
+        });
+        if (tx[0].signalled()) signal.afterCommit();
+        return result;
+    }
+
+    /**
+     * Runs {@code work} in one write transaction: committed when it returns, rolled back when it
+     * throws (the exception propagates unchanged; SQL failures as {@link StoreException}).
+     */
+    <T> T transact(TxWork<T> work) {
+        Lock lock = dialect.writeLock();
+        lock.lock();
+        try (Connection c = pool.getConnection()) {
+            try {
+                dialect.begin(c);
+            } catch (SQLException e) {
+                throw Sql.failure("BEGIN", e);
+            }
+            T result;
+            try {
+                result = work.run(new Sql(c));
+            } catch (Throwable t) {
+                rollbackQuietly(c, t);
+                if (t instanceof SQLException e) throw Sql.failure("transaction", e);
+                throw sneaky(t);
+            }
+            try {
+                dialect.commit(c);
+            } catch (SQLException e) {
+                rollbackQuietly(c, e);
+                throw Sql.failure("COMMIT", e);
+            }
+            return result;
+        } catch (SQLException e) {
+            throw Sql.failure("connect", e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Work on a connection in autocommit mode (single statements, reads). */
+    <T> T autocommit(TxWork<T> work) {
+        try (Connection c = pool.getConnection()) {
+            return work.run(new Sql(c));
+        } catch (SQLException e) {
+            throw Sql.failure("autocommit", e);
+        }
+    }
+
+    private void rollbackQuietly(Connection c, Throwable cause) {
+        try {
+            dialect.rollback(c);
+        } catch (SQLException | RuntimeException e) {
+            cause.addSuppressed(e);
+            // A connection whose rollback failed may still hold the transaction: never reuse it.
+            pool.evictConnection(c);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <E extends Throwable> RuntimeException sneaky(Throwable t) throws E {
+        throw (E) t;
+    }
+
+    Dialect dialectImpl() {
+        return dialect;
+    }
+
+    DueSignal signal() {
+        return signal;
+    }
+
+    @Override
+    public DeliveryQueue queue() {
+        return queue;
+    }
+
+    @Override
+    public Subscription onDeliveriesDue(Runnable listener) {
+        return signal.subscribe(listener);
+    }
+
+    @Override
+    public String dialect() {
+        return dialect.name();
+    }
+
+    @Override
+    public boolean isReachable() {
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            s.setQueryTimeout(5);
+            s.execute("SELECT 1");
+            return true;
+        } catch (SQLException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public void close() {
+        signal.close();
+        pool.close();
+    }
+}

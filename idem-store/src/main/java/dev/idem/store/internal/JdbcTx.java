@@ -1,0 +1,64 @@
+package dev.idem.store.internal;
+
+import dev.idem.core.store.ApiKeyRepository;
+import dev.idem.core.store.DeliveryRepository;
+import dev.idem.core.store.IdempotencyRepository;
+import dev.idem.core.store.ProjectRepository;
+import dev.idem.core.store.ScheduleRepository;
+import dev.idem.core.store.SigningSecretRepository;
+import dev.idem.core.store.StoreTx;
+
+/** The repositories over one transaction's connection; valid only inside that transaction. */
+final class JdbcTx implements StoreTx {
+    private final Sql sql;
+    private final Dialect dialect;
+    private final DueSignal signal;
+    private boolean signalled;
+
+    JdbcTx(Sql sql, Dialect dialect, DueSignal signal) {
+        this.sql = sql;
+        this.dialect = dialect;
+        this.signal = signal;
+    }
+
+    @Override
+    public ProjectRepository projects() {
+        return new JdbcProjects(sql);
+    }
+
+    @Override
+    public ApiKeyRepository apiKeys() {
+        return new JdbcApiKeys(sql);
+    }
+
+    @Override
+    public ScheduleRepository schedules() {
+        return new JdbcSchedules(sql, dialect);
+    }
+
+    @Override
+    public DeliveryRepository deliveries() {
+        return new JdbcDeliveries(sql);
+    }
+
+    @Override
+    public SigningSecretRepository signingSecrets() {
+        return new JdbcSigningSecrets(sql);
+    }
+
+    @Override
+    public IdempotencyRepository idempotency() {
+        return new JdbcIdempotency(sql);
+    }
+
+    @Override
+    public void notifyDeliveriesDue() {
+        if (signalled) return;
+        signalled = true;
+        signal.inTransaction(sql.connection());
+    }
+
+    boolean signalled() {
+        return signalled;
+    }
+}

@@ -1,0 +1,94 @@
+package dev.idem.store.internal;
+
+import com.zaxxer.hikari.HikariConfig;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
+
+/** PostgreSQL: row locks, {@code SKIP LOCKED} claims, the database clock, {@code LISTEN/NOTIFY}. */
+final class PostgresDialect implements Dialect {
+    @Override
+    public String name() {
+        return "postgresql";
+    }
+
+    @Override
+    public void configure(HikariConfig config) {
+        config.addDataSourceProperty("reWriteBatchedInserts", "true");
+        config.addDataSourceProperty("ApplicationName", "idem");
+        config.addDataSourceProperty("tcpKeepAlive", "true");
+    }
+
+    @Override
+    public Lock writeLock() {
+        return NoLock.INSTANCE;
+    }
+
+    @Override
+    public void begin(Connection c) throws SQLException {
+        c.setAutoCommit(false);
+    }
+
+    @Override
+    public void commit(Connection c) throws SQLException {
+        c.commit();
+        c.setAutoCommit(true);
+    }
+
+    @Override
+    public void rollback(Connection c) throws SQLException {
+        c.rollback();
+        c.setAutoCommit(true);
+    }
+
+    @Override
+    public String forUpdate() {
+        return " FOR UPDATE";
+    }
+
+    @Override
+    public String forUpdateOf(String alias) {
+        return " FOR UPDATE OF " + alias;
+    }
+
+    @Override
+    public boolean skipLocked() {
+        return true;
+    }
+
+    @Override
+    public String databaseNowMillis() {
+        return "CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000) AS BIGINT)";
+    }
+
+    /** PostgreSQL's row locks do the work; nothing to hold in Java. */
+    enum NoLock implements Lock {
+        INSTANCE;
+
+        @Override
+        public void lock() {}
+
+        @Override
+        public void lockInterruptibly() {}
+
+        @Override
+        public boolean tryLock() {
+            return true;
+        }
+
+        @Override
+        public boolean tryLock(long time, TimeUnit unit) {
+            return true;
+        }
+
+        @Override
+        public void unlock() {}
+
+        @Override
+        public Condition newCondition() {
+            throw new UnsupportedOperationException();
+        }
+    }
+}

@@ -1,0 +1,125 @@
+package dev.idem.store.internal;
+
+import dev.idem.core.store.StoreException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+
+/** Thin statement helpers over one connection; SQL failures surface as {@link StoreException}. */
+final class Sql {
+    private final Connection connection;
+
+    Sql(Connection connection) {
+        this.connection = connection;
+    }
+
+    Connection connection() {
+        return connection;
+    }
+
+    @FunctionalInterface
+    interface RowMapper<T> {
+        T map(ResultSet rs) throws SQLException;
+    }
+
+    int update(String sql, Object... args) {
+        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            bind(ps, args);
+            return ps.executeUpdate();
+        } catch (SQLException e) {
+            throw failure(sql, e);
+        }
+    }
+
+    <T> List<T> query(String sql, RowMapper<T> mapper, Object... args) {
+        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            bind(ps, args);
+            try (ResultSet rs = ps.executeQuery()) {
+                List<T> out = new ArrayList<>();
+                while (rs.next()) out.add(mapper.map(rs));
+                return out;
+            }
+        } catch (SQLException e) {
+            throw failure(sql, e);
+        }
+    }
+
+    <T> Optional<T> one(String sql, RowMapper<T> mapper, Object... args) {
+        List<T> rows = query(sql, mapper, args);
+        return rows.isEmpty() ? Optional.empty() : Optional.ofNullable(rows.get(0));
+    }
+
+    /** Runs {@code sql} once per argument row in one JDBC batch; returns each row's update count. */
+    int[] batch(String sql, Collection<Object[]> rows) {
+        if (rows.isEmpty()) return new int[0];
+        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            for (Object[] args : rows) {
+                bind(ps, args);
+                ps.addBatch();
+            }
+            return ps.executeBatch();
+        } catch (SQLException e) {
+            throw failure(sql, e);
+        }
+    }
+
+    static void bind(PreparedStatement ps, Object... args) throws SQLException {
+        for (int i = 0; i < args.length; i++) {
+            Object a = args[i];
+            int p = i + 1;
+            if (a == null) ps.setNull(p, Types.NULL);
+            else if (a instanceof String s) ps.setString(p, s);
+            else if (a instanceof Long l) ps.setLong(p, l);
+            else if (a instanceof Integer n) ps.setInt(p, n);
+            else if (a instanceof Instant t) ps.setLong(p, t.toEpochMilli());
+            else if (a instanceof byte[] b) ps.setBytes(p, b);
+            else throw new IllegalArgumentException("cannot bind " + a.getClass());
+        }
+    }
+
+    /** "?, ?, ?" for an IN list of {@code n} values. */
+    static String marks(int n) {
+        return String.join(", ", java.util.Collections.nCopies(n, "?"));
+    }
+
+    static Long millis(Instant t) {
+        return t == null ? null : t.toEpochMilli();
+    }
+
+    static Instant instant(ResultSet rs, String column) throws SQLException {
+        long v = rs.getLong(column);
+        return rs.wasNull() ? null : Instant.ofEpochMilli(v);
+    }
+
+    static Integer integer(ResultSet rs, String column) throws SQLException {
+        int v = rs.getInt(column);
+        return rs.wasNull() ? null : v;
+    }
+
+    static StoreException failure(String sql, SQLException e) {
+        return new StoreException("store statement failed: " + e.getMessage() + " [" + abbreviate(sql) + "]", e, isTransient(e));
+    }
+
+    /** Deadlocks, serialization failures, lost connections and SQLite lock contention may pass on a retry. */
+    static boolean isTransient(SQLException e) {
+        for (SQLException x = e; x != null; x = x.getNextException()) {
+            String state = x.getSQLState();
+            if (state != null && (state.startsWith("40") || state.startsWith("08") || state.equals("57P01"))) return true;
+            String msg = String.valueOf(x.getMessage());
+            if (msg.contains("SQLITE_BUSY") || msg.contains("SQLITE_LOCKED")) return true;
+        }
+        return false;
+    }
+
+    private static String abbreviate(String sql) {
+        String s = sql.replaceAll("\\s+", " ").trim();
+        return s.length() > 120 ? s.substring(0, 117) + "..." : s;
+    }
+}

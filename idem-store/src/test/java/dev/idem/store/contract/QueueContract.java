@@ -1,0 +1,268 @@
+package dev.idem.store.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idem.core.store.StoreTx;
+
+import dev.idem.core.Attempt;
+import dev.idem.core.Delivery;
+import dev.idem.core.DeliveryStatus;
+import dev.idem.core.Schedule;
+import dev.idem.core.ScheduleStatus;
+import dev.idem.core.store.DeliveryQueue;
+import dev.idem.core.store.DeliveryQueue.Claim;
+import dev.idem.core.store.DeliveryQueue.Outcome;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+abstract class QueueContract extends StoreTestBase {
+    static final Duration LEASE = Duration.ofSeconds(60);
+
+    DeliveryQueue queue() {
+        return store.queue();
+    }
+
+    @Test
+    void concurrentClaimersNeverGetTheSameDelivery() throws Exception {
+        int rows = 400;
+        dueDeliveries(rows);
+        AtomicInteger node = new AtomicInteger();
+        List<List<String>> perClaimer = Race.run(4, () -> {
+            String owner = "node-" + node.incrementAndGet();
+            List<String> mine = new ArrayList<>();
+            for (List<Claim> batch; !(batch = queue().claimDue(owner, LEASE, 25)).isEmpty(); ) {
+                for (Claim c : batch) {
+                    assertThat(c.delivery().leaseOwner()).isEqualTo(owner);
+                    mine.add(c.delivery().id());
+                }
+            }
+            return mine;
+        });
+        List<String> all = perClaimer.stream().flatMap(List::stream).toList();
+        assertThat(all).hasSize(rows);
+        assertThat(new HashSet<>(all)).hasSize(rows);
+        assertThat(queue().depth()).isEqualTo(rows);
+    }
+
+    @Test
+    void aClaimSetsTheLeaseCountsTheAttemptAndCarriesTheSchedule() {
+        Schedule s = schedule(tenant, T0);
+        Delivery d = delivery(s, T0);
+        Claim c = queue().claimDue("node-a", LEASE, 10).get(0);
+        assertThat(c.schedule()).isEqualTo(s);
+        assertThat(c.delivery().status()).isEqualTo(DeliveryStatus.DELIVERING);
+        assertThat(c.delivery().leaseOwner()).isEqualTo("node-a");
+        assertThat(c.delivery().leaseExpiresAt()).isEqualTo(T0.plus(LEASE));
+        assertThat(c.delivery().attemptCount()).isEqualTo(1);
+        assertThat(c.delivery().id()).isEqualTo(d.id());
+        assertThat(queue().claimDue("node-b", LEASE, 10)).isEmpty();
+    }
+
+    @Test
+    void onlyDueDeliveriesAreClaimedEarliestFirst() {
+        Schedule s = schedule(tenant, T0);
+        Delivery later = delivery(s, T0.minusSeconds(1));
+        Delivery earliest = delivery(s, T0.minusSeconds(5));
+        delivery(s, T0.plusMillis(1));
+        assertThat(queue().claimDue("n", LEASE, 1)).extracting(c -> c.delivery().id()).containsExactly(earliest.id());
+        assertThat(queue().claimDue("n", LEASE, 10)).extracting(c -> c.delivery().id()).containsExactly(later.id());
+        assertThat(queue().nextDueAt()).contains(T0.plusMillis(1));
+        clock.advance(Duration.ofMillis(1));
+        assertThat(queue().claimDue("n", LEASE, 10)).hasSize(1);
+        assertThat(queue().nextDueAt()).isEmpty();
+    }
+
+    @Test
+    void deliveriesOfPausedOrDeletedSchedulesAreNotClaimed() {
+        Schedule paused = schedule(tenant, T0);
+        Schedule deleted = schedule(tenant, T0);
+        Schedule completed = schedule(tenant, T0);
+        delivery(paused, T0);
+        delivery(deleted, T0);
+        Delivery ok = delivery(completed, T0);
+        store.useTransaction(tx -> {
+            tx.schedules().update(paused.withStatus(ScheduleStatus.PAUSED, Schedule.PAUSED_BY_USER, T0));
+            tx.schedules().update(deleted.withStatus(ScheduleStatus.DELETED, null, T0));
+            tx.schedules().update(completed.withStatus(ScheduleStatus.COMPLETED, null, T0));
+        });
+        assertThat(queue().nextDueAt()).contains(T0);
+        assertThat(queue().claimDue("n", LEASE, 10)).extracting(c -> c.delivery().id()).containsExactly(ok.id());
+        assertThat(queue().nextDueAt()).isEmpty();
+
+        store.useTransaction(tx -> tx.schedules().update(paused.withStatus(ScheduleStatus.ACTIVE, null, T0)));
+        assertThat(queue().claimDue("n", LEASE, 10)).hasSize(1);
+    }
+
+    @Test
+    void aReclaimedDeliverysLateOutcomeIsDroppedButItsAttemptKept() {
+        Schedule s = schedule(tenant, T0);
+        Delivery d = delivery(s, T0);
+        Claim first = queue().claimDue("node-a", LEASE, 1).get(0);
+        clock.advance(LEASE.plusMillis(1));
+        assertThat(queue().reapExpired()).isEqualTo(1);
+        Claim second = queue().claimDue("node-b", LEASE, 1).get(0);
+        assertThat(second.delivery().attemptCount()).isEqualTo(2);
+
+        Attempt late = attempt(d, first.delivery().attemptCount(), 200);
+        assertThat(queue().complete("node-a", List.of(new Outcome(d.id(), late, DeliveryStatus.SUCCEEDED, null, null)))).isEmpty();
+        assertThat(find(d).status()).isEqualTo(DeliveryStatus.DELIVERING);
+        assertThat(find(d).leaseOwner()).isEqualTo("node-b");
+
+        Attempt current = attempt(d, 2, 200);
+        assertThat(queue().complete("node-b", List.of(new Outcome(d.id(), current, DeliveryStatus.SUCCEEDED, null, null))))
+                .containsExactly(d.id());
+        assertThat(find(d).status()).isEqualTo(DeliveryStatus.SUCCEEDED);
+        assertThat(find(d).leaseOwner()).isNull();
+        assertThat(store.inTransaction((StoreTx tx) -> tx.deliveries().attempts(d.id()))).extracting(Attempt::number).containsExactly(1, 2);
+    }
+
+    @Test
+    void theSameOwnerCannotCompleteAnEarlierClaimOfADeliveryItReclaimed() {
+        Schedule s = schedule(tenant, T0);
+        Delivery d = delivery(s, T0);
+        queue().claimDue("node-a", LEASE, 1);
+        clock.advance(LEASE.plusMillis(1));
+        queue().reapExpired();
+        queue().claimDue("node-a", LEASE, 1);
+        assertThat(queue().complete("node-a", List.of(new Outcome(d.id(), attempt(d, 1, 200), DeliveryStatus.SUCCEEDED, null, null))))
+                .isEmpty();
+        assertThat(queue().complete("node-a", List.of(new Outcome(d.id(), attempt(d, 2, 200), DeliveryStatus.SUCCEEDED, null, null))))
+                .containsExactly(d.id());
+    }
+
+    @Test
+    void outcomesSetRetryingOrDeadWithTheLastError() {
+        List<Delivery> ds = dueDeliveries(2);
+        queue().claimDue("n", LEASE, 10);
+        Instant retryAt = T0.plusSeconds(30);
+        List<String> applied = queue().complete("n", List.of(
+                new Outcome(ds.get(0).id(), attempt(ds.get(0), 1, 503), DeliveryStatus.RETRYING, retryAt, "HTTP 503"),
+                new Outcome(ds.get(1).id(), attempt(ds.get(1), 1, 410), DeliveryStatus.DEAD, null, "HTTP 410")));
+        assertThat(applied).containsExactly(ds.get(0).id(), ds.get(1).id());
+        Delivery retrying = find(ds.get(0));
+        assertThat(retrying.status()).isEqualTo(DeliveryStatus.RETRYING);
+        assertThat(retrying.nextAttemptAt()).isEqualTo(retryAt);
+        assertThat(retrying.lastError()).isEqualTo("HTTP 503");
+        assertThat(find(ds.get(1)).status()).isEqualTo(DeliveryStatus.DEAD);
+        assertThat(queue().nextDueAt()).contains(retryAt);
+        assertThat(queue().depth()).isEqualTo(1);
+    }
+
+    @Test
+    void failuresCountUpAndPauseTheScheduleAtTheThreshold() {
+        Schedule s = scheduleWithAutoPause(3);
+        for (int i = 1; i <= 3; i++) {
+            Delivery d = delivery(s, clock.instant().plusMillis(i));
+            clock.advance(Duration.ofMillis(10));
+            queue().claimDue("n", LEASE, 1);
+            queue().complete("n", List.of(new Outcome(d.id(), attempt(d, 1, 500), DeliveryStatus.DEAD, null, "HTTP 500")));
+            Schedule now = findSchedule(s);
+            assertThat(now.consecutiveFailures()).isEqualTo(i);
+            assertThat(now.status()).isEqualTo(i < 3 ? ScheduleStatus.ACTIVE : ScheduleStatus.PAUSED);
+        }
+        assertThat(findSchedule(s).pausedReason()).isEqualTo(Schedule.PAUSED_BY_FAILURES);
+    }
+
+    @Test
+    void aSuccessResetsTheFailureCounter() {
+        Schedule s = scheduleWithAutoPause(3);
+        List<Delivery> ds = new ArrayList<>();
+        for (int i = 0; i < 4; i++) ds.add(delivery(s, T0.minusMillis(i)));
+        queue().claimDue("n", LEASE, 10);
+        queue().complete("n", List.of(
+                new Outcome(ds.get(0).id(), attempt(ds.get(0), 1, 500), DeliveryStatus.DEAD, null, "HTTP 500"),
+                new Outcome(ds.get(1).id(), attempt(ds.get(1), 1, 500), DeliveryStatus.DEAD, null, "HTTP 500"),
+                new Outcome(ds.get(2).id(), attempt(ds.get(2), 1, 200), DeliveryStatus.SUCCEEDED, null, null),
+                new Outcome(ds.get(3).id(), attempt(ds.get(3), 1, 500), DeliveryStatus.DEAD, null, "HTTP 500")));
+        Schedule after = findSchedule(s);
+        assertThat(after.consecutiveFailures()).isEqualTo(1);
+        assertThat(after.status()).isEqualTo(ScheduleStatus.ACTIVE);
+    }
+
+    @Test
+    void autoPauseZeroNeverPauses() {
+        Schedule s = scheduleWithAutoPause(0);
+        List<Delivery> ds = new ArrayList<>();
+        for (int i = 0; i < 6; i++) ds.add(delivery(s, T0.minusMillis(i)));
+        queue().claimDue("n", LEASE, 10);
+        queue().complete("n", ds.stream().map(d -> new Outcome(d.id(), attempt(d, 1, 500), DeliveryStatus.DEAD, null, "x")).toList());
+        assertThat(findSchedule(s).consecutiveFailures()).isEqualTo(6);
+        assertThat(findSchedule(s).status()).isEqualTo(ScheduleStatus.ACTIVE);
+    }
+
+    @Test
+    void reapReturnsOnlyExpiredLeasesDueNow() {
+        List<Delivery> ds = dueDeliveries(3);
+        queue().claimDue("node-a", Duration.ofSeconds(10), 2);
+        clock.advance(Duration.ofSeconds(5));
+        queue().claimDue("node-b", Duration.ofSeconds(10), 1);
+        assertThat(queue().reapExpired()).isZero();
+        Instant t = clock.advance(Duration.ofSeconds(6));
+        assertThat(queue().reapExpired()).isEqualTo(2);
+        List<Delivery> now = ds.stream().map(this::find).toList();
+        assertThat(now).filteredOn(d -> d.status() == DeliveryStatus.RETRYING).hasSize(2)
+                .allSatisfy(d -> {
+                    assertThat(d.nextAttemptAt()).isEqualTo(t);
+                    assertThat(d.leaseOwner()).isNull();
+                    assertThat(d.attemptCount()).isEqualTo(1);
+                });
+        assertThat(now).filteredOn(d -> d.status() == DeliveryStatus.DELIVERING).extracting(Delivery::leaseOwner).containsExactly("node-b");
+    }
+
+    @Test
+    void releaseReturnsEveryLeaseOfTheOwner() {
+        dueDeliveries(3);
+        queue().claimDue("node-a", LEASE, 2);
+        queue().claimDue("node-b", LEASE, 1);
+        assertThat(queue().release("node-a")).isEqualTo(2);
+        assertThat(queue().release("node-a")).isZero();
+        assertThat(queue().claimDue("node-c", LEASE, 10)).hasSize(2).allSatisfy(c -> assertThat(c.delivery().attemptCount()).isEqualTo(2));
+    }
+
+    @Test
+    void pruneDeletesOldFinishedDeliveriesAndTheirAttemptsInBatches() {
+        List<Delivery> ds = dueDeliveries(5);
+        queue().claimDue("n", LEASE, 10);
+        queue().complete("n", List.of(
+                new Outcome(ds.get(0).id(), attempt(ds.get(0), 1, 200), DeliveryStatus.SUCCEEDED, null, null),
+                new Outcome(ds.get(1).id(), attempt(ds.get(1), 1, 500), DeliveryStatus.DEAD, null, "x"),
+                new Outcome(ds.get(2).id(), attempt(ds.get(2), 1, 200), DeliveryStatus.SUCCEEDED, null, null),
+                new Outcome(ds.get(3).id(), attempt(ds.get(3), 1, 500), DeliveryStatus.RETRYING, T0.plusSeconds(5), "x")));
+        clock.advance(Duration.ofDays(31));
+        Instant cutoff = clock.instant().minus(Duration.ofDays(30));
+        assertThat(queue().pruneFinished(cutoff, 2)).isEqualTo(2);
+        assertThat(queue().pruneFinished(cutoff, 2)).isEqualTo(1);
+        assertThat(queue().pruneFinished(cutoff, 2)).isZero();
+        Set<String> left = new HashSet<>(store.inTransaction((StoreTx tx) -> tx.deliveries().list(tenant, null, null, 100, null)).data()
+                .stream().map(Delivery::id).toList());
+        assertThat(left).containsExactlyInAnyOrder(ds.get(3).id(), ds.get(4).id());
+        assertThat(store.inTransaction((StoreTx tx) -> tx.deliveries().attempts(ds.get(0).id()))).isEmpty();
+        assertThat(store.inTransaction((StoreTx tx) -> tx.deliveries().attempts(ds.get(3).id()))).hasSize(1);
+    }
+
+    @Test
+    void nowIsTheInjectedClockWhenTheDatabaseClockIsOff() {
+        assertThat(queue().now()).isEqualTo(T0);
+        clock.advance(Duration.ofMillis(1500));
+        assertThat(queue().now()).isEqualTo(T0.plusMillis(1500));
+    }
+
+    Delivery find(Delivery d) {
+        return store.inTransaction((StoreTx tx) -> tx.deliveries().find(d.tenant(), d.id())).orElseThrow();
+    }
+
+    Schedule findSchedule(Schedule s) {
+        return store.inTransaction((StoreTx tx) -> tx.schedules().find(s.tenant(), s.id())).orElseThrow();
+    }
+
+    Attempt attempt(Delivery d, int number, Integer statusCode) {
+        boolean ok = statusCode != null && statusCode / 100 == 2;
+        return new Attempt(ids.next("att"), d.id(), number, clock.instant(), 10, statusCode, ok ? null : "HTTP " + statusCode, null);
+    }
+}

@@ -1,0 +1,195 @@
+package dev.idem.store.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idem.core.store.StoreTx;
+
+import dev.idem.core.HeaderProfile;
+import dev.idem.core.Materialisation;
+import dev.idem.core.Mode;
+import dev.idem.core.Page;
+import dev.idem.core.RetryPolicy;
+import dev.idem.core.Schedule;
+import dev.idem.core.ScheduleDefinition;
+import dev.idem.core.ScheduleStatus;
+import dev.idem.core.Tenant;
+import dev.idem.core.Timing;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+abstract class ScheduleContract extends StoreTestBase {
+    @Test
+    void aScheduleReadsBackExactlyAsWritten() {
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("X-Zeta", "1");
+        headers.put("X-Alpha", "2");
+        ScheduleDefinition d = new ScheduleDefinition("https://example.com/a?b=c", new Timing.Once(T0.plusMillis(1234)), null,
+                "raw body ü", "text/csv", headers, "order.paid", "my-key", "dedup-1",
+                new RetryPolicy(3, Duration.ofMillis(1500), Duration.ofMinutes(7), Duration.ofHours(2)), Duration.ofSeconds(12), 0,
+                HeaderProfile.SCHEDSTACK, "{\"k\":[1,2]}");
+        Schedule s = new Schedule(ids.next("sch"), tenant, ScheduleStatus.PAUSED, d, T0.plusMillis(1234), 3, Schedule.PAUSED_BY_USER, 7,
+                T0, T0.plusSeconds(1));
+        store.useTransaction(tx -> tx.schedules().insert(s));
+
+        Schedule back = store.inTransaction((StoreTx tx) -> tx.schedules().find(tenant, s.id())).orElseThrow();
+        assertThat(back).isEqualTo(s);
+        assertThat(back.definition().headers().keySet()).containsExactly("X-Zeta", "X-Alpha");
+    }
+
+    @Test
+    void anotherTenantsScheduleIsInvisible() {
+        Schedule s = schedule(tenant, T0);
+        Tenant otherProject = new Tenant("prj_b", Mode.TEST);
+        Tenant otherMode = new Tenant(tenant.projectId(), Mode.LIVE);
+        for (Tenant t : List.of(otherProject, otherMode)) {
+            assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().find(t, s.id()))).isEmpty();
+            assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().findForUpdate(t, s.id()))).isEmpty();
+            assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().list(t, null, 10, null)).data()).isEmpty();
+        }
+        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().find(tenant, s.id()))).isPresent();
+    }
+
+    @Test
+    void listPagesNewestFirstWithCursorAndStatusFilter() {
+        List<Schedule> made = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            clock.advance(Duration.ofMillis(5));
+            Schedule s = newSchedule(tenant, T0);
+            if (i % 2 == 1) s = s.withStatus(ScheduleStatus.PAUSED, Schedule.PAUSED_BY_USER, clock.instant());
+            Schedule fin = s;
+            store.useTransaction(tx -> tx.schedules().insert(fin));
+            made.add(fin);
+        }
+        List<String> newestFirst = made.stream().map(Schedule::id).sorted(java.util.Comparator.reverseOrder()).toList();
+        assertThat(newestFirst.get(0)).isEqualTo(made.get(6).id());
+
+        Page<Schedule> p1 = store.inTransaction((StoreTx tx) -> tx.schedules().list(tenant, null, 3, null));
+        assertThat(p1.data()).extracting(Schedule::id).containsExactlyElementsOf(newestFirst.subList(0, 3));
+        assertThat(p1.hasMore()).isTrue();
+        Page<Schedule> p2 = store.inTransaction((StoreTx tx) -> tx.schedules().list(tenant, null, 3, p1.data().get(2).id()));
+        assertThat(p2.data()).extracting(Schedule::id).containsExactlyElementsOf(newestFirst.subList(3, 6));
+        Page<Schedule> p3 = store.inTransaction((StoreTx tx) -> tx.schedules().list(tenant, null, 3, p2.data().get(2).id()));
+        assertThat(p3.data()).extracting(Schedule::id).containsExactly(newestFirst.get(6));
+        assertThat(p3.hasMore()).isFalse();
+
+        Page<Schedule> paused = store.inTransaction((StoreTx tx) -> tx.schedules().list(tenant, ScheduleStatus.PAUSED, 10, null));
+        assertThat(paused.data()).extracting(Schedule::id).containsExactly(made.get(5).id(), made.get(3).id(), made.get(1).id());
+        assertThat(paused.hasMore()).isFalse();
+    }
+
+    @Test
+    void dedupLookupFindsOnlyWithinTheWindowAndTenant() {
+        Schedule first = withDedup("order-42");
+        clock.advance(Duration.ofHours(1));
+        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().findByDedupId(tenant, "order-42", clock.instant().minus(Duration.ofHours(24)))))
+                .map(Schedule::id).contains(first.id());
+        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().findByDedupId(tenant, "order-43", T0))).isEmpty();
+        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().findByDedupId(new Tenant("prj_b", Mode.TEST), "order-42", T0))).isEmpty();
+        clock.advance(Duration.ofHours(24));
+        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().findByDedupId(tenant, "order-42", clock.instant().minus(Duration.ofHours(24)))))
+                .isEmpty();
+    }
+
+    private Schedule withDedup(String dedupId) {
+        Schedule base = newSchedule(tenant, T0);
+        ScheduleDefinition d = base.definition();
+        ScheduleDefinition withDedup = new ScheduleDefinition(d.endpoint(), d.timing(), d.payloadJson(), d.body(), d.contentType(),
+                d.headers(), d.eventType(), d.idempotencyKey(), dedupId, d.retry(), d.timeout(), d.autoPauseAfter(), d.headerProfile(),
+                d.metadataJson());
+        Schedule s = base.withDefinition(withDedup, base.updatedAt());
+        store.useTransaction(tx -> tx.schedules().insert(s));
+        return s;
+    }
+
+    @Test
+    void updateWritesEveryField() {
+        Schedule s = schedule(tenant, T0);
+        Schedule changed = s.withDefinition(s.definition().withEndpoint("https://example.org/new"), T0.plusSeconds(5))
+                .withStatus(ScheduleStatus.PAUSED, Schedule.PAUSED_BY_USER, T0.plusSeconds(6))
+                .withConsecutiveFailures(2, T0.plusSeconds(7))
+                .withCursor(T0.plusSeconds(60), 4, T0.plusSeconds(8));
+        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().update(changed))).isTrue();
+        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().findForUpdate(tenant, s.id()))).contains(changed);
+        Schedule ghost = newSchedule(tenant, T0);
+        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().update(ghost))).isFalse();
+    }
+
+    @Test
+    void advanceCursorLetsExactlyOneRacerWin() throws Exception {
+        Schedule s = schedule(tenant, T0);
+        List<Boolean> won = Race.run(8, () -> store.inTransaction((StoreTx tx) -> tx.schedules().advanceCursor(s.id(), T0, T0.plusSeconds(60), 1, T0)));
+        assertThat(won).containsOnlyOnce(true);
+        Schedule after = store.inTransaction((StoreTx tx) -> tx.schedules().find(tenant, s.id())).orElseThrow();
+        assertThat(after.nextFireAt()).isEqualTo(T0.plusSeconds(60));
+        assertThat(after.lastSequence()).isEqualTo(1);
+        assertThat(after.status()).isEqualTo(ScheduleStatus.ACTIVE);
+    }
+
+    @Test
+    void advanceCursorToNothingCompletesTheSchedule() {
+        Schedule s = schedule(tenant, T0);
+        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().advanceCursor(s.id(), T0.plusSeconds(1), null, 1, T0))).isFalse();
+        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().advanceCursor(s.id(), T0, null, 1, T0))).isTrue();
+        Schedule after = store.inTransaction((StoreTx tx) -> tx.schedules().find(tenant, s.id())).orElseThrow();
+        assertThat(after.status()).isEqualTo(ScheduleStatus.COMPLETED);
+        assertThat(after.nextFireAt()).isNull();
+        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().advanceCursor(s.id(), null, null, 2, T0))).isFalse();
+    }
+
+    @Test
+    void advanceCursorRefusesAPausedSchedule() {
+        Schedule s = schedule(tenant, T0);
+        store.useTransaction(tx -> tx.schedules().update(s.withStatus(ScheduleStatus.PAUSED, Schedule.PAUSED_BY_USER, T0)));
+        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().advanceCursor(s.id(), T0, null, 1, T0))).isFalse();
+    }
+
+    @Test
+    void dueForMaterialisationListsActiveSchedulesUpToTheHorizonEarliestFirst() {
+        Schedule late = schedule(tenant, T0.plusSeconds(30));
+        Schedule early = schedule(new Tenant("prj_b", Mode.LIVE), T0.plusSeconds(10));
+        schedule(tenant, T0.plusSeconds(120));
+        Schedule paused = newSchedule(tenant, T0).withStatus(ScheduleStatus.PAUSED, Schedule.PAUSED_BY_USER, T0);
+        store.useTransaction(tx -> tx.schedules().insert(paused));
+
+        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().dueForMaterialisation(T0.plusSeconds(60), 10)))
+                .extracting(Schedule::id).containsExactly(early.id(), late.id());
+        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().dueForMaterialisation(T0.plusSeconds(60), 1)))
+                .extracting(Schedule::id).containsExactly(early.id());
+    }
+
+    @Test
+    void materialisationStepWritesTheOccurrenceOnceAndCompletesAOneShot() {
+        Schedule s = schedule(tenant, T0);
+        var first = store.inTransaction((StoreTx tx) -> Materialisation.step(tx, s, T0, ids, T0));
+        var again = store.inTransaction((StoreTx tx) -> Materialisation.step(tx, s, T0, ids, T0));
+        assertThat(first).isPresent();
+        assertThat(again).isEmpty();
+        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().find(tenant, s.id()))).map(Schedule::status).contains(ScheduleStatus.COMPLETED);
+        assertThat(store.inTransaction((StoreTx tx) -> tx.deliveries().list(tenant, s.id(), null, 10, null)).data()).hasSize(1);
+    }
+
+    @Test
+    void aTransactionThatThrowsLeavesNothingAndRethrowsTheSameException() {
+        Schedule s = newSchedule(tenant, T0);
+        IllegalStateException boom = new IllegalStateException("boom");
+        Optional<Throwable> thrown = Optional.empty();
+        try {
+            store.useTransaction(tx -> {
+                tx.schedules().insert(s);
+                tx.deliveries().insertIfAbsent(dev.idem.core.Delivery.scheduled(ids.next("dlv"), s, T0, 1, T0));
+                throw boom;
+            });
+        } catch (IllegalStateException e) {
+            thrown = Optional.of(e);
+        }
+        assertThat(thrown).containsSame(boom);
+        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().find(tenant, s.id()))).isEmpty();
+        assertThat(store.inTransaction((StoreTx tx) -> tx.deliveries().list(tenant, null, null, 10, null)).data()).isEmpty();
+    }
+}

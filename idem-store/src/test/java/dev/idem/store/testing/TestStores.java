@@ -1,0 +1,181 @@
+package dev.idem.store.testing;
+
+import dev.idem.core.store.DeliveryQueue;
+import dev.idem.core.store.Store;
+import dev.idem.core.store.StoreTx;
+import dev.idem.store.StoreConfig;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.function.Function;
+
+/**
+ * Real stores for tests of any module: SQLite in a directory and PostgreSQL in a fresh database.
+ *
+ * <p>PostgreSQL is reached at {@code 127.0.0.1:5432} as user {@code postgres} (trust auth) unless
+ * {@code IDEM_TEST_PG_URL} (a JDBC URL of an admin database), {@code IDEM_TEST_PG_USER} and
+ * {@code IDEM_TEST_PG_PASSWORD} say otherwise. When it cannot be reached these methods throw: a
+ * store test is never skipped silently.
+ */
+public final class TestStores {
+    static final List<String> TABLES = List.of("attempts", "deliveries", "schedules", "idempotency_records", "signing_secrets",
+            "api_keys", "projects");
+
+    private TestStores() {}
+
+    /** An SQLite store in {@code dir} (a real file, {@code idem.db}), on {@code clock}. */
+    public static Store sqlite(Path dir, Clock clock) {
+        return sqliteDatabase(dir).open(clock);
+    }
+
+    /** A PostgreSQL store in a fresh database, on {@code clock}; closing the store drops the database. */
+    public static Store postgres(Clock clock) {
+        TestDatabase db = postgresDatabase();
+        try {
+            return new DroppingStore(db.open(clock), db);
+        } catch (RuntimeException e) {
+            db.close();
+            throw e;
+        }
+    }
+
+    /** The SQLite database file in {@code dir}. */
+    public static TestDatabase sqliteDatabase(Path dir) {
+        StoreConfig config = StoreConfig.sqlite(dir);
+        return new TestDatabase() {
+            @Override
+            public StoreConfig config() {
+                return config;
+            }
+
+            @Override
+            public void wipe() {
+                Properties p = new Properties();
+                p.setProperty("busy_timeout", "30000");
+                try (Connection c = DriverManager.getConnection(config.jdbcUrl(), p)) {
+                    deleteAll(c);
+                } catch (SQLException e) {
+                    throw new IllegalStateException("cannot wipe " + config.jdbcUrl(), e);
+                }
+            }
+
+            @Override
+            public void close() {}
+        };
+    }
+
+    /** A fresh PostgreSQL database {@code idem_store_<random>}, dropped on close. */
+    public static TestDatabase postgresDatabase() {
+        String name = "idem_store_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16).toLowerCase(Locale.ROOT);
+        admin("CREATE DATABASE " + name);
+        String url = adminUrl().replaceFirst("/[^/?]*(\\?|$)", "/" + name + "$1");
+        StoreConfig config = StoreConfig.of(url, user(), password()).withDatabaseClock(false).withPoolSize(8);
+        return new TestDatabase() {
+            private boolean dropped;
+
+            @Override
+            public StoreConfig config() {
+                return config;
+            }
+
+            @Override
+            public void wipe() {
+                try (Connection c = DriverManager.getConnection(url, props())) {
+                    deleteAll(c);
+                } catch (SQLException e) {
+                    throw new IllegalStateException("cannot wipe " + name, e);
+                }
+            }
+
+            @Override
+            public synchronized void close() {
+                if (dropped) return;
+                dropped = true;
+                admin("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+            }
+        };
+    }
+
+    private static void deleteAll(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            for (String t : TABLES) s.executeUpdate("DELETE FROM " + t);
+        }
+    }
+
+    private static String adminUrl() {
+        String url = System.getenv("IDEM_TEST_PG_URL");
+        return url == null || url.isBlank() ? "jdbc:postgresql://127.0.0.1:5432/postgres" : url;
+    }
+
+    private static String user() {
+        String u = System.getenv("IDEM_TEST_PG_USER");
+        return u == null || u.isBlank() ? "postgres" : u;
+    }
+
+    private static String password() {
+        String p = System.getenv("IDEM_TEST_PG_PASSWORD");
+        return p == null || p.isBlank() ? null : p;
+    }
+
+    private static Properties props() {
+        Properties p = new Properties();
+        p.setProperty("user", user());
+        if (password() != null) p.setProperty("password", password());
+        p.setProperty("connectTimeout", "5");
+        return p;
+    }
+
+    private static void admin(String statement) {
+        try (Connection c = DriverManager.getConnection(adminUrl(), props()); Statement s = c.createStatement()) {
+            s.execute(statement);
+        } catch (SQLException e) {
+            throw new IllegalStateException("PostgreSQL for the store tests is not usable at " + adminUrl() + " as " + user()
+                    + " (" + e.getMessage() + "). Start it (see DEVELOPERS.md) or point IDEM_TEST_PG_URL at one; "
+                    + "store tests are never skipped.", e);
+        }
+    }
+
+    /** A store that drops its database when closed. */
+    private record DroppingStore(Store inner, TestDatabase db) implements Store {
+        @Override
+        public <T> T inTransaction(Function<StoreTx, T> work) {
+            return inner.inTransaction(work);
+        }
+
+        @Override
+        public DeliveryQueue queue() {
+            return inner.queue();
+        }
+
+        @Override
+        public Subscription onDeliveriesDue(Runnable listener) {
+            return inner.onDeliveriesDue(listener);
+        }
+
+        @Override
+        public String dialect() {
+            return inner.dialect();
+        }
+
+        @Override
+        public boolean isReachable() {
+            return inner.isReachable();
+        }
+
+        @Override
+        public void close() {
+            try {
+                inner.close();
+            } finally {
+                db.close();
+            }
+        }
+    }
+}
