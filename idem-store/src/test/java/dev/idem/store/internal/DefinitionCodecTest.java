@@ -1,0 +1,44 @@
+package dev.idem.store.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idem.core.HeaderProfile;
+import dev.idem.core.RetryPolicy;
+import dev.idem.core.ScheduleDefinition;
+import dev.idem.core.Timing;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class DefinitionCodecTest {
+    static final ScheduleDefinition DEFINITION = new ScheduleDefinition("https://example.com/h", new Timing.Once(Instant.ofEpochMilli(1_700_000_000_123L)),
+            "{\"n\":1.50}", null, null, Map.of("X-A", "1"), "e.t", "key", "dd", new RetryPolicy(2, Duration.ofSeconds(1),
+            Duration.ofSeconds(9), Duration.ofHours(1)), Duration.ofSeconds(10), 4, HeaderProfile.RRULE, "{\"m\":true}");
+
+    /** The stored form is a contract with every existing database: this text must keep reading back. */
+    static final String STORED = "{\"v\":1,\"endpoint\":\"https://example.com/h\",\"timing\":{\"kind\":\"once\",\"fire_at\":1700000000123},"
+            + "\"payload_json\":\"{\\\"n\\\":1.50}\",\"body\":null,\"content_type\":\"application/json\",\"headers\":{\"X-A\":\"1\"},"
+            + "\"event_type\":\"e.t\",\"idempotency_key\":\"key\",\"dedup_id\":\"dd\",\"retry\":{\"max_attempts\":2,"
+            + "\"initial_backoff_ms\":1000,\"max_backoff_ms\":9000,\"max_age_ms\":3600000},\"timeout_ms\":10000,"
+            + "\"auto_pause_after\":4,\"header_profile\":\"rrule\",\"metadata_json\":\"{\\\"m\\\":true}\"}";
+
+    @Test
+    void writesTheDocumentedStoredForm() {
+        assertThat(DefinitionCodec.write(DEFINITION)).isEqualTo(STORED);
+    }
+
+    @Test
+    void readsTheStoredFormBackToAnEqualDefinitionWithThePayloadTextUntouched() {
+        ScheduleDefinition back = DefinitionCodec.read(STORED);
+        assertThat(back).isEqualTo(DEFINITION);
+        assertThat(back.payloadJson()).isEqualTo("{\"n\":1.50}");
+    }
+
+    @Test
+    void anUnknownTimingKindIsAClearError() {
+        assertThatThrownBy(() -> DefinitionCodec.read(STORED.replace("\"kind\":\"once\"", "\"kind\":\"lunar\"")))
+                .hasMessageContaining("lunar");
+    }
+}
