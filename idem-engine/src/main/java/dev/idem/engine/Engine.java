@@ -52,6 +52,7 @@ public final class Engine implements AutoCloseable {
     private final Maintenance maintenance;
     private final Thread dispatcherThread;
     private final Thread recorderThread;
+    private Store.Subscription dueSignals;
     private boolean started;
     private boolean closed;
 
@@ -90,6 +91,8 @@ public final class Engine implements AutoCloseable {
         if (started) throw new IllegalStateException("engine " + config.nodeId() + " was already started");
         started = true;
         recorderThread.start();
+        // LISTEN/NOTIFY on PostgreSQL: a delivery written due by any node's API wakes this dispatcher at once
+        dueSignals = store.onDeliveriesDue(dispatcher::wakeUp);
         dispatcherThread.start();
         long poll = config.pollInterval().toMillis();
         maintenanceThread.scheduleWithFixedDelay(guarded("materialising", materialiser::runOnce), 0, poll, TimeUnit.MILLISECONDS);
@@ -123,6 +126,7 @@ public final class Engine implements AutoCloseable {
         if (closed) return;
         closed = true;
         long graceNanos = config.shutdownGrace().toNanos();
+        if (dueSignals != null) dueSignals.close();
         dispatcher.stop();
         maintenanceThread.shutdown();
         join(dispatcherThread, 5_000);

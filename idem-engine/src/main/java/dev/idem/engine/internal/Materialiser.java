@@ -55,7 +55,11 @@ public final class Materialiser {
             }
             if (due.size() < PAGE) break;
         }
-        if (written > 0) onWritten.run();
+        if (written > 0) {
+            onWritten.run();
+            // other nodes' dispatchers re-read the earliest due row too, instead of waiting out their poll
+            store.queue().notifyDue();
+        }
         return written;
     }
 }

@@ -24,6 +24,15 @@ public final class Defs {
                 RetryPolicy.DEFAULT, Duration.ofSeconds(5), 5, HeaderProfile.STANDARD, null);
     }
 
+    /** Hourly from {@code start} (its first occurrence) in {@code zone}. */
+    public static ScheduleDefinition hourly(String endpoint, Instant start, String zone) {
+        java.time.ZoneId z = java.time.ZoneId.of(zone);
+        Timing t = new Timing.Recurring(dev.idem.core.recurrence.RecurrenceSpec.rrule("FREQ=HOURLY",
+                z, java.time.LocalDateTime.ofInstant(start, z)), dev.idem.core.CatchUp.LATEST);
+        return new ScheduleDefinition(endpoint, t, null, null, null, Map.of(), null, null, null,
+                RetryPolicy.DEFAULT, Duration.ofSeconds(5), 5, HeaderProfile.STANDARD, null);
+    }
+
     public static ScheduleDefinition with(ScheduleDefinition d, String payloadJson, String body, String contentType,
                                           Map<String, String> headers, String eventType, String idempotencyKey) {
         return new ScheduleDefinition(d.endpoint(), d.timing(), payloadJson, body, contentType, headers, eventType,

@@ -1,0 +1,83 @@
+package dev.idem.engine.testing;
+
+import dev.idem.core.Delivery;
+import dev.idem.core.IdGenerator;
+import dev.idem.core.Materialisation;
+import dev.idem.core.Project;
+import dev.idem.core.Schedule;
+import dev.idem.core.ScheduleDefinition;
+import dev.idem.core.SigningSecrets;
+import dev.idem.core.Attempt;
+import dev.idem.core.store.Store;
+import dev.idem.wire.SigningSecret;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/** One tenant in a real store, and the writes the server's create path would do. */
+public final class World {
+    public final Store store;
+    public final Clock clock;
+    public final SigningSecret secret;
+    private final IdGenerator ids;
+
+    public World(Store store, Clock clock) {
+        this.store = store;
+        this.clock = clock;
+        this.ids = new IdGenerator(clock, new java.security.SecureRandom());
+        this.secret = SigningSecret.generate(new SplittableRandom(7));
+        store.useTransaction(tx -> {
+            if (tx.projects().find(Defs.TENANT.projectId()).isEmpty())
+                tx.projects().insert(new Project(Defs.TENANT.projectId(), "default", clock.instant()));
+            tx.signingSecrets().save(new SigningSecrets(Defs.TENANT, secret, null, null));
+        });
+    }
+
+    /** A schedule and its first delivery (however far ahead), written in one transaction as the API does. */
+    public Delivery create(ScheduleDefinition def) {
+        return createMany(def, 1).get(0);
+    }
+
+    public List<Delivery> createMany(ScheduleDefinition def, int n) {
+        List<Delivery> out = new ArrayList<>(n);
+        for (int from = 0; from < n; from += 200) {
+            int count = Math.min(200, n - from);
+            out.addAll(store.inTransaction(tx -> {
+                List<Delivery> batch = new ArrayList<>(count);
+                Instant now = clock.instant();
+                for (int i = 0; i < count; i++) {
+                    Schedule s = Defs.schedule(ids.next("sch"), Defs.TENANT, def, now);
+                    tx.schedules().insert(s);
+                    Materialisation.step(tx, s, now.plus(Duration.ofDays(400)), ids, now).ifPresent(batch::add);
+                }
+                tx.notifyDeliveriesDue();
+                return batch;
+            }));
+        }
+        return out;
+    }
+
+    /** A schedule only (its first occurrence is left to the materialiser). */
+    public Schedule createScheduleOnly(ScheduleDefinition def) {
+        return store.inTransaction(tx -> {
+            Schedule s = Defs.schedule(ids.next("sch"), Defs.TENANT, def, clock.instant());
+            tx.schedules().insert(s);
+            return s;
+        });
+    }
+
+    public Delivery delivery(String id) {
+        return store.inTransaction(tx -> tx.deliveries().find(Defs.TENANT, id)).orElseThrow(() -> new AssertionError("no delivery " + id));
+    }
+
+    public Schedule schedule(String id) {
+        return store.inTransaction(tx -> tx.schedules().find(Defs.TENANT, id)).orElseThrow(() -> new AssertionError("no schedule " + id));
+    }
+
+    public List<Attempt> attempts(String deliveryId) {
+        return store.inTransaction(tx -> tx.deliveries().attempts(deliveryId));
+    }
+}
