@@ -38,6 +38,7 @@ public final class JdbcInbox implements Inbox {
     private final Dialect dialect;
     private final String insertSql;
     private final String selectSql;
+    private final String claimSql;
 
     private JdbcInbox(Builder b) {
         this.dataSource = b.dataSource;
@@ -52,6 +53,7 @@ public final class JdbcInbox implements Inbox {
         }
         this.insertSql = dialect.insertIfAbsent(table);
         this.selectSql = dialect.selectState(table);
+        this.claimSql = dialect.claimQuery(table);
     }
 
     /** Starts a builder over {@code dataSource} (use a pooled one in production). */
@@ -106,8 +108,8 @@ public final class JdbcInbox implements Inbox {
     /** Returns null to ask for another try (a race with a release or a takeover). */
     private Outcome processIn(Connection c, String key, TransactionalHandler handler) throws Exception {
         long now = clock.millis();
-        if (insert(c, key, DONE, null, null, now, now) == 0) {
-            Row row = JdbcRows.read(c, selectSql, key);
+        Row row = insertOrRead(c, key, DONE, null, null, now, now, selectSql);
+        if (row != JdbcRows.INSERTED) {
             if (row == null) {
                 c.rollback();
                 return null;
@@ -162,10 +164,8 @@ public final class JdbcInbox implements Inbox {
                 if (!c.getAutoCommit()) c.setAutoCommit(true);
                 long now = clock.millis();
                 long until = now + lease.toMillis();
-                if (insert(c, key, CLAIMED, token, until, now, null) == 1) {
-                    return ClaimAttempt.granted(new JdbcClaim(key, token, false));
-                }
-                Row row = JdbcRows.read(c, selectSql.replace(" LOCK IN SHARE MODE", ""), key);
+                Row row = insertOrRead(c, key, CLAIMED, token, until, now, null, selectSql.replace(" LOCK IN SHARE MODE", ""));
+                if (row == JdbcRows.INSERTED) return ClaimAttempt.granted(new JdbcClaim(key, token, false));
                 if (row == null) continue;
                 if (DONE.equals(row.status())) return ClaimAttempt.refused(Outcome.duplicate(key, row.result()));
                 if (row.claimedUntil() > now) {
@@ -202,10 +202,17 @@ public final class JdbcInbox implements Inbox {
         return table;
     }
 
-    private int insert(Connection c, String key, String status, String token, Long until, long created, Long completed)
-            throws SQLException {
-        return JdbcRows.update(c, insertSql, key, status, token, until == null ? JdbcRows.NULL_BIGINT : until, created,
-                completed == null ? JdbcRows.NULL_BIGINT : completed);
+    /** Inserts the row if absent: {@link JdbcRows#INSERTED}, else the existing row's state, else null (gone). */
+    private Row insertOrRead(Connection c, String key, String status, String token, Long until, long created, Long completed,
+                             String select) throws SQLException {
+        Object u = until == null ? JdbcRows.NULL_BIGINT : until;
+        Object done = completed == null ? JdbcRows.NULL_BIGINT : completed;
+        if (claimSql != null) {
+            Row row = JdbcRows.query(c, claimSql, key, status, token, u, created, done, key);
+            return row != null ? row : JdbcRows.read(c, select, key);
+        }
+        if (JdbcRows.update(c, insertSql, key, status, token, u, created, done) == 1) return JdbcRows.INSERTED;
+        return JdbcRows.read(c, select, key);
     }
 
     private void createTable(Connection c) throws SQLException {

@@ -44,6 +44,20 @@ public enum Dialect {
         };
     }
 
+    /**
+     * PostgreSQL only (else null): the insert-if-absent and, when the key exists, its state, in one round trip.
+     * Params: the six insert values, then the key again. One row {@code ('inserted', …)} when inserted; the
+     * existing row's state otherwise; no row when the key was committed by a transaction this statement
+     * waited for (its snapshot predates that commit), and then a separate {@link #selectState} read decides.
+     */
+    public String claimQuery(String table) {
+        if (this != POSTGRESQL) return null;
+        return "WITH ins AS (" + insertIfAbsent(table) + " RETURNING idem_key)"
+                + " SELECT 'inserted', NULL, CAST(NULL AS BIGINT), NULL FROM ins"
+                + " UNION ALL SELECT status, claim_token, claimed_until, result FROM " + table
+                + " WHERE idem_key = ? AND NOT EXISTS (SELECT 1 FROM ins)";
+    }
+
     /** Reads a row's state; on MySQL a locking read, so it sees the latest commit under REPEATABLE READ. */
     public String selectState(String table) {
         String sql = "SELECT status, claim_token, claimed_until, result FROM " + table + " WHERE idem_key = ?";

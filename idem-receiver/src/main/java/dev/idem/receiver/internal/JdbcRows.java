@@ -14,12 +14,22 @@ public final class JdbcRows {
     /** A row's claim state; {@code claimedUntil} is 0 when not claimed. */
     public record Row(String status, String claimToken, long claimedUntil, String result) {}
 
+    /** The row a claim query returns when it inserted the key. */
+    public static final Row INSERTED = new Row("inserted", null, 0, null);
+
     public static Row read(Connection c, String sql, String key) throws SQLException {
+        return query(c, sql, key);
+    }
+
+    /** The first row of a query with the given parameters (bound as by {@link #update}), or null. */
+    public static Row query(Connection c, String sql, Object... params) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setString(1, key);
+            bind(ps, params);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) return null;
-                return new Row(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getString(4));
+                String status = rs.getString(1);
+                if ("inserted".equals(status)) return INSERTED;
+                return new Row(status, rs.getString(2), rs.getLong(3), rs.getString(4));
             }
         }
     }
@@ -29,6 +39,13 @@ public final class JdbcRows {
 
     public static int update(Connection c, String sql, Object... params) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
+            bind(ps, params);
+            return ps.executeUpdate();
+        }
+    }
+
+    private static void bind(PreparedStatement ps, Object... params) throws SQLException {
+        {
             for (int i = 0; i < params.length; i++) {
                 Object p = params[i];
                 if (p == NULL_BIGINT) ps.setNull(i + 1, Types.BIGINT);
@@ -37,7 +54,6 @@ public final class JdbcRows {
                 else if (p instanceof Integer n) ps.setInt(i + 1, n);
                 else ps.setString(i + 1, p.toString());
             }
-            return ps.executeUpdate();
         }
     }
 
