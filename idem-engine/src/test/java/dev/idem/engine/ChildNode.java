@@ -1,0 +1,33 @@
+package dev.idem.engine;
+
+import dev.idem.core.store.Store;
+import dev.idem.store.JdbcStores;
+import dev.idem.store.StoreConfig;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+
+/**
+ * A node in its own JVM, for the test that kills one with SIGKILL: {@code ChildNode <jdbc-url> <user> <node-id>}.
+ * Runs an engine with a 4 s lease and a 3 s request ceiling until it is killed.
+ */
+public final class ChildNode {
+    private ChildNode() {}
+
+    public static void main(String[] args) throws Exception {
+        StoreConfig config = new StoreConfig(args[0], args[1], null, 4, false);
+        Store store = JdbcStores.open(config, Clock.systemUTC());
+        EngineConfig engineConfig = EngineConfig.defaults(args[2])
+                .withLease(Duration.ofSeconds(4), Duration.ofSeconds(3))
+                .withPollInterval(Duration.ofMillis(50))
+                .withSenderThreads(32)
+                .withAllowPrivateEndpoints(true);
+        Engine engine = new Engine(store, engineConfig, Clock.systemUTC(), new SecureRandom(), new SimpleMeterRegistry());
+        engine.start();
+        engine.wakeUp();
+        System.out.println("child node " + args[2] + " started");
+        System.out.flush();
+        Thread.sleep(Long.MAX_VALUE);
+    }
+}
