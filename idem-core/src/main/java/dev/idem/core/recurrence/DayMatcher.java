@@ -40,6 +40,11 @@ final class DayMatcher {
                 && (weekNos == null || weekNoMatch(d));
     }
 
+    /** Whether any date of this month can match, so a YEARLY period can skip the others. */
+    boolean monthAllowed(int month) {
+        return months == null || months[month];
+    }
+
     private static boolean signedMatch(int[] wanted, int position, int length) {
         int fromEnd = position - length - 1;
         for (int w : wanted) {

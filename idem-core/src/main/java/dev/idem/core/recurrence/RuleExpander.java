@@ -137,6 +137,10 @@ final class RuleExpander implements LocalSource {
                 default -> first.plusDays(1);
             };
             for (LocalDate d = first; d.isBefore(end); d = d.plusDays(1)) {
+                if (d.getDayOfMonth() == 1 && !days.monthAllowed(d.getMonthValue())) {
+                    d = d.plusDays(d.lengthOfMonth() - 1);
+                    continue;
+                }
                 if (days.matches(d)) {
                     for (LocalTime t : dayTimes) {
                         out.add(d.atTime(t));
