@@ -36,6 +36,15 @@ public interface Dialect {
     /** Like {@link #forUpdate()}, locking only the rows of table alias {@code alias} in a join. */
     String forUpdateOf(String alias);
 
+    /**
+     * {@code column} matches a row of {@code subquery} (a bounded, single-column select): the shape the
+     * planner turns into one run of the subquery and lookups by key.
+     */
+    String inSubquery(String column, String subquery);
+
+    /** The physical row address pseudo-column ({@code ctid}, {@code rowid}): deletes by it need no key. */
+    String rowId();
+
     /** Whether claims lock rows with {@code FOR UPDATE SKIP LOCKED} (else the single writer serialises them). */
     boolean skipLocked();
 

@@ -1,8 +1,6 @@
 package dev.idem.store.internal;
 
-import dev.idem.core.Attempt;
 import dev.idem.core.Delivery;
-import dev.idem.core.DeliveryStatus;
 import dev.idem.core.Schedule;
 import dev.idem.core.store.DeliveryQueue;
 import dev.idem.core.store.StoreException;
@@ -11,9 +9,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -37,12 +33,14 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     private final Clock clock;
     private final boolean databaseClock;
     private final Dialect dialect;
+    private final Completion completion;
 
     JdbcDeliveryQueue(JdbcStore store, Clock clock, boolean databaseClock) {
         this.store = store;
         this.clock = clock;
         this.databaseClock = databaseClock;
         this.dialect = store.dialectImpl();
+        this.completion = dialect.skipLocked() ? new PgCompletion() : new BatchCompletion();
     }
 
     /** {@code WITH clk AS (...)}: binds one parameter (the injected clock's now) unless the database clock is used. */
@@ -67,12 +65,13 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
                 : claimSerialised(sql, owner, lease, limit)));
     }
 
+    /** One statement: lock the due rows nobody else holds, lease them, return them with their schedules. */
     private List<Claim> claimSkipLocked(Sql sql, String owner, Duration lease, int limit) {
         String returning = Arrays.stream(Rows.DELIVERY.split(", ")).map(c -> "d." + c).collect(Collectors.joining(", "));
         String q = clock() + "UPDATE deliveries d SET status = 'delivering', lease_owner = ?, lease_expires_at = " + NOW + " + ?, "
                 + "attempt_count = d.attempt_count + 1, updated_at = " + NOW + " FROM schedules s "
-                + "WHERE s.id = d.schedule_id AND d.id IN (SELECT q.id FROM deliveries q JOIN schedules qs ON qs.id = q.schedule_id "
-                + "WHERE " + CLAIMABLE + " ORDER BY q.next_attempt_at LIMIT ? FOR UPDATE OF q SKIP LOCKED) "
+                + "WHERE s.id = d.schedule_id AND " + dialect.inSubquery("d.id", "SELECT q.id FROM deliveries q JOIN schedules qs ON "
+                + "qs.id = q.schedule_id WHERE " + CLAIMABLE + " ORDER BY q.next_attempt_at LIMIT ? FOR UPDATE OF q SKIP LOCKED") + " "
                 + "RETURNING " + returning + ", " + Rows.scheduleColumnsAs("s", "s_");
         return sql.query(q, rs -> new Claim(Rows.delivery(rs), Rows.schedule(rs, "s_")), args(owner, lease.toMillis(), limit));
     }
@@ -80,8 +79,8 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     /** SQLite: the write transaction already excludes every other claimer. */
     private List<Claim> claimSerialised(Sql sql, String owner, Duration lease, int limit) {
         String q = clock() + "UPDATE deliveries SET status = 'delivering', lease_owner = ?, lease_expires_at = " + NOW + " + ?, "
-                + "attempt_count = attempt_count + 1, updated_at = " + NOW + " WHERE id IN (SELECT q.id FROM deliveries q "
-                + "JOIN schedules qs ON qs.id = q.schedule_id WHERE " + CLAIMABLE + " ORDER BY q.next_attempt_at LIMIT ?) "
+                + "attempt_count = attempt_count + 1, updated_at = " + NOW + " WHERE " + dialect.inSubquery("id", "SELECT q.id FROM deliveries q "
+                + "JOIN schedules qs ON qs.id = q.schedule_id WHERE " + CLAIMABLE + " ORDER BY q.next_attempt_at LIMIT ?") + " "
                 + "RETURNING " + Rows.DELIVERY;
         List<Delivery> claimed = sql.query(q, Rows::delivery, args(owner, lease.toMillis(), limit));
         Map<String, Schedule> schedules = new HashMap<>();
@@ -97,63 +96,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     public List<String> complete(String owner, List<Outcome> outcomes) {
         if (outcomes.isEmpty()) return List.of();
         java.util.Objects.requireNonNull(owner, "owner");
-        return retrying(() -> store.transact(sql -> completeIn(sql, owner, outcomes)));
-    }
-
-    private List<String> completeIn(Sql sql, String owner, List<Outcome> outcomes) {
-        long now = nowMillis(sql);
-        sql.batch("INSERT INTO attempts (" + Rows.ATTEMPT + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                outcomes.stream().map(o -> attemptRow(o.attempt())).toList());
-
-        // Rows are locked in id order so that concurrent batches cannot deadlock on each other.
-        List<Outcome> byId = outcomes.stream().sorted(Comparator.comparing(Outcome::deliveryId)).toList();
-        int[] counts = sql.batch("UPDATE deliveries SET status = ?, next_attempt_at = ?, lease_owner = NULL, lease_expires_at = NULL, "
-                        + "last_error = ?, updated_at = ? WHERE id = ? AND status = 'delivering' AND lease_owner = ? AND attempt_count = ?",
-                byId.stream().map(o -> new Object[] {o.newStatus().wireName(), o.nextAttemptAt(), o.lastError(), now, o.deliveryId(),
-                    owner, o.attempt().number()}).toList());
-        java.util.Set<String> applied = new java.util.HashSet<>();
-        for (int i = 0; i < counts.length; i++) if (counts[i] > 0) applied.add(byId.get(i).deliveryId());
-        if (applied.isEmpty()) return List.of();
-        updateScheduleCounters(sql, outcomes.stream().filter(o -> applied.contains(o.deliveryId())).toList(), now);
-        return outcomes.stream().map(Outcome::deliveryId).filter(applied::contains).distinct().toList();
-    }
-
-    private void updateScheduleCounters(Sql sql, List<Outcome> applied, long now) {
-        Map<String, String> scheduleOf = new HashMap<>();
-        Map<String, int[]> stored = new HashMap<>(); // schedule id -> {consecutive_failures, auto_pause_after, active?1:0}
-        List<String> ids = applied.stream().map(Outcome::deliveryId).distinct().toList();
-        for (List<String> chunk : chunks(ids)) {
-            sql.query("SELECT d.id AS delivery_id, s.id AS schedule_id, s.consecutive_failures, s.auto_pause_after, s.status "
-                    + "FROM deliveries d JOIN schedules s ON s.id = d.schedule_id WHERE d.id IN (" + Sql.marks(chunk.size()) + ") "
-                    + "ORDER BY s.id" + dialect.forUpdateOf("s"), rs -> {
-                        scheduleOf.put(rs.getString("delivery_id"), rs.getString("schedule_id"));
-                        stored.put(rs.getString("schedule_id"), new int[] {rs.getInt("consecutive_failures"),
-                            rs.getInt("auto_pause_after"), "active".equals(rs.getString("status")) ? 1 : 0});
-                        return null;
-                    }, chunk.toArray());
-        }
-        Map<String, List<Boolean>> bySchedule = new LinkedHashMap<>();
-        for (Outcome o : applied) {
-            String s = scheduleOf.get(o.deliveryId());
-            if (s != null) bySchedule.computeIfAbsent(s, k -> new ArrayList<>()).add(o.newStatus() == DeliveryStatus.SUCCEEDED);
-        }
-        List<Object[]> rows = new ArrayList<>();
-        bySchedule.keySet().stream().sorted().forEach(id -> {
-            int[] st = stored.get(id);
-            FailureStreak streak = FailureStreak.of(bySchedule.get(id));
-            boolean pause = st[2] == 1 && streak.reaches(st[0], st[1]);
-            rows.add(new Object[] {streak.apply(st[0]), pause ? 1 : 0, pause ? 1 : 0, now, id});
-        });
-        sql.batch("UPDATE schedules SET consecutive_failures = ?, "
-                + "status = CASE WHEN ? = 1 AND status = 'active' THEN 'paused' ELSE status END, "
-                + "paused_reason = CASE WHEN ? = 1 AND status = 'active' THEN '" + Schedule.PAUSED_BY_FAILURES + "' ELSE paused_reason END, "
-                + "updated_at = ? WHERE id = ?", rows);
-    }
-
-    private static Object[] attemptRow(Attempt a) {
-        String body = a.responseBody();
-        if (body != null && body.length() > Attempt.RESPONSE_BODY_LIMIT) body = body.substring(0, Attempt.RESPONSE_BODY_LIMIT);
-        return new Object[] {a.id(), a.deliveryId(), a.number(), a.startedAt(), a.durationMs(), a.statusCode(), a.error(), body};
+        return retrying(() -> store.transact(sql -> completion.apply(sql, owner, outcomes, nowMillis(sql))));
     }
 
     @Override
@@ -192,9 +135,9 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     public int pruneFinished(Instant before, int limit) {
         if (limit <= 0) return 0;
         return retrying(() -> store.transact(sql -> {
-            List<String> ids = sql.query("DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries WHERE " + FINISHED
-                    + " AND updated_at < ? ORDER BY updated_at LIMIT ?) AND " + FINISHED + " RETURNING id", rs -> rs.getString(1),
-                    before, limit);
+            List<String> ids = sql.query("DELETE FROM deliveries WHERE " + dialect.inSubquery("id", "SELECT id FROM deliveries WHERE "
+                    + FINISHED + " AND updated_at < ? ORDER BY updated_at LIMIT ?") + " AND " + FINISHED + " RETURNING id",
+                    rs -> rs.getString(1), before, limit);
             for (List<String> chunk : chunks(ids))
                 sql.update("DELETE FROM attempts WHERE delivery_id IN (" + Sql.marks(chunk.size()) + ")", chunk.toArray());
             return ids.size();
@@ -229,7 +172,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         }
     }
 
-    private static List<List<String>> chunks(List<String> ids) {
+    static List<List<String>> chunks(List<String> ids) {
         List<List<String>> out = new ArrayList<>();
         for (int i = 0; i < ids.size(); i += CHUNK) out.add(ids.subList(i, Math.min(ids.size(), i + CHUNK)));
         return out;

@@ -9,9 +9,11 @@ import java.util.Optional;
 final class JdbcIdempotency implements IdempotencyRepository {
     private static final String KEY = "project_id = ? AND mode = ? AND idem_key = ?";
     private final Sql sql;
+    private final Dialect dialect;
 
-    JdbcIdempotency(Sql sql) {
+    JdbcIdempotency(Sql sql, Dialect dialect) {
         this.sql = sql;
+        this.dialect = dialect;
     }
 
     @Override
@@ -50,7 +52,8 @@ final class JdbcIdempotency implements IdempotencyRepository {
 
     @Override
     public int pruneCreatedBefore(Instant before, int limit) {
-        return sql.update("DELETE FROM idempotency_records WHERE (project_id, mode, idem_key) IN (SELECT project_id, mode, idem_key "
-                + "FROM idempotency_records WHERE created_at < ? ORDER BY created_at LIMIT ?)", before, limit);
+        String row = dialect.rowId();
+        return sql.update("DELETE FROM idempotency_records WHERE " + dialect.inSubquery(row, "SELECT " + row
+                + " FROM idempotency_records WHERE created_at < ? ORDER BY created_at LIMIT ?"), before, limit);
     }
 }

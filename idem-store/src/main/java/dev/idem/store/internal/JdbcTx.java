@@ -48,7 +48,7 @@ final class JdbcTx implements StoreTx {
 
     @Override
     public IdempotencyRepository idempotency() {
-        return new JdbcIdempotency(sql);
+        return new JdbcIdempotency(sql, dialect);
     }
 
     @Override

@@ -53,6 +53,17 @@ final class PostgresDialect implements Dialect {
         return " FOR UPDATE OF " + alias;
     }
 
+    /** {@code IN (subquery)} may become a hash join over a scan of the whole table; {@code ARRAY()} runs once. */
+    @Override
+    public String inSubquery(String column, String subquery) {
+        return column + " = ANY(ARRAY(" + subquery + "))";
+    }
+
+    @Override
+    public String rowId() {
+        return "ctid";
+    }
+
     @Override
     public boolean skipLocked() {
         return true;

@@ -80,7 +80,17 @@ final class Sql {
             else if (a instanceof Integer n) ps.setInt(p, n);
             else if (a instanceof Instant t) ps.setLong(p, t.toEpochMilli());
             else if (a instanceof byte[] b) ps.setBytes(p, b);
+            else if (a instanceof java.sql.Array arr) ps.setArray(p, arr);
             else throw new IllegalArgumentException("cannot bind " + a.getClass());
+        }
+    }
+
+    /** A PostgreSQL array of {@code sqlType} ({@code text}, {@code int4}, {@code int8}, {@code bool}); elements may be null. */
+    java.sql.Array array(String sqlType, Object[] elements) {
+        try {
+            return connection.createArrayOf(sqlType, elements);
+        } catch (SQLException e) {
+            throw failure("createArrayOf " + sqlType, e);
         }
     }
 

@@ -69,6 +69,16 @@ final class SqliteDialect implements Dialect {
     }
 
     @Override
+    public String inSubquery(String column, String subquery) {
+        return column + " IN (" + subquery + ")";
+    }
+
+    @Override
+    public String rowId() {
+        return "rowid";
+    }
+
+    @Override
     public boolean skipLocked() {
         return false;
     }

@@ -1,0 +1,73 @@
+package dev.idem.store.internal;
+
+import dev.idem.core.Attempt;
+import dev.idem.core.DeliveryStatus;
+import dev.idem.core.store.DeliveryQueue.Outcome;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Applies a batch of outcomes in the caller's transaction: attempt rows (always kept), the fenced
+ * delivery updates, then the schedules' failure counters. The counters' rows are locked in id order
+ * before they change, so concurrent batches cannot deadlock on them.
+ */
+abstract class Completion {
+    /** The stored counter state of a locked schedule. */
+    record Counter(int consecutiveFailures, int autoPauseAfter, boolean active) {}
+
+    /** The new counter state of a schedule after a batch. */
+    record NewCounter(String scheduleId, int consecutiveFailures, boolean pause) {}
+
+    /** @return the ids of the deliveries whose outcome was applied, in the outcomes' order */
+    final List<String> apply(Sql sql, String owner, List<Outcome> outcomes, long now) {
+        insertAttempts(sql, outcomes);
+        Map<String, String> scheduleOfApplied = updateDeliveries(sql, owner, distinctById(outcomes), now);
+        if (scheduleOfApplied.isEmpty()) return List.of();
+        Map<String, List<Boolean>> bySchedule = new LinkedHashMap<>();
+        for (Outcome o : outcomes) {
+            String s = scheduleOfApplied.get(o.deliveryId());
+            if (s != null) bySchedule.computeIfAbsent(s, k -> new ArrayList<>()).add(o.newStatus() == DeliveryStatus.SUCCEEDED);
+        }
+        Map<String, Counter> stored = lockCounters(sql, bySchedule.keySet());
+        List<NewCounter> changes = new ArrayList<>();
+        bySchedule.keySet().stream().sorted().forEach(id -> {
+            Counter c = stored.get(id);
+            if (c == null) return;
+            FailureStreak streak = FailureStreak.of(bySchedule.get(id));
+            changes.add(new NewCounter(id, streak.apply(c.consecutiveFailures()), c.active() && streak.reaches(c.consecutiveFailures(),
+                    c.autoPauseAfter())));
+        });
+        updateCounters(sql, changes, now);
+        return outcomes.stream().map(Outcome::deliveryId).filter(scheduleOfApplied::containsKey).distinct().toList();
+    }
+
+    abstract void insertAttempts(Sql sql, List<Outcome> outcomes);
+
+    /**
+     * Sets each delivery's new state where {@code owner} still holds this attempt's lease.
+     *
+     * @return delivery id → schedule id of the rows changed
+     */
+    abstract Map<String, String> updateDeliveries(Sql sql, String owner, List<Outcome> outcomes, long now);
+
+    /** Locks the schedules' rows in id order and reads their counters. */
+    abstract Map<String, Counter> lockCounters(Sql sql, Set<String> scheduleIds);
+
+    abstract void updateCounters(Sql sql, List<NewCounter> changes, long now);
+
+    /** The response body as stored: at most {@link Attempt#RESPONSE_BODY_LIMIT} characters. */
+    static String truncatedBody(Attempt a) {
+        String body = a.responseBody();
+        return body != null && body.length() > Attempt.RESPONSE_BODY_LIMIT ? body.substring(0, Attempt.RESPONSE_BODY_LIMIT) : body;
+    }
+
+    /** The first outcome of each delivery, sorted by delivery id (the lock order). */
+    private static List<Outcome> distinctById(List<Outcome> outcomes) {
+        Map<String, Outcome> first = new java.util.TreeMap<>();
+        for (Outcome o : outcomes) first.putIfAbsent(o.deliveryId(), o);
+        return new ArrayList<>(first.values());
+    }
+}

@@ -1,0 +1,97 @@
+package dev.idem.store.internal;
+
+import dev.idem.core.Attempt;
+import dev.idem.core.Schedule;
+import dev.idem.core.store.DeliveryQueue.Outcome;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Completion on PostgreSQL: each step is one set-based statement over arrays ({@code unnest}), so a
+ * batch costs a handful of round trips whatever its size.
+ */
+final class PgCompletion extends Completion {
+    @Override
+    void insertAttempts(Sql sql, List<Outcome> outcomes) {
+        int n = outcomes.size();
+        String[] ids = new String[n];
+        String[] deliveryIds = new String[n];
+        Integer[] numbers = new Integer[n];
+        Long[] startedAt = new Long[n];
+        Long[] durations = new Long[n];
+        Integer[] statusCodes = new Integer[n];
+        String[] errors = new String[n];
+        String[] bodies = new String[n];
+        for (int i = 0; i < n; i++) {
+            Attempt a = outcomes.get(i).attempt();
+            ids[i] = a.id();
+            deliveryIds[i] = a.deliveryId();
+            numbers[i] = a.number();
+            startedAt[i] = Sql.millis(a.startedAt());
+            durations[i] = a.durationMs();
+            statusCodes[i] = a.statusCode();
+            errors[i] = a.error();
+            bodies[i] = truncatedBody(a);
+        }
+        sql.update("INSERT INTO attempts (" + Rows.ATTEMPT + ") SELECT * FROM unnest(?::text[], ?::text[], ?::int4[], ?::int8[], "
+                        + "?::int8[], ?::int4[], ?::text[], ?::text[]) ON CONFLICT DO NOTHING",
+                sql.array("text", ids), sql.array("text", deliveryIds), sql.array("int4", numbers), sql.array("int8", startedAt),
+                sql.array("int8", durations), sql.array("int4", statusCodes), sql.array("text", errors), sql.array("text", bodies));
+    }
+
+    @Override
+    Map<String, String> updateDeliveries(Sql sql, String owner, List<Outcome> outcomes, long now) {
+        int n = outcomes.size();
+        String[] ids = new String[n];
+        String[] statuses = new String[n];
+        Long[] next = new Long[n];
+        String[] errors = new String[n];
+        Integer[] numbers = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            Outcome o = outcomes.get(i);
+            ids[i] = o.deliveryId();
+            statuses[i] = o.newStatus().wireName();
+            next[i] = Sql.millis(o.nextAttemptAt());
+            errors[i] = o.lastError();
+            numbers[i] = o.attempt().number();
+        }
+        Map<String, String> scheduleOf = new HashMap<>();
+        sql.query("UPDATE deliveries d SET status = o.status, next_attempt_at = o.next_at, lease_owner = NULL, lease_expires_at = NULL, "
+                        + "last_error = o.err, updated_at = ? FROM unnest(?::text[], ?::text[], ?::int8[], ?::text[], ?::int4[]) "
+                        + "AS o(id, status, next_at, err, num) WHERE d.id = o.id AND d.status = 'delivering' AND d.lease_owner = ? "
+                        + "AND d.attempt_count = o.num RETURNING d.id, d.schedule_id",
+                rs -> scheduleOf.put(rs.getString(1), rs.getString(2)), now, sql.array("text", ids), sql.array("text", statuses),
+                sql.array("int8", next), sql.array("text", errors), sql.array("int4", numbers), owner);
+        return scheduleOf;
+    }
+
+    @Override
+    Map<String, Counter> lockCounters(Sql sql, Set<String> scheduleIds) {
+        Map<String, Counter> out = new HashMap<>();
+        sql.query("SELECT id, consecutive_failures, auto_pause_after, status FROM schedules WHERE id = ANY(?::text[]) ORDER BY id FOR UPDATE",
+                rs -> out.put(rs.getString(1), new Counter(rs.getInt(2), rs.getInt(3), "active".equals(rs.getString(4)))),
+                sql.array("text", scheduleIds.toArray(new String[0])));
+        return out;
+    }
+
+    @Override
+    void updateCounters(Sql sql, List<NewCounter> changes, long now) {
+        if (changes.isEmpty()) return;
+        int n = changes.size();
+        String[] ids = new String[n];
+        Integer[] counts = new Integer[n];
+        Boolean[] pause = new Boolean[n];
+        for (int i = 0; i < n; i++) {
+            ids[i] = changes.get(i).scheduleId();
+            counts[i] = changes.get(i).consecutiveFailures();
+            pause[i] = changes.get(i).pause();
+        }
+        sql.update("UPDATE schedules s SET consecutive_failures = o.cf, "
+                        + "status = CASE WHEN o.pause THEN 'paused' ELSE s.status END, "
+                        + "paused_reason = CASE WHEN o.pause THEN '" + Schedule.PAUSED_BY_FAILURES + "' ELSE s.paused_reason END, "
+                        + "updated_at = ? FROM unnest(?::text[], ?::int4[], ?::bool[]) AS o(id, cf, pause) WHERE s.id = o.id",
+                now, sql.array("text", ids), sql.array("int4", counts), sql.array("bool", pause));
+    }
+}
