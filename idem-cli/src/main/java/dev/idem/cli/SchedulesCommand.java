@@ -1,0 +1,161 @@
+package dev.idem.cli;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintWriter;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code idem schedules create|list|get|pause|resume|delete}: talks to a running server. */
+@Command(name = "schedules", mixinStandardHelpOptions = true, description = "Manage schedules on a running Idem server.",
+        subcommands = {SchedulesCommand.Create.class, SchedulesCommand.List.class, SchedulesCommand.Get.class,
+                SchedulesCommand.Pause.class, SchedulesCommand.Resume.class, SchedulesCommand.Delete.class})
+public final class SchedulesCommand {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** --url and --api-key, shared by every subcommand. */
+    static final class Connection {
+        @Option(names = "--url", defaultValue = "${env:IDEM_URL:-http://127.0.0.1:8080}", description = "Server URL (env IDEM_URL, default ${DEFAULT-VALUE}).")
+        String url;
+
+        @Option(names = "--api-key", defaultValue = "${env:IDEM_API_KEY}", description = "API key sk_test_…/sk_live_… (env IDEM_API_KEY).")
+        String apiKey;
+
+        @CommandLine.Spec(CommandLine.Spec.Target.MIXEE)
+        CommandLine.Model.CommandSpec spec;
+
+        int call(String method, String path, String body) {
+            if (apiKey == null || apiKey.isBlank())
+                throw new CommandLine.ParameterException(spec.commandLine(), "an API key is needed: --api-key sk_test_… or IDEM_API_KEY");
+            ApiClient.Response r = new ApiClient(url, apiKey).send(method, path, body);
+            PrintWriter out = r.ok() ? spec.commandLine().getOut() : spec.commandLine().getErr();
+            out.println(pretty(r.body()));
+            out.flush();
+            return r.ok() ? 0 : 1;
+        }
+    }
+
+    static String pretty(String body) {
+        try {
+            return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(JSON.readTree(body));
+        } catch (java.io.IOException e) {
+            return body;
+        }
+    }
+
+    static String enc(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+
+    @Command(name = "create", mixinStandardHelpOptions = true, description = "Create a schedule (POST /v1/schedules).")
+    static final class Create implements Callable<Integer> {
+        @Mixin Connection conn;
+        @Option(names = "--endpoint", required = true, description = "URL the deliveries go to.") String endpoint;
+        @Option(names = "--delay", description = "Fire once after this long: 90s, 24h, PT24H.") String delay;
+        @Option(names = "--fire-at", description = "Fire once at this RFC 3339 instant.") String fireAt;
+        @Option(names = "--rrule", description = "RFC 5545 rule, e.g. FREQ=DAILY;BYHOUR=9;BYMINUTE=0.") String rrule;
+        @Option(names = "--cron", description = "Cron expression, 5 fields or 6 with seconds.") String cron;
+        @Option(names = "--timezone", description = "IANA zone for --rrule/--cron.") String timezone;
+        @Option(names = "--dtstart", description = "Local date-time where the rule starts.") String dtstart;
+        @Option(names = "--payload", description = "JSON payload sent verbatim.") String payload;
+        @Option(names = "--body", description = "Raw string body sent verbatim.") String body;
+        @Option(names = "--content-type", description = "Content type of --body.") String contentType;
+        @Option(names = "--event-type", description = "Label sent as Idem-Event-Type.") String eventType;
+        @Option(names = "--idempotency-key", description = "Pins the delivery key to your own id.") String idempotencyKey;
+        @Option(names = "--dedup-id", description = "Enqueue dedup id (24 h).") String dedupId;
+        @Option(names = "--data", description = "The whole request body as JSON (overrides the other fields).") String data;
+
+        @Override
+        public Integer call() throws Exception {
+            String json = data;
+            if (json == null) {
+                ObjectNode o = JSON.createObjectNode();
+                o.put("endpoint", endpoint);
+                putIf(o, "delay", delay);
+                putIf(o, "fire_at", fireAt);
+                putIf(o, "rrule", rrule);
+                putIf(o, "cron", cron);
+                putIf(o, "timezone", timezone);
+                putIf(o, "dtstart", dtstart);
+                if (payload != null) o.set("payload", JSON.readTree(payload));
+                putIf(o, "body", body);
+                putIf(o, "content_type", contentType);
+                putIf(o, "event_type", eventType);
+                putIf(o, "idempotency_key", idempotencyKey);
+                putIf(o, "dedup_id", dedupId);
+                json = JSON.writeValueAsString(o);
+            }
+            return conn.call("POST", "/v1/schedules", json);
+        }
+
+        private static void putIf(ObjectNode o, String name, String value) {
+            if (value != null) o.put(name, value);
+        }
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "List schedules, newest first.")
+    static final class List implements Callable<Integer> {
+        @Mixin Connection conn;
+        @Option(names = "--status", description = "active, paused, completed or deleted.") String status;
+        @Option(names = "--limit", defaultValue = "10", description = "1 to 100 (default ${DEFAULT-VALUE}).") int limit;
+        @Option(names = "--starting-after", description = "Cursor: the last id of the previous page.") String startingAfter;
+
+        @Override
+        public Integer call() {
+            StringBuilder q = new StringBuilder("/v1/schedules?limit=").append(limit);
+            if (status != null) q.append("&status=").append(enc(status));
+            if (startingAfter != null) q.append("&starting_after=").append(enc(startingAfter));
+            return conn.call("GET", q.toString(), null);
+        }
+    }
+
+    @Command(name = "get", mixinStandardHelpOptions = true, description = "Show one schedule.")
+    static final class Get implements Callable<Integer> {
+        @Mixin Connection conn;
+        @Parameters(paramLabel = "ID") String id;
+
+        @Override
+        public Integer call() {
+            return conn.call("GET", "/v1/schedules/" + enc(id), null);
+        }
+    }
+
+    @Command(name = "pause", mixinStandardHelpOptions = true, description = "Pause a schedule.")
+    static final class Pause implements Callable<Integer> {
+        @Mixin Connection conn;
+        @Parameters(paramLabel = "ID") String id;
+
+        @Override
+        public Integer call() {
+            return conn.call("POST", "/v1/schedules/" + enc(id) + "/pause", null);
+        }
+    }
+
+    @Command(name = "resume", mixinStandardHelpOptions = true, description = "Resume a schedule (resets consecutive failures).")
+    static final class Resume implements Callable<Integer> {
+        @Mixin Connection conn;
+        @Parameters(paramLabel = "ID") String id;
+
+        @Override
+        public Integer call() {
+            return conn.call("POST", "/v1/schedules/" + enc(id) + "/resume", null);
+        }
+    }
+
+    @Command(name = "delete", mixinStandardHelpOptions = true, description = "Delete a schedule (cancels pending deliveries).")
+    static final class Delete implements Callable<Integer> {
+        @Mixin Connection conn;
+        @Parameters(paramLabel = "ID") String id;
+
+        @Override
+        public Integer call() {
+            return conn.call("DELETE", "/v1/schedules/" + enc(id), null);
+        }
+    }
+}

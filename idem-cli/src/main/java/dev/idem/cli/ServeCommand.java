@@ -1,0 +1,56 @@
+package dev.idem.cli;
+
+import dev.idem.server.IdemServer;
+import dev.idem.server.ServerConfig;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code idem serve}: one node of the scheduler. Every flag has an {@code IDEM_…} environment twin. */
+@Command(name = "serve", mixinStandardHelpOptions = true,
+        description = "Start an Idem node: HTTP API + delivery engine. Embedded SQLite by default; PostgreSQL with --database-url.")
+public final class ServeCommand implements Callable<Integer> {
+    @Option(names = "--port", defaultValue = "${env:IDEM_PORT:-8080}", description = "HTTP port (env IDEM_PORT, default ${DEFAULT-VALUE}).")
+    int port;
+
+    @Option(names = "--host", defaultValue = "${env:IDEM_HOST:-127.0.0.1}", description = "Address to bind (env IDEM_HOST, default ${DEFAULT-VALUE}).")
+    String host;
+
+    @Option(names = "--data-dir", defaultValue = "${env:IDEM_DATA_DIR:-idem-data}", description = "Directory of the embedded SQLite store (env IDEM_DATA_DIR, default ${DEFAULT-VALUE}).")
+    Path dataDir;
+
+    @Option(names = "--database-url", defaultValue = "${env:IDEM_DATABASE_URL}", description = "jdbc:postgresql://host/db to share one database among nodes (env IDEM_DATABASE_URL).")
+    String databaseUrl;
+
+    @Option(names = "--bootstrap-key", defaultValue = "${env:IDEM_BOOTSTRAP_KEY}", description = "The test-mode API key to create on first start, sk_test_… (env IDEM_BOOTSTRAP_KEY).")
+    String bootstrapKey;
+
+    @Option(names = "--allow-private-endpoints", arity = "0..1", fallbackValue = "true", defaultValue = "${env:IDEM_ALLOW_PRIVATE_ENDPOINTS:-false}",
+            description = "Deliver to loopback/private/link-local addresses (env IDEM_ALLOW_PRIVATE_ENDPOINTS, default ${DEFAULT-VALUE}).")
+    boolean allowPrivateEndpoints;
+
+    @Option(names = "--node-id", defaultValue = "${env:IDEM_NODE_ID}", description = "This node's name in leases (env IDEM_NODE_ID, default host name + pid).")
+    String nodeId;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        ServerConfig config = new ServerConfig(host, port, dataDir, blankToNull(databaseUrl), System.getenv("IDEM_DATABASE_USER"),
+                System.getenv("IDEM_DATABASE_PASSWORD"), blankToNull(bootstrapKey), allowPrivateEndpoints, blankToNull(nodeId));
+        IdemServer server = IdemServer.start(config);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            stopped.countDown();
+        }, "idem-shutdown"));
+        System.out.println("idem is serving on http://" + host + ":" + server.port() + "  (Ctrl-C to stop)");
+        System.out.flush();
+        stopped.await();
+        return 0;
+    }
+
+    static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s;
+    }
+}

@@ -1,0 +1,128 @@
+package dev.idem.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
+import dev.idem.wire.SigningSecret;
+import dev.idem.wire.StandardWebhooksVerifier;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The fat jar as a user runs it: {@code idem serve} on embedded SQLite in a fresh data directory, a
+ * schedule taken over HTTP and delivered signed to a real loopback receiver; and a node killed with
+ * SIGKILL right after acknowledging a schedule still delivers it after a restart.
+ */
+class ServeEndToEndIT {
+    static final String KEY = "sk_test_e2e_0123456789";
+    static final ObjectMapper JSON = new ObjectMapper();
+    final HttpClient http = HttpClient.newHttpClient();
+    final List<Map<String, String>> received = new CopyOnWriteArrayList<>();
+    final List<byte[]> bodies = new CopyOnWriteArrayList<>();
+    HttpServer receiver;
+    Process node;
+    int port;
+
+    @TempDir
+    Path dataDir;
+
+    @BeforeEach
+    void receiver() throws IOException {
+        receiver = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        receiver.createContext("/", ex -> {
+            Map<String, String> h = new java.util.TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+            ex.getRequestHeaders().forEach((k, v) -> h.put(k, v.get(0)));
+            bodies.add(ex.getRequestBody().readAllBytes());
+            received.add(h);
+            ex.sendResponseHeaders(204, -1);
+            ex.close();
+        });
+        receiver.start();
+    }
+
+    @AfterEach
+    void stop() {
+        if (node != null) node.destroyForcibly();
+        receiver.stop(0);
+    }
+
+    Process startNode() throws IOException {
+        Path jar = Path.of("target", "idem.jar");
+        assertThat(jar).as("the fat jar is built in the package phase").exists();
+        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar.toString(),
+                "serve", "--port", Integer.toString(port), "--data-dir", dataDir.toString(), "--bootstrap-key", KEY,
+                "--allow-private-endpoints", "--node-id", "e2e");
+        pb.environment().keySet().removeIf(k -> k.startsWith("IDEM_"));
+        pb.redirectErrorStream(true).redirectOutput(dataDir.resolveSibling(dataDir.getFileName() + "-node.log").toFile());
+        Process p = pb.start();
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> get("/readyz").statusCode() == 200);
+        return p;
+    }
+
+    HttpResponse<String> get(String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).header("Authorization", "Bearer " + KEY).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    HttpResponse<String> post(String path, String body) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).header("Authorization", "Bearer " + KEY)
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void aFreshNodeTakesAScheduleAndDeliversItSigned() throws Exception {
+        port = freePort();
+        node = startNode();
+        assertThat(Files.exists(dataDir.resolve("idem.db"))).isTrue();
+        String endpoint = "http://127.0.0.1:" + receiver.getAddress().getPort() + "/hooks";
+        var created = post("/v1/schedules", "{\"endpoint\":\"" + endpoint + "\",\"delay\":\"1s\",\"payload\":{\"hello\":\"world\"}}");
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+        await().atMost(Duration.ofSeconds(20)).until(() -> !received.isEmpty());
+        String secret = JSON.readTree(get("/v1/signing-secret").body()).get("secret").asText();
+        Map<String, String> h = received.get(0);
+        var verifier = new StandardWebhooksVerifier(List.of(SigningSecret.parse(secret)), StandardWebhooksVerifier.DEFAULT_TOLERANCE, Clock.systemUTC());
+        assertThat(verifier.verify(h.get("webhook-id"), h.get("webhook-timestamp"), h.get("webhook-signature"), bodies.get(0)).valid()).isTrue();
+        assertThat(new String(bodies.get(0))).isEqualTo("{\"hello\":\"world\"}");
+        await().atMost(Duration.ofSeconds(10)).until(() ->
+                JSON.readTree(get("/v1/deliveries/" + h.get("webhook-id")).body()).get("status").asText().equals("succeeded"));
+    }
+
+    @Test
+    void anAcknowledgedScheduleSurvivesSigkillOfTheNode() throws Exception {
+        port = freePort();
+        node = startNode();
+        String endpoint = "http://127.0.0.1:" + receiver.getAddress().getPort() + "/hooks";
+        var created = post("/v1/schedules", "{\"endpoint\":\"" + endpoint + "\",\"delay\":\"3s\"}");
+        assertThat(created.statusCode()).isEqualTo(201);
+        JsonNode schedule = JSON.readTree(created.body());
+        node.destroyForcibly().waitFor();
+        assertThat(received).isEmpty();
+        node = startNode();
+        await().atMost(Duration.ofSeconds(30)).until(() -> received.stream().anyMatch(h -> schedule.get("id").asText().equals(h.get("Idem-Schedule-Id"))));
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package dev.idem.server;
+
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * How a node runs; validated once, logged once (without secrets).
+ *
+ * @param databaseUrl a {@code jdbc:postgresql:} URL, or null for embedded SQLite in {@code dataDir}
+ * @param bootstrapKey the test-mode API key to create on first start, or null to generate one
+ * @param nodeId this node's name in leases; null means host name + pid
+ */
+public record ServerConfig(String host, int port, Path dataDir, String databaseUrl, String databaseUser,
+                           String databasePassword, String bootstrapKey, boolean allowPrivateEndpoints, String nodeId) {
+    public static final int DEFAULT_PORT = 8080;
+
+    public ServerConfig {
+        Objects.requireNonNull(host, "host");
+        if (port < 0 || port > 65535) throw new IllegalArgumentException("--port must be between 0 and 65535, got " + port);
+        if (databaseUrl == null) Objects.requireNonNull(dataDir, "--data-dir is needed when no --database-url is given");
+        if (databaseUrl != null && !databaseUrl.startsWith("jdbc:postgresql:") && !databaseUrl.startsWith("jdbc:sqlite:"))
+            throw new IllegalArgumentException("--database-url must start with jdbc:postgresql: (or jdbc:sqlite:), got "
+                    + databaseUrl.replaceAll("password=[^&]*", "password=***"));
+        if (nodeId == null || nodeId.isBlank()) nodeId = defaultNodeId();
+    }
+
+    /** Defaults: 127.0.0.1:8080, {@code ./idem-data}, embedded SQLite. */
+    public static ServerConfig defaults() {
+        return new ServerConfig("127.0.0.1", DEFAULT_PORT, Path.of("idem-data"), null, null, null, null, false, null);
+    }
+
+    static String defaultNodeId() {
+        String host;
+        try {
+            host = java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            host = "localhost";
+        }
+        return host + "-" + ProcessHandle.current().pid();
+    }
+
+    /** For the start-up log line: no passwords, no keys. */
+    public String describe() {
+        String db = databaseUrl == null ? "sqlite in " + dataDir.toAbsolutePath() : databaseUrl.replaceAll("password=[^&]*", "password=***");
+        return "node " + nodeId + " on http://" + host + ":" + port + ", store " + db
+                + (allowPrivateEndpoints ? ", private endpoints ALLOWED" : "");
+    }
+}

@@ -1,0 +1,51 @@
+package dev.idem.server.internal;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.idem.core.Delivery;
+import dev.idem.core.DeliveryStatus;
+import dev.idem.core.Page;
+import dev.idem.core.Tenant;
+import dev.idem.core.store.Store;
+import dev.idem.core.store.StoreTx;
+import java.time.Clock;
+
+/** The delivery operations of the API. */
+public final class DeliveryService {
+    private final Store store;
+    private final Clock clock;
+
+    public DeliveryService(Store store, Clock clock) {
+        this.store = store;
+        this.clock = clock;
+    }
+
+    public ObjectNode get(Tenant tenant, String id) {
+        return store.inTransaction(tx -> {
+            Delivery d = find(tx, tenant, id);
+            return Views.delivery(d, tx.deliveries().attempts(d.id()));
+        });
+    }
+
+    public ObjectNode list(Tenant tenant, String scheduleId, DeliveryStatus status, int limit, String startingAfter) {
+        return store.inTransaction(tx -> {
+            if (startingAfter != null) find(tx, tenant, startingAfter);
+            Page<Delivery> page = tx.deliveries().list(tenant, scheduleId, status, limit, startingAfter);
+            return Views.list("/v1/deliveries", page, d -> Views.delivery(d, null));
+        });
+    }
+
+    /** Sends a dead or succeeded delivery once more, same id and key, the attempt number counting on. */
+    public ApiResponse replay(StoreTx tx, Tenant tenant, String id) {
+        Delivery d = find(tx, tenant, id);
+        if (!tx.deliveries().requeueForReplay(tenant, id, clock.instant()))
+            throw ApiException.invalid("delivery_not_replayable", "id",
+                    "Delivery " + id + " is " + d.status().wireName() + "; only dead or succeeded deliveries can be replayed");
+        tx.notifyDeliveriesDue();
+        Delivery now = find(tx, tenant, id);
+        return ApiResponse.ok(Views.delivery(now, tx.deliveries().attempts(id))).waking();
+    }
+
+    private static Delivery find(StoreTx tx, Tenant tenant, String id) {
+        return tx.deliveries().find(tenant, id).orElseThrow(() -> ApiException.notFound("delivery", id));
+    }
+}

@@ -1,0 +1,49 @@
+package dev.idem.server.internal;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.javalin.config.JavalinConfig;
+import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The one place errors become HTTP responses: always the SPEC shape, with the request id. */
+public final class ErrorMapper {
+    private static final Logger log = LoggerFactory.getLogger(ErrorMapper.class);
+
+    private ErrorMapper() {}
+
+    public static void install(JavalinConfig config) {
+        config.routes.exception(ApiException.class, (e, ctx) -> write(ctx, e));
+        config.routes.exception(HttpResponseException.class, (e, ctx) -> write(ctx, translate(e, ctx)));
+        config.routes.exception(Exception.class, (e, ctx) -> {
+            log.error("unhandled error on {} {} (request {})", ctx.method(), ctx.path(), RequestIds.of(ctx), e);
+            write(ctx, ApiException.internal("Something went wrong on our side; it is safe to retry. Request " + RequestIds.of(ctx)));
+        });
+        config.routes.error(404, "*", ctx -> {
+            if (ctx.result() == null || ctx.result().isEmpty()) write(ctx, ApiException.routeNotFound(ctx.method().name(), ctx.path()));
+        });
+        config.routes.error(405, "*", ctx -> write(ctx, ApiException.routeNotFound(ctx.method().name(), ctx.path())));
+    }
+
+    private static ApiException translate(HttpResponseException e, Context ctx) {
+        if (e.getStatus() == 413) return ApiException.invalid("body_too_large", null, "Request body is over 256 KiB");
+        if (e.getStatus() == 404 || e.getStatus() == 405) return ApiException.routeNotFound(ctx.method().name(), ctx.path());
+        if (e.getStatus() >= 500) return ApiException.internal(e.getMessage());
+        return ApiException.invalid("invalid_request", null, e.getMessage());
+    }
+
+    public static void write(Context ctx, ApiException e) {
+        ObjectNode err = Json.object();
+        err.put("type", e.type());
+        err.put("code", e.code());
+        err.put("message", e.getMessage());
+        if (e.param() == null) err.putNull("param");
+        else err.put("param", e.param());
+        err.put("request_id", RequestIds.of(ctx));
+        ObjectNode body = Json.object();
+        body.set("error", err);
+        if (e.retryAfterSeconds() != null) ctx.header("Retry-After", e.retryAfterSeconds());
+        ctx.status(e.status()).contentType("application/json").result(Json.bytes(body));
+    }
+}

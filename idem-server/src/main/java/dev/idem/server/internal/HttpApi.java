@@ -1,0 +1,110 @@
+package dev.idem.server.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.idem.core.DeliveryStatus;
+import dev.idem.core.IdGenerator;
+import dev.idem.core.ScheduleStatus;
+import dev.idem.core.store.Store;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.javalin.http.Handler;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+
+/** Routes of the HTTP API (SPEC section 2) on Javalin. */
+public final class HttpApi {
+    static final int MAX_BODY_BYTES = 256 * 1024;
+    private static final String PREVIEW_PATH = "/v1/recurrence/preview";
+
+    /** What the routes need. */
+    public record Services(Store store, IdGenerator ids, java.time.Clock clock, Authenticator auth, RequestIdempotency idempotency, ScheduleService schedules,
+                           DeliveryService deliveries, SigningSecretService secrets, PreviewService preview,
+                           PrometheusMeterRegistry metrics) {}
+
+    private HttpApi() {}
+
+    public static Javalin create(Services s) {
+        return Javalin.create(config -> {
+            config.startup.showJavalinBanner = false;
+            // larger than our limit so an oversized body reaches us and gets the API's own 400
+            config.http.maxRequestSize = 4L * MAX_BODY_BYTES;
+            config.http.defaultContentType = "application/json";
+            config.jetty.modifyServer(server -> server.setStopTimeout(5_000));
+            ErrorMapper.install(config);
+            var r = config.routes;
+            r.before(ctx -> RequestIds.assign(ctx, s.ids()));
+            r.before("/v1/*", ctx -> {
+                if (!ctx.path().equals(PREVIEW_PATH)) s.auth().authenticate(ctx);
+            });
+
+            r.get("/healthz", ctx -> json(ctx, 200, Json.object().put("status", "ok")));
+            r.get("/readyz", ctx -> {
+                boolean up = s.store().isReachable();
+                json(ctx, up ? 200 : 503, Json.object().put("status", up ? "ready" : "store_unreachable").put("store", s.store().dialect()));
+            });
+            r.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(s.metrics().scrape()));
+
+            r.post("/v1/schedules", ctx -> {
+                checkSize(ctx);
+                java.time.Instant now = s.clock().instant();
+                ScheduleParser.Parsed parsed = s.schedules().parse(body(ctx), now);
+                s.idempotency().run(ctx, Authenticator.tenant(ctx), tx -> s.schedules().create(tx, Authenticator.tenant(ctx), parsed, now));
+            });
+            r.get("/v1/schedules", ctx -> json(ctx, 200, s.schedules().list(Authenticator.tenant(ctx),
+                    enumParam(ctx, "status", ScheduleStatus::parse), Pagination.limit(ctx), Pagination.startingAfter(ctx))));
+            r.get("/v1/schedules/{id}", ctx -> json(ctx, 200, s.schedules().get(Authenticator.tenant(ctx), ctx.pathParam("id"))));
+            r.delete("/v1/schedules/{id}", mutation(s, (tx, ctx) -> s.schedules().delete(tx, Authenticator.tenant(ctx), ctx.pathParam("id"))));
+            r.post("/v1/schedules/{id}/pause", mutation(s, (tx, ctx) -> s.schedules().pause(tx, Authenticator.tenant(ctx), ctx.pathParam("id"))));
+            r.post("/v1/schedules/{id}/resume", mutation(s, (tx, ctx) -> s.schedules().resume(tx, Authenticator.tenant(ctx), ctx.pathParam("id"))));
+
+            r.get("/v1/deliveries", ctx -> json(ctx, 200, s.deliveries().list(Authenticator.tenant(ctx), ctx.queryParam("schedule_id"),
+                    enumParam(ctx, "status", DeliveryStatus::parse), Pagination.limit(ctx), Pagination.startingAfter(ctx))));
+            r.get("/v1/deliveries/{id}", ctx -> json(ctx, 200, s.deliveries().get(Authenticator.tenant(ctx), ctx.pathParam("id"))));
+            r.post("/v1/deliveries/{id}/replay", mutation(s, (tx, ctx) -> s.deliveries().replay(tx, Authenticator.tenant(ctx), ctx.pathParam("id"))));
+
+            r.get(PREVIEW_PATH, ctx -> {
+                java.util.Map<String, String> params = new java.util.HashMap<>();
+                ctx.queryParamMap().forEach((k, v) -> params.put(k, v.isEmpty() ? null : v.get(0)));
+                json(ctx, 200, s.preview().preview(params));
+            });
+            r.get("/v1/signing-secret", ctx -> json(ctx, 200, s.secrets().get(Authenticator.tenant(ctx))));
+            r.post("/v1/signing-secret/rotate", mutation(s, (tx, ctx) -> s.secrets().rotate(tx, Authenticator.tenant(ctx))));
+        });
+    }
+
+    /** A mutation's body of work: runs inside the transaction that also stores its response for replay. */
+    interface Mutation {
+        ApiResponse apply(dev.idem.core.store.StoreTx tx, Context ctx);
+    }
+
+    /** A POST/PATCH/DELETE route: size limit first, then the work under request idempotency. */
+    private static Handler mutation(Services s, Mutation m) {
+        return ctx -> {
+            checkSize(ctx);
+            s.idempotency().run(ctx, Authenticator.tenant(ctx), tx -> m.apply(tx, ctx));
+        };
+    }
+
+    private static void checkSize(Context ctx) {
+        if (ctx.bodyAsBytes().length > MAX_BODY_BYTES)
+            throw ApiException.invalid("body_too_large", null, "Request body is over 256 KiB");
+    }
+
+    static ObjectNode body(Context ctx) {
+        return Json.parseObject(ctx.bodyAsBytes());
+    }
+
+    static void json(Context ctx, int status, JsonNode body) {
+        ctx.status(status).contentType("application/json").result(Json.bytes(body));
+    }
+
+    private static <E> E enumParam(Context ctx, String name, java.util.function.Function<String, E> parse) {
+        String v = ctx.queryParam(name);
+        if (v == null || v.isEmpty()) return null;
+        try {
+            return parse.apply(v);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.invalid("parameter_invalid", name, e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package dev.idem.server.internal;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.idem.core.CatchUp;
+import dev.idem.core.Timing;
+import dev.idem.core.recurrence.Occurrence;
+import dev.idem.core.recurrence.RecurrenceSpec;
+import dev.idem.core.recurrence.Recurrences;
+import java.util.Map;
+import java.time.Clock;
+import java.util.List;
+import java.util.Set;
+
+/** {@code GET /v1/recurrence/preview} and {@code idem recurrence preview}: the same compile path as the scheduler. */
+public final class PreviewService {
+    private static final Set<String> PARAMS = Set.of("rrule", "cron", "dtstart", "timezone", "exdates", "until", "count");
+    private final Clock clock;
+
+    public PreviewService(Clock clock) {
+        this.clock = clock;
+    }
+
+    /** @param params the query parameters, one value each */
+    public ObjectNode preview(Map<String, String> params) {
+        for (String p : params.keySet())
+            if (!PARAMS.contains(p)) throw ApiException.invalid("parameter_unknown", p, "Received unknown parameter: " + p);
+        String rrule = blank(params.get("rrule"));
+        String cron = blank(params.get("cron"));
+        if ((rrule == null) == (cron == null))
+            throw ApiException.invalid("parameter_missing", rrule == null ? "rrule" : "cron", "Give exactly one of rrule or cron");
+        int n = 10;
+        String count = blank(params.get("count"));
+        if (count != null) {
+            try {
+                n = Integer.parseInt(count);
+            } catch (NumberFormatException e) {
+                n = -1;
+            }
+            if (n < 1 || n > Recurrences.MAX_PREVIEW)
+                throw ApiException.invalid("parameter_out_of_range", "count", "count must be an integer between 1 and " + Recurrences.MAX_PREVIEW);
+        }
+        String exdates = blank(params.get("exdates"));
+        Timing.Recurring timing = RecurrenceFields.spec(rrule != null ? RecurrenceSpec.Kind.RRULE : RecurrenceSpec.Kind.CRON,
+                rrule != null ? rrule : cron, blank(params.get("timezone")), blank(params.get("dtstart")),
+                exdates == null ? List.of() : RecurrenceFields.exdates(Json.MAPPER.getNodeFactory().textNode(exdates)),
+                blank(params.get("until")), null, clock.instant(), CatchUp.LATEST);
+        List<Occurrence> occurrences = timing.recurrence().preview(clock.instant(), n);
+        ObjectNode out = Json.object();
+        ArrayNode list = out.putArray("occurrences");
+        for (Occurrence o : occurrences) list.addObject().put("local", Views.LOCAL.format(o.local())).put("utc", Json.time(o.utc()));
+        return out;
+    }
+
+    private static String blank(String s) {
+        return s == null || s.isBlank() ? null : s;
+    }
+}

@@ -1,0 +1,174 @@
+package dev.idem.server.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.idem.core.HeaderProfile;
+import dev.idem.core.RetryPolicy;
+import dev.idem.core.ScheduleDefinition;
+import dev.idem.core.Timing;
+import dev.idem.wire.WebhookHeaders;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+
+/** Turns a {@code POST /v1/schedules} body into a validated {@link ScheduleDefinition}, or a 400 naming what to fix. */
+public final class ScheduleParser {
+    static final Set<String> CREATE_FIELDS = Set.of("endpoint", "delay", "fire_at", "rrule", "cron", "timezone", "dtstart",
+            "exdates", "until", "count", "catch_up", "payload", "body", "content_type", "headers", "event_type",
+            "idempotency_key", "dedup_id", "retry", "timeout", "auto_pause_after", "header_profile", "metadata");
+    private static final Set<String> RETRY_FIELDS = Set.of("max_attempts", "initial_backoff", "max_backoff", "max_age");
+    private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}");
+    private static final Pattern EVENT_TYPE = Pattern.compile("[A-Za-z0-9._:\\-/]{1,255}");
+    private static final Duration MAX_DELAY = Duration.ofDays(3650);
+    private static final int MAX_HEADERS = 50;
+    private static final int MAX_METADATA_BYTES = 16 * 1024;
+
+    private final Function<URI, Optional<String>> endpointCheck;
+
+    /** @param endpointCheck returns why an endpoint is refused (private network…), or empty when allowed */
+    public ScheduleParser(Function<URI, Optional<String>> endpointCheck) {
+        this.endpointCheck = endpointCheck;
+    }
+
+    /** The definition and the create-only {@code dedup_id}. */
+    public record Parsed(ScheduleDefinition definition, String dedupId) {}
+
+    public Parsed parseCreate(ObjectNode body, Instant now) {
+        Fields f = Fields.of(body).only(CREATE_FIELDS);
+        String endpoint = endpoint(f);
+        Timing timing = timing(f, now);
+        String payload = null;
+        String rawBody = f.string("body", 256 * 1024);
+        if (f.has("payload")) {
+            if (rawBody != null) throw ApiException.invalid("parameter_conflict", "body", "Give payload or body, not both");
+            payload = Json.compact(f.raw("payload"));
+        }
+        String contentType = f.string("content_type", 255);
+        if (contentType != null && rawBody == null)
+            throw ApiException.invalid("parameter_conflict", "content_type", "content_type goes with body; payload and the envelope are sent as application/json");
+        if (contentType != null && (contentType.indexOf('\r') >= 0 || contentType.indexOf('\n') >= 0))
+            throw ApiException.invalid("parameter_invalid", "content_type", "content_type must not contain line breaks");
+        String eventType = f.string("event_type", 255);
+        if (eventType != null && !EVENT_TYPE.matcher(eventType).matches())
+            throw ApiException.invalid("parameter_invalid", "event_type", "event_type may use letters, digits and . _ : - / only");
+        String idempotencyKey = f.string("idempotency_key", 255);
+        String dedupId = f.string("dedup_id", 255);
+        Integer autoPause = f.integer("auto_pause_after", 0, 10_000);
+        Duration timeout = f.duration("timeout", Duration.ofSeconds(1), ScheduleDefinition.MAX_TIMEOUT);
+        HeaderProfile profile = HeaderProfile.STANDARD;
+        String profileName = f.string("header_profile", 32);
+        if (profileName != null) {
+            try {
+                profile = HeaderProfile.parse(profileName);
+            } catch (IllegalArgumentException e) {
+                throw ApiException.invalid("parameter_invalid", "header_profile", e.getMessage());
+            }
+        }
+        String metadata = metadata(f);
+        ScheduleDefinition def = new ScheduleDefinition(endpoint, timing, payload, rawBody, contentType, headers(f), eventType,
+                idempotencyKey, dedupId, retry(f), timeout == null ? ScheduleDefinition.DEFAULT_TIMEOUT : timeout,
+                autoPause == null ? ScheduleDefinition.DEFAULT_AUTO_PAUSE_AFTER : autoPause, profile, metadata);
+        return new Parsed(def, dedupId);
+    }
+
+    private String endpoint(Fields f) {
+        String s = f.requiredString("endpoint", 2048);
+        URI uri;
+        try {
+            uri = new URI(s);
+        } catch (URISyntaxException e) {
+            throw ApiException.invalid("endpoint_invalid", "endpoint", "endpoint is not a valid URL: " + e.getReason());
+        }
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        if (!scheme.equals("http") && !scheme.equals("https"))
+            throw ApiException.invalid("endpoint_invalid", "endpoint", "endpoint must be an http:// or https:// URL");
+        if (uri.getHost() == null || uri.getHost().isEmpty())
+            throw ApiException.invalid("endpoint_invalid", "endpoint", "endpoint must name a host");
+        if (uri.getUserInfo() != null)
+            throw ApiException.invalid("endpoint_invalid", "endpoint", "endpoint must not carry credentials; use headers instead");
+        endpointCheck.apply(uri).ifPresent(reason -> {
+            throw ApiException.invalid("endpoint_not_allowed", "endpoint", reason);
+        });
+        return uri.toString();
+    }
+
+    private Timing timing(Fields f, Instant now) {
+        List<String> given = java.util.stream.Stream.of("delay", "fire_at", "rrule", "cron").filter(f::has).toList();
+        if (given.size() > 1)
+            throw ApiException.invalid("parameter_conflict", given.get(1), "Give at most one of delay, fire_at, rrule, cron (got " + String.join(", ", given) + ")");
+        for (String recurringOnly : List.of("timezone", "dtstart", "exdates", "until", "count", "catch_up"))
+            if (f.has(recurringOnly) && !f.has("rrule") && !f.has("cron"))
+                throw ApiException.invalid("parameter_unexpected", recurringOnly, recurringOnly + " applies to rrule or cron schedules only");
+        if (f.has("rrule") || f.has("cron")) return RecurrenceFields.parse(f, now);
+        if (f.has("delay")) return new Timing.Once(now.plus(f.duration("delay", Duration.ZERO, MAX_DELAY)));
+        if (f.has("fire_at")) {
+            Instant at = f.instant("fire_at");
+            if (at.isAfter(now.plus(MAX_DELAY))) throw ApiException.invalid("parameter_out_of_range", "fire_at", "fire_at must be within 10 years");
+            return new Timing.Once(at);
+        }
+        return new Timing.Once(now);
+    }
+
+    private static Map<String, String> headers(Fields f) {
+        Fields h = f.object("headers");
+        if (h == null) return Map.of();
+        Map<String, String> out = new LinkedHashMap<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = h.node().fields(); it.hasNext(); ) {
+            var e = it.next();
+            String name = e.getKey();
+            if (!HEADER_NAME.matcher(name).matches())
+                throw ApiException.invalid("header_invalid", "headers." + name, "'" + name + "' is not a valid header name");
+            if (WebhookHeaders.isReserved(name))
+                throw ApiException.invalid("header_reserved", "headers." + name, "'" + name + "' is set by Idem and cannot be overridden");
+            if (name.equalsIgnoreCase("content-type"))
+                throw ApiException.invalid("header_reserved", "headers." + name, "set content_type instead of a Content-Type header");
+            if (!e.getValue().isTextual())
+                throw ApiException.invalid("parameter_invalid_type", "headers." + name, "header values must be strings");
+            String value = e.getValue().asText();
+            if (value.length() > 8192 || value.chars().anyMatch(c -> c == '\r' || c == '\n' || c == 0))
+                throw ApiException.invalid("header_invalid", "headers." + name, "header values must be at most 8192 characters without line breaks");
+            if (out.keySet().stream().anyMatch(k -> k.equalsIgnoreCase(name)))
+                throw ApiException.invalid("header_invalid", "headers." + name, "header '" + name + "' is given twice");
+            out.put(name, value);
+        }
+        if (out.size() > MAX_HEADERS) throw ApiException.invalid("parameter_too_long", "headers", "at most " + MAX_HEADERS + " headers");
+        return out;
+    }
+
+    static RetryPolicy retry(Fields f) {
+        Fields r = f.object("retry");
+        if (r == null) return RetryPolicy.DEFAULT;
+        r.only(RETRY_FIELDS);
+        RetryPolicy d = RetryPolicy.DEFAULT;
+        Integer max = r.integer("max_attempts", 1, RetryPolicy.MAX_ATTEMPTS_LIMIT);
+        Duration initial = r.duration("initial_backoff", Duration.ofSeconds(1), Duration.ofDays(1));
+        Duration maxBackoff = r.duration("max_backoff", Duration.ofSeconds(1), Duration.ofDays(7));
+        Duration maxAge = r.duration("max_age", Duration.ofSeconds(1), Duration.ofDays(30));
+        try {
+            return new RetryPolicy(max == null ? d.maxAttempts() : max, initial == null ? d.initialBackoff() : initial,
+                    maxBackoff == null ? (initial != null && initial.compareTo(d.maxBackoff()) > 0 ? initial : d.maxBackoff()) : maxBackoff,
+                    maxAge == null ? d.maxAge() : maxAge);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.invalid("parameter_invalid", "retry", e.getMessage());
+        }
+    }
+
+    private static String metadata(Fields f) {
+        JsonNode m = f.raw("metadata");
+        if (m == null || m.isNull()) return null;
+        if (!m.isObject()) throw ApiException.invalid("parameter_invalid_type", "metadata", "metadata must be a JSON object");
+        String s = Json.compact(m);
+        if (s.length() > MAX_METADATA_BYTES) throw ApiException.invalid("parameter_too_long", "metadata", "metadata must be at most 16 KiB");
+        return s;
+    }
+}

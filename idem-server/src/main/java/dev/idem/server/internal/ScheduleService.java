@@ -1,0 +1,112 @@
+package dev.idem.server.internal;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.idem.core.Delivery;
+import dev.idem.core.IdGenerator;
+import dev.idem.core.Materialisation;
+import dev.idem.core.Page;
+import dev.idem.core.Schedule;
+import dev.idem.core.ScheduleStatus;
+import dev.idem.core.Tenant;
+import dev.idem.core.store.Store;
+import dev.idem.core.store.StoreTx;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/** The schedule operations of the API, each one transaction. */
+public final class ScheduleService {
+    static final Duration DEDUP_WINDOW = Duration.ofHours(24);
+    private final Store store;
+    private final ScheduleParser parser;
+    private final IdGenerator ids;
+    private final Clock clock;
+    private final Duration materialiseAhead;
+
+    public ScheduleService(Store store, ScheduleParser parser, IdGenerator ids, Clock clock, Duration materialiseAhead) {
+        this.store = store;
+        this.parser = parser;
+        this.ids = ids;
+        this.clock = clock;
+        this.materialiseAhead = materialiseAhead;
+    }
+
+    /** Creates a schedule (or finds the first one with its {@code dedup_id}); the first occurrence due soon is written with it. */
+    public ApiResponse create(StoreTx tx, Tenant tenant, ScheduleParser.Parsed parsed, Instant now) {
+        if (parsed.dedupId() != null) {
+            Optional<Schedule> first = tx.schedules().findByDedupId(tenant, parsed.dedupId(), now.minus(DEDUP_WINDOW));
+            if (first.isPresent()) return new ApiResponse(200, view(tx, first.get()), java.util.Map.of("Idem-Deduplicated", "true"), false);
+        }
+        Instant firstFire = parsed.definition().timing().first(now).orElse(null);
+        Schedule s = new Schedule(ids.next("sch"), tenant, firstFire == null ? ScheduleStatus.COMPLETED : ScheduleStatus.ACTIVE,
+                parsed.definition(), firstFire, 0, null, 0, now, now);
+        tx.schedules().insert(s);
+        boolean due = Materialisation.step(tx, s, now.plus(materialiseAhead), ids, now).isPresent();
+        if (due) tx.notifyDeliveriesDue();
+        return new ApiResponse(201, view(tx, reload(tx, tenant, s.id())), java.util.Map.of(), due);
+    }
+
+    public ScheduleParser.Parsed parse(com.fasterxml.jackson.databind.node.ObjectNode body, Instant now) {
+        return parser.parseCreate(body, now);
+    }
+
+    public ObjectNode get(Tenant tenant, String id) {
+        return store.inTransaction(tx -> view(tx, reload(tx, tenant, id)));
+    }
+
+    public ObjectNode list(Tenant tenant, ScheduleStatus status, int limit, String startingAfter) {
+        return store.inTransaction(tx -> {
+            if (startingAfter != null) reload(tx, tenant, startingAfter);
+            Page<Schedule> page = tx.schedules().list(tenant, status, limit, startingAfter);
+            return Views.list("/v1/schedules", page, s -> view(tx, s));
+        });
+    }
+
+    public ApiResponse pause(StoreTx tx, Tenant tenant, String id) {
+        Schedule s = lock(tx, tenant, id);
+        if (s.status() == ScheduleStatus.DELETED)
+            throw ApiException.invalid("schedule_deleted", "id", "Schedule " + id + " is deleted and cannot be paused");
+        if (s.status() != ScheduleStatus.PAUSED) tx.schedules().update(s.withStatus(ScheduleStatus.PAUSED, Schedule.PAUSED_BY_USER, clock.instant()));
+        return ApiResponse.ok(view(tx, reload(tx, tenant, id)));
+    }
+
+    public ApiResponse resume(StoreTx tx, Tenant tenant, String id) {
+        Schedule s = lock(tx, tenant, id);
+        if (s.status() == ScheduleStatus.DELETED)
+            throw ApiException.invalid("schedule_deleted", "id", "Schedule " + id + " is deleted and cannot be resumed");
+        Instant now = clock.instant();
+        if (s.status() == ScheduleStatus.PAUSED) {
+            ScheduleStatus next = s.nextFireAt() == null ? ScheduleStatus.COMPLETED : ScheduleStatus.ACTIVE;
+            tx.schedules().update(s.withStatus(next, null, now).withConsecutiveFailures(0, now));
+            tx.notifyDeliveriesDue();
+        } else if (s.consecutiveFailures() != 0) {
+            tx.schedules().update(s.withConsecutiveFailures(0, now));
+        }
+        return ApiResponse.ok(view(tx, reload(tx, tenant, id))).waking();
+    }
+
+    public ApiResponse delete(StoreTx tx, Tenant tenant, String id) {
+        Schedule s = lock(tx, tenant, id);
+        if (s.status() != ScheduleStatus.DELETED) {
+            Instant now = clock.instant();
+            tx.schedules().update(s.withStatus(ScheduleStatus.DELETED, null, now).withCursor(null, s.lastSequence(), now));
+            tx.deliveries().cancelPending(s.id(), now);
+        }
+        return ApiResponse.ok(view(tx, reload(tx, tenant, id)));
+    }
+
+    private static Schedule reload(StoreTx tx, Tenant tenant, String id) {
+        return tx.schedules().find(tenant, id).orElseThrow(() -> ApiException.notFound("schedule", id));
+    }
+
+    private static Schedule lock(StoreTx tx, Tenant tenant, String id) {
+        return tx.schedules().findForUpdate(tenant, id).orElseThrow(() -> ApiException.notFound("schedule", id));
+    }
+
+    private static ObjectNode view(StoreTx tx, Schedule s) {
+        Instant pending = tx.deliveries().earliestPending(s.id()).orElse(null);
+        Instant next = pending == null ? s.nextFireAt() : s.nextFireAt() == null || pending.isBefore(s.nextFireAt()) ? pending : s.nextFireAt();
+        return Views.schedule(s, s.status() == ScheduleStatus.DELETED ? null : next);
+    }
+}

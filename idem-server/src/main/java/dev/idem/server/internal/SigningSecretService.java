@@ -1,0 +1,51 @@
+package dev.idem.server.internal;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.idem.core.SigningSecrets;
+import dev.idem.core.Tenant;
+import dev.idem.core.store.Store;
+import dev.idem.core.store.StoreTx;
+import dev.idem.wire.SigningSecret;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.random.RandomGenerator;
+
+/** One signing secret per tenant; rotation keeps the old one signing for 24 hours. */
+public final class SigningSecretService {
+    static final Duration ROTATION_OVERLAP = Duration.ofHours(24);
+    private final Store store;
+    private final Clock clock;
+    private final RandomGenerator random;
+
+    public SigningSecretService(Store store, Clock clock, RandomGenerator random) {
+        this.store = store;
+        this.clock = clock;
+        this.random = random;
+    }
+
+    public ObjectNode get(Tenant tenant) {
+        return view(store.inTransaction(tx -> tx.signingSecrets().find(tenant).orElseGet(() -> {
+            SigningSecrets fresh = new SigningSecrets(tenant, SigningSecret.generate(random), null, null);
+            tx.signingSecrets().save(fresh);
+            return fresh;
+        })));
+    }
+
+    /** A new current secret; the old one keeps signing for {@link #ROTATION_OVERLAP}. */
+    public ApiResponse rotate(StoreTx tx, Tenant tenant) {
+        SigningSecrets rotated = tx.signingSecrets().find(tenant)
+                .map(old -> new SigningSecrets(tenant, SigningSecret.generate(random), old.current(), clock.instant().plus(ROTATION_OVERLAP)))
+                .orElseGet(() -> new SigningSecrets(tenant, SigningSecret.generate(random), null, null));
+        tx.signingSecrets().save(rotated);
+        return ApiResponse.ok(view(rotated));
+    }
+
+    private ObjectNode view(SigningSecrets s) {
+        ObjectNode o = Json.object();
+        o.put("object", "signing_secret");
+        o.put("secret", s.current().reveal());
+        boolean overlapping = s.previous() != null && s.previousExpiresAt() != null && clock.instant().isBefore(s.previousExpiresAt());
+        o.put("previous_expires_at", overlapping ? Json.time(s.previousExpiresAt()) : null);
+        return o;
+    }
+}

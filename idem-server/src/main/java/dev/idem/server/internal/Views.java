@@ -1,0 +1,124 @@
+package dev.idem.server.internal;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.idem.core.Attempt;
+import dev.idem.core.Delivery;
+import dev.idem.core.Durations;
+import dev.idem.core.Page;
+import dev.idem.core.RetryPolicy;
+import dev.idem.core.Schedule;
+import dev.idem.core.ScheduleDefinition;
+import dev.idem.core.Timing;
+import java.time.Instant;
+import java.util.List;
+import java.util.function.Function;
+
+/** The JSON shapes of the API's objects. */
+public final class Views {
+    static final java.time.format.DateTimeFormatter LOCAL = java.time.format.DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss");
+    private Views() {}
+
+    public static ObjectNode schedule(Schedule s, Instant nextFireAt) {
+        ScheduleDefinition d = s.definition();
+        ObjectNode o = Json.object();
+        o.put("id", s.id());
+        o.put("object", "schedule");
+        o.put("livemode", s.tenant().mode() == dev.idem.core.Mode.LIVE);
+        o.put("status", s.status().wireName());
+        o.put("kind", d.timing().kind());
+        o.put("endpoint", d.endpoint());
+        if (d.timing() instanceof Timing.Once once) o.put("fire_at", Json.time(once.fireAt()));
+        if (d.timing() instanceof Timing.Recurring r) recurrence(o, r);
+        o.put("next_fire_at", Json.time(nextFireAt));
+        o.put("consecutive_failures", s.consecutiveFailures());
+        o.put("paused_reason", s.pausedReason());
+        if (d.payloadJson() != null) o.set("payload", Json.parseStored(d.payloadJson()));
+        else o.putNull("payload");
+        o.put("body", d.body());
+        o.put("content_type", d.contentType());
+        ObjectNode headers = o.putObject("headers");
+        d.headers().forEach(headers::put);
+        o.put("event_type", d.eventType());
+        o.put("idempotency_key", d.idempotencyKey());
+        o.put("dedup_id", d.dedupId());
+        o.set("retry", retry(d.retry()));
+        o.put("timeout", Durations.format(d.timeout()));
+        o.put("auto_pause_after", d.autoPauseAfter());
+        o.put("header_profile", d.headerProfile().wireName());
+        if (d.metadataJson() != null) o.set("metadata", Json.parseStored(d.metadataJson()));
+        else o.putNull("metadata");
+        o.put("sequence", s.lastSequence());
+        o.put("created_at", Json.time(s.createdAt()));
+        o.put("updated_at", Json.time(s.updatedAt()));
+        return o;
+    }
+
+    private static void recurrence(ObjectNode o, Timing.Recurring r) {
+        var spec = r.spec();
+        o.put(r.kind(), spec.expression());
+        o.put("timezone", spec.timezone().getId());
+        o.put("dtstart", spec.dtstart() == null ? null : LOCAL.format(spec.dtstart()));
+        var ex = o.putArray("exdates");
+        spec.exdates().forEach(d -> ex.add(LOCAL.format(d)));
+        o.put("until", Json.time(spec.until()));
+        if (spec.count() == null) o.putNull("count");
+        else o.put("count", spec.count());
+        o.put("catch_up", r.catchUp().wireName());
+    }
+
+    static ObjectNode retry(RetryPolicy r) {
+        ObjectNode o = Json.object();
+        o.put("max_attempts", r.maxAttempts());
+        o.put("initial_backoff", Durations.format(r.initialBackoff()));
+        o.put("max_backoff", Durations.format(r.maxBackoff()));
+        o.put("max_age", Durations.format(r.maxAge()));
+        return o;
+    }
+
+    public static ObjectNode delivery(Delivery d, List<Attempt> attempts) {
+        ObjectNode o = Json.object();
+        o.put("id", d.id());
+        o.put("object", "delivery");
+        o.put("livemode", d.tenant().mode() == dev.idem.core.Mode.LIVE);
+        o.put("schedule_id", d.scheduleId());
+        o.put("status", d.status().wireName());
+        o.put("scheduled_for", Json.time(d.scheduledFor()));
+        o.put("sequence", d.sequence());
+        o.put("idempotency_key", d.idempotencyKey());
+        o.put("attempt_count", d.attemptCount());
+        o.put("next_attempt_at", d.status().isPending() ? Json.time(d.nextAttemptAt()) : null);
+        o.put("last_error", d.lastError());
+        o.put("created_at", Json.time(d.createdAt()));
+        o.put("updated_at", Json.time(d.updatedAt()));
+        if (attempts != null) {
+            ArrayNode a = o.putArray("attempts");
+            attempts.forEach(at -> a.add(attempt(at)));
+        }
+        return o;
+    }
+
+    static ObjectNode attempt(Attempt a) {
+        ObjectNode o = Json.object();
+        o.put("id", a.id());
+        o.put("object", "attempt");
+        o.put("number", a.number());
+        o.put("started_at", Json.time(a.startedAt()));
+        o.put("duration_ms", a.durationMs());
+        if (a.statusCode() == null) o.putNull("status_code");
+        else o.put("status_code", a.statusCode());
+        o.put("error", a.error());
+        o.put("response_body", a.responseBody());
+        return o;
+    }
+
+    public static <T> ObjectNode list(String url, Page<T> page, Function<T, ObjectNode> view) {
+        ObjectNode o = Json.object();
+        o.put("object", "list");
+        o.put("url", url);
+        ArrayNode data = o.putArray("data");
+        page.data().forEach(item -> data.add(view.apply(item)));
+        o.put("has_more", page.hasMore());
+        return o;
+    }
+}
