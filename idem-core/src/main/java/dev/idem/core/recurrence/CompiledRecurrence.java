@@ -19,6 +19,9 @@ import java.util.Set;
 final class CompiledRecurrence implements Recurrence {
 
     private static final Duration WIDEST_LOOKBACK = Duration.ofDays(366);
+    /** Queries are clamped to years 1..9999 so no local-time conversion can overflow. */
+    private static final Instant FIRST_INSTANT = Instant.parse("0001-01-02T00:00:00Z");
+    private static final Instant LAST_INSTANT = Instant.parse("9999-12-30T00:00:00Z");
 
     private final LocalSource source;
     private final ZoneId zone;
@@ -90,6 +93,15 @@ final class CompiledRecurrence implements Recurrence {
 
     /** Occurrences after {@code after} (null: from the anchor); {@code endHint} bounds the search when known. */
     private Walk walk(Instant after, Instant endHint) {
+        if (after != null && after.isAfter(LAST_INSTANT)) {
+            return new Walk(null, after, 0, null);
+        }
+        if (after != null && after.isBefore(FIRST_INSTANT)) {
+            after = FIRST_INSTANT;
+        }
+        if (endHint != null && endHint.isAfter(LAST_INSTANT)) {
+            endHint = null;
+        }
         Instant countEnd = count != null && after != null ? countEnd() : null;
         if (Instant.MIN.equals(countEnd)) {
             return new Walk(null, after, 0, null);

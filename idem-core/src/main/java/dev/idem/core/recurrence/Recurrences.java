@@ -18,6 +18,12 @@ public final class Recurrences {
     /** Largest number of occurrences {@link #preview(RecurrenceSpec, int)} returns. */
     public static final int MAX_PREVIEW = 1000;
 
+    /**
+     * Largest COUNT accepted. A counted rule is walked once from DTSTART to find its last
+     * occurrence, so COUNT bounds that work (about 0.1 s for a million SECONDLY occurrences).
+     */
+    public static final int MAX_COUNT = 1_000_000;
+
     private Recurrences() {
     }
 
@@ -119,8 +125,9 @@ public final class Recurrences {
     }
 
     private static void checkCount(Integer count) {
-        if (count != null && count < 1) {
-            throw new InvalidRecurrenceException("count", "invalid_count", "count must be at least 1, got " + count);
+        if (count != null && (count < 1 || count > MAX_COUNT)) {
+            throw new InvalidRecurrenceException("count", "invalid_count",
+                    "count must be between 1 and " + MAX_COUNT + ", got " + count + "; for longer schedules use until or no end");
         }
     }
 

@@ -57,6 +57,22 @@ class DstTest {
     }
 
     @Test
+    void hourlyRuleAcrossSpringForwardFiresOnceAtTheShiftedTime() {
+        assertThat(rrule("FREQ=HOURLY;COUNT=4", NEW_YORK, "2025-03-09T00:00", 4)).containsExactly(
+                occ("2025-03-09T00:00", "2025-03-09T05:00:00Z"),
+                occ("2025-03-09T01:00", "2025-03-09T06:00:00Z"),
+                occ("2025-03-09T03:00", "2025-03-09T07:00:00Z"),
+                occ("2025-03-09T04:00", "2025-03-09T08:00:00Z"));
+    }
+
+    @Test
+    void aSkippedCalendarDayCollapsesOntoTheNextDay() {
+        // Samoa skipped 30 December 2011 entirely (a 24-hour gap)
+        assertThat(rrule("FREQ=DAILY;COUNT=4", ZoneId.of("Pacific/Apia"), "2011-12-28T09:00", 4)).extracting(Occurrence::local)
+                .containsExactly(local("2011-12-28T09:00"), local("2011-12-29T09:00"), local("2011-12-31T09:00"), local("2012-01-01T09:00"));
+    }
+
+    @Test
     void minutelyRuleAcrossTheGapIsStrictlyIncreasingWithoutDuplicates() {
         assertThat(rrule("FREQ=MINUTELY;INTERVAL=15;COUNT=6", NEW_YORK, "2025-03-09T01:30", 6)).containsExactly(
                 occ("2025-03-09T01:30", "2025-03-09T06:30:00Z"),

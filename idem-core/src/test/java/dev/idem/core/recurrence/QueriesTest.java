@@ -59,6 +59,15 @@ class QueriesTest {
     }
 
     @Test
+    void extremeInstantsAreAnsweredNotThrown() {
+        Recurrence r = Fixtures.rrule("FREQ=DAILY", NEW_YORK, "2025-01-01T09:00");
+        assertThat(r.firstAfter(Instant.MAX)).isEmpty();
+        assertThat(r.firstAfter(Instant.MIN).orElseThrow().local()).isEqualTo(local("2025-01-01T09:00"));
+        assertThat(r.between(Instant.MIN, Instant.MAX, 2)).hasSize(2);
+        assertThat(r.latestIn(Instant.parse("9999-12-01T00:00:00Z"), Instant.MAX).orElseThrow().local().getYear()).isEqualTo(9999);
+    }
+
+    @Test
     void betweenIsHalfOpenAndLimited() {
         Recurrence r = Fixtures.rrule("FREQ=HOURLY", ZoneOffset.UTC, "2025-01-01T00:00");
         List<Occurrence> got = r.between(Instant.parse("2025-01-01T01:00:00Z"), Instant.parse("2025-01-01T04:00:00Z"), 10);

@@ -71,7 +71,9 @@ class ValidationTest {
                 ZoneOffset.UTC, local("2025-01-01T09:00"), List.of(), Instant.parse("2025-01-06T00:00:00Z"), null)),
                 "until", "conflicting_until", "UNTIL");
         rejects(() -> Recurrences.compile(new RecurrenceSpec(RecurrenceSpec.Kind.RRULE, "FREQ=DAILY", ZoneOffset.UTC,
-                local("2025-01-01T09:00"), List.of(), null, 0)), "count", "invalid_count", "at least 1");
+                local("2025-01-01T09:00"), List.of(), null, 0)), "count", "invalid_count", "between 1 and 1000000");
+        rejects(() -> Fixtures.rrule("FREQ=SECONDLY;COUNT=2000000", ZoneOffset.UTC, "2025-01-01T09:00"),
+                "count", "invalid_count", "use until");
     }
 
     @Test
