@@ -55,6 +55,9 @@ public final class JdbcStore implements Store {
      */
     <T> T transact(TxWork<T> work) {
         Lock lock = dialect.writeLock();
+        if (lock instanceof java.util.concurrent.locks.ReentrantLock r && r.isHeldByCurrentThread())
+            // The inner transaction would wait for the outer one's write lock forever.
+            throw new IllegalStateException("store transactions do not nest: this thread is already inside one");
         lock.lock();
         try (Connection c = pool.getConnection()) {
             try {

@@ -62,6 +62,12 @@ class SqliteManyWritersTest extends StoreTestBase {
     }
 
     @Test
+    void aNestedTransactionIsRefusedInsteadOfWaitingForItself() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.useTransaction(outer -> store.useTransaction(inner -> {})))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("do not nest");
+    }
+
+    @Test
     void aSecondStoreOnTheSameFileWaitsForTheWriterInsteadOfFailing() throws Exception {
         try (Store second = database.open(clock)) {
             AtomicInteger turn = new AtomicInteger();
