@@ -11,11 +11,15 @@ import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * Cron expressions (5 fields, or 6 with seconds first) as a {@link LocalSource}, parsed and
  * matched by cron-utils.
+ *
+ * <p>The nicknames {@code @yearly}, {@code @annually}, {@code @monthly}, {@code @weekly},
+ * {@code @daily}, {@code @midnight} and {@code @hourly} stand for their 5-field forms.
  *
  * <p>cron-utils is evaluated in UTC on nominal local times, never in the user's zone: that keeps
  * its own DST handling out, and {@link ZonedStream} applies the same gap and overlap conventions
@@ -28,6 +32,10 @@ final class CronSource implements LocalSource {
 
     private static final String[] NAMES_5 = {"minute", "hour", "day-of-month", "month", "day-of-week"};
     private static final String[] NAMES_6 = {"second", "minute", "hour", "day-of-month", "month", "day-of-week"};
+    private static final String[] WEEKDAYS = {"SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"};
+    private static final Map<String, String> NICKNAMES = Map.of(
+            "@YEARLY", "0 0 1 1 *", "@ANNUALLY", "0 0 1 1 *", "@MONTHLY", "0 0 1 * *", "@WEEKLY", "0 0 * * 0",
+            "@DAILY", "0 0 * * *", "@MIDNIGHT", "0 0 * * *", "@HOURLY", "0 * * * *");
     private static final CronParser PARSER_5 = new CronParser(definition(false));
     private static final CronParser PARSER_6 = new CronParser(definition(true));
 
@@ -41,7 +49,9 @@ final class CronSource implements LocalSource {
         if (expression == null || expression.isBlank()) {
             throw invalid("cron expression is empty; give 5 fields (minute hour day-of-month month day-of-week) or 6 with seconds first");
         }
-        String[] fields = expression.strip().toUpperCase(Locale.ROOT).split("\\s+");
+        String text = expression.strip().toUpperCase(Locale.ROOT);
+        text = NICKNAMES.getOrDefault(text, text);
+        String[] fields = text.split("\\s+");
         if (fields.length != 5 && fields.length != 6) {
             throw invalid("cron expression '" + expression + "' has " + fields.length
                     + " fields; give 5 (minute hour day-of-month month day-of-week) or 6 with seconds first");
@@ -50,7 +60,9 @@ final class CronSource implements LocalSource {
         String[] names = fields.length == 5 ? NAMES_5 : NAMES_6;
         int dom = fields.length - 3;
         int dow = fields.length - 1;
-        check(parser, fields, names);
+        String[] written = fields.clone();
+        fields[dow] = numericWeekdays(fields[dow]);
+        check(parser, fields, written, names);
         List<ExecutionTime> alternatives = new ArrayList<>();
         if (restricted(fields[dom]) && restricted(fields[dow])) {
             alternatives.add(executionTime(parser, replace(fields, dow, "*")));
@@ -85,7 +97,7 @@ final class CronSource implements LocalSource {
         };
     }
 
-    private static void check(CronParser parser, String[] fields, String[] names) {
+    private static void check(CronParser parser, String[] fields, String[] written, String[] names) {
         try {
             parser.parse(String.join(" ", fields));
         } catch (IllegalArgumentException whole) {
@@ -96,16 +108,25 @@ final class CronSource implements LocalSource {
                 try {
                     parser.parse(String.join(" ", single));
                 } catch (IllegalArgumentException e) {
-                    throw invalid("cron " + names[i] + " field '" + fields[i] + "' is invalid: " + e.getMessage());
+                    throw invalid("cron " + names[i] + " field '" + written[i] + "' is invalid: " + e.getMessage());
                 }
             }
-            throw invalid("cron expression '" + String.join(" ", fields) + "' is invalid: " + whole.getMessage());
+            throw invalid("cron expression '" + String.join(" ", written) + "' is invalid: " + whole.getMessage());
         }
     }
 
     private static ExecutionTime executionTime(CronParser parser, String[] fields) {
         Cron cron = parser.parse(String.join(" ", fields));
         return ExecutionTime.forCron(cron);
+    }
+
+    /** cron-utils reads SUN as 7, which breaks Vixie ranges such as SUN-SAT; Vixie numbers Sunday 0. */
+    private static String numericWeekdays(String field) {
+        String out = field;
+        for (int i = 0; i < WEEKDAYS.length; i++) {
+            out = out.replace(WEEKDAYS[i], Integer.toString(i));
+        }
+        return out;
     }
 
     private static boolean restricted(String field) {

@@ -32,6 +32,21 @@ class CronTest {
     }
 
     @Test
+    void weekdayNamesUseVixieNumberingSoSundayToSaturdayIsARange() {
+        assertThat(first("0 0 * * SUN-SAT", 2)).containsExactly(local("2025-01-02T00:00"), local("2025-01-03T00:00"));
+        assertThat(first("0 0 * * SAT,SUN", 2)).containsExactly(local("2025-01-04T00:00"), local("2025-01-05T00:00"));
+    }
+
+    @Test
+    void nicknamesStandForTheirFiveFieldForms() {
+        assertThat(first("@daily", 1)).containsExactly(local("2025-01-02T00:00"));
+        assertThat(first("@hourly", 1)).containsExactly(local("2025-01-01T01:00"));
+        assertThat(first("@weekly", 1)).containsExactly(local("2025-01-05T00:00"));
+        assertThat(first("@monthly", 1)).containsExactly(local("2025-02-01T00:00"));
+        assertThat(first("@yearly", 1)).containsExactly(local("2026-01-01T00:00"));
+    }
+
+    @Test
     void sixFieldsHaveSecondsFirst() {
         assertThat(first("*/15 * * * * *", 3)).containsExactly(
                 local("2025-01-01T00:00:15"), local("2025-01-01T00:00:30"), local("2025-01-01T00:00:45"));
@@ -43,6 +58,9 @@ class CronTest {
         // 15 March 2025 is a Saturday: the nearest weekday is Friday the 14th
         assertThat(first("0 0 15W 3 *", 1)).containsExactly(local("2025-03-14T00:00"));
         assertThat(first("0 0 * * 1#2", 2)).containsExactly(local("2025-01-13T00:00"), local("2025-02-10T00:00"));
+        assertThat(first("0 0 * * MON#2", 1)).containsExactly(local("2025-01-13T00:00"));
+        assertThat(first("0 0 * * 5L", 2)).containsExactly(local("2025-01-31T00:00"), local("2025-02-28T00:00"));
+        assertThat(first("0 0 LW * *", 3)).containsExactly(local("2025-01-31T00:00"), local("2025-02-28T00:00"), local("2025-03-31T00:00"));
     }
 
     @Test
@@ -65,6 +83,8 @@ class CronTest {
             "* * 32 * *|day-of-month",
             "* * * 13 *|month",
             "* * * * FOO|day-of-week",
+            "* * * * MON-FOO|MON-FOO",
+            "@reboot|fields",
             "70 * * * * *|second",
             "* * * *|5",
             "* * * * * * *|7 fields",
