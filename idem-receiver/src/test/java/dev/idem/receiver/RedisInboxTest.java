@@ -38,7 +38,7 @@ class RedisInboxTest extends ProcessSharedInboxContract {
 
     @Override
     protected Duration shortLease() {
-        return Duration.ofMillis(700);
+        return Duration.ofMillis(1500);
     }
 
     @Override
