@@ -34,6 +34,9 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     private final boolean databaseClock;
     private final Dialect dialect;
     private final Completion completion;
+    private final String claimSql;
+    private final String reapSql;
+    private final String releaseSql;
 
     JdbcDeliveryQueue(JdbcStore store, Clock clock, boolean databaseClock) {
         this.store = store;
@@ -41,6 +44,11 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         this.databaseClock = databaseClock;
         this.dialect = store.dialectImpl();
         this.completion = dialect.skipLocked() ? new PgCompletion() : new BatchCompletion();
+        this.claimSql = dialect.skipLocked() ? claimSkipLockedSql() : claimSerialisedSql();
+        String toQueue = clock() + "UPDATE deliveries SET status = 'retrying', next_attempt_at = " + NOW
+                + ", lease_owner = NULL, lease_expires_at = NULL, updated_at = " + NOW + " WHERE status = 'delivering' AND ";
+        this.reapSql = toQueue + "lease_expires_at < " + NOW;
+        this.releaseSql = toQueue + "lease_owner = ?";
     }
 
     /** {@code WITH clk AS (...)}: binds one parameter (the injected clock's now) unless the database clock is used. */
@@ -61,28 +69,32 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     public List<Claim> claimDue(String owner, Duration lease, int limit) {
         if (limit <= 0) return List.of();
         java.util.Objects.requireNonNull(owner, "owner");
-        return retrying(() -> store.transact(sql -> dialect.skipLocked() ? claimSkipLocked(sql, owner, lease, limit)
-                : claimSerialised(sql, owner, lease, limit)));
+        Object[] args = args(owner, lease.toMillis(), limit);
+        return retrying(() -> store.transact(sql -> dialect.skipLocked()
+                ? sql.query(claimSql, rs -> new Claim(Rows.delivery(rs), Rows.schedule(rs, "s_")), args)
+                : claimSerialised(sql, args)));
     }
 
     /** One statement: lock the due rows nobody else holds, lease them, return them with their schedules. */
-    private List<Claim> claimSkipLocked(Sql sql, String owner, Duration lease, int limit) {
+    private String claimSkipLockedSql() {
         String returning = Arrays.stream(Rows.DELIVERY.split(", ")).map(c -> "d." + c).collect(Collectors.joining(", "));
-        String q = clock() + "UPDATE deliveries d SET status = 'delivering', lease_owner = ?, lease_expires_at = " + NOW + " + ?, "
+        return clock() + "UPDATE deliveries d SET status = 'delivering', lease_owner = ?, lease_expires_at = " + NOW + " + ?, "
                 + "attempt_count = d.attempt_count + 1, updated_at = " + NOW + " FROM schedules s "
                 + "WHERE s.id = d.schedule_id AND " + dialect.inSubquery("d.id", "SELECT q.id FROM deliveries q JOIN schedules qs ON "
                 + "qs.id = q.schedule_id WHERE " + CLAIMABLE + " ORDER BY q.next_attempt_at LIMIT ? FOR UPDATE OF q SKIP LOCKED") + " "
                 + "RETURNING " + returning + ", " + Rows.scheduleColumnsAs("s", "s_");
-        return sql.query(q, rs -> new Claim(Rows.delivery(rs), Rows.schedule(rs, "s_")), args(owner, lease.toMillis(), limit));
     }
 
-    /** SQLite: the write transaction already excludes every other claimer. */
-    private List<Claim> claimSerialised(Sql sql, String owner, Duration lease, int limit) {
-        String q = clock() + "UPDATE deliveries SET status = 'delivering', lease_owner = ?, lease_expires_at = " + NOW + " + ?, "
+    /** SQLite's RETURNING cannot read a joined table: the write transaction already excludes every other claimer. */
+    private String claimSerialisedSql() {
+        return clock() + "UPDATE deliveries SET status = 'delivering', lease_owner = ?, lease_expires_at = " + NOW + " + ?, "
                 + "attempt_count = attempt_count + 1, updated_at = " + NOW + " WHERE " + dialect.inSubquery("id", "SELECT q.id FROM deliveries q "
                 + "JOIN schedules qs ON qs.id = q.schedule_id WHERE " + CLAIMABLE + " ORDER BY q.next_attempt_at LIMIT ?") + " "
                 + "RETURNING " + Rows.DELIVERY;
-        List<Delivery> claimed = sql.query(q, Rows::delivery, args(owner, lease.toMillis(), limit));
+    }
+
+    private List<Claim> claimSerialised(Sql sql, Object[] args) {
+        List<Delivery> claimed = sql.query(claimSql, Rows::delivery, args);
         Map<String, Schedule> schedules = new HashMap<>();
         List<String> ids = claimed.stream().map(Delivery::scheduleId).distinct().toList();
         for (List<String> chunk : chunks(ids)) {
@@ -101,16 +113,12 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
 
     @Override
     public int reapExpired() {
-        return retrying(() -> store.transact(sql -> sql.update(clock() + "UPDATE deliveries SET status = 'retrying', next_attempt_at = "
-                + NOW + ", lease_owner = NULL, lease_expires_at = NULL, updated_at = " + NOW
-                + " WHERE status = 'delivering' AND lease_expires_at < " + NOW, args())));
+        return retrying(() -> store.transact(sql -> sql.update(reapSql, args())));
     }
 
     @Override
     public int release(String owner) {
-        return retrying(() -> store.transact(sql -> sql.update(clock() + "UPDATE deliveries SET status = 'retrying', next_attempt_at = "
-                + NOW + ", lease_owner = NULL, lease_expires_at = NULL, updated_at = " + NOW
-                + " WHERE status = 'delivering' AND lease_owner = ?", args(owner))));
+        return retrying(() -> store.transact(sql -> sql.update(releaseSql, args(owner))));
     }
 
     @Override
