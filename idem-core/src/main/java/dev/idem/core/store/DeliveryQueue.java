@@ -33,8 +33,11 @@ public interface DeliveryQueue {
     }
 
     /**
-     * Records outcomes; each is applied only while {@code owner} still holds that delivery's lease
-     * (a reclaimed delivery's late outcome is dropped, but its attempt row is still kept). Applies the
+     * Records outcomes in one transaction; each is applied only while {@code owner} still holds the lease
+     * of that very attempt, that is while the delivery is {@code DELIVERING}, leased to {@code owner}, and
+     * its attempt count equals {@code outcome.attempt().number()} (the claim's {@code attemptCount}). So a
+     * reclaimed delivery's late outcome is dropped, even when the same owner reclaimed it; its attempt row
+     * is still kept. Applies the
      * schedule side in the same transaction: success resets {@code consecutiveFailures}; a failure adds
      * one and, when the schedule's {@code autoPauseAfter > 0} is reached, pauses it with reason
      * {@code consecutive_failures}.
