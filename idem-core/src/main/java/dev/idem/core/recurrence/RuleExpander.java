@@ -21,11 +21,12 @@ import java.util.TreeSet;
 final class RuleExpander implements LocalSource {
 
     /** Dates or periods a cursor may examine while looking for one occurrence. */
-    static final int SEARCH_BUDGET = 5_000_000;
+    static final int SEARCH_BUDGET = 500_000;
 
     private final Frequency freq;
     private final long step;
     private final long origin;
+    private final long lastUnit;
     private final LocalDateTime dtstart;
     private final DayMatcher days;
     private final LocalTime[] dayTimes;
@@ -43,6 +44,7 @@ final class RuleExpander implements LocalSource {
         this.wkst = r.wkst();
         this.step = (long) r.interval() * (freq == Frequency.WEEKLY ? 7 : 1);
         this.origin = unit(dtstart);
+        this.lastUnit = unit(END_OF_TIME);
         this.setPos = r.bySetPos();
 
         int[] byMonth = r.byMonth();
@@ -85,6 +87,8 @@ final class RuleExpander implements LocalSource {
         private final List<LocalDateTime> buffer = new ArrayList<>();
         private int index;
         private boolean done;
+        private LocalDate lastDate;
+        private boolean lastDateMatches;
 
         RuleCursor(long k, LocalDateTime from, LocalDateTime to) {
             this.k = k;
@@ -152,7 +156,12 @@ final class RuleExpander implements LocalSource {
 
         /** One HOURLY/MINUTELY/SECONDLY period; returns the next period worth looking at. */
         private long expandTime(LocalDateTime start, List<LocalDateTime> out) {
-            if (!days.matches(start.toLocalDate())) {
+            LocalDate date = start.toLocalDate();
+            if (!date.equals(lastDate)) {
+                lastDate = date;
+                lastDateMatches = days.matches(date);
+            }
+            if (!lastDateMatches) {
                 return firstPeriodAtOrAfter(start.toLocalDate().plusDays(1).atStartOfDay());
             }
             if (!hourOk[start.getHour()]) {
@@ -211,7 +220,7 @@ final class RuleExpander implements LocalSource {
     }
 
     private LocalDateTime periodStart(long u) {
-        if (u > unit(END_OF_TIME)) {
+        if (u > lastUnit) {
             return END_OF_TIME.plusSeconds(1);
         }
         return switch (freq) {
