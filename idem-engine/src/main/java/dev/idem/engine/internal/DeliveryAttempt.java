@@ -31,7 +31,7 @@ public final class DeliveryAttempt implements Dispatcher.AttemptRunner {
     }
 
     @Override
-    public void run(Claim claim, Duration timeout, Runnable done) throws InterruptedException {
+    public boolean run(Claim claim, Duration timeout, Runnable recorded) throws InterruptedException {
         Delivery d = claim.delivery();
         Schedule s = claim.schedule();
         int attempt = d.attemptCount();
@@ -47,6 +47,7 @@ public final class DeliveryAttempt implements Dispatcher.AttemptRunner {
             result = sender.send(request, timeout);
         }
         metrics.attempt(EngineMetrics.resultOf(result), result.durationMs());
-        recorder.submit(decider.decide(d, s, attempt, result), done);
+        recorder.submit(decider.decide(d, s, attempt, result), recorded);
+        return true;
     }
 }

@@ -20,26 +20,39 @@ import org.slf4j.LoggerFactory;
 /**
  * Claims due deliveries and hands them to the sender pool. It claims only what the pool can start soon (the
  * threads plus one more round of prefetch), so a claimed row never waits in a queue long enough to lose its
- * lease. Between claims it sleeps until the earliest due row, a {@link #wakeUp()}, a finished attempt, or
- * the poll interval, whichever comes first.
+ * lease, and no more than the recorder can keep up with. While requests are in flight it lets a few sends
+ * finish before claiming again, so claims stay batches rather than one row per transaction. Between claims it
+ * sleeps until the earliest due row, a {@link #wakeUp()}, a finished attempt, or the poll interval, whichever
+ * comes first.
  */
 public final class Dispatcher implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
     private static final long MIN_SEND_MS = 100;
+    private static final long GATHER_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
     private final DeliveryQueue queue;
     private final EngineConfig config;
     private final Clock clock;
     private final ExecutorService senders;
     private final AttemptRunner runner;
+    /** Claimed deliveries not yet sent: the threads plus one round of prefetch. */
     private final Semaphore capacity;
+    /** Claimed deliveries whose outcome is not yet written; bounds the recorder's backlog while sends go on. */
+    private final Semaphore unrecorded;
+    private final int sendSlots;
+    /** The smallest claim worth a transaction while the pool is busy. */
+    private final int minBusyClaim;
     private final Wakeup wakeup = new Wakeup();
     private volatile boolean running = true;
     private volatile boolean sendersStopping;
 
-    /** Sends one claimed delivery and submits its outcome; calls {@code done} when the slot is free again. */
+    /** Sends one claimed delivery and hands its outcome to the recorder without waiting for it to be written. */
     public interface AttemptRunner {
-        void run(Claim claim, Duration timeout, Runnable done) throws InterruptedException;
+        /**
+         * @param recorded to be run once the outcome is written (or given up on), when this returns true
+         * @return whether the outcome went to the recorder; false when nothing is to be recorded
+         */
+        boolean run(Claim claim, Duration timeout, Runnable recorded) throws InterruptedException;
     }
 
     public Dispatcher(DeliveryQueue queue, EngineConfig config, Clock clock, ExecutorService senders, AttemptRunner runner) {
@@ -48,7 +61,10 @@ public final class Dispatcher implements Runnable {
         this.clock = clock;
         this.senders = senders;
         this.runner = runner;
-        this.capacity = new Semaphore(config.senderThreads() + Math.min(config.batchSize(), config.senderThreads()));
+        this.sendSlots = config.senderThreads() + Math.min(config.batchSize(), config.senderThreads());
+        this.minBusyClaim = Math.max(1, Math.min(config.batchSize(), sendSlots / 4));
+        this.capacity = new Semaphore(sendSlots);
+        this.unrecorded = new Semaphore(sendSlots * 4);
     }
 
     public void wakeUp() {
@@ -71,10 +87,16 @@ public final class Dispatcher implements Runnable {
         long errorBackoffMs = 100;
         while (running) {
             try {
-                int free = capacity.availablePermits();
+                int free = freeSlots();
                 if (free == 0) {
                     wakeup.await(config.pollInterval().toNanos());
                     continue;
+                }
+                if (free < minBusyClaim && capacity.availablePermits() < sendSlots) {
+                    long deadline = System.nanoTime() + GATHER_NANOS;
+                    for (long left = GATHER_NANOS; left > 0 && running && freeSlots() < minBusyClaim; left = deadline - System.nanoTime())
+                        wakeup.await(left);
+                    free = freeSlots();
                 }
                 int limit = Math.min(config.batchSize(), free);
                 List<Claim> claims = queue.claimDue(config.nodeId(), config.lease(), limit);
@@ -99,6 +121,10 @@ public final class Dispatcher implements Runnable {
         }
     }
 
+    private int freeSlots() {
+        return Math.min(capacity.availablePermits(), unrecorded.availablePermits());
+    }
+
     /** Until the earliest claimable row is due, at most the poll interval; a little when one is due but was not claimable. */
     private long sleepNanos(boolean claimedNone) {
         long poll = config.pollInterval().toNanos();
@@ -111,36 +137,46 @@ public final class Dispatcher implements Runnable {
 
     private void submit(Claim claim, long claimedAt) {
         capacity.acquireUninterruptibly();
-        Runnable done = () -> {
-            capacity.release();
-            wakeup.signal();
-        };
+        unrecorded.acquireUninterruptibly();
+        Runnable sent = once(capacity);
+        Runnable recorded = once(unrecorded);
         try {
-            senders.execute(() -> attempt(claim, claimedAt, done));
+            senders.execute(() -> attempt(claim, claimedAt, sent, recorded));
         } catch (RejectedExecutionException e) {
-            done.run();
+            sent.run();
+            recorded.run();
         }
     }
 
-    private void attempt(Claim claim, long claimedAt, Runnable done) {
-        if (sendersStopping) {
-            done.run();
-            return;
-        }
-        Duration timeout = timeoutWithinLease(claim.schedule(), claimedAt);
-        if (timeout.toMillis() < MIN_SEND_MS) {
-            log.warn("delivery {} not sent: only {} ms of its lease left on node {}; it goes out again once the lease expires",
-                    claim.delivery().id(), timeout.toMillis(), config.nodeId());
-            done.run();
-            return;
-        }
+    private Runnable once(Semaphore permits) {
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        return () -> {
+            if (done.compareAndSet(false, true)) {
+                permits.release();
+                wakeup.signal();
+            }
+        };
+    }
+
+    private void attempt(Claim claim, long claimedAt, Runnable sent, Runnable recorded) {
+        boolean handedOver = false;
         try {
-            runner.run(claim, timeout, done);
+            if (sendersStopping) return;
+            Duration timeout = timeoutWithinLease(claim.schedule(), claimedAt);
+            if (timeout.toMillis() < MIN_SEND_MS) {
+                log.warn("delivery {} not sent: only {} ms of its lease left on node {}; it goes out again once the lease expires",
+                        claim.delivery().id(), timeout.toMillis(), config.nodeId());
+                return;
+            }
+            handedOver = runner.run(claim, timeout, recorded);
         } catch (InterruptedException e) {
-            done.run();
+            // shutting down past the grace: the lease is released by close()
         } catch (RuntimeException e) {
             log.error("attempt of delivery {} failed inside the engine; its lease will expire and it will be sent again", claim.delivery().id(), e);
-            done.run();
+        } finally {
+            // the sender thread is free: claim more while the recorder writes this outcome
+            sent.run();
+            if (!handedOver) recorded.run();
         }
     }
 

@@ -69,6 +69,11 @@ public final class Receiver implements AutoCloseable {
         }
     }
 
+    static {
+        // the JDK server writes headers and body separately; without TCP_NODELAY, Nagle and delayed ACKs add 40 ms
+        System.setProperty("sun.net.httpserver.nodelay", "true");
+    }
+
     private final HttpServer server;
     private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "test-receiver");

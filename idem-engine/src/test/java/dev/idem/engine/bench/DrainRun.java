@@ -1,0 +1,68 @@
+package dev.idem.engine.bench;
+
+import dev.idem.core.store.Store;
+import dev.idem.engine.Engine;
+import dev.idem.engine.EngineConfig;
+import dev.idem.engine.testing.Defs;
+import dev.idem.engine.testing.World;
+import dev.idem.store.JdbcStores;
+import dev.idem.store.testing.TestDatabase;
+import dev.idem.store.testing.TestStores;
+import com.sun.net.httpserver.HttpServer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A manual drain measurement, not a test: N one-shot deliveries due at once on a fresh PostgreSQL database,
+ * one engine, a minimal loopback receiver. {@code DrainRun [n] [senderThreads] [batch]}.
+ */
+public final class DrainRun {
+    public static void main(String[] args) throws Exception {
+        int n = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
+        int threads = args.length > 1 ? Integer.parseInt(args[1]) : 64;
+        int batch = args.length > 2 ? Integer.parseInt(args[2]) : 100;
+        System.setProperty("sun.net.httpserver.nodelay", "true");
+        Clock clock = Clock.systemUTC();
+        AtomicLong received = new AtomicLong();
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1024);
+        server.setExecutor(Executors.newFixedThreadPool(16));
+        byte[] ok = "ok".getBytes();
+        server.createContext("/", ex -> {
+            ex.getRequestBody().readAllBytes();
+            received.incrementAndGet();
+            ex.sendResponseHeaders(200, ok.length);
+            ex.getResponseBody().write(ok);
+            ex.close();
+        });
+        server.start();
+        String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/hook";
+        try (TestDatabase db = TestStores.postgresDatabase()) {
+            Store store = JdbcStores.open(db.config().withDatabaseClock(true).withPoolSize(16), clock);
+            World world = new World(store, clock);
+            long t0 = System.nanoTime();
+            world.createMany(Defs.once(url, clock.instant()), n);
+            System.out.printf("created %d due deliveries in %d ms%n", n, (System.nanoTime() - t0) / 1_000_000);
+            EngineConfig config = EngineConfig.defaults("bench").withSenderThreads(threads).withBatchSize(batch)
+                    .withAllowPrivateEndpoints(true);
+            Engine engine = new Engine(store, config, clock, new SecureRandom(), new SimpleMeterRegistry());
+            long start = System.nanoTime();
+            engine.start();
+            engine.wakeUp();
+            while (store.queue().depth() > 0) Thread.sleep(20);
+            long ms = Math.max(1, (System.nanoTime() - start) / 1_000_000);
+            System.out.printf("drained %d (received %d) in %d ms: %.0f deliveries/s (threads %d, batch %d)%n", n, received.get(), ms,
+                    n * 1000.0 / ms, threads, batch);
+            engine.close();
+            store.close();
+        } finally {
+            server.stop(0);
+            System.exit(0);
+        }
+    }
+}
