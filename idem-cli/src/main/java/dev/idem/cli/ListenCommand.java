@@ -268,7 +268,7 @@ public final class ListenCommand implements Callable<Integer> {
     /** Keeps Jedis out of the class's signature, so the command loads without it. */
     private static final class RedisSupport {
         static Inbox open(String url, Duration lease) {
-            return new RedisInbox(new redis.clients.jedis.JedisPooled(java.net.URI.create(url)), "idem:listen:", lease, DedupWindow.defaults());
+            return RedisInbox.connect(url, "idem:listen:", lease, DedupWindow.defaults());
         }
     }
 

@@ -12,6 +12,14 @@ public interface Claim extends AutoCloseable {
     /** True when this claim took over an expired claim of a worker that crashed or stalled. */
     boolean tookOver();
 
+    /**
+     * Extends the claim to {@code lease} from now, for work that runs longer than the lease it started with.
+     * Call it periodically (a heartbeat) well before the claim would expire.
+     *
+     * @throws ClaimLostException when the claim already expired and another worker took the key over
+     */
+    void extend(java.time.Duration lease);
+
     /** Marks the key processed (for the dedup window) and keeps {@code result} for duplicates. */
     void complete(String result);
 

@@ -300,6 +300,13 @@ public final class JdbcInbox implements Inbox {
         }
 
         @Override
+        public void extend(Duration lease) {
+            if (done) throw new IllegalStateException("claim on '" + key + "' was already completed or released");
+            if (autoCommitted("UPDATE " + table + " SET claimed_until = ? WHERE idem_key = ? AND status = ? AND claim_token = ?",
+                    clock.millis() + lease.toMillis(), key, CLAIMED, token) == 0) throw new ClaimLostException(key);
+        }
+
+        @Override
         public void complete(String result) {
             if (done) throw new IllegalStateException("claim on '" + key + "' was already completed or released");
             int n = autoCommitted("UPDATE " + table + " SET status = ?, result = ?, completed_at = ?, claim_token = NULL,"

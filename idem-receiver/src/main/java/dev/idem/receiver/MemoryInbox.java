@@ -88,6 +88,19 @@ public final class MemoryInbox implements Inbox {
         }
 
         @Override
+        public void extend(Duration lease) {
+            if (finished) throw new IllegalStateException("claim on '" + key + "' was already completed or released");
+            boolean[] ok = {false};
+            long until = clock.millis() + lease.toMillis();
+            entries.computeIfPresent(key, (k, e) -> {
+                if (e.done || !token.equals(e.token)) return e;
+                ok[0] = true;
+                return new Entry(false, token, until, null, e.createdAt);
+            });
+            if (!ok[0]) throw new ClaimLostException(key);
+        }
+
+        @Override
         public void complete(String result) {
             if (finished) throw new IllegalStateException("claim on '" + key + "' was already completed or released");
             finished = true;

@@ -16,7 +16,7 @@ import redis.clients.jedis.exceptions.JedisException;
  * ({@code JedisPooled}). Redis cannot join your database transaction: use claim → work → mark
  * ({@link #execute}), and make the work itself safe to retry should the completion be lost.
  */
-public final class RedisInbox implements Inbox {
+public final class RedisInbox implements Inbox, AutoCloseable {
     private static final String CLAIM = """
             local ok = redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])
             if ok then return {1, '', 0} end
@@ -29,11 +29,15 @@ public final class RedisInbox implements Inbox {
               return 1
             end
             return 0""";
+    private static final String EXTEND = """
+            if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+            return 0""";
     private static final String RELEASE = """
             if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
             return 0""";
 
     private final UnifiedJedis redis;
+    private final boolean ownsClient;
     private final String prefix;
     private final Duration lease;
     private final DedupWindow window;
@@ -46,11 +50,27 @@ public final class RedisInbox implements Inbox {
      * @param window how long processed keys are kept (checked against the sender's retry horizon)
      */
     public RedisInbox(UnifiedJedis redis, String prefix, Duration lease, DedupWindow window) {
+        this(redis, prefix, lease, window, false);
+    }
+
+    private RedisInbox(UnifiedJedis redis, String prefix, Duration lease, DedupWindow window, boolean ownsClient) {
+        this.ownsClient = ownsClient;
         this.redis = Objects.requireNonNull(redis, "redis");
         this.prefix = Objects.requireNonNull(prefix, "prefix");
         if (lease.isNegative() || lease.isZero()) throw new IllegalArgumentException("claim lease must be positive");
         this.lease = lease;
         this.window = Objects.requireNonNull(window, "window");
+    }
+
+    /** An inbox with its own pooled client to {@code url} ({@code redis://host:port[/db]}), closed by {@link #close()}. */
+    public static RedisInbox connect(String url, String prefix, Duration lease, DedupWindow window) {
+        return new RedisInbox(new redis.clients.jedis.JedisPooled(java.net.URI.create(url)), prefix, lease, window, true);
+    }
+
+    /** Closes the client if this inbox opened it ({@link #connect}); a client passed in stays open. */
+    @Override
+    public void close() {
+        if (ownsClient) redis.close();
     }
 
     @Override
@@ -120,6 +140,12 @@ public final class RedisInbox implements Inbox {
         @Override
         public boolean tookOver() {
             return false;
+        }
+
+        @Override
+        public void extend(Duration lease) {
+            if (finished) throw new IllegalStateException("claim on '" + key + "' was already completed or released");
+            if (((Long) run(EXTEND, key, token, Long.toString(lease.toMillis()))) == 0L) throw new ClaimLostException(key);
         }
 
         @Override

@@ -93,6 +93,28 @@ public abstract class InboxContract {
     }
 
     @Test
+    void aLongHandlerThatExtendsItsClaimKeepsTheKeyPastTheFirstLease() throws Exception {
+        Inbox inbox = newInbox(shortLease());
+        String k = key("extend");
+        ClaimAttempt held = inbox.claim(k, shortLease());
+        held.claim().extend(shortLease().multipliedBy(4));
+        letTimePass(shortLease().plusMillis(200));
+        assertThat(newInbox(shortLease()).execute(k, () -> "never").status()).isEqualTo(Outcome.Status.IN_PROGRESS);
+        held.claim().complete("long work");
+        assertThat(newInbox(shortLease()).execute(k, () -> "never").result()).isEqualTo("long work");
+    }
+
+    @Test
+    void extendingAClaimThatWasTakenOverFails() throws Exception {
+        Inbox inbox = newInbox(shortLease());
+        String k = key("extend-lost");
+        ClaimAttempt held = inbox.claim(k, shortLease());
+        letTimePass(shortLease().plusMillis(200));
+        assertThat(newInbox(shortLease()).claim(k, shortLease()).granted()).isTrue();
+        assertThatThrownBy(() -> held.claim().extend(shortLease())).isInstanceOf(ClaimLostException.class);
+    }
+
+    @Test
     void releasingAClaimLetsTheNextDeliveryClaimAtOnce() {
         Inbox inbox = newInbox(shortLease());
         String k = key("release");

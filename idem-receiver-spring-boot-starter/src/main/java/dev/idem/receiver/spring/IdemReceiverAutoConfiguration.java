@@ -79,7 +79,7 @@ public class IdemReceiverAutoConfiguration {
             }
             case "redis" -> {
                 if (p.getRedisUrl() == null) throw new IllegalStateException("idem.receiver.inbox.type=redis needs idem.receiver.inbox.redis-url");
-                return RedisInboxFactory.create(p, window);
+                return dev.idem.receiver.RedisInbox.connect(p.getRedisUrl(), p.getRedisPrefix(), p.getClaimLease(), window);
             }
             case "memory" -> {
                 log.warn("idem receiver: in-memory inbox; processed keys are forgotten on restart and not shared between"
@@ -128,14 +128,6 @@ public class IdemReceiverAutoConfiguration {
             } catch (ClassNotFoundException e) {
                 return false;
             }
-        }
-    }
-
-    /** Keeps Jedis types out of the configuration class, so it loads without Jedis. */
-    static final class RedisInboxFactory {
-        static Inbox create(IdemReceiverProperties.Inbox p, DedupWindow window) {
-            return new dev.idem.receiver.RedisInbox(new redis.clients.jedis.JedisPooled(java.net.URI.create(p.getRedisUrl())),
-                    p.getRedisPrefix(), p.getClaimLease(), window);
         }
     }
 }
