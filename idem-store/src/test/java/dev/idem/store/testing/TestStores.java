@@ -7,9 +7,13 @@ import dev.idem.store.StoreConfig;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
@@ -25,6 +29,9 @@ import java.util.function.Function;
  * store test is never skipped silently.
  */
 public final class TestStores {
+    private static final String PREFIX = "idem_store_";
+    private static final Duration ABANDONED_AFTER = Duration.ofHours(6);
+    private static boolean sweptAbandoned;
     static final List<String> TABLES = List.of("attempts", "deliveries", "schedules", "idempotency_records", "signing_secrets",
             "api_keys", "projects");
 
@@ -71,9 +78,11 @@ public final class TestStores {
         };
     }
 
-    /** A fresh PostgreSQL database {@code idem_store_<random>}, dropped on close. */
+    /** A fresh PostgreSQL database {@code idem_store_<epoch seconds>_<random>}, dropped on close. */
     public static TestDatabase postgresDatabase() {
-        String name = "idem_store_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16).toLowerCase(Locale.ROOT);
+        dropAbandonedOnce();
+        String name = PREFIX + Instant.now().getEpochSecond() + "_"
+                + UUID.randomUUID().toString().replace("-", "").substring(0, 12).toLowerCase(Locale.ROOT);
         admin("CREATE DATABASE " + name);
         String url = adminUrl().replaceFirst("/[^/?]*(\\?|$)", "/" + name + "$1");
         StoreConfig config = StoreConfig.of(url, user(), password()).withDatabaseClock(false).withPoolSize(8);
@@ -101,6 +110,27 @@ public final class TestStores {
                 admin("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
             }
         };
+    }
+
+    /**
+     * Drops test databases left by JVMs that died before closing them: those created more than
+     * {@link #ABANDONED_AFTER} ago (no test runs that long), once per JVM.
+     */
+    private static synchronized void dropAbandonedOnce() {
+        if (sweptAbandoned) return;
+        sweptAbandoned = true;
+        long cutoff = Instant.now().minus(ABANDONED_AFTER).getEpochSecond();
+        List<String> old = new ArrayList<>();
+        try (Connection c = DriverManager.getConnection(adminUrl(), props()); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT datname FROM pg_database WHERE datname LIKE 'idem\\_store\\_%'")) {
+            while (rs.next()) {
+                String[] parts = rs.getString(1).substring(PREFIX.length()).split("_");
+                if (parts.length == 2 && parts[0].matches("\\d{9,11}") && Long.parseLong(parts[0]) < cutoff) old.add(rs.getString(1));
+            }
+        } catch (SQLException e) {
+            return; // admin() reports an unreachable server with the full explanation
+        }
+        for (String name : old) admin("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
     }
 
     private static void deleteAll(Connection c) throws SQLException {
