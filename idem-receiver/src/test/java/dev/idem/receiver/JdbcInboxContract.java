@@ -103,6 +103,56 @@ public abstract class JdbcInboxContract extends ProcessSharedInboxContract {
     }
 
     @Test
+    void aConcurrentDuplicateWaitsForTheFirstDeliverysTransactionAndIsThenADuplicate() throws Exception {
+        assertConcurrentDuplicate(false);
+    }
+
+    @Test
+    void aConcurrentDuplicateOfADeliveryThatRollsBackDoesTheWorkItself() throws Exception {
+        assertConcurrentDuplicate(true);
+    }
+
+    private void assertConcurrentDuplicate(boolean firstFails) throws Exception {
+        String k = key(firstFails ? "race-rollback" : "race");
+        java.util.concurrent.CountDownLatch inHandler = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        AtomicInteger secondCalls = new AtomicInteger();
+        ExecutorService two = Executors.newFixedThreadPool(2);
+        try {
+            Future<Outcome> first = two.submit(() -> jdbc(shortLease()).process(k, tx -> {
+                effect(tx, k, "first");
+                inHandler.countDown();
+                release.await();
+                if (firstFails) throw new IllegalStateException("first delivery fails");
+                return "first";
+            }));
+            inHandler.await();
+            Future<Outcome> second = two.submit(() -> jdbc(shortLease()).process(k, tx -> {
+                secondCalls.incrementAndGet();
+                effect(tx, k, "second");
+                return "second";
+            }));
+            Thread.sleep(300);
+            assertThat(second.isDone()).as("the duplicate waits on the first one's claim").isFalse();
+            release.countDown();
+            if (firstFails) {
+                assertThatThrownBy(first::get).hasRootCauseMessage("first delivery fails");
+                assertThat(second.get().status()).isEqualTo(Outcome.Status.PROCESSED);
+                assertThat(secondCalls).hasValue(1);
+            } else {
+                assertThat(first.get().status()).isEqualTo(Outcome.Status.PROCESSED);
+                assertThat(second.get().status()).isEqualTo(Outcome.Status.DUPLICATE);
+                assertThat(second.get().result()).isEqualTo("first");
+                assertThat(secondCalls).hasValue(0);
+            }
+            assertThat(effects(k)).isEqualTo(1);
+        } finally {
+            release.countDown();
+            two.shutdownNow();
+        }
+    }
+
+    @Test
     void transactionalProcessingAnswersInProgressForALiveClaimAndTakesOverAnExpiredOne() throws Exception {
         String k = key("tx-takeover");
         ClaimAttempt stalled = jdbc(shortLease()).claim(k, shortLease());
