@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -108,6 +109,43 @@ class DstTest {
         Recurrence r = Fixtures.rrule("FREQ=DAILY", NEW_YORK, "2025-01-01T02:30");
         assertThat(r.firstAfter(Instant.parse("2025-03-09T06:00:00Z")))
                 .contains(occ("2025-03-09T03:30", "2025-03-09T07:30:00Z"));
+    }
+
+    @Test
+    void firstAfterAgreesWithPreviewAroundTransitions() {
+        // dtstarts a day before each zone's 2025 transitions, so 400 occurrences span them
+        Map<ZoneId, List<String>> starts = Map.of(
+                NEW_YORK, List.of("2025-03-08T00:00", "2025-11-01T00:00"),
+                PARIS, List.of("2025-03-29T00:00", "2025-10-25T00:00"),
+                LORD_HOWE, List.of("2025-04-05T00:00", "2025-10-04T00:00"));
+        for (ZoneId zone : starts.keySet()) {
+            for (String rule : List.of("FREQ=MINUTELY;INTERVAL=7", "FREQ=HOURLY;BYMINUTE=10,40", "FREQ=DAILY;BYHOUR=1,2,3;BYMINUTE=15,45")) {
+                for (String dtstart : starts.get(zone)) {
+                    Recurrence r = Fixtures.rrule(rule, zone, dtstart);
+                    List<Occurrence> all = r.preview(null, 400);
+                    assertAgreesNearTransition(r, all, zone, 60, zone + " " + rule);
+                }
+            }
+            for (String cron : List.of("*/7 * * * *", "10,40 * * * *", "15,45 1-3 * * *")) {
+                for (String dtstart : starts.get(zone)) {
+                    Recurrence r = Recurrences.compile(RecurrenceSpec.cron(cron, zone));
+                    assertAgreesNearTransition(r, r.preview(local(dtstart).atZone(zone).toInstant(), 400), zone, 420, zone + " " + cron);
+                }
+            }
+        }
+    }
+
+    /** Checks firstAfter every {@code stepSeconds} from 3 hours before to 3 hours after the next transition. */
+    private static void assertAgreesNearTransition(Recurrence r, List<Occurrence> all, ZoneId zone, int stepSeconds, String what) {
+        Instant transition = zone.getRules().nextTransition(all.get(0).utc()).getInstant();
+        Instant from = transition.minusSeconds(3 * 3600);
+        Instant to = transition.plusSeconds(3 * 3600);
+        assertThat(all.get(all.size() - 2).utc()).as(what).isAfter(to);
+        for (Instant x = from; x.isBefore(to); x = x.plusSeconds(stepSeconds)) {
+            Instant at = x;
+            Occurrence expected = all.stream().filter(o -> o.utc().isAfter(at)).findFirst().orElseThrow();
+            assertThat(r.firstAfter(x)).as("%s after %s", what, x).contains(expected);
+        }
     }
 
     @Test
