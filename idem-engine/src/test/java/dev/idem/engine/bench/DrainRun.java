@@ -51,13 +51,18 @@ public final class DrainRun {
             EngineConfig config = EngineConfig.defaults("bench").withSenderThreads(threads).withBatchSize(batch)
                     .withAllowPrivateEndpoints(true);
             Engine engine = new Engine(store, config, clock, new SecureRandom(), new SimpleMeterRegistry());
+            com.sun.management.OperatingSystemMXBean os =
+                    (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+            long cpu0 = os.getProcessCpuTime();
             long start = System.nanoTime();
             engine.start();
             engine.wakeUp();
             while (store.queue().depth() > 0) Thread.sleep(20);
             long ms = Math.max(1, (System.nanoTime() - start) / 1_000_000);
-            System.out.printf("drained %d (received %d) in %d ms: %.0f deliveries/s (threads %d, batch %d)%n", n, received.get(), ms,
-                    n * 1000.0 / ms, threads, batch);
+            long cpuMs = (os.getProcessCpuTime() - cpu0) / 1_000_000;
+            System.out.printf("drained %d (received %d) in %d ms: %.0f deliveries/s (threads %d, batch %d); "
+                    + "this JVM (engine + receiver) used %d ms CPU, %.1f us per delivery; load average %.1f%n", n, received.get(), ms,
+                    n * 1000.0 / ms, threads, batch, cpuMs, cpuMs * 1000.0 / n, os.getSystemLoadAverage());
             engine.close();
             store.close();
         } finally {
