@@ -70,9 +70,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         if (limit <= 0) return List.of();
         java.util.Objects.requireNonNull(owner, "owner");
         Object[] args = args(owner, lease.toMillis(), limit);
-        return retrying(() -> store.transact(sql -> dialect.skipLocked()
-                ? sql.query(claimSql, rs -> new Claim(Rows.delivery(rs), Rows.schedule(rs, "s_")), args)
-                : claimSerialised(sql, args)));
+        return retrying(() -> store.transact(sql -> dialect.skipLocked() ? claimSkipLocked(sql, args) : claimSerialised(sql, args)));
     }
 
     /** One statement: lock the due rows nobody else holds, lease them, return them with their schedules. */
@@ -91,6 +89,19 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
                 + "attempt_count = attempt_count + 1, updated_at = " + NOW + " WHERE " + dialect.inSubquery("id", "SELECT q.id FROM deliveries q "
                 + "JOIN schedules qs ON qs.id = q.schedule_id WHERE " + CLAIMABLE + " ORDER BY q.next_attempt_at LIMIT ?") + " "
                 + "RETURNING " + Rows.DELIVERY;
+    }
+
+    private List<Claim> claimSkipLocked(Sql sql, Object[] args) {
+        // Deliveries of one schedule share its row: decode its definition once per batch.
+        Map<String, Schedule> decoded = new HashMap<>();
+        return sql.query(claimSql, rs -> {
+            Schedule s = decoded.get(rs.getString("s_id"));
+            if (s == null) {
+                s = Rows.schedule(rs, "s_");
+                decoded.put(s.id(), s);
+            }
+            return new Claim(Rows.delivery(rs), s);
+        }, args);
     }
 
     private List<Claim> claimSerialised(Sql sql, Object[] args) {
