@@ -54,7 +54,7 @@ public final class ListenCommand implements Callable<Integer> {
     String host;
     @Option(names = "--secret", split = ",", description = "Signing secret(s), whsec_…; without one every request is accepted unverified. Env IDEM_LISTEN_SECRET.")
     List<String> secrets;
-    @Option(names = "--mode", defaultValue = "standard_webhooks", description = "Signature scheme: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
+    @Option(names = "--mode", defaultValue = "STANDARD_WEBHOOKS", description = "Signature scheme: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
     VerifierMode mode;
     @Option(names = "--inbox", defaultValue = "${env:IDEM_LISTEN_INBOX}", description = "jdbc:postgresql:…, jdbc:mariadb:…, jdbc:sqlite:… or redis://host:port (default: in memory).")
     String inbox;

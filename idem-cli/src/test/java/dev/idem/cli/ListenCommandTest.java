@@ -74,6 +74,22 @@ class ListenCommandTest {
     }
 
     @Test
+    void helpListsEveryOptionOfTheSpec() {
+        StringWriter out = new StringWriter();
+        int code = new CommandLine(new ListenCommand()).setOut(new PrintWriter(out)).execute("--help");
+        assertThat(code).isZero();
+        assertThat(out.toString()).contains("--port", "--secret", "--inbox", "--fail-rate", "PROCESSED|DUPLICATE|REJECTED");
+    }
+
+    @Test
+    void aFailRateOutsideZeroToOneIsRefused() {
+        StringWriter err = new StringWriter();
+        int code = new CommandLine(new ListenCommand()).setErr(new PrintWriter(err)).execute("--port", "0", "--fail-rate", "1.5");
+        assertThat(code).isNotZero();
+        assertThat(err.toString()).contains("--fail-rate must be between 0 and 1");
+    }
+
+    @Test
     void printsProcessedThenDuplicateForTheSameKeyOnAnyPath() throws Exception {
         try (Listener l = new Listener("--secret", SECRET)) {
             String id = "dlv_" + UUID.randomUUID();

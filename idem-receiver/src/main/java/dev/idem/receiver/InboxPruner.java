@@ -28,6 +28,7 @@ public final class InboxPruner implements AutoCloseable {
         this(inbox, window, clock, 1000);
     }
 
+    /** A pruner of {@code inbox} that deletes at most {@code batchSize} keys per statement. */
     public InboxPruner(Inbox inbox, DedupWindow window, Clock clock, int batchSize) {
         this.inbox = Objects.requireNonNull(inbox, "inbox");
         this.window = Objects.requireNonNull(window, "window");

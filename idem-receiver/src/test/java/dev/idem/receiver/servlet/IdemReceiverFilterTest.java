@@ -177,6 +177,31 @@ class IdemReceiverFilterTest {
     }
 
     @Test
+    void inStripeModeTheStripeSignatureIsCheckedAndTheEventIdIsTheKey() throws Exception {
+        String whsec = "whsec_stripe_test";
+        int port = start(IdemReceiverFilter.builder(
+                        dev.idem.receiver.VerifierMode.STRIPE.verifier(java.util.List.of(whsec), Duration.ofSeconds(300), Clock.systemUTC()),
+                        new MemoryInbox())
+                .keys(dev.idem.receiver.VerifierMode.STRIPE.defaultKeys()).build());
+        String evt = "evt_" + UUID.randomUUID().toString().replace("-", "");
+        String body = "{\"id\":\"" + evt + "\",\"type\":\"invoice.paid\"}";
+        java.util.function.Function<String, HttpResponse<String>> send = header -> {
+            try {
+                return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/stripe"))
+                        .header("Stripe-Signature", header).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                        HttpResponse.BodyHandlers.ofString());
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        };
+        String good = dev.idem.wire.StripeSignatureVerifier.sign(whsec, Instant.now().getEpochSecond(), body.getBytes(StandardCharsets.UTF_8));
+        assertThat(send.apply(good).body()).contains("\"handled\":\"" + evt + "\"");
+        assertThat(send.apply(good).headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(send.apply(good.replace("v1=", "v1=00")).statusCode()).isEqualTo(403);
+        assertThat(calls).hasValue(1);
+    }
+
+    @Test
     void inClaimModeADeliveryWhoseKeyIsHeldElsewhereGets409WithRetryAfter() throws Exception {
         Inbox inbox = new MemoryInbox(Clock.systemUTC(), Duration.ofSeconds(30));
         int port = start(IdemReceiverFilter.builder(Verifier.standardWebhooks(SECRET), inbox).build());
