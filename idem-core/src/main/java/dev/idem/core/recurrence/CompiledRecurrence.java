@@ -56,7 +56,11 @@ final class CompiledRecurrence implements Recurrence {
             return out;
         }
         Walk walk = walk(fromExclusive, toInclusive);
-        for (Occurrence o = walk.next(); o != null && !o.utc().isAfter(toInclusive) && out.size() < limit; o = walk.next()) {
+        while (out.size() < limit) {
+            Occurrence o = walk.next();
+            if (o == null || o.utc().isAfter(toInclusive)) {
+                break;
+            }
             out.add(o);
         }
         return out;
@@ -65,10 +69,14 @@ final class CompiledRecurrence implements Recurrence {
     @Override
     public Optional<Occurrence> latestIn(Instant fromExclusive, Instant toInclusive) {
         // widen a window backwards from the end so a dense rule after long downtime is not walked whole
+        if (!toInclusive.isAfter(fromExclusive)) {
+            return Optional.empty();
+        }
+        Duration span = Duration.between(fromExclusive, toInclusive);
         Duration window = Duration.ofHours(1);
         while (true) {
-            Instant start = toInclusive.minus(window);
-            boolean coversAll = !start.isAfter(fromExclusive);
+            boolean coversAll = window.compareTo(span) >= 0;
+            Instant start = coversAll ? fromExclusive : toInclusive.minus(window);
             Occurrence last = null;
             Walk walk = walk(coversAll ? fromExclusive : start, toInclusive);
             for (Occurrence o = walk.next(); o != null && !o.utc().isAfter(toInclusive); o = walk.next()) {
@@ -93,7 +101,7 @@ final class CompiledRecurrence implements Recurrence {
 
     /** Occurrences after {@code after} (null: from the anchor); {@code endHint} bounds the search when known. */
     private Walk walk(Instant after, Instant endHint) {
-        if (after != null && after.isAfter(LAST_INSTANT)) {
+        if ((after != null && after.isAfter(LAST_INSTANT)) || (endHint != null && endHint.isBefore(FIRST_INSTANT))) {
             return new Walk(null, after, 0, null);
         }
         if (after != null && after.isBefore(FIRST_INSTANT)) {

@@ -65,6 +65,8 @@ class QueriesTest {
         assertThat(r.firstAfter(Instant.MIN).orElseThrow().local()).isEqualTo(local("2025-01-01T09:00"));
         assertThat(r.between(Instant.MIN, Instant.MAX, 2)).hasSize(2);
         assertThat(r.latestIn(Instant.parse("9999-12-01T00:00:00Z"), Instant.MAX).orElseThrow().local().getYear()).isEqualTo(9999);
+        assertThat(r.latestIn(Instant.MIN, Instant.parse("2025-01-03T15:00:00Z")).orElseThrow().local()).isEqualTo(local("2025-01-03T09:00"));
+        assertThat(r.latestIn(Instant.MIN, Instant.MIN.plusSeconds(1))).isEmpty();
     }
 
     @Test

@@ -129,8 +129,15 @@ class RecurrenceProperties {
         }
         int i = pick % (all.size() - 2);
         Instant x = all.get(i).utc().plusSeconds(nudgeSeconds);
-        Occurrence expected = all.stream().filter(o -> o.utc().isAfter(x)).findFirst().orElseThrow();
-        assertThat(r.firstAfter(x)).contains(expected);
+        java.util.Optional<Occurrence> expected = all.stream().filter(o -> o.utc().isAfter(x)).findFirst();
+        if (expected.isEmpty()) {
+            // nudged past the last previewed occurrence: only a complete (ended) preview says what follows
+            if (all.size() < 60) {
+                assertThat(r.firstAfter(x)).isEmpty();
+            }
+            return;
+        }
+        assertThat(r.firstAfter(x)).isEqualTo(expected);
 
         Instant to = all.get(all.size() - 2).utc();
         List<Occurrence> window = all.stream().filter(o -> o.utc().isAfter(x) && !o.utc().isAfter(to)).toList();
