@@ -1,0 +1,117 @@
+package dev.idem.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What one benchmark run does, from the command line ({@code --name value} pairs; {@code --help} lists them).
+ *
+ * @param jdbcBase {@code jdbc:postgresql://host:port/} without a database name; the run creates its own databases
+ * @param dbPrefix prefix of the databases the run drops and recreates ({@code <prefix>} for Idem,
+ *     {@code <prefix>_dbs} for db-scheduler)
+ * @param warmup one-shot deliveries due at once, run first on each contender and not reported as a result
+ * @param bursts sizes of the measured "all due at once" runs
+ * @param steadyRate deliveries per second in the lag run
+ * @param steadySeconds how long the lag run spans
+ * @param contenders {@code idem}, {@code db-scheduler}, or both
+ * @param wireRequests requests of the no-database baseline (HttpClient to the receiver); 0 skips it
+ * @param insertThreads threads that write a run's schedules before it is due
+ * @param idemBatch the Idem engine's claim batch size ({@code EngineConfig.batchSize})
+ * @param idemSenders the Idem engine's sender threads ({@code EngineConfig.senderThreads})
+ * @param idemPool the Idem store's connection pool size
+ * @param receiverThreads the loopback receiver's worker threads
+ */
+public record BenchOptions(String jdbcBase, String user, String password, String dbPrefix, int warmup, List<Integer> bursts,
+                           int steadyRate, int steadySeconds, List<String> contenders, int wireRequests, int insertThreads,
+                           int idemBatch, int idemSenders, int idemPool, int receiverThreads) {
+
+    /** The full benchmark: warm-up 30,000, bursts of 10,000 and 100,000, 30 s at 1,000/s, both contenders. */
+    public static BenchOptions defaults() {
+        return new BenchOptions("jdbc:postgresql://127.0.0.1:5432/", "postgres", null, "idem_bench", 30_000,
+                List.of(10_000, 100_000), 1_000, 30, List.of("idem", "db-scheduler"), 20_000, 4, 100, 64, 10, 16);
+    }
+
+    /** A run of a few seconds that only checks the harness works (the smoke test uses it). */
+    public static BenchOptions smoke(String dbPrefix) {
+        return new BenchOptions("jdbc:postgresql://127.0.0.1:5432/", "postgres", null, dbPrefix, 200, List.of(200), 100, 2,
+                List.of("idem", "db-scheduler"), 200, 2, 100, 64, 10, 8);
+    }
+
+    public boolean runs(String contender) {
+        return contenders.contains(contender);
+    }
+
+    /** Parses {@code --name value} pairs over {@link #defaults()}; {@code --quick} starts from {@link #smoke}. */
+    public static BenchOptions parse(String[] args) {
+        BenchOptions o = defaults();
+        for (String a : args) if (a.equals("--quick")) o = smoke(o.dbPrefix);
+        for (int i = 0; i < args.length; i++) {
+            String name = args[i];
+            if (name.equals("--quick")) continue;
+            if (name.equals("--help") || name.equals("-h")) throw new IllegalArgumentException(usage());
+            if (i + 1 >= args.length) throw new IllegalArgumentException("option " + name + " needs a value\n" + usage());
+            String v = args[++i];
+            o = switch (name) {
+                case "--jdbc" -> new BenchOptions(v, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads);
+                case "--user" -> new BenchOptions(o.jdbcBase, v, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads);
+                case "--password" -> new BenchOptions(o.jdbcBase, o.user, v, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads);
+                case "--db" -> new BenchOptions(o.jdbcBase, o.user, o.password, v, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads);
+                case "--warmup" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, count(name, v, 0), o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads);
+                case "--bursts" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, counts(name, v), o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads);
+                case "--rate" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, count(name, v, 1), o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads);
+                case "--seconds" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, count(name, v, 0), o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads);
+                case "--only" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, contenders(v), o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads);
+                case "--wire" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, count(name, v, 0), o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads);
+                case "--insert-threads" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, count(name, v, 1), o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads);
+                case "--idem-batch" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, count(name, v, 1), o.idemSenders, o.idemPool, o.receiverThreads);
+                case "--idem-senders" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, count(name, v, 1), o.idemPool, o.receiverThreads);
+                case "--idem-pool" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, count(name, v, 2), o.receiverThreads);
+                case "--receiver-threads" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, count(name, v, 1));
+                default -> throw new IllegalArgumentException("unknown option " + name + "\n" + usage());
+            };
+        }
+        return o;
+    }
+
+    static String usage() {
+        return """
+                options (defaults in brackets):
+                  --quick                 a few-second check of the harness (200 deliveries each)
+                  --only idem|db-scheduler|both [both]
+                  --warmup N              deliveries due at once before measuring, per contender [30000]
+                  --bursts N,N            measured due-at-once runs [10000,100000]
+                  --rate N --seconds S    steady lag run [1000 for 30]
+                  --wire N                no-database baseline requests, 0 to skip [20000]
+                  --jdbc URL              PostgreSQL server, no database [jdbc:postgresql://127.0.0.1:5432/]
+                  --user U --password P   [postgres, none]
+                  --db PREFIX             databases dropped and recreated: PREFIX and PREFIX_dbs [idem_bench]
+                  --idem-batch N --idem-senders N --idem-pool N   Idem engine knobs [100, 64, 10]
+                  --insert-threads N --receiver-threads N         harness knobs [4, 16]""";
+    }
+
+    private static int count(String name, String v, int min) {
+        try {
+            int n = Integer.parseInt(v.replace("_", "").replace(",", ""));
+            if (n < min) throw new IllegalArgumentException(name + " must be at least " + min + ", got " + v);
+            return n;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " takes a whole number, got '" + v + "'");
+        }
+    }
+
+    private static List<Integer> counts(String name, String v) {
+        List<Integer> out = new ArrayList<>();
+        for (String part : v.split(",")) if (!part.isBlank()) out.add(count(name, part.trim(), 1));
+        return List.copyOf(out);
+    }
+
+    private static List<String> contenders(String v) {
+        return switch (v.toLowerCase(Locale.ROOT)) {
+            case "idem" -> List.of("idem");
+            case "db-scheduler", "dbscheduler" -> List.of("db-scheduler");
+            case "both" -> List.of("idem", "db-scheduler");
+            default -> throw new IllegalArgumentException("--only takes idem, db-scheduler or both, got '" + v + "'");
+        };
+    }
+}

@@ -1,0 +1,115 @@
+package dev.idem.bench;
+
+import dev.idem.wire.SigningSecret;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.IntFunction;
+
+/**
+ * A scheduler under test. Subclasses write deliveries the way the scheduler's users would and say how many
+ * 2xx outcomes it has recorded; this class runs the phases the same way for every contender: write every
+ * delivery of the run ahead of its due instant, wait for it, then time until the last outcome is recorded.
+ */
+abstract class Contender implements AutoCloseable {
+    /** Deliveries written per transaction or batch by each writer thread. */
+    static final int WRITE_CHUNK = 500;
+    private static final Duration SETTLE = Duration.ofMillis(500);
+
+    protected final BenchOptions options;
+    protected final Receiver receiver;
+    /** Learnt from each run, so the next run's due instant leaves enough time to write it. */
+    private double writesPerSecond = 1_500;
+
+    Contender(BenchOptions options, Receiver receiver) {
+        this.options = options;
+        this.receiver = receiver;
+    }
+
+    abstract String name();
+
+    /** The secret deliveries are signed with (the receiver checks a sample). */
+    abstract SigningSecret secret();
+
+    /** Writes deliveries {@code from..to-1} of run {@code label}; delivery i is due at {@code due.apply(i)}. */
+    abstract void write(String label, int from, int to, IntFunction<Instant> due) throws Exception;
+
+    /** 2xx outcomes recorded (committed) since start. */
+    abstract long completed();
+
+    /** Rows still queued (not finished). */
+    abstract long pending() throws Exception;
+
+    /** Housekeeping between phases (vacuum), outside any measurement. */
+    void between() throws Exception {}
+
+    /** Every delivery due at once. */
+    Phase burst(String label, int n) throws Exception {
+        return run(label, n, i -> Duration.ZERO, Duration.ZERO);
+    }
+
+    /** {@code rate} deliveries per second for {@code seconds}, each due at its own millisecond. */
+    Phase steady(String label, int rate, int seconds) throws Exception {
+        int n = rate * seconds;
+        return run(label, n, i -> Duration.ofMillis(i * 1000L / rate), Duration.ofSeconds(seconds));
+    }
+
+    private Phase run(String label, int n, IntFunction<Duration> offset, Duration span) throws Exception {
+        Duration margin = Duration.ofMillis((long) (n / writesPerSecond * 1250) + 1500);
+        Instant due = Instant.now().plus(margin).truncatedTo(ChronoUnit.MILLIS);
+        Receiver.Tally tally = receiver.begin(n, secret());
+        long base = completed();
+        long t0 = System.nanoTime();
+        writeAll(label, n, i -> due.plus(offset.apply(i)));
+        long insertNanos = System.nanoTime() - t0;
+        boolean overran = Instant.now().isAfter(due);
+        writesPerSecond = Math.max(100, n / (insertNanos / 1e9));
+
+        sleepUntil(due.minusMillis(2));
+        CpuUse cpu0 = CpuUse.sample();
+        Duration limit = span.plus(Duration.ofSeconds(Math.max(60, n / 300)));
+        Instant deadline = due.plus(limit);
+        boolean timedOut = false;
+        while (completed() - base < n) {
+            if (Instant.now().isAfter(deadline)) {
+                timedOut = true;
+                break;
+            }
+            Thread.sleep(1);
+        }
+        Instant done = Instant.now();
+        CpuUse cpu1 = CpuUse.sample();
+        Thread.sleep(SETTLE.toMillis()); // let a duplicate, if any, reach the receiver before counting
+        long completed = completed() - base;
+        return new Phase(name(), label, n, due, done.getEpochSecond() * 1_000_000L + done.getNano() / 1_000,
+                insertNanos / 1_000_000, overran, timedOut, completed, pending(), tally, tally.lag(), cpu0.until(cpu1));
+    }
+
+    private void writeAll(String label, int n, IntFunction<Instant> due) throws Exception {
+        ExecutorService writers = Executors.newFixedThreadPool(options.insertThreads());
+        try {
+            List<Future<?>> parts = new ArrayList<>();
+            for (int from = 0; from < n; from += WRITE_CHUNK) {
+                int f = from;
+                int to = Math.min(n, from + WRITE_CHUNK);
+                parts.add(writers.submit(() -> {
+                    write(label, f, to, due);
+                    return null;
+                }));
+            }
+            for (Future<?> p : parts) p.get();
+        } finally {
+            writers.shutdownNow();
+        }
+    }
+
+    private static void sleepUntil(Instant t) throws InterruptedException {
+        long ms = Duration.between(Instant.now(), t).toMillis();
+        if (ms > 0) Thread.sleep(ms);
+    }
+}

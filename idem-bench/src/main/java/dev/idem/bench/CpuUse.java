@@ -1,0 +1,67 @@
+package dev.idem.bench;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Where the CPU went during a phase, from {@code /proc}: this JVM (contender and receiver together), the
+ * PostgreSQL server's processes, and the whole machine (which includes whatever else is running). Zeros where
+ * {@code /proc} is absent.
+ */
+record CpuUse(long wallNanos, long jvmNanos, java.util.Map<Long, Long> postgresTicks, long busyTicks, long totalTicks) {
+    private static final double TICKS_PER_SECOND = 100.0; // USER_HZ on Linux
+
+    static CpuUse sample() {
+        long jvm = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+        java.util.Map<Long, Long> pg = new java.util.HashMap<>();
+        long busy = 0;
+        long total = 0;
+        try {
+            String[] cpu = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+            for (int i = 1; i < cpu.length && i <= 8; i++) total += Long.parseLong(cpu[i]);
+            busy = total - Long.parseLong(cpu[4]) - Long.parseLong(cpu[5]);
+            try (DirectoryStream<Path> procs = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
+                for (Path p : procs) {
+                    long ticks = postgresTicks(p);
+                    if (ticks >= 0) pg.put(Long.parseLong(p.getFileName().toString()), ticks);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux, or a process vanished mid-read: report what we have
+        }
+        return new CpuUse(System.nanoTime(), jvm, pg, busy, total);
+    }
+
+    private static long postgresTicks(Path proc) {
+        try {
+            String stat = Files.readString(proc.resolve("stat"));
+            int open = stat.indexOf('(');
+            int close = stat.lastIndexOf(')');
+            if (open < 0 || close < 0 || !stat.substring(open + 1, close).equals("postgres")) return -1;
+            String[] f = stat.substring(close + 2).split(" ");
+            return Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /** Cores used between {@code this} and {@code later}: "JVM 1.3, PostgreSQL 0.5, machine 1.9 of 2 busy". */
+    String until(CpuUse later) {
+        double wall = (later.wallNanos - wallNanos) / 1e9;
+        if (wall <= 0) return "n/a";
+        double jvm = (later.jvmNanos - jvmNanos) / 1e9 / wall;
+        long pgTicks = 0; // processes alive at both samples (a backend that ended took its count with it)
+        for (var e : later.postgresTicks.entrySet()) {
+            Long before = postgresTicks.get(e.getKey());
+            if (before != null) pgTicks += e.getValue() - before;
+        }
+        double pg = pgTicks / TICKS_PER_SECOND / wall;
+        long dt = later.totalTicks - totalTicks;
+        int cores = Runtime.getRuntime().availableProcessors();
+        double machine = dt <= 0 ? 0 : (double) (later.busyTicks - busyTicks) / dt * cores;
+        return String.format("cores used: JVM %.2f, PostgreSQL %.2f, whole machine %.2f of %d", jvm, pg, machine, cores);
+    }
+}

@@ -1,0 +1,154 @@
+package dev.idem.bench;
+
+import com.github.kagkarlsson.scheduler.Scheduler;
+import com.github.kagkarlsson.scheduler.event.AbstractSchedulerListener;
+import com.github.kagkarlsson.scheduler.task.ExecutionComplete;
+import com.github.kagkarlsson.scheduler.task.TaskInstance;
+import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
+import com.github.kagkarlsson.scheduler.task.helper.Tasks;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idem.wire.SigningSecret;
+import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
+
+/**
+ * The peer: db-scheduler (version in the module pom) on its own PostgreSQL database, tuned as DESIGN.md measured
+ * it: lock-and-fetch polling, 64 threads, a pool of 32 connections, 100 ms polling, immediate execution. Each
+ * delivery is a one-time task whose handler POSTs the same signed envelope Idem sends to the same receiver and
+ * fails on a non-2xx (so db-scheduler retries it). Outcomes count as recorded when the scheduler's listener sees
+ * a successful completion, which db-scheduler reports after its completion handler removed the row.
+ */
+final class DbSchedulerContender extends Contender {
+    static final int THREADS = 64;
+    static final int POOL = 32;
+    static final Duration POLLING = Duration.ofMillis(100);
+
+    private final Postgres postgres;
+    private final String database;
+    private final HikariDataSource pool;
+    private final Scheduler scheduler;
+    private final OneTimeTask<Void> task;
+    private final SignedPost post;
+    private final SigningSecret secret = SigningSecret.generate(new SecureRandom());
+    private final AtomicLong succeeded = new AtomicLong();
+
+    DbSchedulerContender(BenchOptions options, Receiver receiver, Postgres postgres) throws Exception {
+        super(options, receiver);
+        this.postgres = postgres;
+        this.database = options.dbPrefix() + "_dbs";
+        postgres.recreate(database);
+        postgres.execute(database, """
+                CREATE TABLE scheduled_tasks (
+                  task_name text NOT NULL,
+                  task_instance text NOT NULL,
+                  task_data bytea,
+                  execution_time timestamp with time zone NOT NULL,
+                  picked BOOLEAN NOT NULL,
+                  picked_by text,
+                  last_success timestamp with time zone,
+                  last_failure timestamp with time zone,
+                  consecutive_failures INT,
+                  last_heartbeat timestamp with time zone,
+                  version BIGINT NOT NULL,
+                  priority SMALLINT,
+                  PRIMARY KEY (task_name, task_instance))""",
+                "CREATE INDEX execution_time_idx ON scheduled_tasks (execution_time)",
+                "CREATE INDEX last_heartbeat_idx ON scheduled_tasks (last_heartbeat)",
+                "CREATE INDEX priority_execution_time_idx ON scheduled_tasks (priority DESC, execution_time ASC)");
+        HikariConfig h = new HikariConfig();
+        h.setPoolName("db-scheduler");
+        h.setJdbcUrl(postgres.url(database));
+        if (options.user() != null) h.setUsername(options.user());
+        if (options.password() != null) h.setPassword(options.password());
+        h.setMaximumPoolSize(POOL);
+        pool = new HikariDataSource(h);
+        post = new SignedPost(receiver.url(), secret);
+        task = Tasks.oneTime("webhook").execute((instance, ctx) -> {
+            int status;
+            try {
+                status = post.send(instance.getId(), ctx.getExecution().executionTime);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted", e);
+            } catch (java.io.IOException e) {
+                throw new IllegalStateException("request failed: " + e, e);
+            }
+            if (status / 100 != 2) throw new IllegalStateException("HTTP " + status);
+        });
+        scheduler = Scheduler.create(pool, task)
+                .threads(THREADS)
+                .pollingInterval(POLLING)
+                .enableImmediateExecution()
+                .pollUsingLockAndFetch(0.5, 1.0)
+                .addSchedulerListener(new AbstractSchedulerListener() {
+                    @Override
+                    public void onExecutionComplete(ExecutionComplete complete) {
+                        if (complete.getResult() == ExecutionComplete.Result.OK) succeeded.incrementAndGet();
+                    }
+                })
+                .build();
+        scheduler.start();
+    }
+
+    @Override
+    String name() {
+        return "db-scheduler";
+    }
+
+    @Override
+    SigningSecret secret() {
+        return secret;
+    }
+
+    @Override
+    void write(String label, int from, int to, IntFunction<Instant> due) {
+        // one batch per due instant: a burst is one batch, the steady run one instance per batch call
+        List<TaskInstance<?>> batch = new ArrayList<>();
+        Instant at = null;
+        for (int i = from; i < to; i++) {
+            Instant d = due.apply(i);
+            if (at != null && !d.equals(at)) {
+                scheduler.scheduleBatch(batch, at);
+                batch = new ArrayList<>();
+            }
+            at = d;
+            batch.add(task.instance("dlv_" + label + "_" + i));
+        }
+        if (!batch.isEmpty()) scheduler.scheduleBatch(batch, at);
+    }
+
+    @Override
+    long completed() {
+        return succeeded.get();
+    }
+
+    @Override
+    long pending() throws Exception {
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM scheduled_tasks")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    @Override
+    void between() throws Exception {
+        postgres.execute(database, "VACUUM ANALYZE scheduled_tasks");
+    }
+
+    @Override
+    public void close() {
+        scheduler.stop();
+        post.close();
+        pool.close();
+    }
+}

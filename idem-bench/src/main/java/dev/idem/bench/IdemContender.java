@@ -1,0 +1,121 @@
+package dev.idem.bench;
+
+import dev.idem.core.HeaderProfile;
+import dev.idem.core.IdGenerator;
+import dev.idem.core.Materialisation;
+import dev.idem.core.Mode;
+import dev.idem.core.Project;
+import dev.idem.core.RetryPolicy;
+import dev.idem.core.Schedule;
+import dev.idem.core.ScheduleDefinition;
+import dev.idem.core.ScheduleStatus;
+import dev.idem.core.SigningSecrets;
+import dev.idem.core.Tenant;
+import dev.idem.core.Timing;
+import dev.idem.core.store.Store;
+import dev.idem.engine.Engine;
+import dev.idem.engine.EngineConfig;
+import dev.idem.store.JdbcStores;
+import dev.idem.store.StoreConfig;
+import dev.idem.wire.SigningSecret;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.function.IntFunction;
+
+/**
+ * Idem itself: a fresh PostgreSQL database migrated by {@link JdbcStores#open}, one {@link Engine} with the
+ * production defaults except where the options say, and one-shot schedules written through the store ports
+ * exactly as {@code POST /v1/schedules} writes them (the schedule, then {@link Materialisation#step} writing its
+ * delivery in the same transaction, then a due signal), {@value Contender#WRITE_CHUNK} schedules per transaction.
+ * Outcomes count as recorded when the engine's {@code idem.deliveries{outcome=succeeded}} counter moves, which
+ * happens after the recorder's transaction commits.
+ */
+final class IdemContender extends Contender {
+    private final Postgres postgres;
+    private final String database;
+    private final Store store;
+    private final Engine engine;
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    private final Tenant tenant;
+    private final SigningSecret secret;
+    private final Clock clock = Clock.systemUTC();
+
+    IdemContender(BenchOptions options, Receiver receiver, Postgres postgres) throws Exception {
+        super(options, receiver);
+        this.postgres = postgres;
+        this.database = options.dbPrefix();
+        postgres.recreate(database);
+        store = JdbcStores.open(new StoreConfig(postgres.url(database), options.user(), options.password(), options.idemPool(), true), clock);
+        Instant now = clock.instant();
+        IdGenerator ids = IdGenerator.system();
+        Project project = new Project(ids.next("proj"), "bench", now);
+        tenant = new Tenant(project.id(), Mode.TEST);
+        secret = SigningSecret.generate(new SecureRandom());
+        store.useTransaction(tx -> {
+            tx.projects().insert(project);
+            tx.signingSecrets().save(new SigningSecrets(tenant, secret, null, null));
+        });
+        EngineConfig config = EngineConfig.defaults("bench-" + ProcessHandle.current().pid())
+                .withAllowPrivateEndpoints(true)
+                .withBatchSize(options.idemBatch())
+                .withSenderThreads(options.idemSenders());
+        engine = new Engine(store, config, clock, new SecureRandom(), meters);
+        engine.start();
+    }
+
+    @Override
+    String name() {
+        return "idem";
+    }
+
+    @Override
+    SigningSecret secret() {
+        return secret;
+    }
+
+    @Override
+    void write(String label, int from, int to, IntFunction<Instant> due) {
+        IdGenerator ids = new IdGenerator(clock, new SplittableRandom());
+        store.useTransaction(tx -> {
+            Instant now = clock.instant();
+            for (int i = from; i < to; i++) {
+                Instant fireAt = due.apply(i);
+                ScheduleDefinition def = new ScheduleDefinition(receiver.url(), new Timing.Once(fireAt), null, null, null, Map.of(),
+                        null, null, null, RetryPolicy.DEFAULT, ScheduleDefinition.DEFAULT_TIMEOUT,
+                        ScheduleDefinition.DEFAULT_AUTO_PAUSE_AFTER, HeaderProfile.STANDARD, null);
+                Schedule s = new Schedule(ids.next("sch"), tenant, ScheduleStatus.ACTIVE, def, fireAt, 0, null, 0, now, now);
+                tx.schedules().insert(s);
+                if (Materialisation.step(tx, s, fireAt, ids, now).isEmpty())
+                    throw new IllegalStateException("schedule " + s.id() + " wrote no delivery");
+            }
+            tx.notifyDeliveriesDue();
+        });
+    }
+
+    @Override
+    long completed() {
+        Counter c = meters.find("idem.deliveries").tag("outcome", "succeeded").counter();
+        return c == null ? 0 : (long) c.count();
+    }
+
+    @Override
+    long pending() {
+        return store.queue().depth();
+    }
+
+    @Override
+    void between() throws Exception {
+        postgres.execute(database, "VACUUM ANALYZE deliveries", "VACUUM ANALYZE schedules", "VACUUM ANALYZE attempts");
+    }
+
+    @Override
+    public void close() throws Exception {
+        engine.close();
+        store.close();
+    }
+}

@@ -1,0 +1,49 @@
+package dev.idem.bench;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Properties;
+
+/** The benchmark's own housekeeping on the PostgreSQL server: fresh databases per run, vacuum between phases. */
+final class Postgres {
+    private final BenchOptions options;
+
+    Postgres(BenchOptions options) {
+        this.options = options;
+    }
+
+    String url(String database) {
+        return options.jdbcBase() + database;
+    }
+
+    /** Drops {@code database} (closing other sessions on it) and creates it empty. */
+    void recreate(String database) throws SQLException {
+        if (!database.matches("[a-z_][a-z0-9_]*")) throw new IllegalArgumentException("unsafe database name " + database);
+        try (Connection c = connect("postgres"); Statement s = c.createStatement()) {
+            s.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
+            s.execute("CREATE DATABASE " + database);
+        }
+    }
+
+    void drop(String database) throws SQLException {
+        try (Connection c = connect("postgres"); Statement s = c.createStatement()) {
+            s.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
+        }
+    }
+
+    /** Runs statements in {@code database} with autocommit (DDL, VACUUM). */
+    void execute(String database, String... statements) throws SQLException {
+        try (Connection c = connect(database); Statement s = c.createStatement()) {
+            for (String sql : statements) s.execute(sql);
+        }
+    }
+
+    private Connection connect(String database) throws SQLException {
+        Properties p = new Properties();
+        if (options.user() != null) p.setProperty("user", options.user());
+        if (options.password() != null) p.setProperty("password", options.password());
+        return DriverManager.getConnection(url(database), p);
+    }
+}

@@ -1,0 +1,150 @@
+package dev.idem.bench;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.idem.wire.SigningSecret;
+import dev.idem.wire.StandardWebhooksVerifier;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * The fast loopback receiver both contenders deliver to: the JDK's HTTP server on 127.0.0.1 with a fixed worker
+ * pool, answering 200 with no body. Per {@link Tally} it counts requests, counts a {@code webhook-id} seen twice
+ * as a duplicate, records the lag from the {@code Idem-Scheduled-For} header to the moment the request is read
+ * (HdrHistogram, microseconds), and checks the Standard Webhooks signature of one request in {@value #VERIFY_EVERY}.
+ * It runs in the benchmark's JVM, so it shares the machine's cores with the contender under test.
+ */
+public final class Receiver implements AutoCloseable {
+    static final int VERIFY_EVERY = 50;
+    private static final long HOUR_MICROS = TimeUnit.HOURS.toMicros(1);
+
+    private final HttpServer server;
+    private final ExecutorService workers;
+    private volatile Tally tally = new Tally(0, null);
+
+    /** Counts of one measured run. Replace it with {@link #begin} before each run. */
+    public static final class Tally {
+        final long expected;
+        final StandardWebhooksVerifier verifier;
+        final Set<String> seen = ConcurrentHashMap.newKeySet();
+        final AtomicLong requests = new AtomicLong();
+        final AtomicLong duplicates = new AtomicLong();
+        final AtomicLong early = new AtomicLong();
+        final AtomicLong verified = new AtomicLong();
+        final AtomicLong badSignatures = new AtomicLong();
+        final AtomicLong firstMicros = new AtomicLong(Long.MAX_VALUE);
+        final AtomicLong lastMicros = new AtomicLong(Long.MIN_VALUE);
+        final Recorder lag = new Recorder(HOUR_MICROS, 3);
+        private Histogram lagSoFar;
+
+        Tally(long expected, StandardWebhooksVerifier verifier) {
+            this.expected = expected;
+            this.verifier = verifier;
+        }
+
+        public long requests() { return requests.get(); }
+
+        public long unique() { return seen.size(); }
+
+        public long duplicates() { return duplicates.get(); }
+
+        /** Requests that arrived more than a millisecond before their due time (a scheduler firing early). */
+        public long early() { return early.get(); }
+
+        public long verified() { return verified.get(); }
+
+        public long badSignatures() { return badSignatures.get(); }
+
+        /** Epoch microseconds of the first and last request, or MAX/MIN when none came. */
+        public long firstMicros() { return firstMicros.get(); }
+
+        public long lastMicros() { return lastMicros.get(); }
+
+        /** Lag from due time to arrival, in microseconds, of every request so far. */
+        public synchronized Histogram lag() {
+            Histogram interval = this.lag.getIntervalHistogram();
+            if (lagSoFar == null) lagSoFar = interval;
+            else lagSoFar.add(interval);
+            return lagSoFar.copy();
+        }
+    }
+
+    /** Starts listening on an ephemeral loopback port. */
+    public Receiver(int threads) throws IOException {
+        System.setProperty("sun.net.httpserver.nodelay", "true");
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 2048);
+        workers = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "receiver");
+            t.setDaemon(true);
+            return t;
+        });
+        server.setExecutor(workers);
+        server.createContext("/", this::handle);
+        server.start();
+    }
+
+    /** The URL deliveries go to. */
+    public String url() {
+        return "http://127.0.0.1:" + server.getAddress().getPort() + "/hook";
+    }
+
+    /** Starts counting a new run; signatures are checked against {@code secret} when it is not null. */
+    public Tally begin(long expected, SigningSecret secret) {
+        StandardWebhooksVerifier v = secret == null ? null
+                : new StandardWebhooksVerifier(List.of(secret), StandardWebhooksVerifier.DEFAULT_TOLERANCE, Clock.systemUTC());
+        Tally t = new Tally(expected, v);
+        tally = t;
+        return t;
+    }
+
+    private void handle(HttpExchange ex) throws IOException {
+        try {
+            byte[] body;
+            try (InputStream in = ex.getRequestBody()) {
+                body = in.readAllBytes();
+            }
+            Instant now = Instant.now();
+            long nowMicros = now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+            Tally t = tally;
+            var h = ex.getRequestHeaders();
+            String id = h.getFirst("webhook-id");
+            long n = t.requests.incrementAndGet();
+            if (id == null || !t.seen.add(id)) t.duplicates.incrementAndGet();
+            t.firstMicros.accumulateAndGet(nowMicros, Math::min);
+            t.lastMicros.accumulateAndGet(nowMicros, Math::max);
+            String due = h.getFirst("Idem-Scheduled-For");
+            if (due != null) {
+                Instant d = Instant.parse(due);
+                long lag = nowMicros - (d.getEpochSecond() * 1_000_000L + d.getNano() / 1_000);
+                if (lag < -1_000) t.early.incrementAndGet();
+                t.lag.recordValue(Math.min(Math.max(lag, 0), HOUR_MICROS));
+            }
+            if (t.verifier != null && n % VERIFY_EVERY == 0) {
+                var r = t.verifier.verify(id, h.getFirst("webhook-timestamp"), h.getFirst("webhook-signature"), body);
+                (r.valid() ? t.verified : t.badSignatures).incrementAndGet();
+            }
+            ex.sendResponseHeaders(200, -1);
+        } finally {
+            ex.close();
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        workers.shutdownNow();
+    }
+}
