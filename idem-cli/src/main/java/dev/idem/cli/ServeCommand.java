@@ -31,13 +31,16 @@ public final class ServeCommand implements Callable<Integer> {
             description = "Deliver to loopback/private/link-local addresses (env IDEM_ALLOW_PRIVATE_ENDPOINTS, default ${DEFAULT-VALUE}).")
     boolean allowPrivateEndpoints;
 
+    @Option(names = "--rate-limit", defaultValue = "${env:IDEM_RATE_LIMIT:-100}", description = "Requests per second per API key on this node, bursts of twice that; 0 = off (env IDEM_RATE_LIMIT, default ${DEFAULT-VALUE}).")
+    int rateLimit;
+
     @Option(names = "--node-id", defaultValue = "${env:IDEM_NODE_ID}", description = "This node's name in leases (env IDEM_NODE_ID, default host name + pid).")
     String nodeId;
 
     @Override
     public Integer call() throws InterruptedException {
         ServerConfig config = new ServerConfig(host, port, dataDir, blankToNull(databaseUrl), System.getenv("IDEM_DATABASE_USER"),
-                System.getenv("IDEM_DATABASE_PASSWORD"), blankToNull(bootstrapKey), allowPrivateEndpoints, blankToNull(nodeId));
+                System.getenv("IDEM_DATABASE_PASSWORD"), blankToNull(bootstrapKey), allowPrivateEndpoints, blankToNull(nodeId), rateLimit);
         IdemServer server = IdemServer.start(config);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -10,6 +10,7 @@ import dev.idem.server.internal.Bootstrap;
 import dev.idem.server.internal.DeliveryService;
 import dev.idem.server.internal.HttpApi;
 import dev.idem.server.internal.PreviewService;
+import dev.idem.server.internal.RateLimiter;
 import dev.idem.server.internal.RequestIdempotency;
 import dev.idem.server.internal.ScheduleParser;
 import dev.idem.server.internal.ScheduleService;
@@ -66,7 +67,7 @@ public final class IdemServer implements AutoCloseable {
             Engine engine = new Engine(store, ec, clock, random, metrics);
             EndpointGuard guard = EndpointGuard.of(config.allowPrivateEndpoints());
             ScheduleParser parser = new ScheduleParser(uri -> guard.refusal(uri.toString()));
-            var services = new HttpApi.Services(store, ids, clock, new Authenticator(store, clock),
+            var services = new HttpApi.Services(store, ids, clock, new Authenticator(store, new RateLimiter(config.rateLimitPerSecond(), clock)),
                     new RequestIdempotency(store, clock, engine::wakeUp),
                     new ScheduleService(store, parser, ids, clock, ec.materialiserHorizon()),
                     new DeliveryService(store, clock), new SigningSecretService(store, clock, random), new PreviewService(clock), metrics);
@@ -80,7 +81,7 @@ public final class IdemServer implements AutoCloseable {
         }
     }
 
-    private static Store openStore(ServerConfig config) {
+    static Store openStore(ServerConfig config) {
         StoreConfig sc;
         if (config.databaseUrl() == null) {
             try {

@@ -9,10 +9,19 @@ import java.util.Objects;
  * @param databaseUrl a {@code jdbc:postgresql:} URL, or null for embedded SQLite in {@code dataDir}
  * @param bootstrapKey the test-mode API key to create on first start, or null to generate one
  * @param nodeId this node's name in leases; null means host name + pid
+ * @param rateLimitPerSecond requests per second allowed per API key on this node (bursts of twice that); 0 turns it off
  */
 public record ServerConfig(String host, int port, Path dataDir, String databaseUrl, String databaseUser,
-                           String databasePassword, String bootstrapKey, boolean allowPrivateEndpoints, String nodeId) {
+                           String databasePassword, String bootstrapKey, boolean allowPrivateEndpoints, String nodeId,
+                           int rateLimitPerSecond) {
     public static final int DEFAULT_PORT = 8080;
+    public static final int DEFAULT_RATE_LIMIT = 100;
+
+    /** With the default rate limit. */
+    public ServerConfig(String host, int port, Path dataDir, String databaseUrl, String databaseUser, String databasePassword,
+                        String bootstrapKey, boolean allowPrivateEndpoints, String nodeId) {
+        this(host, port, dataDir, databaseUrl, databaseUser, databasePassword, bootstrapKey, allowPrivateEndpoints, nodeId, DEFAULT_RATE_LIMIT);
+    }
 
     public ServerConfig {
         Objects.requireNonNull(host, "host");
@@ -22,6 +31,8 @@ public record ServerConfig(String host, int port, Path dataDir, String databaseU
             throw new IllegalArgumentException("--database-url must start with jdbc:postgresql: (or jdbc:sqlite:), got "
                     + databaseUrl.replaceAll("password=[^&]*", "password=***"));
         if (nodeId == null || nodeId.isBlank()) nodeId = defaultNodeId();
+        if (rateLimitPerSecond < 0 || rateLimitPerSecond > 1_000_000)
+            throw new IllegalArgumentException("--rate-limit must be between 0 (off) and 1000000 requests per second, got " + rateLimitPerSecond);
     }
 
     /** Defaults: 127.0.0.1:8080, {@code ./idem-data}, embedded SQLite. */
@@ -43,6 +54,7 @@ public record ServerConfig(String host, int port, Path dataDir, String databaseU
     public String describe() {
         String db = databaseUrl == null ? "sqlite in " + dataDir.toAbsolutePath() : databaseUrl.replaceAll("password=[^&]*", "password=***");
         return "node " + nodeId + " on http://" + host + ":" + port + ", store " + db
-                + (allowPrivateEndpoints ? ", private endpoints ALLOWED" : "");
+                + (allowPrivateEndpoints ? ", private endpoints ALLOWED" : "")
+                + (rateLimitPerSecond == 0 ? ", no rate limit" : ", rate limit " + rateLimitPerSecond + "/s per key");
     }
 }

@@ -11,26 +11,26 @@ import java.time.Duration;
 import java.util.Map;
 
 /** Calls the API over real HTTP. */
-final class ApiClientForTests {
-    static final ObjectMapper JSON = new ObjectMapper();
+public final class ApiClientForTests {
+    public static final ObjectMapper JSON = new ObjectMapper();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final String base;
 
-    ApiClientForTests(int port) {
+    public ApiClientForTests(int port) {
         this.base = "http://127.0.0.1:" + port;
     }
 
-    record Reply(int status, JsonNode json, String raw, HttpResponse<String> response) {
-        String header(String name) {
+    public record Reply(int status, JsonNode json, String raw, HttpResponse<String> response) {
+        public String header(String name) {
             return response.headers().firstValue(name).orElse(null);
         }
     }
 
-    Reply call(String method, String path, String key, String body) {
+    public Reply call(String method, String path, String key, String body) {
         return call(method, path, key, body, Map.of());
     }
 
-    Reply call(String method, String path, String key, String body, Map<String, String> headers) {
+    public Reply call(String method, String path, String key, String body, Map<String, String> headers) {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(20));
         if (key != null) b.header("Authorization", "Bearer " + key);
         headers.forEach(b::header);

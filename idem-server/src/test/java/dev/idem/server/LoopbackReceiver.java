@@ -12,18 +12,18 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** A real HTTP receiver on 127.0.0.1 that records every request and answers with a chosen status. */
-final class LoopbackReceiver implements AutoCloseable {
-    record Received(String path, Map<String, String> headers, byte[] body, Instant at) {
-        String header(String name) {
+public final class LoopbackReceiver implements AutoCloseable {
+    public record Received(String path, Map<String, String> headers, byte[] body, Instant at) {
+        public String header(String name) {
             return headers.get(name.toLowerCase(java.util.Locale.ROOT));
         }
     }
 
     private final HttpServer server;
-    final List<Received> requests = new CopyOnWriteArrayList<>();
-    final AtomicInteger status = new AtomicInteger(200);
+    public final List<Received> requests = new CopyOnWriteArrayList<>();
+    public final AtomicInteger status = new AtomicInteger(200);
 
-    LoopbackReceiver() throws IOException {
+    public LoopbackReceiver() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.setExecutor(Executors.newFixedThreadPool(4));
         server.createContext("/", ex -> {
@@ -39,7 +39,7 @@ final class LoopbackReceiver implements AutoCloseable {
         server.start();
     }
 
-    String url(String path) {
+    public String url(String path) {
         return "http://127.0.0.1:" + server.getAddress().getPort() + path;
     }
 

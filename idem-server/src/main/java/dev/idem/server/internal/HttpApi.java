@@ -42,6 +42,7 @@ public final class HttpApi {
                 boolean up = s.store().isReachable();
                 json(ctx, up ? 200 : 503, Json.object().put("status", up ? "ready" : "store_unreachable").put("store", s.store().dialect()));
             });
+            r.get("/openapi.json", ctx -> ctx.contentType("application/json").result(OpenApi.document()));
             r.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(s.metrics().scrape()));
 
             r.post("/v1/schedules", ctx -> {
@@ -53,6 +54,12 @@ public final class HttpApi {
             r.get("/v1/schedules", ctx -> json(ctx, 200, s.schedules().list(Authenticator.tenant(ctx),
                     enumParam(ctx, "status", ScheduleStatus::parse), Pagination.limit(ctx), Pagination.startingAfter(ctx))));
             r.get("/v1/schedules/{id}", ctx -> json(ctx, 200, s.schedules().get(Authenticator.tenant(ctx), ctx.pathParam("id"))));
+            r.patch("/v1/schedules/{id}", ctx -> {
+                checkSize(ctx);
+                java.time.Instant now = s.clock().instant();
+                ObjectNode patch = body(ctx);
+                s.idempotency().run(ctx, Authenticator.tenant(ctx), tx -> s.schedules().patch(tx, Authenticator.tenant(ctx), ctx.pathParam("id"), patch, now));
+            });
             r.delete("/v1/schedules/{id}", mutation(s, (tx, ctx) -> s.schedules().delete(tx, Authenticator.tenant(ctx), ctx.pathParam("id"))));
             r.post("/v1/schedules/{id}/pause", mutation(s, (tx, ctx) -> s.schedules().pause(tx, Authenticator.tenant(ctx), ctx.pathParam("id"))));
             r.post("/v1/schedules/{id}/resume", mutation(s, (tx, ctx) -> s.schedules().resume(tx, Authenticator.tenant(ctx), ctx.pathParam("id"))));

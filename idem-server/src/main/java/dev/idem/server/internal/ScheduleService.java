@@ -3,9 +3,11 @@ package dev.idem.server.internal;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.idem.core.Delivery;
 import dev.idem.core.IdGenerator;
+import dev.idem.core.IdempotencyRecord;
 import dev.idem.core.Materialisation;
 import dev.idem.core.Page;
 import dev.idem.core.Schedule;
+import dev.idem.core.ScheduleDefinition;
 import dev.idem.core.ScheduleStatus;
 import dev.idem.core.Tenant;
 import dev.idem.core.store.Store;
@@ -34,17 +36,63 @@ public final class ScheduleService {
 
     /** Creates a schedule (or finds the first one with its {@code dedup_id}); the first occurrence due soon is written with it. */
     public ApiResponse create(StoreTx tx, Tenant tenant, ScheduleParser.Parsed parsed, Instant now) {
+        String id = ids.next("sch");
         if (parsed.dedupId() != null) {
-            Optional<Schedule> first = tx.schedules().findByDedupId(tenant, parsed.dedupId(), now.minus(DEDUP_WINDOW));
-            if (first.isPresent()) return new ApiResponse(200, view(tx, first.get()), java.util.Map.of("Idem-Deduplicated", "true"), false);
+            Optional<String> first = reserveDedupId(tx, tenant, parsed.dedupId(), id, now);
+            if (first.isPresent())
+                return new ApiResponse(200, view(tx, reload(tx, tenant, first.get())), java.util.Map.of("Idem-Deduplicated", "true"), false);
         }
         Instant firstFire = parsed.definition().timing().first(now).orElse(null);
-        Schedule s = new Schedule(ids.next("sch"), tenant, firstFire == null ? ScheduleStatus.COMPLETED : ScheduleStatus.ACTIVE,
+        Schedule s = new Schedule(id, tenant, firstFire == null ? ScheduleStatus.COMPLETED : ScheduleStatus.ACTIVE,
                 parsed.definition(), firstFire, 0, null, 0, now, now);
         tx.schedules().insert(s);
         boolean due = Materialisation.step(tx, s, now.plus(materialiseAhead), ids, now).isPresent();
         if (due) tx.notifyDeliveriesDue();
         return new ApiResponse(201, view(tx, reload(tx, tenant, s.id())), java.util.Map.of(), due);
+    }
+
+    /**
+     * Reserves {@code dedupId} for schedule {@code id} for 24 hours, or returns the schedule that holds it.
+     * The reservation is a row under a unique key (in the request-idempotency table, in a namespace no
+     * header value can reach), so two concurrent creates with one dedup_id cannot both win.
+     */
+    private static Optional<String> reserveDedupId(StoreTx tx, Tenant tenant, String dedupId, String id, Instant now) {
+        String key = "dedup\n" + dedupId;
+        for (int tries = 0; tries < 3; tries++) {
+            if (tx.idempotency().tryInsert(new IdempotencyRecord(tenant, key, id, now, null, 200, new byte[0]))) return Optional.empty();
+            Optional<IdempotencyRecord> held = tx.idempotency().find(tenant, key);
+            if (held.isEmpty()) continue;
+            if (!held.get().createdAt().isBefore(now.minus(DEDUP_WINDOW))) return Optional.of(held.get().fingerprint());
+            tx.idempotency().delete(tenant, key);
+        }
+        throw new IllegalStateException("dedup_id reservation did not settle after 3 tries for " + dedupId);
+    }
+
+    /**
+     * Changes a schedule. A new rule, time zone or fire time applies from the next occurrence: deliveries
+     * already written (the one in flight, and those due within the materialiser's horizon) stay as they are.
+     */
+    public ApiResponse patch(StoreTx tx, Tenant tenant, String id, ObjectNode body, Instant now) {
+        Schedule s = lock(tx, tenant, id);
+        if (s.status() == ScheduleStatus.DELETED)
+            throw ApiException.invalid("schedule_deleted", "id", "Schedule " + id + " is deleted and cannot be changed");
+        ScheduleDefinition def = SchedulePatch.apply(parser, s.definition(), body, now);
+        Schedule updated = s.withDefinition(def, now);
+        boolean timingChanged = !def.timing().equals(s.definition().timing());
+        if (timingChanged) {
+            if (!def.recurring() && s.nextFireAt() == null)
+                throw ApiException.invalid("schedule_already_fired", "fire_at",
+                        "The delivery of one-shot schedule " + id + " already exists; replay it or create a new schedule");
+            Instant next = def.timing().first(now).orElse(null);
+            ScheduleStatus status = s.status() == ScheduleStatus.PAUSED ? ScheduleStatus.PAUSED
+                    : next == null ? ScheduleStatus.COMPLETED : ScheduleStatus.ACTIVE;
+            updated = updated.withCursor(next, s.lastSequence(), now).withStatus(status, s.pausedReason(), now);
+        }
+        tx.schedules().update(updated);
+        boolean due = timingChanged && Materialisation.step(tx, updated, now.plus(materialiseAhead), ids, now).isPresent();
+        if (due) tx.notifyDeliveriesDue();
+        ApiResponse r = ApiResponse.ok(view(tx, reload(tx, tenant, id)));
+        return due ? r.waking() : r;
     }
 
     public ScheduleParser.Parsed parse(com.fasterxml.jackson.databind.node.ObjectNode body, Instant now) {

@@ -1,0 +1,88 @@
+package dev.idem.cli;
+
+import dev.idem.core.ApiKey;
+import dev.idem.core.Mode;
+import dev.idem.server.KeyAdmin;
+import dev.idem.server.ServerConfig;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code idem keys create|list|revoke}: API keys, managed on the store directly by whoever operates it. */
+@Command(name = "keys", mixinStandardHelpOptions = true,
+        description = "Manage API keys on the store (same --data-dir / --database-url as serve). Keys are stored hashed and shown once.",
+        subcommands = {KeysCommand.Create.class, KeysCommand.List.class, KeysCommand.Revoke.class})
+public final class KeysCommand {
+    /** Where the store is, as for serve. */
+    static final class StoreOptions {
+        @Option(names = "--data-dir", defaultValue = "${env:IDEM_DATA_DIR:-idem-data}", description = "Embedded SQLite directory (env IDEM_DATA_DIR, default ${DEFAULT-VALUE}).")
+        Path dataDir;
+
+        @Option(names = "--database-url", defaultValue = "${env:IDEM_DATABASE_URL}", description = "jdbc:postgresql://… (env IDEM_DATABASE_URL).")
+        String databaseUrl;
+
+        KeyAdmin open() {
+            return KeyAdmin.open(new ServerConfig("127.0.0.1", 0, dataDir, ServeCommand.blankToNull(databaseUrl),
+                    System.getenv("IDEM_DATABASE_USER"), System.getenv("IDEM_DATABASE_PASSWORD"), null, false, "idem-keys"));
+        }
+    }
+
+    @Command(name = "create", mixinStandardHelpOptions = true, description = "Create a key (and the project, if new).")
+    static final class Create implements Callable<Integer> {
+        @Mixin StoreOptions store;
+        @Option(names = "--project", defaultValue = "default", description = "Project name (default ${DEFAULT-VALUE}).") String project;
+        @Option(names = "--mode", defaultValue = "test", description = "test or live (default ${DEFAULT-VALUE}).") Mode mode;
+        @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            try (KeyAdmin admin = store.open()) {
+                KeyAdmin.NewKey k = admin.create(project, mode);
+                var out = spec.commandLine().getOut();
+                out.println(k.secret());
+                out.println("id " + k.key().id() + ", project " + k.project().name() + ", mode " + mode.wireName() + " (shown once; store it now)");
+                out.flush();
+                return 0;
+            }
+        }
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "List a project's keys (prefixes only).")
+    static final class List implements Callable<Integer> {
+        @Mixin StoreOptions store;
+        @Option(names = "--project", defaultValue = "default", description = "Project name (default ${DEFAULT-VALUE}).") String project;
+        @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            try (KeyAdmin admin = store.open()) {
+                var out = spec.commandLine().getOut();
+                for (ApiKey k : admin.list(project))
+                    out.println(k.id() + "  " + k.tenant().mode().wireName() + "  " + k.displayPrefix() + "…  created " + k.createdAt()
+                            + (k.active() ? "" : "  REVOKED " + k.revokedAt()));
+                out.flush();
+                return 0;
+            }
+        }
+    }
+
+    @Command(name = "revoke", mixinStandardHelpOptions = true, description = "Revoke a key by id; effective on the next request.")
+    static final class Revoke implements Callable<Integer> {
+        @Mixin StoreOptions store;
+        @Parameters(paramLabel = "KEY_ID") String keyId;
+        @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            try (KeyAdmin admin = store.open()) {
+                boolean done = admin.revoke(keyId);
+                (done ? spec.commandLine().getOut() : spec.commandLine().getErr()).println(done ? "revoked " + keyId : "no active key " + keyId);
+                return done ? 0 : 1;
+            }
+        }
+    }
+}

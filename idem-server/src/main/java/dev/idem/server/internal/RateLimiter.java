@@ -1,0 +1,51 @@
+package dev.idem.server.internal;
+
+import java.time.Clock;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Per-API-key token buckets on this node: {@code perSecond} tokens a second, bursts up to twice that.
+ * Several nodes each allow that rate; a cluster-wide limit would cost a database write per request.
+ */
+public final class RateLimiter {
+    private final int perSecond;
+    private final double burst;
+    private final Clock clock;
+    private final ConcurrentHashMap<String, Bucket> buckets = new ConcurrentHashMap<>();
+
+    private static final class Bucket {
+        double tokens;
+        long lastMillis;
+
+        Bucket(double tokens, long now) {
+            this.tokens = tokens;
+            this.lastMillis = now;
+        }
+    }
+
+    /** @param perSecond 0 turns limiting off */
+    public RateLimiter(int perSecond, Clock clock) {
+        this.perSecond = perSecond;
+        this.burst = 2.0 * perSecond;
+        this.clock = clock;
+    }
+
+    /** Takes one token for {@code key}; throws 429 with {@code Retry-After} when there is none. */
+    public void acquire(String key) {
+        if (perSecond == 0) return;
+        long now = clock.millis();
+        Bucket b = buckets.computeIfAbsent(key, k -> new Bucket(burst, now));
+        double wait;
+        synchronized (b) {
+            b.tokens = Math.min(burst, b.tokens + (now - b.lastMillis) * perSecond / 1000.0);
+            b.lastMillis = Math.max(b.lastMillis, now);
+            if (b.tokens >= 1) {
+                b.tokens -= 1;
+                return;
+            }
+            wait = (1 - b.tokens) / perSecond;
+        }
+        if (buckets.size() > 100_000) buckets.clear();
+        throw ApiException.rateLimited(Math.max(1, (long) Math.ceil(wait)));
+    }
+}

@@ -1,0 +1,36 @@
+package dev.idem.server;
+
+import dev.idem.core.store.Store;
+import dev.idem.engine.EngineConfig;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Clock;
+
+/** A server on a store the test owns, on a free port, loopback endpoints allowed. */
+final class TestNode implements AutoCloseable {
+    static final String TEST_KEY = "sk_test_node0123456789";
+    final IdemServer server;
+    final ApiClientForTests api;
+    final String printed;
+
+    TestNode(Store store, Path dir, Clock clock, int rateLimit) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ServerConfig config = new ServerConfig("127.0.0.1", 0, dir, null, null, null, TEST_KEY, true, "node-" + System.nanoTime(), rateLimit);
+        server = IdemServer.start(config, store, false, EngineConfig.defaults("n").withPollInterval(java.time.Duration.ofMillis(100))
+                .withMaterialiserHorizon(java.time.Duration.ofSeconds(2)), clock, new SecureRandom(), new PrintStream(out, true, StandardCharsets.UTF_8));
+        printed = out.toString(StandardCharsets.UTF_8);
+        api = new ApiClientForTests(server.port());
+    }
+
+    ApiClientForTests.Reply call(String method, String path, String body) {
+        return api.call(method, path, TEST_KEY, body);
+    }
+
+    @Override
+    public void close() {
+        server.close();
+    }
+}

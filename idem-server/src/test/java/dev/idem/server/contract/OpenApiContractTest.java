@@ -1,0 +1,326 @@
+package dev.idem.server.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.idem.core.store.Store;
+import dev.idem.server.ApiClientForTests;
+import dev.idem.server.IdemServer;
+import dev.idem.server.LoopbackReceiver;
+import dev.idem.store.testing.TestStores;
+import io.javalin.Javalin;
+import io.javalin.router.ParsedEndpoint;
+import java.lang.reflect.Field;
+import java.net.ServerSocket;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code openapi.json} against the real server: every route the server answers is documented and every
+ * documented operation is served; every response of a walk through the whole API (successes and errors)
+ * has a status the document lists for that operation, a body valid against its schema, and its headers.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class OpenApiContractTest {
+    static final String KEY = ContractServer.TEST_KEY;
+    @TempDir
+    static Path dir;
+    ContractServer node;
+    LoopbackReceiver ok;
+    LoopbackReceiver failing;
+    OpenApiDocument doc;
+    final List<String> problems = new ArrayList<>();
+    /** operation -> statuses seen */
+    final Map<OpenApiDocument.Operation, Set<Integer>> seen = new ConcurrentHashMap<>();
+
+    @BeforeAll
+    void start() throws Exception {
+        doc = OpenApiDocument.load();
+        ok = new LoopbackReceiver();
+        failing = new LoopbackReceiver();
+        failing.status.set(500);
+        node = ContractServer.start(TestStores.sqlite(dir, Clock.systemUTC()), dir, true);
+    }
+
+    @AfterAll
+    void stop() {
+        if (node != null) node.close();
+        if (ok != null) ok.close();
+        if (failing != null) failing.close();
+    }
+
+    /** Calls the API, checks the reply against the document, records problems; asserts the status we meant to provoke. */
+    ApiClientForTests.Reply call(int expected, String method, String pathAndQuery, String key, String body, Map<String, String> headers) {
+        ApiClientForTests.Reply r = node.api.call(method, pathAndQuery, key, body, headers);
+        String path = pathAndQuery.contains("?") ? pathAndQuery.substring(0, pathAndQuery.indexOf('?')) : pathAndQuery;
+        String template = doc.template(path).orElseThrow(() -> new AssertionError(path + " matches no path of openapi.json"));
+        var op = new OpenApiDocument.Operation(method.toLowerCase(Locale.ROOT), template);
+        seen.computeIfAbsent(op, k -> new TreeSet<>()).add(r.status());
+        synchronized (problems) {
+            problems.addAll(doc.check(op, r));
+        }
+        assertThat(r.status()).as("%s %s -> %s", method, pathAndQuery, r.raw()).isEqualTo(expected);
+        if (r.json() != null && r.json().has("error")) assertThat(r.json().at("/error/request_id").asText()).isEqualTo(r.header("Request-Id"));
+        return r;
+    }
+
+    ApiClientForTests.Reply call(int expected, String method, String path, String key, String body) {
+        return call(expected, method, path, key, body, Map.of());
+    }
+
+    ApiClientForTests.Reply call(int expected, String method, String path) {
+        return call(expected, method, path, KEY, null, Map.of());
+    }
+
+    static String q(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void theServedDocumentIsTheResourceByteForByteAndOpenApi31() {
+        var served = call(200, "GET", "/openapi.json", null, null);
+        assertThat(served.raw().getBytes(StandardCharsets.UTF_8)).isEqualTo(doc.bytes);
+        assertThat(doc.root.get("openapi").asText()).startsWith("3.1.");
+        assertThat(problems).isEmpty();
+    }
+
+    @Test
+    void everyRouteTheServerAnswersIsDocumentedAndEveryDocumentedOperationIsServed() throws Exception {
+        Set<String> served = new TreeSet<>();
+        for (ParsedEndpoint e : javalin(node.server).unsafe.internalRouter.allHttpHandlers()) {
+            if (!e.endpoint.method.isHttpMethod()) continue;
+            served.add(e.endpoint.method.name().toLowerCase(Locale.ROOT) + " " + e.endpoint.path);
+        }
+        Set<String> documented = doc.operations().stream().map(o -> o.method() + " " + o.template()).collect(Collectors.toCollection(TreeSet::new));
+        assertThat(served).as("routes the server answers but openapi.json does not document")
+                .allSatisfy(r -> assertThat(documented).contains(r));
+        assertThat(documented).as("operations openapi.json documents but the server does not answer")
+                .allSatisfy(d -> assertThat(served).contains(d));
+    }
+
+    /** The Javalin app inside a node (a private field: the test reads the routes it really has). */
+    static Javalin javalin(IdemServer server) throws ReflectiveOperationException {
+        for (Field f : IdemServer.class.getDeclaredFields()) {
+            if (Javalin.class.isAssignableFrom(f.getType())) {
+                f.setAccessible(true);
+                return (Javalin) f.get(server);
+            }
+        }
+        throw new AssertionError("IdemServer holds no Javalin field any more; update this test");
+    }
+
+    @Test
+    void aWalkThroughTheWholeApiAnswersAsDocumented() throws Exception {
+        // operations
+        call(200, "GET", "/healthz", null, null);
+        call(200, "GET", "/readyz", null, null);
+        call(200, "GET", "/metrics", null, null);
+        call(200, "GET", "/openapi.json", null, null);
+
+        // create: every kind and most fields
+        var now = call(201, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"" + ok.url("/now") + "\",\"payload\":{\"n\":1},"
+                + "\"headers\":{\"X-Team\":\"billing\"},\"event_type\":\"invoice.reminder\",\"idempotency_key\":\"inv-1\",\"metadata\":{\"a\":[1,2]},"
+                + "\"retry\":{\"max_attempts\":3,\"initial_backoff\":\"1s\"},\"timeout\":\"10s\",\"auto_pause_after\":0,\"header_profile\":\"rrule\"}");
+        String nowId = now.json().get("id").asText();
+        var later = call(201, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"" + ok.url("/later") + "\",\"fire_at\":\"2035-01-01T00:00:00Z\","
+                + "\"body\":\"hello\",\"content_type\":\"text/plain\",\"dedup_id\":\"walk-1\"}");
+        String laterId = later.json().get("id").asText();
+        var rrule = call(201, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"" + ok.url("/rrule") + "\",\"rrule\":\"FREQ=MONTHLY;BYDAY=+2MO;BYHOUR=18;BYMINUTE=0\","
+                + "\"timezone\":\"Europe/Paris\",\"dtstart\":\"2030-01-01T09:00:00\",\"exdates\":[\"2030-02-11T18:00:00\"],\"count\":12,\"catch_up\":\"all\"}");
+        assertThat(rrule.json().get("kind").asText()).isEqualTo("rrule");
+        var cron = call(201, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"" + ok.url("/cron") + "\",\"cron\":\"0 9 * * MON-FRI\","
+                + "\"timezone\":\"America/New_York\",\"until\":\"2040-01-01T00:00:00Z\"}");
+        String cronId = cron.json().get("id").asText();
+        var ended = call(201, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"" + ok.url("/ended") + "\",\"rrule\":\"FREQ=DAILY;COUNT=2\",\"dtstart\":\"2001-01-01T00:00:00\"}");
+        assertThat(ended.json().get("status").asText()).isEqualTo("completed");
+        var dedup = call(200, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"" + ok.url("/other") + "\",\"dedup_id\":\"walk-1\"}");
+        assertThat(dedup.header("Idem-Deduplicated")).isEqualTo("true");
+        assertThat(dedup.json().get("id").asText()).isEqualTo(laterId);
+
+        // create under an Idempotency-Key: stored, replayed, reused
+        String body = "{\"endpoint\":\"" + ok.url("/ik") + "\",\"delay\":\"1h\"}";
+        var first = call(201, "POST", "/v1/schedules", KEY, body, Map.of("Idempotency-Key", "walk-ik"));
+        var again = call(201, "POST", "/v1/schedules", KEY, body, Map.of("Idempotency-Key", "walk-ik"));
+        assertThat(again.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(again.raw()).isEqualTo(first.raw());
+        call(409, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"" + ok.url("/ik2") + "\"}", Map.of("Idempotency-Key", "walk-ik"));
+        call(400, "POST", "/v1/schedules", KEY, body, Map.of("Idempotency-Key", "k".repeat(256)));
+
+        // create errors
+        call(400, "POST", "/v1/schedules", KEY, "{not json");
+        call(400, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"https://example.com\",\"colour\":\"red\"}");
+        call(400, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"https://example.com\",\"rrule\":\"FREQ=SOMETIMES\"}");
+        call(400, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"https://example.com\",\"body\":\"" + "x".repeat(300 * 1024) + "\"}");
+        call(401, "POST", "/v1/schedules", null, body);
+        call(401, "POST", "/v1/schedules", "sk_test_nosuchkey0000", body);
+        call(401, "POST", "/v1/schedules", null, body, Map.of("Authorization", "Basic abc"));
+
+        // read
+        call(200, "GET", "/v1/schedules/" + nowId);
+        call(200, "GET", "/v1/schedules/" + cronId);
+        call(404, "GET", "/v1/schedules/sch_nosuchschedule");
+        call(401, "GET", "/v1/schedules/" + nowId, null, null);
+        var page = call(200, "GET", "/v1/schedules?limit=2");
+        assertThat(page.json().get("has_more").asBoolean()).isTrue();
+        call(200, "GET", "/v1/schedules?limit=2&starting_after=" + page.json().at("/data/1/id").asText());
+        call(200, "GET", "/v1/schedules?status=completed&limit=100");
+        call(400, "GET", "/v1/schedules?status=sleeping");
+        call(400, "GET", "/v1/schedules?limit=0");
+        call(400, "GET", "/v1/schedules?limit=abc");
+        call(404, "GET", "/v1/schedules?starting_after=sch_nosuchschedule");
+        call(401, "GET", "/v1/schedules", null, null);
+
+        // change
+        call(200, "PATCH", "/v1/schedules/" + laterId, KEY, "{\"fire_at\":\"2036-01-01T00:00:00Z\",\"headers\":{\"X-New\":\"1\"},\"metadata\":null}");
+        call(200, "PATCH", "/v1/schedules/" + cronId, KEY, "{\"cron\":\"30 10 * * *\",\"timezone\":\"Asia/Tokyo\"}",
+                Map.of("Idempotency-Key", "walk-patch"));
+        call(200, "PATCH", "/v1/schedules/" + cronId, KEY, "{\"cron\":\"30 10 * * *\",\"timezone\":\"Asia/Tokyo\"}",
+                Map.of("Idempotency-Key", "walk-patch"));
+        call(409, "PATCH", "/v1/schedules/" + cronId, KEY, "{\"cron\":\"0 10 * * *\"}", Map.of("Idempotency-Key", "walk-patch"));
+        call(400, "PATCH", "/v1/schedules/" + laterId, KEY, "{\"colour\":\"red\"}");
+        call(400, "PATCH", "/v1/schedules/" + laterId, KEY, "{\"timeout\":\"2h\"}");
+        call(404, "PATCH", "/v1/schedules/sch_nosuchschedule", KEY, "{\"timeout\":\"5s\"}");
+        call(401, "PATCH", "/v1/schedules/" + laterId, null, "{\"timeout\":\"5s\"}");
+
+        // pause, resume, delete
+        call(200, "POST", "/v1/schedules/" + cronId + "/pause");
+        call(200, "POST", "/v1/schedules/" + cronId + "/resume", KEY, null, Map.of("Idempotency-Key", "walk-resume"));
+        call(200, "POST", "/v1/schedules/" + cronId + "/resume", KEY, null, Map.of("Idempotency-Key", "walk-resume"));
+        call(409, "POST", "/v1/schedules/" + cronId + "/pause", KEY, null, Map.of("Idempotency-Key", "walk-resume"));
+        call(404, "POST", "/v1/schedules/sch_nosuchschedule/pause");
+        call(404, "POST", "/v1/schedules/sch_nosuchschedule/resume");
+        call(401, "POST", "/v1/schedules/" + cronId + "/pause", null, null);
+        call(401, "POST", "/v1/schedules/" + cronId + "/resume", null, null);
+        call(200, "DELETE", "/v1/schedules/" + cronId);
+        call(200, "DELETE", "/v1/schedules/" + cronId);
+        call(400, "POST", "/v1/schedules/" + cronId + "/pause");
+        call(400, "POST", "/v1/schedules/" + cronId + "/resume");
+        call(400, "PATCH", "/v1/schedules/" + cronId, KEY, "{\"timeout\":\"5s\"}");
+        call(404, "DELETE", "/v1/schedules/sch_nosuchschedule");
+        call(401, "DELETE", "/v1/schedules/" + cronId, null, null);
+        call(400, "DELETE", "/v1/schedules/" + laterId, KEY, null, Map.of("Idempotency-Key", ""));
+
+        // deliveries: one succeeded, one dead after a 500, one dead without any response, one scheduled
+        String deadId = create(call(201, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"" + failing.url("/fail") + "\",\"retry\":{\"max_attempts\":1}}"));
+        String closedPort;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closedPort = Integer.toString(s.getLocalPort());
+        }
+        String refusedId = create(call(201, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"http://127.0.0.1:" + closedPort + "/x\",\"retry\":{\"max_attempts\":1}}"));
+        String pendingId = create(call(201, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"" + ok.url("/soon") + "\",\"delay\":\"25s\"}"));
+        String succeeded = awaitDelivery(nowId, "succeeded");
+        String dead = awaitDelivery(deadId, "dead");
+        String refused = awaitDelivery(refusedId, "dead");
+        String scheduled = awaitDelivery(pendingId, "scheduled");
+        var got = call(200, "GET", "/v1/deliveries/" + succeeded);
+        assertThat(got.json().at("/attempts/0/status_code").asInt()).isEqualTo(200);
+        assertThat(call(200, "GET", "/v1/deliveries/" + dead).json().at("/attempts/0/status_code").asInt()).isEqualTo(500);
+        assertThat(call(200, "GET", "/v1/deliveries/" + refused).json().at("/attempts/0/status_code").isNull()).isTrue();
+        call(200, "GET", "/v1/deliveries/" + scheduled);
+        call(404, "GET", "/v1/deliveries/dlv_nosuchdelivery");
+        call(401, "GET", "/v1/deliveries/" + succeeded, null, null);
+        call(200, "GET", "/v1/deliveries");
+        call(200, "GET", "/v1/deliveries?schedule_id=" + nowId + "&status=succeeded&limit=5");
+        call(200, "GET", "/v1/deliveries?status=dead");
+        var dPage = call(200, "GET", "/v1/deliveries?limit=1");
+        call(200, "GET", "/v1/deliveries?limit=1&starting_after=" + dPage.json().at("/data/0/id").asText());
+        call(200, "GET", "/v1/deliveries?schedule_id=sch_nosuchschedule");
+        call(400, "GET", "/v1/deliveries?status=lost");
+        call(400, "GET", "/v1/deliveries?limit=101");
+        call(404, "GET", "/v1/deliveries?starting_after=dlv_nosuchdelivery");
+        call(401, "GET", "/v1/deliveries", null, null);
+        call(200, "POST", "/v1/deliveries/" + dead + "/replay", KEY, null, Map.of("Idempotency-Key", "walk-replay"));
+        call(200, "POST", "/v1/deliveries/" + dead + "/replay", KEY, null, Map.of("Idempotency-Key", "walk-replay"));
+        call(409, "POST", "/v1/deliveries/" + refused + "/replay", KEY, null, Map.of("Idempotency-Key", "walk-replay"));
+        call(200, "POST", "/v1/deliveries/" + succeeded + "/replay");
+        call(400, "POST", "/v1/deliveries/" + scheduled + "/replay");
+        call(404, "POST", "/v1/deliveries/dlv_nosuchdelivery/replay");
+        call(401, "POST", "/v1/deliveries/" + dead + "/replay", null, null);
+        awaitDelivery(deadId, "dead");
+
+        // signing secret
+        var secret = call(200, "GET", "/v1/signing-secret");
+        assertThat(secret.json().get("previous_expires_at").isNull()).isTrue();
+        var rotated = call(200, "POST", "/v1/signing-secret/rotate", KEY, null, Map.of("Idempotency-Key", "walk-rotate"));
+        assertThat(rotated.json().get("previous_expires_at").isNull()).isFalse();
+        call(200, "POST", "/v1/signing-secret/rotate", KEY, null, Map.of("Idempotency-Key", "walk-rotate"));
+        call(200, "GET", "/v1/signing-secret");
+        call(409, "POST", "/v1/signing-secret/rotate", KEY, "{}", Map.of("Idempotency-Key", "walk-rotate"));
+        call(401, "GET", "/v1/signing-secret", null, null);
+        call(401, "POST", "/v1/signing-secret/rotate", null, null);
+
+        // recurrence preview (no key)
+        var preview = call(200, "GET", "/v1/recurrence/preview?rrule=" + q("FREQ=WEEKLY;BYDAY=TU,TH;COUNT=5") + "&dtstart=1997-09-02T09:00:00&timezone=America/New_York&count=10", null, null);
+        assertThat(preview.json().get("occurrences")).hasSize(5);
+        call(200, "GET", "/v1/recurrence/preview?cron=" + q("*/15 * * * *") + "&count=3&exdates=" + q("2030-01-01T00:00:00"), null, null);
+        call(400, "GET", "/v1/recurrence/preview?rrule=" + q("FREQ=DAILY") + "&until=" + q("2000-01-01T00:00:00Z") + "&dtstart=2030-01-01T00:00:00", null, null);
+        call(400, "GET", "/v1/recurrence/preview", null, null);
+        call(400, "GET", "/v1/recurrence/preview?rrule=" + q("FREQ=DAILY") + "&count=1001", null, null);
+        call(400, "GET", "/v1/recurrence/preview?rrule=" + q("FREQ=DAILY") + "&timezone=Mars/Olympus", null, null);
+        call(400, "GET", "/v1/recurrence/preview?cron=" + q("61 * * * *"), null, null);
+        call(400, "GET", "/v1/recurrence/preview?rrule=" + q("FREQ=DAILY") + "&colour=red", null, null);
+
+        assertThat(problems).as("responses that do not match openapi.json").isEmpty();
+        // every documented operation was seen answering, with a success and with an error
+        for (var op : doc.operations()) {
+            assertThat(seen).as("walk exercised %s", op).containsKey(op);
+            assertThat(seen.get(op)).as("%s answered a 2xx", op).anyMatch(s -> s / 100 == 2);
+            if (!op.template().startsWith("/v1/")) continue;
+            assertThat(seen.get(op)).as("%s answered an error", op).anyMatch(s -> s >= 400);
+        }
+        Set<Integer> statuses = seen.values().stream().flatMap(Set::stream).collect(Collectors.toSet());
+        assertThat(statuses).contains(200, 201, 400, 401, 404, 409);
+    }
+
+    private String create(ApiClientForTests.Reply reply) {
+        return reply.json().get("id").asText();
+    }
+
+    /** The schedule's first delivery once it has {@code status}. */
+    private String awaitDelivery(String scheduleId, String status) {
+        String[] id = new String[1];
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            JsonNode data = node.api.call("GET", "/v1/deliveries?schedule_id=" + scheduleId, KEY, null).json().get("data");
+            if (data.isEmpty() || !data.get(0).get("status").asText().equals(status)) return false;
+            id[0] = data.get(0).get("id").asText();
+            return true;
+        });
+        return id[0];
+    }
+
+    @Test
+    void aNodeWhoseStoreIsGoneAnswers500And503AsDocumented(@TempDir Path other) {
+        Store store = TestStores.sqlite(other, Clock.systemUTC());
+        try (ContractServer broken = ContractServer.start(store, other, true, false)) {
+            store.close();
+            ApiClientForTests api = broken.api;
+            var ready = api.call("GET", "/readyz", null, null);
+            var list = api.call("GET", "/v1/schedules", KEY, null);
+            var create = api.call("POST", "/v1/schedules", KEY, "{\"endpoint\":\"https://example.com\"}");
+            assertThat(ready.status()).isEqualTo(503);
+            assertThat(list.status()).isEqualTo(500);
+            assertThat(create.status()).isEqualTo(500);
+            assertThat(list.json().at("/error/type").asText()).isEqualTo("api_error");
+            assertThat(doc.check(new OpenApiDocument.Operation("get", "/readyz"), ready)).isEmpty();
+            assertThat(doc.check(new OpenApiDocument.Operation("get", "/v1/schedules"), list)).isEmpty();
+            assertThat(doc.check(new OpenApiDocument.Operation("post", "/v1/schedules"), create)).isEmpty();
+        }
+    }
+}
