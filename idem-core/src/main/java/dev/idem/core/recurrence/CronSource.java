@@ -120,9 +120,12 @@ final class CronSource implements LocalSource {
         return ExecutionTime.forCron(cron);
     }
 
-    /** cron-utils reads SUN as 7, which breaks Vixie ranges such as SUN-SAT; Vixie numbers Sunday 0. */
+    /**
+     * cron-utils reads SUN as 7, which breaks ranges such as SUN-SAT; Sunday is 0 here except as
+     * a range's end (MON-SUN), where 7 keeps the range ascending.
+     */
     private static String numericWeekdays(String field) {
-        String out = field;
+        String out = field.replace("-SUN", "-7");
         for (int i = 0; i < WEEKDAYS.length; i++) {
             out = out.replace(WEEKDAYS[i], Integer.toString(i));
         }

@@ -3,7 +3,7 @@ package dev.idem.core.recurrence;
 /**
  * A recurrence input the user must fix. {@link #param()} names the request field at fault
  * ({@code rrule}, {@code cron}, {@code timezone}, {@code dtstart}, {@code exdates}, {@code until},
- * {@code count}, {@code n}); {@link #code()} is a stable machine-readable reason; the message
+ * {@code count}); {@link #code()} is a stable machine-readable reason; the message
  * says what is wrong and how to fix it. The server maps it to a 400 {@code invalid_request_error}.
  */
 public final class InvalidRecurrenceException extends IllegalArgumentException {

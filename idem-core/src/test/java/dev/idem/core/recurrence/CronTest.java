@@ -35,6 +35,7 @@ class CronTest {
     void weekdayNamesUseVixieNumberingSoSundayToSaturdayIsARange() {
         assertThat(first("0 0 * * SUN-SAT", 2)).containsExactly(local("2025-01-02T00:00"), local("2025-01-03T00:00"));
         assertThat(first("0 0 * * SAT,SUN", 2)).containsExactly(local("2025-01-04T00:00"), local("2025-01-05T00:00"));
+        assertThat(first("0 0 * * FRI-SUN", 3)).containsExactly(local("2025-01-03T00:00"), local("2025-01-04T00:00"), local("2025-01-05T00:00"));
     }
 
     @Test
