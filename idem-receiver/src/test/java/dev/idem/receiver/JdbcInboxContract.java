@@ -28,6 +28,12 @@ public abstract class JdbcInboxContract extends ProcessSharedInboxContract {
 
     protected abstract String jdbcUrl();
 
+    /** Starts a test class from empty tables, so repeated local runs do not pile rows up. */
+    static void resetTables(DataSource ds) {
+        TestDatabases.exec(ds, "DROP TABLE IF EXISTS idem_inbox", "DROP TABLE IF EXISTS " + EFFECTS,
+                "DROP TABLE IF EXISTS idem_receiver_seq");
+    }
+
     @BeforeEach
     void createEffectsTable() {
         TestDatabases.exec(dataSource(), "CREATE TABLE IF NOT EXISTS " + EFFECTS + " (idem_key VARCHAR(255) NOT NULL, note VARCHAR(64))");

@@ -10,6 +10,7 @@ class MariaDbInboxTest extends JdbcInboxContract {
     @BeforeAll
     static void open() {
         pool = new TestDatabases.Pool(TestDatabases.mariadbUrl(), 16);
+        resetTables(pool);
     }
 
     @AfterAll

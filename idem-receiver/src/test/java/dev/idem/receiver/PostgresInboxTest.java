@@ -10,6 +10,7 @@ class PostgresInboxTest extends JdbcInboxContract {
     @BeforeAll
     static void open() {
         pool = new TestDatabases.Pool(TestDatabases.postgresUrl(), 16);
+        resetTables(pool);
     }
 
     @AfterAll

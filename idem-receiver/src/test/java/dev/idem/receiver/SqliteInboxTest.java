@@ -17,6 +17,7 @@ class SqliteInboxTest extends JdbcInboxContract {
         // WAL and a generous busy timeout: what a multi-threaded SQLite receiver should run with (see README)
         url = "jdbc:sqlite:" + dir.resolve("inbox.db") + "?journal_mode=WAL&busy_timeout=30000&synchronous=NORMAL";
         pool = new TestDatabases.Pool(url, 8);
+        resetTables(pool);
     }
 
     @AfterAll
