@@ -120,8 +120,10 @@ final class Sql {
     /** Deadlocks, serialization failures, lost connections and SQLite lock contention may pass on a retry. */
     static boolean isTransient(SQLException e) {
         for (SQLException x = e; x != null; x = x.getNextException()) {
+            if (x instanceof java.sql.SQLTransientException || x instanceof java.sql.SQLRecoverableException) return true;
             String state = x.getSQLState();
-            if (state != null && (state.startsWith("40") || state.startsWith("08") || state.equals("57P01"))) return true;
+            // 40: deadlock or serialization failure; 08: connection; 57P: the server is shutting down or restarting.
+            if (state != null && (state.startsWith("40") || state.startsWith("08") || state.startsWith("57P"))) return true;
             String msg = String.valueOf(x.getMessage());
             if (msg.contains("SQLITE_BUSY") || msg.contains("SQLITE_LOCKED")) return true;
         }
