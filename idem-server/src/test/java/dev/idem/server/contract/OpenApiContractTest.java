@@ -101,6 +101,36 @@ class OpenApiContractTest {
         assertThat(problems).isEmpty();
     }
 
+    /** The check is not vacuous: a real response bent out of shape fails it. */
+    @Test
+    void theCheckRejectsResponsesThatDriftFromTheDocument() throws Exception {
+        var op = new OpenApiDocument.Operation("get", "/v1/schedules/{id}");
+        String id = call(201, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"https://example.com/x\",\"fire_at\":\"2035-01-01T00:00:00Z\"}").json().get("id").asText();
+        var real = call(200, "GET", "/v1/schedules/" + id);
+        assertThat(doc.check(op, real)).isEmpty();
+        String pointer = "/components/schemas/Schedule";
+        var extra = real.json().deepCopy();
+        ((com.fasterxml.jackson.databind.node.ObjectNode) extra).put("surprise", 1);
+        assertThat(doc.validate(pointer, extra)).isNotEmpty();
+        var missing = real.json().deepCopy();
+        ((com.fasterxml.jackson.databind.node.ObjectNode) missing).remove("next_fire_at");
+        assertThat(doc.validate(pointer, missing)).isNotEmpty();
+        var wrongKind = real.json().deepCopy();
+        ((com.fasterxml.jackson.databind.node.ObjectNode) wrongKind).put("kind", "cron");
+        assertThat(doc.validate(pointer, wrongKind)).isNotEmpty();
+        var badTime = real.json().deepCopy();
+        ((com.fasterxml.jackson.databind.node.ObjectNode) badTime).put("created_at", "yesterday");
+        assertThat(doc.validate(pointer, badTime)).isNotEmpty();
+        var error = call(404, "GET", "/v1/schedules/sch_nope");
+        assertThat(doc.check(op, error)).isEmpty();
+        var badError = error.json().deepCopy();
+        ((com.fasterxml.jackson.databind.node.ObjectNode) badError.get("error")).put("type", "oops");
+        assertThat(doc.validate("/components/schemas/Error", badError)).isNotEmpty();
+        // a status the operation does not list
+        assertThat(doc.check(new OpenApiDocument.Operation("get", "/healthz"), error)).isNotEmpty();
+        assertThat(problems).isEmpty();
+    }
+
     @Test
     void everyRouteTheServerAnswersIsDocumentedAndEveryDocumentedOperationIsServed() throws Exception {
         Set<String> served = new TreeSet<>();
