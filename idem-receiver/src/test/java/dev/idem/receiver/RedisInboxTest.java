@@ -38,12 +38,13 @@ class RedisInboxTest extends ProcessSharedInboxContract {
 
     @Override
     protected Duration shortLease() {
-        return Duration.ofMillis(1500);
+        return Duration.ofMillis(2500);
     }
 
     @Override
     protected Duration childLease() {
-        return Duration.ofMillis(1500);
+        // long enough to outlast killing the child on a loaded machine, so "too early" is really too early
+        return Duration.ofMillis(5000);
     }
 
     @Override
