@@ -14,6 +14,16 @@ public interface Store extends AutoCloseable {
      */
     <T> T inTransaction(Function<StoreTx, T> work);
 
+    /**
+     * Runs {@code work}, which only reads, in one read-only transaction: it sees one consistent state and
+     * never waits for writers (on SQLite it runs beside the single writer instead of queueing for it).
+     * A write inside fails with a {@link StoreException} and changes nothing. Use it for lookups on hot
+     * paths (authentication, GETs).
+     */
+    default <T> T inReadTransaction(Function<StoreTx, T> work) {
+        return inTransaction(work);
+    }
+
     default void useTransaction(Consumer<StoreTx> work) {
         inTransaction(tx -> {
             work.accept(tx);

@@ -26,6 +26,12 @@ public interface Dialect {
 
     void begin(Connection c) throws SQLException;
 
+    /** Starts a read-only transaction (ended by {@link #commit} or {@link #rollback}, then {@link #afterRead}). */
+    void beginRead(Connection c) throws SQLException;
+
+    /** Returns a connection used for a read-only transaction to its normal state. */
+    void afterRead(Connection c) throws SQLException;
+
     void commit(Connection c) throws SQLException;
 
     void rollback(Connection c) throws SQLException;

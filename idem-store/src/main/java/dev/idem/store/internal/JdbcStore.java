@@ -49,6 +49,43 @@ public final class JdbcStore implements Store {
         return result;
     }
 
+    @Override
+    public <T> T inReadTransaction(Function<StoreTx, T> work) {
+        try (Connection c = pool.getConnection()) {
+            try {
+                dialect.beginRead(c);
+            } catch (SQLException e) {
+                pool.evictConnection(c);
+                throw Sql.failure("BEGIN READ ONLY", e);
+            }
+            try {
+                T result;
+                try {
+                    result = work.apply(new JdbcTx(new Sql(c), dialect, signal));
+                } catch (Throwable t) {
+                    rollbackQuietly(c, t);
+                    throw sneaky(t);
+                }
+                try {
+                    dialect.commit(c);
+                } catch (SQLException e) {
+                    rollbackQuietly(c, e);
+                    throw Sql.failure("COMMIT", e);
+                }
+                return result;
+            } finally {
+                try {
+                    dialect.afterRead(c);
+                } catch (SQLException e) {
+                    // A connection left read-only would fail the next writer that gets it.
+                    pool.evictConnection(c);
+                }
+            }
+        } catch (SQLException e) {
+            throw Sql.failure("connect", e);
+        }
+    }
+
     /**
      * Runs {@code work} in one write transaction: committed when it returns, rolled back when it
      * throws (the exception propagates unchanged; SQL failures as {@link StoreException}).

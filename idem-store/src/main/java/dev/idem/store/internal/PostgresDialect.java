@@ -3,6 +3,7 @@ package dev.idem.store.internal;
 import com.zaxxer.hikari.HikariConfig;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
@@ -30,6 +31,17 @@ final class PostgresDialect implements Dialect {
     public void begin(Connection c) throws SQLException {
         c.setAutoCommit(false);
     }
+
+    @Override
+    public void beginRead(Connection c) throws SQLException {
+        c.setAutoCommit(false);
+        try (Statement s = c.createStatement()) {
+            s.execute("SET TRANSACTION READ ONLY");
+        }
+    }
+
+    @Override
+    public void afterRead(Connection c) {}
 
     @Override
     public void commit(Connection c) throws SQLException {

@@ -44,6 +44,22 @@ final class SqliteDialect implements Dialect {
         }
     }
 
+    /** A deferred transaction takes no write lock; {@code query_only} turns a stray write into an error, not a wait. */
+    @Override
+    public void beginRead(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("PRAGMA query_only = 1");
+            s.execute("BEGIN DEFERRED");
+        }
+    }
+
+    @Override
+    public void afterRead(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("PRAGMA query_only = 0");
+        }
+    }
+
     @Override
     public void commit(Connection c) throws SQLException {
         try (Statement s = c.createStatement()) {
