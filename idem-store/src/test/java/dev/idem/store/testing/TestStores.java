@@ -180,6 +180,11 @@ public final class TestStores {
         }
 
         @Override
+        public <T> T inReadTransaction(Function<StoreTx, T> work) {
+            return inner.inReadTransaction(work);
+        }
+
+        @Override
         public DeliveryQueue queue() {
             return inner.queue();
         }
