@@ -39,11 +39,12 @@ public final class Bench {
         List<Phase> phases = new ArrayList<>();
         Double wire = null;
         Postgres postgres = new Postgres(options);
-        try (Receiver receiver = new Receiver(options.receiverThreads())) {
+        try (Receiver receiver = new Receiver(options.jdkReceiver(), options.receiverThreads())) {
             if (options.wireRequests() > 0) {
                 WireBaseline.run(receiver, Math.min(options.wireRequests(), 5_000), 64); // warm the client and receiver
                 wire = WireBaseline.run(receiver, options.wireRequests(), 64);
-                out.printf("wire baseline (no database, 64 threads, blocking send): %,.0f signed POSTs/s%n", wire);
+                out.printf("wire baseline (no database, 64 threads, blocking send, %s receiver): %,.0f signed POSTs/s%n",
+                        options.jdkReceiver() ? "JDK HttpServer" : "socket", wire);
             }
             for (String name : options.contenders()) {
                 out.println("== " + name);

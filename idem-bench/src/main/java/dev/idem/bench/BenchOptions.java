@@ -20,22 +20,23 @@ import java.util.Locale;
  * @param idemBatch the Idem engine's claim batch size ({@code EngineConfig.batchSize})
  * @param idemSenders the Idem engine's sender threads ({@code EngineConfig.senderThreads})
  * @param idemPool the Idem store's connection pool size
- * @param receiverThreads the loopback receiver's worker threads
+ * @param receiverThreads the JDK receiver's worker threads
+ * @param jdkReceiver use the JDK's HTTP server as the receiver instead of the minimal socket server
  */
 public record BenchOptions(String jdbcBase, String user, String password, String dbPrefix, int warmup, List<Integer> bursts,
                            int steadyRate, int steadySeconds, List<String> contenders, int wireRequests, int insertThreads,
-                           int idemBatch, int idemSenders, int idemPool, int receiverThreads) {
+                           int idemBatch, int idemSenders, int idemPool, int receiverThreads, boolean jdkReceiver) {
 
     /** The full benchmark: warm-up 30,000, bursts of 10,000 and 100,000, 30 s at 1,000/s, both contenders. */
     public static BenchOptions defaults() {
         return new BenchOptions("jdbc:postgresql://127.0.0.1:5432/", "postgres", null, "idem_bench", 30_000,
-                List.of(10_000, 100_000), 1_000, 30, List.of("idem", "db-scheduler"), 20_000, 4, 100, 64, 10, 16);
+                List.of(10_000, 100_000), 1_000, 30, List.of("idem", "db-scheduler"), 20_000, 4, 100, 64, 10, 16, false);
     }
 
     /** A run of a few seconds that only checks the harness works (the smoke test uses it). */
     public static BenchOptions smoke(String dbPrefix) {
         return new BenchOptions("jdbc:postgresql://127.0.0.1:5432/", "postgres", null, dbPrefix, 200, List.of(200), 100, 2,
-                List.of("idem", "db-scheduler"), 200, 2, 100, 64, 10, 8);
+                List.of("idem", "db-scheduler"), 200, 2, 100, 64, 10, 8, false);
     }
 
     public boolean runs(String contender) {
@@ -53,21 +54,22 @@ public record BenchOptions(String jdbcBase, String user, String password, String
             if (i + 1 >= args.length) throw new IllegalArgumentException("option " + name + " needs a value\n" + usage());
             String v = args[++i];
             o = switch (name) {
-                case "--jdbc" -> new BenchOptions(v, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads);
-                case "--user" -> new BenchOptions(o.jdbcBase, v, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads);
-                case "--password" -> new BenchOptions(o.jdbcBase, o.user, v, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads);
-                case "--db" -> new BenchOptions(o.jdbcBase, o.user, o.password, v, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads);
-                case "--warmup" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, count(name, v, 0), o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads);
-                case "--bursts" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, counts(name, v), o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads);
-                case "--rate" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, count(name, v, 1), o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads);
-                case "--seconds" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, count(name, v, 0), o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads);
-                case "--only" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, contenders(v), o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads);
-                case "--wire" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, count(name, v, 0), o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads);
-                case "--insert-threads" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, count(name, v, 1), o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads);
-                case "--idem-batch" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, count(name, v, 1), o.idemSenders, o.idemPool, o.receiverThreads);
-                case "--idem-senders" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, count(name, v, 1), o.idemPool, o.receiverThreads);
-                case "--idem-pool" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, count(name, v, 2), o.receiverThreads);
-                case "--receiver-threads" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, count(name, v, 1));
+                case "--jdbc" -> new BenchOptions(v, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads, o.jdkReceiver);
+                case "--user" -> new BenchOptions(o.jdbcBase, v, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads, o.jdkReceiver);
+                case "--password" -> new BenchOptions(o.jdbcBase, o.user, v, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads, o.jdkReceiver);
+                case "--db" -> new BenchOptions(o.jdbcBase, o.user, o.password, v, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads, o.jdkReceiver);
+                case "--warmup" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, count(name, v, 0), o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads, o.jdkReceiver);
+                case "--bursts" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, counts(name, v), o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads, o.jdkReceiver);
+                case "--rate" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, count(name, v, 1), o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads, o.jdkReceiver);
+                case "--seconds" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, count(name, v, 0), o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads, o.jdkReceiver);
+                case "--only" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, contenders(v), o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads, o.jdkReceiver);
+                case "--wire" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, count(name, v, 0), o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads, o.jdkReceiver);
+                case "--insert-threads" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, count(name, v, 1), o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads, o.jdkReceiver);
+                case "--idem-batch" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, count(name, v, 1), o.idemSenders, o.idemPool, o.receiverThreads, o.jdkReceiver);
+                case "--idem-senders" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, count(name, v, 1), o.idemPool, o.receiverThreads, o.jdkReceiver);
+                case "--idem-pool" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, count(name, v, 2), o.receiverThreads, o.jdkReceiver);
+                case "--receiver-threads" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, count(name, v, 1), o.jdkReceiver);
+                case "--receiver" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemSenders, o.idemPool, o.receiverThreads, receiver(v));
                 default -> throw new IllegalArgumentException("unknown option " + name + "\n" + usage());
             };
         }
@@ -87,7 +89,8 @@ public record BenchOptions(String jdbcBase, String user, String password, String
                   --user U --password P   [postgres, none]
                   --db PREFIX             databases dropped and recreated: PREFIX and PREFIX_dbs [idem_bench]
                   --idem-batch N --idem-senders N --idem-pool N   Idem engine knobs [100, 64, 10]
-                  --insert-threads N --receiver-threads N         harness knobs [4, 16]""";
+                  --receiver socket|jdk   minimal blocking server, or com.sun.net.httpserver [socket]
+                  --insert-threads N --receiver-threads N         harness knobs [4, 16 (jdk receiver only)]""";
     }
 
     private static int count(String name, String v, int min) {
@@ -104,6 +107,14 @@ public record BenchOptions(String jdbcBase, String user, String password, String
         List<Integer> out = new ArrayList<>();
         for (String part : v.split(",")) if (!part.isBlank()) out.add(count(name, part.trim(), 1));
         return List.copyOf(out);
+    }
+
+    private static boolean receiver(String v) {
+        return switch (v) {
+            case "jdk" -> true;
+            case "socket" -> false;
+            default -> throw new IllegalArgumentException("--receiver takes socket or jdk, got '" + v + "'");
+        };
     }
 
     private static List<String> contenders(String v) {

@@ -24,7 +24,7 @@ abstract class Contender implements AutoCloseable {
     protected final BenchOptions options;
     protected final Receiver receiver;
     /** Learnt from each run, so the next run's due instant leaves enough time to write it. */
-    private double writesPerSecond = 1_500;
+    private double writesPerSecond = 1_000;
 
     Contender(BenchOptions options, Receiver receiver) {
         this.options = options;
@@ -60,7 +60,7 @@ abstract class Contender implements AutoCloseable {
     }
 
     private Phase run(String label, int n, IntFunction<Duration> offset, Duration span) throws Exception {
-        Duration margin = Duration.ofMillis((long) (n / writesPerSecond * 1250) + 1500);
+        Duration margin = Duration.ofMillis((long) (n / writesPerSecond * 1500) + 2000);
         Instant due = Instant.now().plus(margin).truncatedTo(ChronoUnit.MILLIS);
         Receiver.Tally tally = receiver.begin(n, secret());
         long base = completed();
@@ -68,10 +68,11 @@ abstract class Contender implements AutoCloseable {
         writeAll(label, n, i -> due.plus(offset.apply(i)));
         long insertNanos = System.nanoTime() - t0;
         boolean overran = Instant.now().isAfter(due);
-        writesPerSecond = Math.max(100, n / (insertNanos / 1e9));
+        writesPerSecond = Math.max(200, n / (insertNanos / 1e9));
 
         sleepUntil(due.minusMillis(2));
         CpuUse cpu0 = CpuUse.sample();
+        WakeProbe probe = new WakeProbe();
         Duration limit = span.plus(Duration.ofSeconds(Math.max(60, n / 300)));
         Instant deadline = due.plus(limit);
         boolean timedOut = false;
@@ -84,10 +85,11 @@ abstract class Contender implements AutoCloseable {
         }
         Instant done = Instant.now();
         CpuUse cpu1 = CpuUse.sample();
+        org.HdrHistogram.Histogram wakeLate = probe.stop();
         Thread.sleep(SETTLE.toMillis()); // let a duplicate, if any, reach the receiver before counting
         long completed = completed() - base;
         return new Phase(name(), label, n, due, done.getEpochSecond() * 1_000_000L + done.getNano() / 1_000,
-                insertNanos / 1_000_000, overran, timedOut, completed, pending(), tally, tally.lag(), cpu0.until(cpu1));
+                insertNanos / 1_000_000, overran, timedOut, completed, pending(), tally, tally.lag(), cpu0.until(cpu1), wakeLate);
     }
 
     private void writeAll(String label, int n, IntFunction<Instant> due) throws Exception {

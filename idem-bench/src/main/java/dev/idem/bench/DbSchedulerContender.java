@@ -3,7 +3,7 @@ package dev.idem.bench;
 import com.github.kagkarlsson.scheduler.Scheduler;
 import com.github.kagkarlsson.scheduler.event.AbstractSchedulerListener;
 import com.github.kagkarlsson.scheduler.task.ExecutionComplete;
-import com.github.kagkarlsson.scheduler.task.TaskInstance;
+import com.github.kagkarlsson.scheduler.task.SchedulableInstance;
 import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
 import com.zaxxer.hikari.HikariConfig;
@@ -111,19 +111,10 @@ final class DbSchedulerContender extends Contender {
 
     @Override
     void write(String label, int from, int to, IntFunction<Instant> due) {
-        // one batch per due instant: a burst is one batch, the steady run one instance per batch call
-        List<TaskInstance<?>> batch = new ArrayList<>();
-        Instant at = null;
-        for (int i = from; i < to; i++) {
-            Instant d = due.apply(i);
-            if (at != null && !d.equals(at)) {
-                scheduler.scheduleBatch(batch, at);
-                batch = new ArrayList<>();
-            }
-            at = d;
-            batch.add(task.instance("dlv_" + label + "_" + i));
-        }
-        if (!batch.isEmpty()) scheduler.scheduleBatch(batch, at);
+        // one JDBC batch per chunk, each instance with its own due instant
+        List<SchedulableInstance<?>> batch = new ArrayList<>(to - from);
+        for (int i = from; i < to; i++) batch.add(SchedulableInstance.of(task.instance("dlv_" + label + "_" + i), due.apply(i)));
+        scheduler.scheduleBatch(batch);
     }
 
     @Override

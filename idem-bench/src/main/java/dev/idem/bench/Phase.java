@@ -12,9 +12,10 @@ import org.HdrHistogram.Histogram;
  * @param overran whether writing ran past {@code due}, which would spoil the measurement
  * @param pendingAfter rows the contender's queue still held after the run (expected 0)
  * @param completed 2xx outcomes recorded during the run (expected {@code n})
+ * @param wakeLate how late a probe thread woke during the run (microseconds): the machine's own scheduling noise
  */
 record Phase(String contender, String label, int n, Instant due, long doneMicros, long insertMillis, boolean overran,
-             boolean timedOut, long completed, long pendingAfter, Receiver.Tally tally, Histogram lag, String cpu) {
+             boolean timedOut, long completed, long pendingAfter, Receiver.Tally tally, Histogram lag, String cpu, Histogram wakeLate) {
 
     long dueMicros() {
         return due.getEpochSecond() * 1_000_000L + due.getNano() / 1_000;

@@ -21,8 +21,8 @@ import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
 /**
- * The fast loopback receiver both contenders deliver to: the JDK's HTTP server on 127.0.0.1 with a fixed worker
- * pool, answering 200 with no body. Per {@link Tally} it counts requests, counts a {@code webhook-id} seen twice
+ * The fast loopback receiver both contenders deliver to, on 127.0.0.1, answering 200 with no body: a minimal
+ * blocking HTTP/1.1 server by default, or the JDK's {@code com.sun.net.httpserver} with a fixed worker pool. Per {@link Tally} it counts requests, counts a {@code webhook-id} seen twice
  * as a duplicate, records the lag from the {@code Idem-Scheduled-For} header to the moment the request is read
  * (HdrHistogram, microseconds), and checks the Standard Webhooks signature of one request in {@value #VERIFY_EVERY}.
  * It runs in the benchmark's JVM, so it shares the machine's cores with the contender under test.
@@ -33,6 +33,7 @@ public final class Receiver implements AutoCloseable {
 
     private final HttpServer server;
     private final ExecutorService workers;
+    private final SocketTransport socket;
     private volatile Tally tally = new Tally(0, null);
 
     /** Counts of one measured run. Replace it with {@link #begin} before each run. */
@@ -82,8 +83,20 @@ public final class Receiver implements AutoCloseable {
         }
     }
 
-    /** Starts listening on an ephemeral loopback port. */
-    public Receiver(int threads) throws IOException {
+    /**
+     * Starts listening on an ephemeral loopback port.
+     *
+     * @param jdk the JDK's {@code com.sun.net.httpserver} with {@code threads} workers; else a minimal blocking
+     *     socket server ({@link SocketTransport}), one thread per connection, which costs far less CPU per request
+     */
+    public Receiver(boolean jdk, int threads) throws IOException {
+        if (!jdk) {
+            server = null;
+            workers = null;
+            socket = new SocketTransport(this::record);
+            return;
+        }
+        socket = null;
         System.setProperty("sun.net.httpserver.nodelay", "true");
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 2048);
         workers = Executors.newFixedThreadPool(threads, r -> {
@@ -98,7 +111,7 @@ public final class Receiver implements AutoCloseable {
 
     /** The URL deliveries go to. */
     public String url() {
-        return "http://127.0.0.1:" + server.getAddress().getPort() + "/hook";
+        return "http://127.0.0.1:" + (socket != null ? socket.port() : server.getAddress().getPort()) + "/hook";
     }
 
     /** Starts counting a new run; signatures are checked against {@code secret} when it is not null. */
@@ -116,34 +129,41 @@ public final class Receiver implements AutoCloseable {
             try (InputStream in = ex.getRequestBody()) {
                 body = in.readAllBytes();
             }
-            Instant now = Instant.now();
-            long nowMicros = now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
-            Tally t = tally;
             var h = ex.getRequestHeaders();
-            String id = h.getFirst("webhook-id");
-            long n = t.requests.incrementAndGet();
-            if (id == null || !t.seen.add(id)) t.duplicates.incrementAndGet();
-            t.firstMicros.accumulateAndGet(nowMicros, Math::min);
-            t.lastMicros.accumulateAndGet(nowMicros, Math::max);
-            String due = h.getFirst("Idem-Scheduled-For");
-            if (due != null) {
-                Instant d = Instant.parse(due);
-                long lag = nowMicros - (d.getEpochSecond() * 1_000_000L + d.getNano() / 1_000);
-                if (lag < -1_000) t.early.incrementAndGet();
-                t.lag.recordValue(Math.min(Math.max(lag, 0), HOUR_MICROS));
-            }
-            if (t.verifier != null && n % VERIFY_EVERY == 0) {
-                var r = t.verifier.verify(id, h.getFirst("webhook-timestamp"), h.getFirst("webhook-signature"), body);
-                (r.valid() ? t.verified : t.badSignatures).incrementAndGet();
-            }
+            record(h.getFirst("webhook-id"), h.getFirst("webhook-timestamp"), h.getFirst("webhook-signature"),
+                    h.getFirst("Idem-Scheduled-For"), body);
             ex.sendResponseHeaders(200, -1);
         } finally {
             ex.close();
         }
     }
 
+    private void record(String id, String timestamp, String signature, String due, byte[] body) {
+        Instant now = Instant.now();
+        long nowMicros = now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+        Tally t = tally;
+        long n = t.requests.incrementAndGet();
+        if (id == null || !t.seen.add(id)) t.duplicates.incrementAndGet();
+        t.firstMicros.accumulateAndGet(nowMicros, Math::min);
+        t.lastMicros.accumulateAndGet(nowMicros, Math::max);
+        if (due != null) {
+            Instant d = Instant.parse(due);
+            long lag = nowMicros - (d.getEpochSecond() * 1_000_000L + d.getNano() / 1_000);
+            if (lag < -1_000) t.early.incrementAndGet();
+            t.lag.recordValue(Math.min(Math.max(lag, 0), HOUR_MICROS));
+        }
+        if (t.verifier != null && n % VERIFY_EVERY == 0) {
+            var r = t.verifier.verify(id, timestamp, signature, body);
+            (r.valid() ? t.verified : t.badSignatures).incrementAndGet();
+        }
+    }
+
     @Override
     public void close() {
+        if (socket != null) {
+            socket.close();
+            return;
+        }
         server.stop(0);
         workers.shutdownNow();
     }

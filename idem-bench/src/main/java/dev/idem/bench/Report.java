@@ -29,7 +29,8 @@ public record Report(List<Phase> phases, Double wireRate) {
                         (p.doneMicros() - p.dueMicros()) / 1e6 - (p.n() - 1) / (double) p.n() * spanSeconds(p))
                 : String.format("%n      drained %,.0f deliveries/s  (%.3f s from due to last 2xx recorded)", p.rate(), p.drainSeconds());
         String problems = p.problems().isEmpty() ? "" : "\n      PROBLEMS: " + p.problems();
-        return common + figure + "\n      " + p.cpu() + problems;
+        return common + figure + "\n      " + p.cpu() + "\n      control: a thread asking to wake every " + WakeProbe.PERIOD_MS
+                + " ms woke late by ms: " + lag(p.wakeLate()) + problems;
     }
 
     private static double spanSeconds(Phase p) {
@@ -63,7 +64,9 @@ public record Report(List<Phase> phases, Double wireRate) {
             Optional<Phase> dbs = phase("db-scheduler", label);
             out.printf("  steady %,d/s for %d s, lag ms:%n", options.steadyRate(), options.steadySeconds());
             idem.ifPresent(p -> out.println("    idem          " + lag(p.lag())));
+            idem.ifPresent(p -> out.println("      (control: wake-up lateness on this machine meanwhile " + lag(p.wakeLate()) + ")"));
             dbs.ifPresent(p -> out.println("    db-scheduler  " + lag(p.lag())));
+            dbs.ifPresent(p -> out.println("      (control: wake-up lateness on this machine meanwhile " + lag(p.wakeLate()) + ")"));
             if (idem.isPresent() && dbs.isPresent())
                 out.printf("    p99 ratio db-scheduler/idem %.1fx%n", ms(dbs.get().lag(), 99) / Math.max(0.001, ms(idem.get().lag(), 99)));
         }
