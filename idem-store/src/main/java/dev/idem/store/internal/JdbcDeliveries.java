@@ -43,8 +43,8 @@ final class JdbcDeliveries implements DeliveryRepository {
             args.add(scheduleId);
         }
         if (status != null) {
-            q.append(" AND status = ?");
-            args.add(status.wireName());
+            // A literal (from the enum, never user text) so the planner can pick the dead-letter partial index.
+            q.append(" AND status = '").append(status.wireName()).append("'");
         }
         if (startingAfter != null) {
             q.append(" AND id < ?");
