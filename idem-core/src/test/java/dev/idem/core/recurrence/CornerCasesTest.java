@@ -71,6 +71,14 @@ class CornerCasesTest {
     }
 
     @Test
+    void weeklyBySetPosCountsTheWholeFirstWeekNotJustFromDtstart() {
+        // week of Tue 11 June 2002 is Mon 10 - Sun 16; its first match (Mon 10) is before DTSTART.
+        // python-dateutil starts that week's set at DTSTART and would answer Sun 16 as well.
+        assertThat(first("FREQ=WEEKLY;BYDAY=SU,MO;BYSETPOS=1", "2002-06-11T09:00", 2))
+                .containsExactlyElementsOf(at9("2002-06: 17,24"));
+    }
+
+    @Test
     void weekNumber53OnlyInYearsThatHaveIt() {
         assertThat(first("FREQ=YEARLY;BYWEEKNO=53;BYDAY=MO", "2015-01-01T09:00", 3))
                 .containsExactlyElementsOf(at9("2015-12: 28; 2020-12: 28; 2026-12: 28"));
