@@ -68,6 +68,26 @@ abstract class DeliveryContract extends StoreTestBase {
     }
 
     @Test
+    void theDeadLetterQueueListsDeadDeliveriesNewestFirst() {
+        Schedule s = schedule(tenant, T0);
+        List<Delivery> ds = new java.util.ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            clock.advance(Duration.ofMillis(2)); // ids order by creation time only across milliseconds
+            ds.add(delivery(s, T0.plusMillis(i)));
+        }
+        store.queue().claimDue("n", Duration.ofMinutes(1), 10);
+        store.queue().complete("n", ds.stream().map(d -> new Outcome(d.id(), attempt(d, 1, 500),
+                d == ds.get(1) ? DeliveryStatus.SUCCEEDED : DeliveryStatus.DEAD, null, "HTTP 500")).toList());
+        Page<Delivery> dead = store.inTransaction((StoreTx tx) -> tx.deliveries().list(tenant, null, DeliveryStatus.DEAD, 2, null));
+        assertThat(dead.data()).extracting(Delivery::id).containsExactly(ds.get(3).id(), ds.get(2).id());
+        assertThat(dead.hasMore()).isTrue();
+        Page<Delivery> rest = store.inTransaction((StoreTx tx) -> tx.deliveries().list(tenant, null, DeliveryStatus.DEAD, 2, ds.get(2).id()));
+        assertThat(rest.data()).extracting(Delivery::id).containsExactly(ds.get(0).id());
+        assertThat(store.inTransaction((StoreTx tx) -> tx.deliveries().list(new Tenant("prj_b", Mode.TEST), null, DeliveryStatus.DEAD, 10,
+                null)).data()).isEmpty();
+    }
+
+    @Test
     void cancelPendingCancelsOnlyScheduledAndRetryingDeliveriesOfThatSchedule() {
         Schedule s = schedule(tenant, T0);
         Schedule other = schedule(tenant, T0);
