@@ -53,7 +53,13 @@ public final class ContractServer implements AutoCloseable {
     }
 
     public static ContractServer start(Store store, Path dataDir, boolean allowPrivateEndpoints, boolean ownsStore) {
-        return start(store, new ServerConfig("127.0.0.1", 0, dataDir, null, null, null, TEST_KEY, allowPrivateEndpoints, "contract-node"), ownsStore);
+        return start(store, dataDir, allowPrivateEndpoints, ownsStore, ServerConfig.DEFAULT_RATE_LIMIT);
+    }
+
+    /** @param rateLimitPerSecond per key; 0 turns it off (fuzzing sends faster than any client should) */
+    public static ContractServer start(Store store, Path dataDir, boolean allowPrivateEndpoints, boolean ownsStore, int rateLimitPerSecond) {
+        return start(store, new ServerConfig("127.0.0.1", 0, dataDir, null, null, null, TEST_KEY, allowPrivateEndpoints, "contract-node",
+                rateLimitPerSecond), ownsStore);
     }
 
     public static ContractServer start(Store store, ServerConfig config, boolean ownsStore) {

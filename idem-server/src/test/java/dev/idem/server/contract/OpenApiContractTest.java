@@ -336,6 +336,29 @@ class OpenApiContractTest {
     }
 
     @Test
+    void aRateLimitedKeyGets429WithRetryAfterAsDocumented(@TempDir Path other) {
+        try (ContractServer limited = ContractServer.start(TestStores.sqlite(other, Clock.systemUTC()), other, true, true, 1)) {
+            // one request a second, bursts of two: the third request in a row is over the limit, whatever the endpoint
+            List<String[]> calls = List.of(new String[] {"GET", "/v1/schedules"}, new String[] {"GET", "/v1/signing-secret"},
+                    new String[] {"POST", "/v1/schedules"}, new String[] {"GET", "/v1/deliveries"}, new String[] {"GET", "/v1/schedules/sch_x"});
+            int limitedSeen = 0;
+            for (String[] c : calls) {
+                var r = limited.api.call(c[0], c[1], KEY, c[0].equals("POST") ? "{\"endpoint\":\"https://example.com\",\"fire_at\":\"2035-01-01T00:00:00Z\"}" : null);
+                if (r.status() != 429) continue;
+                limitedSeen++;
+                assertThat(r.json().at("/error/type").asText()).isEqualTo("rate_limit_error");
+                assertThat(Long.parseLong(r.header("Retry-After"))).isPositive();
+                var op = new OpenApiDocument.Operation(c[0].toLowerCase(Locale.ROOT), doc.template(c[1]).orElseThrow());
+                assertThat(doc.check(op, r)).isEmpty();
+            }
+            assertThat(limitedSeen).isGreaterThanOrEqualTo(2);
+            // another key has its own bucket; the preview and operations have none
+            assertThat(limited.api.call("GET", "/v1/schedules", limited.liveKey, null).status()).isEqualTo(200);
+            assertThat(limited.api.call("GET", "/healthz", null, null).status()).isEqualTo(200);
+        }
+    }
+
+    @Test
     void aNodeWhoseStoreIsGoneAnswers500And503AsDocumented(@TempDir Path other) {
         Store store = TestStores.sqlite(other, Clock.systemUTC());
         try (ContractServer broken = ContractServer.start(store, other, true, false)) {
@@ -343,7 +366,7 @@ class OpenApiContractTest {
             ApiClientForTests api = broken.api;
             var ready = api.call("GET", "/readyz", null, null);
             var list = api.call("GET", "/v1/schedules", KEY, null);
-            var create = api.call("POST", "/v1/schedules", KEY, "{\"endpoint\":\"https://example.com\"}");
+            var create = api.call("POST", "/v1/schedules", KEY, "{\"endpoint\":\"https://example.com\",\"fire_at\":\"2035-01-01T00:00:00Z\"}");
             assertThat(ready.status()).isEqualTo(503);
             assertThat(list.status()).isEqualTo(500);
             assertThat(create.status()).isEqualTo(500);

@@ -62,7 +62,7 @@ abstract class RequestIdempotencyContract {
 
     /** A create body no other test uses (its endpoint path is unique), for a schedule that never fires during the test. */
     static String body(String tag) {
-        return "{\"endpoint\":\"https://example.com/" + tag + "\",\"fire_at\":\"2035-01-01T00:00:00Z\"}";
+        return "{\"endpoint\":\"https://93.184.216.34/" + tag + "\",\"fire_at\":\"2035-01-01T00:00:00Z\"}";
     }
 
     /** How many schedules of the caller's tenant have this endpoint, paging through the whole list. */
@@ -136,14 +136,30 @@ abstract class RequestIdempotencyContract {
             String key = unique();
             var replies = race(RACERS, "POST", "/v1/schedules", ContractServer.TEST_KEY, body(tag), key);
             var first = assertOneOutcome(replies, 201);
-            assertThat(schedulesWithEndpoint(ContractServer.TEST_KEY, "https://example.com/" + tag)).isEqualTo(1);
+            assertThat(schedulesWithEndpoint(ContractServer.TEST_KEY, "https://93.184.216.34/" + tag)).isEqualTo(1);
             // once settled, a retry is a replay of the same bytes and still creates nothing
             var retry = call("POST", "/v1/schedules", ContractServer.TEST_KEY, body(tag), key);
             assertThat(retry.status()).isEqualTo(201);
             assertThat(retry.raw()).isEqualTo(first.raw());
             assertThat(retry.header("Idempotent-Replayed")).isEqualTo("true");
-            assertThat(schedulesWithEndpoint(ContractServer.TEST_KEY, "https://example.com/" + tag)).isEqualTo(1);
+            assertThat(schedulesWithEndpoint(ContractServer.TEST_KEY, "https://93.184.216.34/" + tag)).isEqualTo(1);
         }
+    }
+
+    @Test
+    void concurrentCreatesWithOneDedupIdCreateOneSchedule() throws Exception {
+        String tag = "dedup-race-" + unique();
+        String dedup = unique();
+        var replies = race(RACERS, "POST", "/v1/schedules", ContractServer.TEST_KEY,
+                body(tag).replace("}", ",\"dedup_id\":\"" + dedup + "\"}"), null);
+        assertThat(replies).allSatisfy(r -> assertThat(r.status()).as(r.raw()).isIn(200, 201));
+        assertThat(replies).filteredOn(r -> r.status() == 201).hasSize(1);
+        String id = replies.stream().filter(r -> r.status() == 201).findFirst().orElseThrow().json().get("id").asText();
+        for (var r : replies) {
+            assertThat(r.json().get("id").asText()).isEqualTo(id);
+            if (r.status() == 200) assertThat(r.header("Idem-Deduplicated")).isEqualTo("true");
+        }
+        assertThat(schedulesWithEndpoint(ContractServer.TEST_KEY, "https://93.184.216.34/" + tag)).isEqualTo(1);
     }
 
     @Test
@@ -194,7 +210,7 @@ abstract class RequestIdempotencyContract {
             assertThat(b.raw()).as("%s %s replayed", m[0], m[1]).isEqualTo(a.raw());
             assertThat(b.header("Idempotent-Replayed")).isEqualTo("true");
         }
-        assertThat(schedulesWithEndpoint(key, "https://example.com/" + create.split("/")[3].split("\"")[0])).isEqualTo(1);
+        assertThat(schedulesWithEndpoint(key, "https://93.184.216.34/" + create.split("/")[3].split("\"")[0])).isEqualTo(1);
     }
 
     @Test
@@ -202,7 +218,7 @@ abstract class RequestIdempotencyContract {
         String dedup = unique();
         var original = call("POST", "/v1/schedules", ContractServer.TEST_KEY, body("dedup-" + unique()).replace("}", ",\"dedup_id\":\"" + dedup + "\"}"), null);
         assertThat(original.status()).isEqualTo(201);
-        String again = "{\"endpoint\":\"https://example.com/dedup-again\",\"dedup_id\":\"" + dedup + "\"}";
+        String again = "{\"endpoint\":\"https://93.184.216.34/dedup-again\",\"fire_at\":\"2035-01-01T00:00:00Z\",\"dedup_id\":\"" + dedup + "\"}";
         String ik = unique();
         var deduplicated = call("POST", "/v1/schedules", ContractServer.TEST_KEY, again, ik);
         assertThat(deduplicated.status()).isEqualTo(200);
@@ -242,7 +258,7 @@ abstract class RequestIdempotencyContract {
         assertThat(now.get("status").asText()).isEqualTo("active");
         assertThat(now.get("timeout").asText()).isEqualTo("30s");
         assertThat(call("GET", "/v1/signing-secret", key, null, null).json().get("secret").asText()).isEqualTo(secret);
-        assertThat(schedulesWithEndpoint(key, "https://example.com/" + tag + "-other")).isZero();
+        assertThat(schedulesWithEndpoint(key, "https://93.184.216.34/" + tag + "-other")).isZero();
         // and the key still replays its own first answer
         assertThat(call("POST", "/v1/schedules", key, body(tag), ik).raw()).isEqualTo(first.raw());
     }
@@ -253,9 +269,9 @@ abstract class RequestIdempotencyContract {
         String tag = "burn-" + unique();
         // a 400 from validation
         String ik = unique();
-        var bad = call("POST", "/v1/schedules", key, "{\"endpoint\":\"https://example.com/" + tag + "\",\"colour\":\"red\"}", ik);
+        var bad = call("POST", "/v1/schedules", key, "{\"endpoint\":\"https://93.184.216.34/" + tag + "\",\"colour\":\"red\"}", ik);
         assertThat(bad.status()).isEqualTo(400);
-        var badAgain = call("POST", "/v1/schedules", key, "{\"endpoint\":\"https://example.com/" + tag + "\",\"colour\":\"red\"}", ik);
+        var badAgain = call("POST", "/v1/schedules", key, "{\"endpoint\":\"https://93.184.216.34/" + tag + "\",\"colour\":\"red\"}", ik);
         assertThat(badAgain.status()).isEqualTo(400);
         assertThat(badAgain.header("Idempotent-Replayed")).isNull();
         var good = call("POST", "/v1/schedules", key, body(tag), ik);
@@ -277,7 +293,7 @@ abstract class RequestIdempotencyContract {
         String ik4 = unique();
         assertThat(call("POST", "/v1/schedules/" + id + "/pause", key, null, ik4).status()).isEqualTo(400);
         assertThat(call("POST", "/v1/schedules", key, body(tag + "-4"), ik4).status()).isEqualTo(201);
-        assertThat(schedulesWithEndpoint(key, "https://example.com/" + tag)).isEqualTo(1);
+        assertThat(schedulesWithEndpoint(key, "https://93.184.216.34/" + tag)).isEqualTo(1);
     }
 
     @Test
@@ -290,7 +306,7 @@ abstract class RequestIdempotencyContract {
             assertThat(r.status()).as(r.raw()).isEqualTo(201);
             assertThat(r.header("Idempotent-Replayed")).as("the same key in another project or mode is a new key").isNull();
             ids.add(r.json().get("id").asText());
-            assertThat(schedulesWithEndpoint(key, "https://example.com/" + tag)).isEqualTo(1);
+            assertThat(schedulesWithEndpoint(key, "https://93.184.216.34/" + tag)).isEqualTo(1);
         }
         assertThat(ids).doesNotHaveDuplicates();
         int i = 0;
@@ -310,10 +326,10 @@ abstract class RequestIdempotencyContract {
         assertThat(tooLong.status()).isEqualTo(400);
         assertThat(tooLong.json().at("/error/code").asText()).isEqualTo("idempotency_key_invalid");
         assertThat(tooLong.json().at("/error/param").asText()).isEqualTo("Idempotency-Key");
-        assertThat(schedulesWithEndpoint(ContractServer.TEST_KEY, "https://example.com/" + tag)).isZero();
+        assertThat(schedulesWithEndpoint(ContractServer.TEST_KEY, "https://93.184.216.34/" + tag)).isZero();
         String longest = "k".repeat(254) + unique().substring(0, 1);
         assertThat(call("POST", "/v1/schedules", ContractServer.TEST_KEY, body(tag), longest).status()).isEqualTo(201);
         assertThat(call("POST", "/v1/schedules", ContractServer.TEST_KEY, body(tag), longest).header("Idempotent-Replayed")).isEqualTo("true");
-        assertThat(schedulesWithEndpoint(ContractServer.TEST_KEY, "https://example.com/" + tag)).isEqualTo(1);
+        assertThat(schedulesWithEndpoint(ContractServer.TEST_KEY, "https://93.184.216.34/" + tag)).isEqualTo(1);
     }
 }

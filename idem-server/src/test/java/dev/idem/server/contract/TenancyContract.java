@@ -169,7 +169,7 @@ abstract class TenancyContract {
         // every tenant created a schedule with dedup_id "shared-dedup": four different schedules
         assertThat(owned.stream().map(Owned::scheduleId).distinct()).hasSize(owned.size());
         for (Owned o : owned) {
-            var again = call("POST", "/v1/schedules", o.key(), "{\"endpoint\":\"https://example.com\",\"dedup_id\":\"shared-dedup\"}");
+            var again = call("POST", "/v1/schedules", o.key(), "{\"endpoint\":\"https://example.com\",\"fire_at\":\"2035-01-01T00:00:00Z\",\"dedup_id\":\"shared-dedup\"}");
             assertThat(again.status()).isEqualTo(200);
             assertThat(again.json().get("id").asText()).isEqualTo(o.scheduleId());
         }
