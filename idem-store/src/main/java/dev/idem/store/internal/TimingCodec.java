@@ -16,6 +16,10 @@ import java.util.List;
 /**
  * Stores a {@link Timing} as a small JSON object tagged by {@code kind}. A new variant adds one
  * branch to each method here; nothing else in the store changes.
+ *
+ * <p>{@code once}: {@code fire_at} (epoch ms). {@code rrule} / {@code cron}: {@code expression},
+ * {@code timezone} (IANA id), {@code dtstart} and {@code exdates} (ISO local date-times),
+ * {@code until} (epoch ms), {@code count}, {@code catch_up}.
  */
 final class TimingCodec {
     private TimingCodec() {}
@@ -25,40 +29,47 @@ final class TimingCodec {
         n.put("kind", timing.kind());
         if (timing instanceof Timing.Once once) {
             n.put("fire_at", once.fireAt().toEpochMilli());
-            return n;
-        }
-        if (timing instanceof Timing.Recurring r) {
+        } else if (timing instanceof Timing.Recurring r) {
             RecurrenceSpec spec = r.spec();
             n.put("expression", spec.expression());
             n.put("timezone", spec.timezone().getId());
-            if (spec.dtstart() != null) n.put("dtstart", spec.dtstart().toString());
-            ArrayNode ex = n.putArray("exdates");
-            spec.exdates().forEach(d -> ex.add(d.toString()));
-            if (spec.until() != null) n.put("until", spec.until().toEpochMilli());
-            if (spec.count() != null) n.put("count", spec.count());
+            if (spec.dtstart() == null) n.putNull("dtstart");
+            else n.put("dtstart", spec.dtstart().toString());
+            ArrayNode exdates = n.putArray("exdates");
+            spec.exdates().forEach(x -> exdates.add(x.toString()));
+            if (spec.until() == null) n.putNull("until");
+            else n.put("until", spec.until().toEpochMilli());
+            if (spec.count() == null) n.putNull("count");
+            else n.put("count", spec.count());
             n.put("catch_up", r.catchUp().wireName());
-            return n;
+        } else {
+            throw new IllegalArgumentException("no stored form for timing kind " + timing.kind() + " (" + timing.getClass().getName() + ")");
         }
-        throw new IllegalArgumentException("no stored form for timing kind " + timing.kind() + " (" + timing.getClass().getName() + ")");
+        return n;
     }
 
     static Timing read(JsonNode n) {
         String kind = DefinitionCodec.text(n, "kind");
-        if ("once".equals(kind)) return new Timing.Once(Instant.ofEpochMilli(DefinitionCodec.required(n, "fire_at").asLong()));
-        if ("rrule".equals(kind) || "cron".equals(kind)) {
-            List<LocalDateTime> exdates = new ArrayList<>();
-            JsonNode ex = n.get("exdates");
-            if (ex != null) ex.forEach(d -> exdates.add(LocalDateTime.parse(d.asText())));
-            JsonNode dtstart = n.get("dtstart");
-            JsonNode until = n.get("until");
-            JsonNode count = n.get("count");
-            RecurrenceSpec spec = new RecurrenceSpec("rrule".equals(kind) ? RecurrenceSpec.Kind.RRULE : RecurrenceSpec.Kind.CRON,
-                    DefinitionCodec.text(n, "expression"), ZoneId.of(DefinitionCodec.text(n, "timezone")),
-                    dtstart == null || dtstart.isNull() ? null : LocalDateTime.parse(dtstart.asText()), exdates,
-                    until == null || until.isNull() ? null : Instant.ofEpochMilli(until.asLong()),
-                    count == null || count.isNull() ? null : count.asInt());
-            return new Timing.Recurring(spec, CatchUp.parse(DefinitionCodec.text(n, "catch_up")));
-        }
-        throw new IllegalStateException("stored schedule has unknown timing kind '" + kind + "'");
+        return switch (String.valueOf(kind)) {
+            case "once" -> new Timing.Once(Instant.ofEpochMilli(DefinitionCodec.required(n, "fire_at").asLong()));
+            case "rrule" -> recurring(n, RecurrenceSpec.Kind.RRULE);
+            case "cron" -> recurring(n, RecurrenceSpec.Kind.CRON);
+            default -> throw new IllegalStateException("stored schedule has unknown timing kind '" + kind + "'");
+        };
+    }
+
+    private static Timing recurring(JsonNode n, RecurrenceSpec.Kind kind) {
+        String dtstart = DefinitionCodec.text(n, "dtstart");
+        List<LocalDateTime> exdates = new ArrayList<>();
+        JsonNode ex = n.get("exdates");
+        if (ex != null) ex.forEach(x -> exdates.add(LocalDateTime.parse(x.asText())));
+        JsonNode until = n.get("until");
+        JsonNode count = n.get("count");
+        RecurrenceSpec spec = new RecurrenceSpec(kind, DefinitionCodec.text(n, "expression"),
+                ZoneId.of(DefinitionCodec.text(n, "timezone")), dtstart == null ? null : LocalDateTime.parse(dtstart), exdates,
+                until == null || until.isNull() ? null : Instant.ofEpochMilli(until.asLong()),
+                count == null || count.isNull() ? null : count.asInt());
+        String catchUp = DefinitionCodec.text(n, "catch_up");
+        return new Timing.Recurring(spec, catchUp == null ? CatchUp.LATEST : CatchUp.parse(catchUp));
     }
 }

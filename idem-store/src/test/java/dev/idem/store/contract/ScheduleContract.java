@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.core.store.StoreTx;
 
+import dev.idem.core.CatchUp;
 import dev.idem.core.HeaderProfile;
 import dev.idem.core.Materialisation;
 import dev.idem.core.Mode;
@@ -14,8 +15,11 @@ import dev.idem.core.ScheduleDefinition;
 import dev.idem.core.ScheduleStatus;
 import dev.idem.core.Tenant;
 import dev.idem.core.Timing;
+import dev.idem.core.recurrence.RecurrenceSpec;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,6 +44,24 @@ abstract class ScheduleContract extends StoreTestBase {
         Schedule back = store.inTransaction((StoreTx tx) -> tx.schedules().find(tenant, s.id())).orElseThrow();
         assertThat(back).isEqualTo(s);
         assertThat(back.definition().headers().keySet()).containsExactly("X-Zeta", "X-Alpha");
+    }
+
+    @Test
+    void aRecurringScheduleReadsBackAndMaterialisesOccurrenceAfterOccurrence() {
+        Timing rule = new Timing.Recurring(RecurrenceSpec.rrule("FREQ=HOURLY;INTERVAL=2", ZoneId.of("Europe/Paris"),
+                LocalDateTime.parse("2030-01-01T01:00")), CatchUp.LATEST);
+        Schedule base = newSchedule(tenant, T0);
+        Instant first = rule.first(T0).orElseThrow();
+        Schedule s = base.withDefinition(base.definition().withTiming(rule), T0).withCursor(first, 0, T0);
+        store.useTransaction(tx -> tx.schedules().insert(s));
+        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().find(tenant, s.id()))).contains(s);
+
+        clock.set(first);
+        assertThat(store.inTransaction((StoreTx tx) -> Materialisation.step(tx, s, first, ids, first))).isPresent();
+        Schedule after = store.inTransaction((StoreTx tx) -> tx.schedules().find(tenant, s.id())).orElseThrow();
+        assertThat(after.status()).isEqualTo(ScheduleStatus.ACTIVE);
+        assertThat(after.nextFireAt()).isEqualTo(first.plus(Duration.ofHours(2)));
+        assertThat(after.lastSequence()).isEqualTo(1);
     }
 
     @Test

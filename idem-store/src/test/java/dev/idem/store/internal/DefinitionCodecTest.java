@@ -3,12 +3,17 @@ package dev.idem.store.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.core.CatchUp;
 import dev.idem.core.HeaderProfile;
 import dev.idem.core.RetryPolicy;
 import dev.idem.core.ScheduleDefinition;
 import dev.idem.core.Timing;
+import dev.idem.core.recurrence.RecurrenceSpec;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -34,6 +39,27 @@ class DefinitionCodecTest {
         ScheduleDefinition back = DefinitionCodec.read(STORED);
         assertThat(back).isEqualTo(DEFINITION);
         assertThat(back.payloadJson()).isEqualTo("{\"n\":1.50}");
+    }
+
+    @Test
+    void aRuleKeepsItsZoneAnchorExdatesBoundsAndCatchUp() {
+        RecurrenceSpec spec = new RecurrenceSpec(RecurrenceSpec.Kind.RRULE, "FREQ=MONTHLY;BYDAY=+2MO;BYHOUR=18;BYMINUTE=0",
+                ZoneId.of("Europe/Paris"), LocalDateTime.parse("2026-01-01T09:00"), List.of(LocalDateTime.parse("2026-03-09T18:00")),
+                Instant.parse("2027-01-01T00:00:00Z"), 12);
+        ScheduleDefinition d = DEFINITION.withTiming(new Timing.Recurring(spec, CatchUp.ALL));
+        String stored = DefinitionCodec.write(d);
+        assertThat(stored).contains("\"timing\":{\"kind\":\"rrule\",\"expression\":\"FREQ=MONTHLY;BYDAY=+2MO;BYHOUR=18;BYMINUTE=0\","
+                + "\"timezone\":\"Europe/Paris\",\"dtstart\":\"2026-01-01T09:00\",\"exdates\":[\"2026-03-09T18:00\"],"
+                + "\"until\":1798761600000,\"count\":12,\"catch_up\":\"all\"}");
+        assertThat(DefinitionCodec.read(stored)).isEqualTo(d);
+    }
+
+    @Test
+    void aCronScheduleRoundTrips() {
+        ScheduleDefinition d = DEFINITION.withTiming(new Timing.Recurring(RecurrenceSpec.cron("*/5 * * * *", ZoneId.of("UTC")), CatchUp.LATEST));
+        ScheduleDefinition back = DefinitionCodec.read(DefinitionCodec.write(d));
+        assertThat(back).isEqualTo(d);
+        assertThat(back.timing().kind()).isEqualTo("cron");
     }
 
     @Test
