@@ -38,26 +38,54 @@ public final class Bench {
         out.println(environment());
         List<Phase> phases = new ArrayList<>();
         Double wire = null;
+        Double wireAsync = null;
         Postgres postgres = new Postgres(options);
         try (Receiver receiver = new Receiver(options.jdkReceiver(), options.receiverThreads())) {
             if (options.wireRequests() > 0) {
-                WireBaseline.run(receiver, Math.min(options.wireRequests(), 5_000), 64); // warm the client and receiver
-                wire = WireBaseline.run(receiver, options.wireRequests(), 64);
-                out.printf("wire baseline (no database, 64 threads, blocking send, %s receiver): %,.0f signed POSTs/s%n",
-                        options.jdkReceiver() ? "JDK HttpServer" : "socket", wire);
+                WireBaseline.run(receiver, Math.min(options.wireRequests(), 5_000), 64, false); // warm the client and receiver
+                WireBaseline.run(receiver, Math.min(options.wireRequests(), 5_000), 64, true);
+                wire = WireBaseline.run(receiver, options.wireRequests(), 64, false);
+                long sendThreads = WireBaseline.lastThreadsStarted;
+                wireAsync = WireBaseline.run(receiver, options.wireRequests(), 64, true);
+                long asyncThreads = WireBaseline.lastThreadsStarted;
+                out.printf("wire baseline (no database, 64 threads, %s receiver): %,.0f signed POSTs/s with HttpClient.send, "
+                        + "%,.0f/s with sendAsync(..).get() as Idem's HttpSender waits%n",
+                        options.jdkReceiver() ? "JDK HttpServer" : "socket", wire, wireAsync);
+                out.printf("  threads started per request: %.2f with send, %.2f with sendAsync (CompletableFuture's default executor "
+                        + "is a new thread per task when the common pool's parallelism is 1, as on 2 cores)%n",
+                        sendThreads / (double) options.wireRequests(), asyncThreads / (double) options.wireRequests());
             }
-            for (String name : options.contenders()) {
-                out.println("== " + name);
-                try (Contender c = name.equals("idem") ? new IdemContender(options, receiver, postgres)
-                        : new DbSchedulerContender(options, receiver, postgres)) {
-                    if (options.warmup() > 0) phases.add(print(out, c.burst("warmup", options.warmup())));
-                    for (int n : options.bursts()) {
+            // phases alternate between the contenders (A B A B…) so a change in the machine's background load
+            // during the run falls on both, and each ratio compares runs minutes apart at most
+            List<Contender> contenders = new ArrayList<>();
+            try {
+                for (String name : options.contenders())
+                    contenders.add(name.equals("idem") ? new IdemContender(options, receiver, postgres)
+                            : new DbSchedulerContender(options, receiver, postgres));
+                if (options.warmup() > 0 && !contenders.isEmpty()) {
+                    out.println("== warm-up (not a result: the JIT settles over tens of thousands of deliveries)");
+                    for (Contender c : contenders) phases.add(print(out, c.burst("warmup", options.warmup())));
+                }
+                for (int n : contenders.isEmpty() ? List.<Integer>of() : options.bursts()) {
+                    out.printf("== %,d due at once%n", n);
+                    for (Contender c : contenders) {
                         c.between();
                         phases.add(print(out, c.burst("burst" + n, n)));
                     }
-                    if (options.steadySeconds() > 0) {
+                }
+                if (options.steadySeconds() > 0 && !contenders.isEmpty()) {
+                    out.printf("== steady %,d/s for %d s%n", options.steadyRate(), options.steadySeconds());
+                    for (Contender c : contenders) {
                         c.between();
                         phases.add(print(out, c.steady("steady" + options.steadyRate(), options.steadyRate(), options.steadySeconds())));
+                    }
+                }
+            } finally {
+                for (Contender c : contenders) {
+                    try {
+                        c.close();
+                    } catch (Exception e) {
+                        out.println("closing " + c.name() + " failed: " + e);
                     }
                 }
             }
@@ -70,7 +98,7 @@ public final class Bench {
                 }
             }
         }
-        Report report = new Report(phases, wire);
+        Report report = new Report(phases, wire, wireAsync);
         report.print(out, options);
         return report;
     }

@@ -80,7 +80,7 @@ public record BenchOptions(String jdbcBase, String user, String password, String
         return """
                 options (defaults in brackets):
                   --quick                 a few-second check of the harness (200 deliveries each)
-                  --only idem|db-scheduler|both [both]
+                  --only idem|db-scheduler|both|none [both]; none runs only the wire baseline
                   --warmup N              deliveries due at once before measuring, per contender [30000]
                   --bursts N,N            measured due-at-once runs [10000,100000]
                   --rate N --seconds S    steady lag run [1000 for 30]
@@ -122,6 +122,7 @@ public record BenchOptions(String jdbcBase, String user, String password, String
             case "idem" -> List.of("idem");
             case "db-scheduler", "dbscheduler" -> List.of("db-scheduler");
             case "both" -> List.of("idem", "db-scheduler");
+            case "none" -> List.of();
             default -> throw new IllegalArgumentException("--only takes idem, db-scheduler or both, got '" + v + "'");
         };
     }

@@ -60,7 +60,7 @@ abstract class Contender implements AutoCloseable {
     }
 
     private Phase run(String label, int n, IntFunction<Duration> offset, Duration span) throws Exception {
-        Duration margin = Duration.ofMillis((long) (n / writesPerSecond * 1500) + 2000);
+        Duration margin = Duration.ofMillis((long) (n / writesPerSecond * 1500) + (n < 1_000 ? 500 : 2_000));
         Instant due = Instant.now().plus(margin).truncatedTo(ChronoUnit.MILLIS);
         Receiver.Tally tally = receiver.begin(n, secret());
         long base = completed();

@@ -6,7 +6,7 @@ import java.util.Optional;
 import org.HdrHistogram.Histogram;
 
 /** The figures of one benchmark run: every phase of every contender, the ratios, and the aims. */
-public record Report(List<Phase> phases, Double wireRate) {
+public record Report(List<Phase> phases, Double wireRate, Double wireAsyncRate) {
     static final double AIM_RATE = 10_000;
     static final double AIM_P99_MS = 20;
     static final double AIM_RATIO = 3;
@@ -51,7 +51,8 @@ public record Report(List<Phase> phases, Double wireRate) {
     void print(PrintStream out, BenchOptions options) {
         out.println();
         out.println("== summary (warm runs only; Idem / db-scheduler)");
-        if (wireRate != null) out.printf("  ceiling without a database (client + receiver on this machine): %,.0f/s%n", wireRate);
+        if (wireRate != null) out.printf("  ceiling without a database (client + receiver on this machine): %,.0f/s with HttpClient.send, "
+                + "%,.0f/s with sendAsync(..).get()%n", wireRate, wireAsyncRate);
         for (int n : options.bursts()) {
             Optional<Phase> idem = phase("idem", "burst" + n);
             Optional<Phase> dbs = phase("db-scheduler", "burst" + n);

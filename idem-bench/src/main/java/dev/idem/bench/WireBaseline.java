@@ -11,25 +11,31 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The ceiling without any database: 64 threads POSTing signed envelopes to the receiver as fast as they can.
- * Neither scheduler can drain faster than this on the same machine with the receiver in the same JVM.
+ * Neither scheduler can drain faster than this on the same machine with the receiver in the same JVM. Run a second
+ * time with {@code sendAsync(..).get()}, the way Idem's {@code HttpSender} waits, to show what that costs.
  */
 final class WireBaseline {
+    /** Threads the JVM started during the last run beyond the run's own: one per request shows a thread-per-task executor. */
+    static volatile long lastThreadsStarted;
+
     private WireBaseline() {}
 
     /** Requests per second over {@code n} requests. */
-    static double run(Receiver receiver, int n, int threads) throws Exception {
+    static double run(Receiver receiver, int n, int threads, boolean viaSendAsync) throws Exception {
         SigningSecret secret = SigningSecret.generate(new SecureRandom());
         Receiver.Tally tally = receiver.begin(n, secret);
         AtomicInteger next = new AtomicInteger();
         AtomicLong failures = new AtomicLong();
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try (SignedPost post = new SignedPost(receiver.url(), secret)) {
+            long threads0 = java.lang.management.ManagementFactory.getThreadMXBean().getTotalStartedThreadCount();
             long t0 = System.nanoTime();
             for (int t = 0; t < threads; t++) {
                 pool.execute(() -> {
                     for (int i = next.getAndIncrement(); i < n; i = next.getAndIncrement()) {
                         try {
-                            if (post.send("wire_" + i, Instant.now()) / 100 != 2) failures.incrementAndGet();
+                            int status = viaSendAsync ? post.sendAsyncGet("wire_" + i, Instant.now()) : post.send("wire_" + i, Instant.now());
+                            if (status / 100 != 2) failures.incrementAndGet();
                         } catch (Exception e) {
                             failures.incrementAndGet();
                         }
@@ -39,6 +45,7 @@ final class WireBaseline {
             pool.shutdown();
             if (!pool.awaitTermination(5, TimeUnit.MINUTES)) throw new IllegalStateException("wire baseline did not finish in 5 minutes");
             double seconds = (System.nanoTime() - t0) / 1e9;
+            lastThreadsStarted = java.lang.management.ManagementFactory.getThreadMXBean().getTotalStartedThreadCount() - threads0 - threads;
             if (failures.get() > 0 || tally.unique() != n)
                 throw new IllegalStateException("wire baseline: " + failures.get() + " failures, " + tally.unique() + " of " + n + " received");
             return n / seconds;
