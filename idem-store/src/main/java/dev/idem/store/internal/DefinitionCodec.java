@@ -53,7 +53,24 @@ final class DefinitionCodec {
         }
     }
 
+    /**
+     * Decoded definitions by their stored text. A recurring schedule is read at every claim and every
+     * materialisation, and decoding compiles its rule; definitions are immutable, so one decoding is
+     * shared. Bounded crudely: cleared when full.
+     */
+    private static final Map<String, ScheduleDefinition> DECODED = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final int DECODED_LIMIT = 4096;
+
     static ScheduleDefinition read(String json) {
+        ScheduleDefinition known = DECODED.get(json);
+        if (known != null) return known;
+        ScheduleDefinition d = decode(json);
+        if (DECODED.size() >= DECODED_LIMIT) DECODED.clear();
+        DECODED.put(json, d);
+        return d;
+    }
+
+    private static ScheduleDefinition decode(String json) {
         JsonNode n;
         try {
             n = JSON.readTree(json);
