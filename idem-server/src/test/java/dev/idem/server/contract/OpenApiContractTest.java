@@ -101,6 +101,68 @@ class OpenApiContractTest {
         assertThat(problems).isEmpty();
     }
 
+    /** What OpenAPI tooling relies on: resolvable refs, declared path parameters, unique operation ids, described responses. */
+    @Test
+    void theDocumentIsSelfConsistent() {
+        List<String> refs = new ArrayList<>();
+        collectRefs(doc.root, refs);
+        assertThat(refs).isNotEmpty().allSatisfy(ref -> {
+            assertThat(ref).startsWith("#/");
+            assertThat(doc.root.at(ref.substring(1)).isMissingNode()).as("dangling %s", ref).isFalse();
+        });
+        Set<String> operationIds = new TreeSet<>();
+        for (var op : doc.operations()) {
+            JsonNode o = doc.operation(op);
+            assertThat(o.path("operationId").asText()).as("%s has an operationId", op).isNotEmpty();
+            assertThat(operationIds.add(o.get("operationId").asText())).as("operationId of %s is unique", op).isTrue();
+            assertThat(o.path("summary").asText()).as("%s has a summary", op).isNotEmpty();
+            Set<String> pathParams = new TreeSet<>();
+            for (JsonNode p : o.path("parameters")) {
+                JsonNode param = p.has("$ref") ? doc.root.at(p.get("$ref").asText().substring(1)) : p;
+                if (param.path("in").asText().equals("path")) {
+                    assertThat(param.path("required").asBoolean()).as("path parameter %s of %s is required", param.path("name"), op).isTrue();
+                    pathParams.add(param.get("name").asText());
+                }
+            }
+            Set<String> inTemplate = new TreeSet<>();
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\{([^}]+)}").matcher(op.template());
+            while (m.find()) inTemplate.add(m.group(1));
+            assertThat(pathParams).as("path parameters of %s", op).isEqualTo(inTemplate);
+            assertThat(o.path("responses").size()).as("%s has responses", op).isPositive();
+            o.path("responses").fieldNames().forEachRemaining(status -> {
+                JsonNode r = doc.response(op, Integer.parseInt(status)).orElseThrow().node();
+                assertThat(r.path("description").asText()).as("%s %s is described", op, status).isNotEmpty();
+                assertThat(r.path("headers").has("Request-Id")).as("%s %s declares Request-Id", op, status).isTrue();
+            });
+            boolean mutation = op.method().equals("post") || op.method().equals("patch") || op.method().equals("delete");
+            if (mutation) {
+                assertThat(o.path("parameters").toString()).as("%s takes an Idempotency-Key", op).contains("IdempotencyKey");
+                assertThat(o.path("responses").has("409")).as("%s documents 409", op).isTrue();
+            }
+            boolean open = o.has("security") && o.get("security").isEmpty();
+            if (op.template().startsWith("/v1/") && !op.template().equals("/v1/recurrence/preview")) {
+                assertThat(open).as("%s needs a key", op).isFalse();
+                assertThat(o.path("responses").has("401")).as("%s documents 401", op).isTrue();
+                assertThat(o.path("responses").has("429")).as("%s documents 429", op).isTrue();
+            } else {
+                assertThat(open).as("%s needs no key", op).isTrue();
+            }
+        }
+        doc.root.at("/components/schemas").fieldNames().forEachRemaining(name ->
+                assertThat(doc.validate("/components/schemas/" + name, ApiClientForTests.JSON.createObjectNode())).isNotNull());
+    }
+
+    private static void collectRefs(JsonNode node, List<String> out) {
+        if (node.isObject()) {
+            node.fields().forEachRemaining(e -> {
+                if (e.getKey().equals("$ref") && e.getValue().isTextual()) out.add(e.getValue().asText());
+                else collectRefs(e.getValue(), out);
+            });
+        } else if (node.isArray()) {
+            node.forEach(n -> collectRefs(n, out));
+        }
+    }
+
     /** The check is not vacuous: a real response bent out of shape fails it. */
     @Test
     void theCheckRejectsResponsesThatDriftFromTheDocument() throws Exception {

@@ -176,6 +176,28 @@ abstract class TenancyContract {
     }
 
     @Test
+    void aRevokedKeyIs401AtOnceOnEveryEndpointWhileItsSiblingKeepsWorking() {
+        String[] k = node.addProject("revoking");
+        String id = call("POST", "/v1/schedules", k[0], "{\"endpoint\":\"" + receiver.url("/rev") + "\",\"fire_at\":\"2035-01-01T00:00:00Z\"}")
+                .json().get("id").asText();
+        assertThat(call("GET", "/v1/schedules/" + id, k[0], null).status()).isEqualTo(200);
+        String keyId = node.store.inTransaction(tx -> tx.apiKeys().findByHash(dev.idem.server.internal.ApiKeys.hash(k[0]))).orElseThrow().id();
+        boolean revoked = node.store.inTransaction(tx -> tx.apiKeys().revoke(keyId, java.time.Instant.now()));
+        assertThat(revoked).isTrue();
+        for (String[] c : List.of(new String[] {"GET", "/v1/schedules/" + id}, new String[] {"GET", "/v1/schedules"},
+                new String[] {"POST", "/v1/schedules"}, new String[] {"PATCH", "/v1/schedules/" + id}, new String[] {"DELETE", "/v1/schedules/" + id},
+                new String[] {"POST", "/v1/schedules/" + id + "/pause"}, new String[] {"GET", "/v1/deliveries"},
+                new String[] {"GET", "/v1/signing-secret"}, new String[] {"POST", "/v1/signing-secret/rotate"})) {
+            var r = call(c[0], c[1], k[0], c[0].equals("GET") ? null : "{}");
+            assertThat(r.status()).as("%s %s with a revoked key -> %s", c[0], c[1], r.raw()).isEqualTo(401);
+            assertThat(r.json().at("/error/type").asText()).isEqualTo("authentication_error");
+            assertThat(r.raw()).doesNotContain(id.substring(4), "2035");
+        }
+        assertThat(call("GET", "/v1/schedules", k[1], null).status()).isEqualTo(200);
+        assertThat(call("GET", "/v1/schedules/" + id, k[1], null).status()).isEqualTo(404);
+    }
+
+    @Test
     void aRevokedOrUnknownKeySeesNothingAnd401s() {
         for (Owned o : owned) {
             var r = call("GET", "/v1/schedules/" + o.scheduleId(), o.key() + "x", null);
