@@ -151,6 +151,32 @@ class MalformedRequestTest {
         assertThat(rows.counts().schedules()).isEqualTo(before.schedules());
     }
 
+    /** Over 256 KiB on any mutation, well over it too (past the HTTP layer's own ceiling): 400 body_too_large, nothing written. */
+    @ParameterizedTest(name = "{0} bytes")
+    @ValueSource(ints = {262_145, 600_000, 2_500_000})
+    void anOversizedBodyIs400BodyTooLargeOnEveryMutation(int size) throws IOException {
+        var before = rows.counts();
+        String id = node.api.call("POST", "/v1/schedules", ContractServer.TEST_KEY, "{\"endpoint\":\"http://127.0.0.1:9/x\",\"fire_at\":\"2035-01-01T00:00:00Z\"}")
+                .json().get("id").asText();
+        String big = "{\"endpoint\":\"http://127.0.0.1:9/x\",\"fire_at\":\"2035-01-01T00:00:00Z\",\"body\":\"" + "x".repeat(size) + "\"}";
+        for (String[] c : new String[][] {{"POST", "/v1/schedules"}, {"PATCH", "/v1/schedules/" + id}, {"POST", "/v1/schedules/" + id + "/pause"},
+                {"DELETE", "/v1/schedules/" + id}, {"POST", "/v1/signing-secret/rotate"}}) {
+            ApiClientForTests.Reply r;
+            try {
+                r = node.api.call(c[0], c[1], ContractServer.TEST_KEY, big, java.util.Map.of("Idempotency-Key", "big-" + size + c[1]));
+            } catch (IllegalStateException connectionClosedEarly) {
+                throw new AssertionError(c[0] + " " + c[1] + " with " + size + " bytes: no answer (" + connectionClosedEarly.getMessage() + ")");
+            }
+            assertThat(r.status()).as("%s %s with %d bytes -> %s", c[0], c[1], size, r.raw()).isEqualTo(400);
+            assertThat(r.json().at("/error/code").asText()).isEqualTo("body_too_large");
+            assertThat(r.json().at("/error/request_id").asText()).isEqualTo(r.header("Request-Id"));
+        }
+        var after = node.api.call("GET", "/v1/schedules/" + id, ContractServer.TEST_KEY, null).json();
+        assertThat(after.get("status").asText()).isEqualTo("active");
+        assertThat(rows.counts().schedules()).isEqualTo(before.schedules() + 1);
+        assertThat(rows.counts().idempotencyRecords()).isEqualTo(before.idempotencyRecords());
+    }
+
     private static void assertSpecError(Raw r, String what) throws IOException {
         assertThat(r.header("Content-Type")).as("%s -> %s", what, r.head()).startsWith("application/json");
         JsonNode json = ApiClientForTests.JSON.readTree(r.body());
