@@ -26,7 +26,7 @@ public final class Authenticator {
         if (!header.regionMatches(true, 0, "Bearer ", 0, 7))
             throw ApiException.unauthenticated("invalid_authorization", "Authorization must be 'Bearer <api key>'");
         String hash = ApiKeys.hash(header.substring(7).trim());
-        ApiKey key = store.inTransaction(tx -> tx.apiKeys().findByHash(hash)).filter(ApiKey::active)
+        ApiKey key = store.inReadTransaction(tx -> tx.apiKeys().findByHash(hash)).filter(ApiKey::active)
                 .orElseThrow(() -> ApiException.unauthenticated("invalid_api_key", "Invalid API key"));
         limiter.acquire(key.id());
         ctx.attribute(ATTR, key.tenant());

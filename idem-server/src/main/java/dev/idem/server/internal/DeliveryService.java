@@ -20,14 +20,14 @@ public final class DeliveryService {
     }
 
     public ObjectNode get(Tenant tenant, String id) {
-        return store.inTransaction(tx -> {
+        return store.inReadTransaction(tx -> {
             Delivery d = find(tx, tenant, id);
             return Views.delivery(d, tx.deliveries().attempts(d.id()));
         });
     }
 
     public ObjectNode list(Tenant tenant, String scheduleId, DeliveryStatus status, int limit, String startingAfter) {
-        return store.inTransaction(tx -> {
+        return store.inReadTransaction(tx -> {
             if (startingAfter != null) find(tx, tenant, startingAfter);
             Page<Delivery> page = tx.deliveries().list(tenant, scheduleId, status, limit, startingAfter);
             return Views.list("/v1/deliveries", page, d -> Views.delivery(d, null));

@@ -10,6 +10,9 @@ import org.slf4j.LoggerFactory;
 /** The one place errors become HTTP responses: always the SPEC shape, with the request id. */
 public final class ErrorMapper {
     private static final Logger log = LoggerFactory.getLogger(ErrorMapper.class);
+    private static final java.util.Set<String> UNREADABLE = java.util.Set.of("org.eclipse.jetty.http.BadMessageException",
+            "org.eclipse.jetty.io.EofException", "org.eclipse.jetty.server.internal.HttpConnection$HttpEofException",
+            "org.eclipse.jetty.http.HttpException$RuntimeException", "org.eclipse.jetty.http.HttpException$IllegalArgumentException");
 
     private ErrorMapper() {}
 
@@ -17,6 +20,10 @@ public final class ErrorMapper {
         config.routes.exception(ApiException.class, (e, ctx) -> write(ctx, e));
         config.routes.exception(HttpResponseException.class, (e, ctx) -> write(ctx, translate(e, ctx)));
         config.routes.exception(Exception.class, (e, ctx) -> {
+            if (unreadableRequest(e)) {
+                write(ctx, ApiException.invalid("malformed_request", null, "The request body could not be read (broken chunked encoding or a closed connection)"));
+                return;
+            }
             log.error("unhandled error on {} {} (request {})", ctx.method(), ctx.path(), RequestIds.of(ctx), e);
             write(ctx, ApiException.internal("Something went wrong on our side; it is safe to retry. Request " + RequestIds.of(ctx)));
         });
@@ -24,6 +31,14 @@ public final class ErrorMapper {
             if (ctx.result() == null || ctx.result().isEmpty()) write(ctx, ApiException.routeNotFound(ctx.method().name(), ctx.path()));
         });
         config.routes.error(405, "*", ctx -> write(ctx, ApiException.routeNotFound(ctx.method().name(), ctx.path())));
+    }
+
+    /** A body Jetty could not read is the client's error (400), not ours. */
+    private static boolean unreadableRequest(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause())
+            for (Class<?> c = t.getClass(); c != null; c = c.getSuperclass())
+                if (UNREADABLE.contains(c.getName())) return true;
+        return false;
     }
 
     private static ApiException translate(HttpResponseException e, Context ctx) {

@@ -29,10 +29,16 @@ public final class HttpApi {
             // larger than our limit so an oversized body reaches us and gets the API's own 400
             config.http.maxRequestSize = 4L * MAX_BODY_BYTES;
             config.http.defaultContentType = "application/json";
-            config.jetty.modifyServer(server -> server.setStopTimeout(5_000));
+            config.jetty.modifyServer(server -> {
+                server.setStopTimeout(5_000);
+                server.setErrorHandler(new JsonErrorHandler(s.ids()));
+            });
             ErrorMapper.install(config);
             var r = config.routes;
-            r.before(ctx -> RequestIds.assign(ctx, s.ids()));
+            r.before(ctx -> {
+                RequestIds.assign(ctx, s.ids());
+                checkQueryString(ctx.queryString());
+            });
             r.before("/v1/*", ctx -> {
                 if (!ctx.path().equals(PREVIEW_PATH)) s.auth().authenticate(ctx);
             });
@@ -90,6 +96,19 @@ public final class HttpApi {
             checkSize(ctx);
             s.idempotency().run(ctx, Authenticator.tenant(ctx), tx -> m.apply(tx, ctx));
         };
+    }
+
+    /** A parameter whose value cannot be decoded is bad input, not an absent parameter. */
+    private static void checkQueryString(String query) {
+        if (query == null) return;
+        for (String part : query.split("&")) {
+            try {
+                java.net.URLDecoder.decode(part, java.nio.charset.StandardCharsets.UTF_8);
+            } catch (IllegalArgumentException e) {
+                String name = part.contains("=") ? part.substring(0, part.indexOf('=')) : part;
+                throw ApiException.invalid("parameter_invalid_encoding", name, "Query parameter '" + name + "' is not valid percent-encoding");
+            }
+        }
     }
 
     private static void checkSize(Context ctx) {

@@ -49,14 +49,16 @@ public final class RequestIdempotency {
             Optional<IdempotencyRecord> replay = claim(tenant, key, fingerprint);
             if (replay.isPresent()) {
                 IdempotencyRecord done = replay.get();
+                Stored stored = Stored.decode(done.responseBody());
+                stored.headers().forEach(ctx::header);
                 ctx.header("Idempotent-Replayed", "true");
-                ctx.status(done.responseStatus()).contentType("application/json").result(done.responseBody());
+                ctx.status(done.responseStatus()).contentType("application/json").result(stored.body());
                 return;
             }
             try {
                 response = store.inTransaction(tx -> {
                     ApiResponse r = mutation.apply(tx);
-                    tx.idempotency().complete(tenant, key, r.status(), Json.bytes(r.body()));
+                    tx.idempotency().complete(tenant, key, r.status(), new Stored(r.headers(), Json.bytes(r.body())).encode());
                     return r;
                 });
             } catch (RuntimeException e) {
@@ -96,6 +98,30 @@ public final class RequestIdempotency {
             }
             throw ApiException.conflict("idempotency_in_progress", "A request with this Idempotency-Key is still being processed; retry in a moment");
         });
+    }
+
+    /**
+     * A stored response: its extra headers as one line of compact JSON, a newline, then the body's bytes
+     * exactly as first sent (compact JSON never contains a raw newline, so the first one splits them).
+     */
+    record Stored(java.util.Map<String, String> headers, byte[] body) {
+        byte[] encode() {
+            byte[] h = Json.bytes(Json.MAPPER.valueToTree(new java.util.TreeMap<>(headers)));
+            byte[] out = new byte[h.length + 1 + body.length];
+            System.arraycopy(h, 0, out, 0, h.length);
+            out[h.length] = '\n';
+            System.arraycopy(body, 0, out, h.length + 1, body.length);
+            return out;
+        }
+
+        static Stored decode(byte[] stored) {
+            int nl = 0;
+            while (nl < stored.length && stored[nl] != '\n') nl++;
+            java.util.Map<String, String> headers = new java.util.LinkedHashMap<>();
+            Json.parseStored(new String(stored, 0, nl, StandardCharsets.UTF_8)).fields()
+                    .forEachRemaining(e -> headers.put(e.getKey(), e.getValue().asText()));
+            return new Stored(headers, java.util.Arrays.copyOfRange(stored, Math.min(nl + 1, stored.length), stored.length));
+        }
     }
 
     static String fingerprint(String method, String path, byte[] body) {

@@ -100,11 +100,11 @@ public final class ScheduleService {
     }
 
     public ObjectNode get(Tenant tenant, String id) {
-        return store.inTransaction(tx -> view(tx, reload(tx, tenant, id)));
+        return store.inReadTransaction(tx -> view(tx, reload(tx, tenant, id)));
     }
 
     public ObjectNode list(Tenant tenant, ScheduleStatus status, int limit, String startingAfter) {
-        return store.inTransaction(tx -> {
+        return store.inReadTransaction(tx -> {
             if (startingAfter != null) reload(tx, tenant, startingAfter);
             Page<Schedule> page = tx.schedules().list(tenant, status, limit, startingAfter);
             return Views.list("/v1/schedules", page, s -> view(tx, s));
