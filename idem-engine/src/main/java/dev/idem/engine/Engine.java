@@ -181,6 +181,9 @@ public final class Engine implements AutoCloseable {
                 task.getAsInt();
             } catch (RuntimeException e) {
                 log.warn("engine {}: {} failed, retried on its next run: {}", config.nodeId(), what, e.toString());
+            } catch (Error e) {
+                // a periodic task that throws is never run again: an Error must not stop materialising for good
+                log.error("engine {}: {} failed, retried on its next run", config.nodeId(), what, e);
             }
         };
     }

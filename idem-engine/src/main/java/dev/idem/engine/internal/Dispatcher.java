@@ -108,8 +108,9 @@ public final class Dispatcher implements Runnable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (RuntimeException e) {
-                log.warn("claiming due deliveries failed on node {}, retrying in {} ms: {}", config.nodeId(), errorBackoffMs, e.toString());
+            } catch (RuntimeException | Error e) {
+                if (e instanceof Error) log.error("dispatcher on node {} hit an error; it keeps running", config.nodeId(), e);
+                else log.warn("claiming due deliveries failed on node {}, retrying in {} ms: {}", config.nodeId(), errorBackoffMs, e.toString());
                 try {
                     wakeup.await(TimeUnit.MILLISECONDS.toNanos(errorBackoffMs));
                 } catch (InterruptedException ie) {
@@ -171,7 +172,7 @@ public final class Dispatcher implements Runnable {
             handedOver = runner.run(claim, timeout, recorded);
         } catch (InterruptedException e) {
             // shutting down past the grace: the lease is released by close()
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             log.error("attempt of delivery {} failed inside the engine; its lease will expire and it will be sent again", claim.delivery().id(), e);
         } finally {
             // the sender thread is free: claim more while the recorder writes this outcome

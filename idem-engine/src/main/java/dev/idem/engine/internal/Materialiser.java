@@ -15,8 +15,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps each active schedule's occurrences within the horizon written as delivery rows, so the dispatcher only
- * reads one table. One short transaction per occurrence: the cursor's compare-and-set and the unique
- * (schedule, scheduled_for) make a race with another node harmless, and one bad schedule cannot hold up the rest.
+ * reads one table. A page of schedules is materialised in one transaction (one commit for many occurrences); if
+ * that fails, each is retried in its own, so one bad schedule cannot hold up the rest. The cursor's
+ * compare-and-set and the unique (schedule, scheduled_for) make a race with another node harmless.
  */
 public final class Materialiser {
     private static final Logger log = LoggerFactory.getLogger(Materialiser.class);
@@ -38,6 +39,28 @@ public final class Materialiser {
         this.onWritten = onWritten;
     }
 
+    private int materialise(List<Schedule> due, Instant until, Instant now) {
+        if (due.isEmpty()) return 0;
+        try {
+            return store.inTransaction(tx -> {
+                int n = 0;
+                for (Schedule s : due) if (Materialisation.step(tx, s, until, ids, now).isPresent()) n++;
+                return n;
+            });
+        } catch (RuntimeException batchFailed) {
+            int n = 0;
+            for (Schedule s : due) {
+                try {
+                    Optional<Delivery> d = store.inTransaction(tx -> Materialisation.step(tx, s, until, ids, now));
+                    if (d.isPresent()) n++;
+                } catch (RuntimeException e) {
+                    log.warn("materialising schedule {} occurrence {} failed; retried on the next run: {}", s.id(), s.nextFireAt(), e.toString());
+                }
+            }
+            return n;
+        }
+    }
+
     /** Materialises what is due within the horizon now; returns how many deliveries it wrote. */
     public int runOnce() {
         int written = 0;
@@ -45,14 +68,7 @@ public final class Materialiser {
             Instant now = clock.instant();
             Instant until = now.plus(horizon);
             List<Schedule> due = store.inTransaction(tx -> tx.schedules().dueForMaterialisation(until, PAGE));
-            for (Schedule s : due) {
-                try {
-                    Optional<Delivery> d = store.inTransaction(tx -> Materialisation.step(tx, s, until, ids, now));
-                    if (d.isPresent()) written++;
-                } catch (RuntimeException e) {
-                    log.warn("materialising schedule {} occurrence {} failed; retried on the next run: {}", s.id(), s.nextFireAt(), e.toString());
-                }
-            }
+            written += materialise(due, until, now);
             if (due.size() < PAGE) break;
         }
         if (written > 0) {

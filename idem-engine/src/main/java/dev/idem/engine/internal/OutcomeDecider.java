@@ -17,7 +17,8 @@ import java.util.random.RandomGenerator;
  * retried after the policy's backoff (or the receiver's {@code Retry-After}, clamped) while the policy allows
  * another attempt by count and by age since the occurrence was due, else the delivery is dead.
  *
- * <p>A replayed dead delivery has already used its attempts or its age, so a failed replay is dead again.
+ * <p>A replay is one more attempt (SPEC section 2): a replayed delivery that fails is dead again, whether it was
+ * dead or succeeded before.
  */
 public final class OutcomeDecider {
     private final IdGenerator ids;
@@ -34,6 +35,7 @@ public final class OutcomeDecider {
         Attempt attempt = new Attempt(ids.next("att"), delivery.id(), attemptNumber, r.startedAt(), r.durationMs(),
                 r.statusCode(), r.error(), r.responseBody());
         if (r.succeeded()) return new Outcome(delivery.id(), attempt, DeliveryStatus.SUCCEEDED, null, null);
+        if (delivery.replayed()) return new Outcome(delivery.id(), attempt, DeliveryStatus.DEAD, null, r.error());
         RetryPolicy policy = schedule.definition().retry();
         Instant now = clock.instant();
         Duration delay = policy.nextDelay(attemptNumber, r.retryAfter(), random);

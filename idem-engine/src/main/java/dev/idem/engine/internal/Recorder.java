@@ -68,7 +68,7 @@ public final class Recorder implements Runnable {
                 Thread.currentThread().interrupt();
                 giveUp(batch);
                 return;
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
                 if (stopping && System.nanoTime() > flushDeadlineNanos) {
                     log.error("could not record {} attempt outcome(s) before shutdown (their leases will expire and they "
                             + "will be sent again): {}", batch.size(), e.toString());

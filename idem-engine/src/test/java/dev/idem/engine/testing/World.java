@@ -42,13 +42,19 @@ public final class World {
     }
 
     public List<Delivery> createMany(ScheduleDefinition def, int n) {
+        return createEach(java.util.Collections.nCopies(n, def));
+    }
+
+    /** One schedule and delivery per definition, 200 to a transaction. */
+    public List<Delivery> createEach(List<ScheduleDefinition> defs) {
+        int n = defs.size();
         List<Delivery> out = new ArrayList<>(n);
         for (int from = 0; from < n; from += 200) {
-            int count = Math.min(200, n - from);
+            List<ScheduleDefinition> chunk = defs.subList(from, Math.min(n, from + 200));
             out.addAll(store.inTransaction(tx -> {
-                List<Delivery> batch = new ArrayList<>(count);
+                List<Delivery> batch = new ArrayList<>(chunk.size());
                 Instant now = clock.instant();
-                for (int i = 0; i < count; i++) {
+                for (ScheduleDefinition def : chunk) {
                     Schedule s = Defs.schedule(ids.next("sch"), Defs.TENANT, def, now);
                     tx.schedules().insert(s);
                     Materialisation.step(tx, s, now.plus(Duration.ofDays(400)), ids, now).ifPresent(batch::add);

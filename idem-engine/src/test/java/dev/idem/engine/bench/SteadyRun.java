@@ -1,0 +1,73 @@
+package dev.idem.engine.bench;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.idem.core.store.Store;
+import dev.idem.engine.Engine;
+import dev.idem.engine.EngineConfig;
+import dev.idem.engine.testing.Defs;
+import dev.idem.engine.testing.World;
+import dev.idem.store.JdbcStores;
+import dev.idem.store.testing.TestDatabase;
+import dev.idem.store.testing.TestStores;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A manual lag measurement, not a test: deliveries due at a steady rate on PostgreSQL, lag from each one's due
+ * time to its arrival at a loopback receiver. {@code SteadyRun [perSecond] [seconds]}.
+ */
+public final class SteadyRun {
+    public static void main(String[] args) throws Exception {
+        int rate = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
+        int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 10;
+        int n = rate * seconds;
+        System.setProperty("sun.net.httpserver.nodelay", "true");
+        Clock clock = Clock.systemUTC();
+        long[] lags = new long[n];
+        AtomicInteger received = new AtomicInteger();
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1024);
+        server.setExecutor(Executors.newFixedThreadPool(16));
+        byte[] ok = "ok".getBytes();
+        server.createContext("/", ex -> {
+            long now = System.currentTimeMillis();
+            ex.getRequestBody().readAllBytes();
+            Instant due = Instant.parse(ex.getRequestHeaders().getFirst("Idem-Scheduled-For"));
+            int i = received.getAndIncrement();
+            if (i < n) lags[i] = now - due.toEpochMilli();
+            ex.sendResponseHeaders(200, ok.length);
+            ex.getResponseBody().write(ok);
+            ex.close();
+        });
+        server.start();
+        String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/hook";
+        try (TestDatabase db = TestStores.postgresDatabase()) {
+            Store store = JdbcStores.open(db.config().withDatabaseClock(true).withPoolSize(16), clock);
+            World world = new World(store, clock);
+            // schedules only: the engine's materialiser writes their deliveries ahead, as in production
+            Instant start = clock.instant().plusSeconds(60 + n / 500);
+            for (int j = 0; j < n; j++) world.createScheduleOnly(Defs.once(url, start.plusNanos(j * 1_000_000_000L / rate)));
+            if (clock.instant().plusSeconds(35).isAfter(start)) System.out.println("warning: creating took longer than the head start");
+            EngineConfig config = EngineConfig.defaults("steady").withAllowPrivateEndpoints(true);
+            Engine engine = new Engine(store, config, clock, new SecureRandom(), new SimpleMeterRegistry());
+            engine.start();
+            while (received.get() < n) Thread.sleep(50);
+            long[] sorted = Arrays.copyOf(lags, n);
+            Arrays.sort(sorted);
+            System.out.printf("%d deliveries at %d/s: lag ms p50 %d, p90 %d, p99 %d, p99.9 %d, max %d; load average %.1f%n", n, rate,
+                    sorted[n / 2], sorted[n * 9 / 10], sorted[n * 99 / 100], sorted[n * 999 / 1000], sorted[n - 1],
+                    java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+            engine.close();
+            store.close();
+        } finally {
+            server.stop(0);
+            System.exit(0);
+        }
+    }
+}
