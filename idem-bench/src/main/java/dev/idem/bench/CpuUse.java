@@ -48,10 +48,10 @@ record CpuUse(long wallNanos, long jvmNanos, java.util.Map<Long, Long> postgresT
         }
     }
 
-    /** Cores used between {@code this} and {@code later}: "JVM 1.3, PostgreSQL 0.5, machine 1.9 of 2 busy". */
-    String until(CpuUse later) {
+    /** Cores used on average between {@code this} and {@code later}. */
+    Span until(CpuUse later) {
         double wall = (later.wallNanos - wallNanos) / 1e9;
-        if (wall <= 0) return "n/a";
+        if (wall <= 0) return new Span(0, 0, 0, 0);
         double jvm = (later.jvmNanos - jvmNanos) / 1e9 / wall;
         long pgTicks = 0; // processes alive at both samples (a backend that ended took its count with it)
         for (var e : later.postgresTicks.entrySet()) {
@@ -60,8 +60,24 @@ record CpuUse(long wallNanos, long jvmNanos, java.util.Map<Long, Long> postgresT
         }
         double pg = pgTicks / TICKS_PER_SECOND / wall;
         long dt = later.totalTicks - totalTicks;
-        int cores = Runtime.getRuntime().availableProcessors();
-        double machine = dt <= 0 ? 0 : (double) (later.busyTicks - busyTicks) / dt * cores;
-        return String.format("cores used: JVM %.2f, PostgreSQL %.2f, whole machine %.2f of %d", jvm, pg, machine, cores);
+        double machine = dt <= 0 ? 0 : (double) (later.busyTicks - busyTicks) / dt * Runtime.getRuntime().availableProcessors();
+        return new Span(wall, jvm, pg, machine);
+    }
+
+    /**
+     * Average cores busy over {@code seconds}: this JVM (contender and receiver), PostgreSQL's processes, the machine.
+     */
+    record Span(double seconds, double jvmCores, double postgresCores, double machineCores) {
+        /** CPU microseconds per delivery, this JVM and PostgreSQL together, for {@code n} deliveries. */
+        double microsPerDelivery(int n) {
+            return (jvmCores + postgresCores) * seconds * 1e6 / n;
+        }
+
+        String describe(int n) {
+            return String.format("cores used: JVM %.2f, PostgreSQL %.2f, whole machine %.2f of %d; CPU per delivery: "
+                            + "JVM %.0f µs + PostgreSQL %.0f µs = %.0f µs", jvmCores, postgresCores, machineCores,
+                    Runtime.getRuntime().availableProcessors(), jvmCores * seconds * 1e6 / n, postgresCores * seconds * 1e6 / n,
+                    microsPerDelivery(n));
+        }
     }
 }

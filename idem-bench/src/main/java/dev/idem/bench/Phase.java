@@ -15,7 +15,7 @@ import org.HdrHistogram.Histogram;
  * @param wakeLate how late a probe thread woke during the run (microseconds): the machine's own scheduling noise
  */
 record Phase(String contender, String label, int n, Instant due, long doneMicros, long insertMillis, boolean overran,
-             boolean timedOut, long completed, long pendingAfter, Receiver.Tally tally, Histogram lag, String cpu, Histogram wakeLate) {
+             boolean timedOut, long completed, long pendingAfter, Receiver.Tally tally, Histogram lag, CpuUse.Span cpu, Histogram wakeLate) {
 
     long dueMicros() {
         return due.getEpochSecond() * 1_000_000L + due.getNano() / 1_000;

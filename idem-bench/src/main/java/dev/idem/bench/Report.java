@@ -29,7 +29,7 @@ public record Report(List<Phase> phases, Double wireRate, Double wireAsyncRate) 
                         (p.doneMicros() - p.dueMicros()) / 1e6 - (p.n() - 1) / (double) p.n() * spanSeconds(p))
                 : String.format("%n      drained %,.0f deliveries/s  (%.3f s from due to last 2xx recorded)", p.rate(), p.drainSeconds());
         String problems = p.problems().isEmpty() ? "" : "\n      PROBLEMS: " + p.problems();
-        return common + figure + "\n      " + p.cpu() + "\n      control: a thread asking to wake every " + WakeProbe.PERIOD_MS
+        return common + figure + "\n      " + p.cpu().describe(p.n()) + "\n      control: a thread asking to wake every " + WakeProbe.PERIOD_MS
                 + " ms woke late by ms: " + lag(p.wakeLate()) + problems;
     }
 
@@ -58,6 +58,12 @@ public record Report(List<Phase> phases, Double wireRate, Double wireAsyncRate) 
             Optional<Phase> dbs = phase("db-scheduler", "burst" + n);
             out.printf("  %,7d due at once:  idem %s   db-scheduler %s   ratio %s%n", n, rate(idem), rate(dbs),
                     idem.isPresent() && dbs.isPresent() ? String.format("%.2fx", idem.get().rate() / dbs.get().rate()) : "n/a");
+            if (idem.isPresent() && dbs.isPresent()) {
+                double i = idem.get().cpu().microsPerDelivery(n);
+                double d = dbs.get().cpu().microsPerDelivery(n);
+                out.printf("           CPU per delivery (JVM incl. receiver + PostgreSQL): idem %.0f µs, db-scheduler %.0f µs: "
+                        + "ratio %.2fx, less sensitive to the background load than the rates%n", i, d, d / i);
+            }
         }
         if (options.steadySeconds() > 0) {
             String label = "steady" + options.steadyRate();
