@@ -49,7 +49,7 @@ import net.jqwik.api.lifecycle.BeforeContainer;
  * endpoint anywhere but 127.0.0.1 is not sent (a fuzzer must not make the node deliver off this
  * machine); accepted schedules are deleted at once.
  */
-class ApiFuzzProperties {
+class ApiFuzzTest {
     static final String KEY = ContractServer.TEST_KEY;
     static Path dir;
     static ContractServer node;
