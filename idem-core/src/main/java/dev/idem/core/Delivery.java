@@ -10,6 +10,7 @@ import java.util.Objects;
  * @param attemptCount attempts started so far; the next one is number {@code attemptCount + 1}
  * @param nextAttemptAt when it may next be claimed (pending states only)
  * @param leaseOwner the node holding it while {@code DELIVERING}, else null
+ * @param replayed whether it was made due again by a replay: then it gets one attempt, and a failure is dead again
  */
 public record Delivery(
         String id,
@@ -25,7 +26,16 @@ public record Delivery(
         Instant leaseExpiresAt,
         String lastError,
         Instant createdAt,
-        Instant updatedAt) {
+        Instant updatedAt,
+        boolean replayed) {
+
+    /** A delivery that was never replayed. */
+    public Delivery(String id, Tenant tenant, String scheduleId, Instant scheduledFor, long sequence, DeliveryStatus status,
+                    int attemptCount, Instant nextAttemptAt, String idempotencyKey, String leaseOwner, Instant leaseExpiresAt,
+                    String lastError, Instant createdAt, Instant updatedAt) {
+        this(id, tenant, scheduleId, scheduledFor, sequence, status, attemptCount, nextAttemptAt, idempotencyKey, leaseOwner,
+                leaseExpiresAt, lastError, createdAt, updatedAt, false);
+    }
 
     public Delivery {
         Objects.requireNonNull(id, "id");

@@ -288,6 +288,20 @@ abstract class DeliveryBehaviourTest {
     }
 
     @Test
+    void aFailedReplayOfASucceededDeliveryIsDeadThoughItsPolicyAllowsMoreAttempts() {
+        start();
+        Delivery d = world.create(retrying(8, 0));
+        engine.wakeUp();
+        awaitStatus(d.id(), DeliveryStatus.SUCCEEDED);
+        receiver.respond(r -> Reply.status(500));
+        store.inTransaction(tx -> tx.deliveries().requeueForReplay(Defs.TENANT, d.id(), clock.instant()));
+        engine.wakeUp();
+        await().atMost(10, SECONDS).until(() -> world.attempts(d.id()).size() == 2);
+        awaitStatus(d.id(), DeliveryStatus.DEAD);
+        assertThat(world.attempts(d.id())).hasSize(2);
+    }
+
+    @Test
     void consecutiveFailuresPauseTheScheduleAndPauseStopsItsAttempts() {
         receiver.respond(r -> Reply.status(500));
         start();

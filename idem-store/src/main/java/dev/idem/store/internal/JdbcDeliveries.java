@@ -30,13 +30,13 @@ final class JdbcDeliveries implements DeliveryRepository {
 
     @Override
     public Optional<Delivery> find(Tenant tenant, String id) {
-        return sql.one("SELECT " + Rows.DELIVERY + " FROM deliveries WHERE id = ? AND project_id = ? AND mode = ?", Rows::delivery, id,
+        return sql.one("SELECT " + Rows.DELIVERY_READ + " FROM deliveries WHERE id = ? AND project_id = ? AND mode = ?", Rows::delivery, id,
                 tenant.projectId(), Rows.mode(tenant.mode()));
     }
 
     @Override
     public Page<Delivery> list(Tenant tenant, String scheduleId, DeliveryStatus status, int limit, String startingAfter) {
-        StringBuilder q = new StringBuilder("SELECT " + Rows.DELIVERY + " FROM deliveries WHERE project_id = ? AND mode = ?");
+        StringBuilder q = new StringBuilder("SELECT " + Rows.DELIVERY_READ + " FROM deliveries WHERE project_id = ? AND mode = ?");
         List<Object> args = new ArrayList<>(List.of(tenant.projectId(), Rows.mode(tenant.mode())));
         if (scheduleId != null) {
             q.append(" AND schedule_id = ?");
@@ -67,7 +67,7 @@ final class JdbcDeliveries implements DeliveryRepository {
 
     @Override
     public boolean requeueForReplay(Tenant tenant, String deliveryId, Instant now) {
-        return sql.update("UPDATE deliveries SET status = 'retrying', next_attempt_at = ?, updated_at = ? "
+        return sql.update("UPDATE deliveries SET status = 'retrying', replayed = TRUE, next_attempt_at = ?, updated_at = ? "
                         + "WHERE id = ? AND project_id = ? AND mode = ? AND status IN ('dead', 'succeeded')",
                 now, now, deliveryId, tenant.projectId(), Rows.mode(tenant.mode())) == 1;
     }

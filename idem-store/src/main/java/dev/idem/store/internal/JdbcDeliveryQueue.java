@@ -75,7 +75,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
 
     /** One statement: lock the due rows nobody else holds, lease them, return them with their schedules. */
     private String claimSkipLockedSql() {
-        String returning = Arrays.stream(Rows.DELIVERY.split(", ")).map(c -> "d." + c).collect(Collectors.joining(", "));
+        String returning = Arrays.stream(Rows.DELIVERY_READ.split(", ")).map(c -> "d." + c).collect(Collectors.joining(", "));
         return clock() + "UPDATE deliveries d SET status = 'delivering', lease_owner = ?, lease_expires_at = " + NOW + " + ?, "
                 + "attempt_count = d.attempt_count + 1, updated_at = " + NOW + " FROM schedules s "
                 + "WHERE s.id = d.schedule_id AND " + dialect.inSubquery("d.id", "SELECT q.id FROM deliveries q JOIN schedules qs ON "
@@ -88,7 +88,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         return clock() + "UPDATE deliveries SET status = 'delivering', lease_owner = ?, lease_expires_at = " + NOW + " + ?, "
                 + "attempt_count = attempt_count + 1, updated_at = " + NOW + " WHERE " + dialect.inSubquery("id", "SELECT q.id FROM deliveries q "
                 + "JOIN schedules qs ON qs.id = q.schedule_id WHERE " + CLAIMABLE + " ORDER BY q.next_attempt_at LIMIT ?") + " "
-                + "RETURNING " + Rows.DELIVERY;
+                + "RETURNING " + Rows.DELIVERY_READ;
     }
 
     private List<Claim> claimSkipLocked(Sql sql, Object[] args) {

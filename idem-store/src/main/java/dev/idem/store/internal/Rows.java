@@ -23,6 +23,8 @@ final class Rows {
     static final String SCHEDULE = String.join(", ", SCHEDULE_COLUMNS);
     static final String DELIVERY = "id, project_id, mode, schedule_id, scheduled_for, sequence, status, attempt_count, "
             + "next_attempt_at, idempotency_key, lease_owner, lease_expires_at, last_error, created_at, updated_at";
+    /** What reads return: the inserted columns plus those only later writes set. */
+    static final String DELIVERY_READ = DELIVERY + ", replayed";
     static final String ATTEMPT = "id, delivery_id, number, started_at, duration_ms, status_code, error, response_body";
 
     private Rows() {}
@@ -55,7 +57,8 @@ final class Rows {
         return new Delivery(rs.getString("id"), tenant(rs, ""), rs.getString("schedule_id"), instant(rs, "scheduled_for"),
                 rs.getLong("sequence"), DeliveryStatus.parse(rs.getString("status")), rs.getInt("attempt_count"),
                 instant(rs, "next_attempt_at"), rs.getString("idempotency_key"), rs.getString("lease_owner"),
-                instant(rs, "lease_expires_at"), rs.getString("last_error"), instant(rs, "created_at"), instant(rs, "updated_at"));
+                instant(rs, "lease_expires_at"), rs.getString("last_error"), instant(rs, "created_at"), instant(rs, "updated_at"),
+                rs.getBoolean("replayed"));
     }
 
     static Attempt attempt(ResultSet rs) throws SQLException {
