@@ -2,6 +2,7 @@ package dev.idem.engine.internal;
 
 import dev.idem.core.store.DeliveryQueue;
 import dev.idem.core.store.DeliveryQueue.Outcome;
+import dev.idem.core.store.StoreException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -14,11 +15,14 @@ import org.slf4j.LoggerFactory;
 /**
  * Writes attempt outcomes in batches: whatever finished while the previous batch committed goes into the next
  * transaction, so many deliveries share one commit. A store error keeps the batch and retries it; if the lease
- * runs out meanwhile the outcome is dropped by the store and the delivery goes out again (at least once).
+ * runs out meanwhile the outcome is dropped by the store and the delivery goes out again (at least once). A
+ * batch that keeps failing for a reason other than the database being away is written one outcome at a time,
+ * so one outcome the store refuses cannot hold up the rest.
  */
 public final class Recorder implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(Recorder.class);
     private static final int MAX_BATCH = 500;
+    private static final int FAILURES_BEFORE_SPLIT = 3;
 
     /** An outcome and what to run once it is written (or given up on). */
     private record Pending(Outcome outcome, Runnable done) {}
@@ -50,6 +54,7 @@ public final class Recorder implements Runnable {
     public void run() {
         List<Pending> batch = new ArrayList<>();
         long backoffMs = 50;
+        int failures = 0;
         while (true) {
             try {
                 if (batch.isEmpty()) {
@@ -64,6 +69,7 @@ public final class Recorder implements Runnable {
                 write(batch);
                 batch.clear();
                 backoffMs = 50;
+                failures = 0;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 giveUp(batch);
@@ -75,6 +81,12 @@ public final class Recorder implements Runnable {
                     giveUp(batch);
                     pending.forEach(p -> p.done.run());
                     return;
+                }
+                if (++failures >= FAILURES_BEFORE_SPLIT && !(e instanceof StoreException se && se.transientFailure())) {
+                    writeOneByOne(batch);
+                    batch.clear();
+                    failures = 0;
+                    continue;
                 }
                 log.warn("recording {} attempt outcome(s) failed, retrying in {} ms: {}", batch.size(), backoffMs, e.toString());
                 sleep(backoffMs);
@@ -95,6 +107,18 @@ public final class Recorder implements Runnable {
                         p.outcome.deliveryId(), p.outcome.attempt().number(), owner);
             }
             p.done.run();
+        }
+    }
+
+    private void writeOneByOne(List<Pending> batch) {
+        for (Pending p : batch) {
+            try {
+                write(List.of(p));
+            } catch (RuntimeException e) {
+                log.error("the store refuses the outcome of delivery {} attempt {}; it is dropped, and the delivery goes out "
+                        + "again once its lease expires: {}", p.outcome.deliveryId(), p.outcome.attempt().number(), e.toString());
+                p.done.run();
+            }
         }
     }
 
