@@ -43,8 +43,11 @@
  * by cron-utils, which is evaluated in UTC on local times so our zone conventions apply
  * unchanged. When day-of-month and day-of-week are both restricted a day matching either fires
  * (Vixie cron); a field starting with {@code *} counts as unrestricted, as in Vixie cron, so
- * {@code 0 9 *}{@code /10 * MON} needs both. A cron has no anchor, so {@code count} is rejected
- * with cron ({@code until} and {@code exdates} apply).
+ * {@code 0 9 *}{@code /10 * MON} needs both. Also accepted: the nicknames {@code @yearly},
+ * {@code @monthly}, {@code @weekly}, {@code @daily}, {@code @hourly}. cron-utils refuses a step
+ * wider than its field ({@code 1-2/10} in day-of-week), which Vixie accepts; such input gets a
+ * 400 naming the field. A cron has no anchor, so {@code count} is rejected with cron
+ * ({@code until} and {@code exdates} apply).
  *
  * <h2>Sparse and impossible rules</h2>
  * Searches never run past 9999-12-31 and examine at most
@@ -69,6 +72,11 @@
  * Periods are numbered from DTSTART, so {@code firstAfter} starts at the right period in O(1)
  * even for SECONDLY rules years after DTSTART; a counted rule is turned, once, into the same
  * rule bounded by the instant of its COUNT-th match, so it skips ahead too.
+ *
+ * <p>Checked against three independent implementations: every RFC 5545 example; python-dateutil
+ * 2.9.0 on random rules over every BY* part and on DST-zone rules (answers checked in beside
+ * the tests; dateutil's own bugs with WEEKLY+BYSETPOS in the first week and BYWEEKNO with
+ * INTERVAL are left out); lib-recur on simple rules; and a brute-force Vixie matcher for cron.
  *
  * <p>Measured on the 2-core build machine, warm (best of 5, America/New_York): about 0.3 µs per
  * occurrence for MONTHLY rules (lib-recur's speed per DESIGN.md, about 30 times faster than
