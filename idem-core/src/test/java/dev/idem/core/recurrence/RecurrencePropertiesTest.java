@@ -20,7 +20,7 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
 
 /** Generated rules: ordering, rule constraints, and agreement between the query methods. */
-class RecurrenceProperties {
+class RecurrencePropertiesTest {
 
     private static final List<String> DAYS = List.of("MO", "TU", "WE", "TH", "FR", "SA", "SU");
     private static final List<ZoneId> ZONES = List.of(ZoneOffset.UTC, Fixtures.NEW_YORK, Fixtures.PARIS, Fixtures.LORD_HOWE,

@@ -17,12 +17,12 @@ import org.dmfs.rfc5545.recur.RecurrenceRuleIterator;
  * Our expander against lib-recur 0.17.1 as an independent oracle, on floating (zone-less) times
  * and only for rule shapes lib-recur is known to get right: no BYSETPOS, no BYWEEKNO, no DST.
  */
-class LibRecurDifferentialProperties {
+class LibRecurDifferentialTest {
 
-    private final RecurrenceProperties generators = new RecurrenceProperties();
+    private final RecurrencePropertiesTest generators = new RecurrencePropertiesTest();
 
     @net.jqwik.api.Provide
-    net.jqwik.api.Arbitrary<RecurrenceProperties.SimpleRule> simpleRules() {
+    net.jqwik.api.Arbitrary<RecurrencePropertiesTest.SimpleRule> simpleRules() {
         return generators.simpleRules();
     }
 
@@ -32,7 +32,7 @@ class LibRecurDifferentialProperties {
     }
 
     @Property(tries = 400)
-    void agreesWithLibRecurOnSimpleRules(@ForAll("simpleRules") RecurrenceProperties.SimpleRule rule,
+    void agreesWithLibRecurOnSimpleRules(@ForAll("simpleRules") RecurrencePropertiesTest.SimpleRule rule,
                                          @ForAll("dtstarts") LocalDateTime dtstart) throws Exception {
         List<Occurrence> ours;
         try {

@@ -19,7 +19,7 @@ import net.jqwik.api.Provide;
  * Generated 5-field crons (lists, ranges, steps, names) against a brute-force matcher written
  * from the Vixie cron man page, minute by minute: checks cron-utils and our day OR logic.
  */
-class CronOracleProperties {
+class CronOracleTest {
 
     private static final String[] MONTHS = {"JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"};
     private static final String[] DAYS = {"SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"};
