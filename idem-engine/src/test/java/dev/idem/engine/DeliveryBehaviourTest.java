@@ -137,6 +137,37 @@ abstract class DeliveryBehaviourTest {
         });
         assertThat(meters.get("idem.deliveries").tag("outcome", "succeeded").counter().count()).isEqualTo(1.0);
         assertThat(meters.get("idem.delivery.lag").timer().count()).isEqualTo(1);
+        assertThat(meters.get("idem.attempt.duration").tag("result", "2xx").timer().count()).isEqualTo(1);
+        engine.reapNow();
+        assertThat(meters.get("idem.queue.depth").gauge().value()).isZero();
+    }
+
+    @Test
+    void duringASecretRotationEachRequestVerifiesWithTheOldSecretAndWithTheNew() {
+        dev.idem.wire.SigningSecret fresh = dev.idem.wire.SigningSecret.generate(new SplittableRandom(99));
+        store.useTransaction(tx -> tx.signingSecrets().save(new dev.idem.core.SigningSecrets(Defs.TENANT, fresh, world.secret,
+                clock.instant().plus(Duration.ofHours(24)))));
+        start();
+        Delivery d = world.create(once());
+        engine.wakeUp();
+        awaitStatus(d.id(), DeliveryStatus.SUCCEEDED);
+        Receiver.Request r = receiver.requestsFor(d.id()).get(0);
+        for (dev.idem.wire.SigningSecret secret : List.of(fresh, world.secret))
+            assertThat(new StandardWebhooksVerifier(List.of(secret), Duration.ofMinutes(5), clock)
+                    .verify(d.id(), r.header("webhook-timestamp"), r.header("webhook-signature"), r.body()).valid()).isTrue();
+    }
+
+    @Test
+    void theMaterialiserWritesEveryScheduleThatEntersTheHorizonPageByPage() {
+        start();
+        Instant later = clock.instant().plus(Duration.ofHours(1));
+        for (int i = 0; i < 250; i++) world.createScheduleOnly(Defs.once(receiver.url("/hook"), later.plusMillis(i)));
+        clock.set(later.minusSeconds(5));
+        assertThat(engine.materialiseNow()).isEqualTo(250);
+        assertThat(engine.materialiseNow()).isZero();
+        clock.set(later.plusSeconds(1));
+        engine.wakeUp();
+        await().atMost(20, SECONDS).until(() -> receiver.requests().size() == 250);
     }
 
     @Test
