@@ -285,7 +285,31 @@ abstract class DeliveryBehaviourTest {
                 new RetryPolicy(3, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofHours(1)), Duration.ofSeconds(2), 0));
         engine.wakeUp();
         awaitStatus(d.id(), DeliveryStatus.RETRYING);
-        assertThat(world.delivery(d.id()).lastError()).contains("connection failed");
+        assertThat(world.delivery(d.id()).lastError()).isEqualTo("connection failed: could not connect to 127.0.0.1:" + closedPort
+                + " (refused or unreachable)");
+    }
+
+    @Test
+    void aConnectionClosedBeforeAnyResponseIsAFailedAttempt() throws Exception {
+        try (java.net.ServerSocket hangUp = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            Thread t = new Thread(() -> {
+                while (!hangUp.isClosed()) {
+                    try (java.net.Socket s = hangUp.accept()) {
+                        s.getInputStream().read(new byte[256]);
+                    } catch (java.io.IOException e) {
+                        return;
+                    }
+                }
+            });
+            t.setDaemon(true);
+            t.start();
+            start();
+            Delivery d = world.create(Defs.retry(Defs.once("http://127.0.0.1:" + hangUp.getLocalPort() + "/hook", clock.instant()),
+                    new RetryPolicy(3, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofHours(1)), Duration.ofSeconds(2), 0));
+            engine.wakeUp();
+            awaitStatus(d.id(), DeliveryStatus.RETRYING);
+            assertThat(world.delivery(d.id()).lastError()).startsWith("I/O error talking to 127.0.0.1:" + hangUp.getLocalPort());
+        }
     }
 
     @Test

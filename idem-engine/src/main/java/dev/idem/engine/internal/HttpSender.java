@@ -84,7 +84,7 @@ public final class HttpSender {
             future.cancel(true);
             throw e;
         } catch (ExecutionException e) {
-            return failed(startedAt, t0, null, describe(e.getCause(), timeout));
+            return failed(startedAt, t0, null, describe(e.getCause(), uri, timeout));
         }
         long ms = elapsedMs(t0);
         int status = response.statusCode();
@@ -103,11 +103,13 @@ public final class HttpSender {
         return new AttemptResult(startedAt, elapsedMs(t0), status, error, null, Optional.empty(), true);
     }
 
-    private static String describe(Throwable t, Duration timeout) {
-        if (t instanceof HttpConnectTimeoutException) return "connect timeout: " + t.getMessage();
+    private static String describe(Throwable t, URI uri, Duration timeout) {
+        String target = uri.getHost() + ":" + (uri.getPort() > 0 ? uri.getPort() : "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80);
+        if (t instanceof HttpConnectTimeoutException) return "connect timeout: no connection to " + target + " within " + timeout.toMillis() + "ms";
         if (t instanceof HttpTimeoutException) return "timeout: no response within " + timeout.toMillis() + "ms";
-        if (t instanceof ConnectException) return "connection failed: " + message(t);
-        if (t instanceof IOException) return "I/O error: " + message(t);
+        if (t instanceof ConnectException) return "connection failed: could not connect to " + target + " (refused or unreachable)";
+        if (t instanceof javax.net.ssl.SSLException) return "TLS handshake with " + target + " failed: " + message(t);
+        if (t instanceof IOException) return "I/O error talking to " + target + ": " + message(t);
         return "request failed: " + message(t);
     }
 
