@@ -8,7 +8,6 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.TreeSet;
 
 /**
  * Expands an RRULE into nominal local date-times, period by period (the algorithm of RFC 5545
@@ -22,6 +21,8 @@ final class RuleExpander implements LocalSource {
 
     /** Dates or periods a cursor may examine while looking for one occurrence. */
     static final int SEARCH_BUDGET = 500_000;
+
+    private static final LocalTime[] NO_TIMES = new LocalTime[0];
 
     private final Frequency freq;
     private final long step;
@@ -84,8 +85,7 @@ final class RuleExpander implements LocalSource {
         private long k;
         private final LocalDateTime from;
         private final LocalDateTime to;
-        private final List<LocalDateTime> buffer = new ArrayList<>();
-        private int index;
+        private final PeriodSet period = new PeriodSet();
         private boolean done;
         private LocalDate lastDate;
         private boolean lastDateMatches;
@@ -94,30 +94,27 @@ final class RuleExpander implements LocalSource {
             this.k = k;
             this.from = from;
             this.to = to;
+            period.reset(new LocalTime[0]);
         }
 
         @Override
         public LocalDateTime next() {
             long work = 0;
             while (!done) {
-                while (index < buffer.size()) {
-                    LocalDateTime t = buffer.get(index++);
+                LocalDateTime t = period.next();
+                if (t != null) {
                     if (t.isAfter(to)) {
                         done = true;
                         return null;
                     }
-                    if (!t.isBefore(from)) {
-                        return t;
-                    }
+                    return t;
                 }
                 LocalDateTime start = periodStart(origin + k * step);
                 if (start.isAfter(to) || work > SEARCH_BUDGET) {
                     done = true;
                     return null;
                 }
-                buffer.clear();
-                index = 0;
-                long next = freq.coarserThan(Frequency.HOURLY) ? expandDays(start, buffer) : expandTime(start, buffer);
+                long next = freq.coarserThan(Frequency.HOURLY) ? expandDays(start) : expandTime(start);
                 work += switch (freq) {
                     case YEARLY -> 366;
                     case MONTHLY -> 31;
@@ -125,14 +122,16 @@ final class RuleExpander implements LocalSource {
                     default -> 1;
                 };
                 k = Math.max(k + 1, next);
-                if (setPos != null && !buffer.isEmpty()) {
-                    applySetPos(buffer);
+                if (setPos != null && !period.isEmpty()) {
+                    period.select(setPos);
                 }
+                period.skipBefore(from);
             }
             return null;
         }
 
-        private long expandDays(LocalDateTime start, List<LocalDateTime> out) {
+        private long expandDays(LocalDateTime start) {
+            period.reset(dayTimes);
             LocalDate first = start.toLocalDate();
             LocalDate end = switch (freq) {
                 case YEARLY -> first.plusYears(1);
@@ -146,64 +145,44 @@ final class RuleExpander implements LocalSource {
                     continue;
                 }
                 if (days.matches(d)) {
-                    for (LocalTime t : dayTimes) {
-                        out.add(d.atTime(t));
-                    }
+                    period.add(d);
                 }
             }
             return k + 1;
         }
 
         /** One HOURLY/MINUTELY/SECONDLY period; returns the next period worth looking at. */
-        private long expandTime(LocalDateTime start, List<LocalDateTime> out) {
+        private long expandTime(LocalDateTime start) {
             LocalDate date = start.toLocalDate();
             if (!date.equals(lastDate)) {
                 lastDate = date;
                 lastDateMatches = days.matches(date);
             }
             if (!lastDateMatches) {
-                return firstPeriodAtOrAfter(start.toLocalDate().plusDays(1).atStartOfDay());
+                period.reset(NO_TIMES);
+                return firstPeriodAtOrAfter(date.plusDays(1).atStartOfDay());
             }
             if (!hourOk[start.getHour()]) {
+                period.reset(NO_TIMES);
                 return firstPeriodAtOrAfter(start.withMinute(0).withSecond(0).plusHours(1));
             }
             if (freq == Frequency.HOURLY) {
-                for (int m : minutes) {
-                    for (int s : seconds) {
-                        out.add(start.withMinute(m).withSecond(s));
-                    }
-                }
-                return k + 1;
-            }
-            if (!minuteOk[start.getMinute()]) {
+                period.reset(times(new int[] {start.getHour()}, minutes, seconds));
+            } else if (!minuteOk[start.getMinute()]) {
+                period.reset(NO_TIMES);
                 return firstPeriodAtOrAfter(start.withSecond(0).plusMinutes(1));
+            } else if (freq == Frequency.MINUTELY) {
+                period.reset(times(new int[] {start.getHour()}, new int[] {start.getMinute()}, seconds));
+            } else {
+                period.reset(secondOk[start.getSecond()] ? new LocalTime[] {start.toLocalTime()} : NO_TIMES);
             }
-            if (freq == Frequency.MINUTELY) {
-                for (int s : seconds) {
-                    out.add(start.withSecond(s));
-                }
-            } else if (secondOk[start.getSecond()]) {
-                out.add(start);
-            }
+            period.add(date);
             return k + 1;
         }
 
         private long firstPeriodAtOrAfter(LocalDateTime t) {
             return -Math.floorDiv(-(unit(t) - origin), step);
         }
-    }
-
-    private void applySetPos(List<LocalDateTime> set) {
-        TreeSet<LocalDateTime> picked = new TreeSet<>();
-        int n = set.size();
-        for (int p : setPos) {
-            int i = p > 0 ? p - 1 : n + p;
-            if (i >= 0 && i < n) {
-                picked.add(set.get(i));
-            }
-        }
-        set.clear();
-        set.addAll(picked);
     }
 
     /** The period number of t's period on this rule's frequency scale (weeks counted in days). */

@@ -64,6 +64,21 @@ class CornerCasesTest {
     }
 
     @Test
+    void aYearlyRuleListingEverySecondIsReadLazily() {
+        String all = ";BYHOUR=" + range(0, 23) + ";BYMINUTE=" + range(0, 59) + ";BYSECOND=" + range(0, 59);
+        Recurrence everySecond = Fixtures.rrule("FREQ=YEARLY;BYMONTH=1,7;BYMONTHDAY=1,-1" + all, UTC, "2025-01-01T00:00:00");
+        assertThat(everySecond.firstAfter(java.time.Instant.parse("2025-07-31T12:34:56Z")).orElseThrow().local())
+                .isEqualTo(local("2025-07-31T12:34:57"));
+        assertThat(first("FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=31;BYSETPOS=-1" + all, "2025-01-01T00:00:00", 2))
+                .containsExactly(local("2025-12-31T23:59:59"), local("2026-12-31T23:59:59"));
+    }
+
+    private static String range(int from, int to) {
+        return java.util.stream.IntStream.rangeClosed(from, to).mapToObj(Integer::toString)
+                .collect(java.util.stream.Collectors.joining(","));
+    }
+
+    @Test
     void bySetPosAppliesBeforeDtstartIsFilteredOut() {
         // the first weekday of March 2025 is the 3rd, before DTSTART: it is not replaced by the next one
         assertThat(first("FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=1", "2025-03-05T09:00", 2))
