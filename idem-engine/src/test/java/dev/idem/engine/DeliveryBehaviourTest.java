@@ -158,16 +158,19 @@ abstract class DeliveryBehaviourTest {
     }
 
     @Test
-    void theMaterialiserWritesEveryScheduleThatEntersTheHorizonPageByPage() {
+    void theMaterialiserWritesEveryScheduleThatEntersTheHorizonPageByPageOnce() {
         start();
         Instant later = clock.instant().plus(Duration.ofHours(1));
-        for (int i = 0; i < 250; i++) world.createScheduleOnly(Defs.once(receiver.url("/hook"), later.plusMillis(i)));
+        List<String> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < 250; i++) ids.add(world.createScheduleOnly(Defs.once(receiver.url("/hook"), later.plusMillis(i))).id());
         clock.set(later.minusSeconds(5));
-        assertThat(engine.materialiseNow()).isEqualTo(250);
-        assertThat(engine.materialiseNow()).isZero();
+        // races the engine's own materialiser run: between them each occurrence is written once
+        engine.materialiseNow();
+        await().atMost(10, SECONDS).until(() -> ids.stream().allMatch(id -> world.schedule(id).status() == ScheduleStatus.COMPLETED));
         clock.set(later.plusSeconds(1));
         engine.wakeUp();
         await().atMost(20, SECONDS).until(() -> receiver.requests().size() == 250);
+        assertThat(receiver.requests().stream().map(r -> r.header("Idem-Schedule-Id")).distinct()).hasSize(250);
     }
 
     @Test
@@ -444,8 +447,8 @@ abstract class DeliveryBehaviourTest {
         Schedule s = world.createScheduleOnly(Defs.once(receiver.url("/hook"), clock.instant().plus(Duration.ofHours(2))));
         assertThat(engine.materialiseNow()).isZero();
         clock.advance(Duration.ofHours(2).minusSeconds(10));
-        assertThat(engine.materialiseNow()).isEqualTo(1);
-        assertThat(world.schedule(s.id()).status()).isEqualTo(ScheduleStatus.COMPLETED);
+        engine.materialiseNow();
+        await().atMost(5, SECONDS).until(() -> world.schedule(s.id()).status() == ScheduleStatus.COMPLETED);
         engine.wakeUp();
         await().during(200, java.util.concurrent.TimeUnit.MILLISECONDS).atMost(2, SECONDS).until(() -> receiver.requests().isEmpty());
         clock.advance(Duration.ofSeconds(10));
