@@ -147,6 +147,41 @@ abstract class RequestIdempotencyContract {
     }
 
     @Test
+    void concurrentCreatesWithOneKeyAndTwoBodiesCreateExactlyOneSchedule() throws Exception {
+        String tagA = "race-a-" + unique();
+        String tagB = "race-b-" + unique();
+        String key = unique();
+        ExecutorService pool = Executors.newFixedThreadPool(RACERS);
+        List<ApiClientForTests.Reply> replies = new ArrayList<>();
+        try {
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<ApiClientForTests.Reply>> futures = new ArrayList<>();
+            for (int i = 0; i < RACERS; i++) {
+                String body = body(i % 2 == 0 ? tagA : tagB);
+                futures.add(pool.submit(() -> {
+                    go.await();
+                    return call("POST", "/v1/schedules", ContractServer.TEST_KEY, body, key);
+                }));
+            }
+            go.countDown();
+            for (var f : futures) replies.add(f.get(60, TimeUnit.SECONDS));
+        } finally {
+            pool.shutdownNow();
+        }
+        List<ApiClientForTests.Reply> created = replies.stream().filter(r -> r.status() == 201).toList();
+        assertThat(replies).allSatisfy(r -> {
+            assertThat(r.status()).as(r.raw()).isIn(201, 409);
+            if (r.status() == 409) assertThat(r.json().at("/error/code").asText()).isIn("idempotency_in_progress", "idempotency_key_reuse");
+        });
+        assertThat(created).isNotEmpty();
+        assertThat(created.stream().filter(r -> r.header("Idempotent-Replayed") == null)).hasSize(1);
+        assertThat(created.stream().map(ApiClientForTests.Reply::raw).distinct()).hasSize(1);
+        int a = schedulesWithEndpoint(ContractServer.TEST_KEY, "https://93.184.216.34/" + tagA);
+        int b = schedulesWithEndpoint(ContractServer.TEST_KEY, "https://93.184.216.34/" + tagB);
+        assertThat(a + b).as("one key, two bodies: one schedule in all").isEqualTo(1);
+    }
+
+    @Test
     void concurrentCreatesWithOneDedupIdCreateOneSchedule() throws Exception {
         String tag = "dedup-race-" + unique();
         String dedup = unique();
