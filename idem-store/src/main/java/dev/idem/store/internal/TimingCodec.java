@@ -12,6 +12,8 @@ import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Stores a {@link Timing} as a small JSON object tagged by {@code kind}. A new variant adds one
@@ -22,6 +24,13 @@ import java.util.List;
  * {@code until} (epoch ms), {@code count}, {@code catch_up}.
  */
 final class TimingCodec {
+    /**
+     * Compiled rules by their stored form: every claim decodes its schedule, and compiling a counted rule
+     * walks it from DTSTART. A {@link Timing.Recurring} is immutable, so sharing one is safe.
+     */
+    private static final Map<String, Timing> COMPILED = new ConcurrentHashMap<>();
+    private static final int CACHE_LIMIT = 10_000;
+
     private TimingCodec() {}
 
     static ObjectNode write(Timing timing) {
@@ -52,10 +61,20 @@ final class TimingCodec {
         String kind = DefinitionCodec.text(n, "kind");
         return switch (String.valueOf(kind)) {
             case "once" -> new Timing.Once(Instant.ofEpochMilli(DefinitionCodec.required(n, "fire_at").asLong()));
-            case "rrule" -> recurring(n, RecurrenceSpec.Kind.RRULE);
-            case "cron" -> recurring(n, RecurrenceSpec.Kind.CRON);
+            case "rrule" -> cached(n, RecurrenceSpec.Kind.RRULE);
+            case "cron" -> cached(n, RecurrenceSpec.Kind.CRON);
             default -> throw new IllegalStateException("stored schedule has unknown timing kind '" + kind + "'");
         };
+    }
+
+    private static Timing cached(JsonNode n, RecurrenceSpec.Kind kind) {
+        String stored = n.toString();
+        Timing hit = COMPILED.get(stored);
+        if (hit != null) return hit;
+        Timing compiled = recurring(n, kind);
+        if (COMPILED.size() >= CACHE_LIMIT) COMPILED.clear();
+        COMPILED.put(stored, compiled);
+        return compiled;
     }
 
     private static Timing recurring(JsonNode n, RecurrenceSpec.Kind kind) {
