@@ -140,6 +140,19 @@ class MalformedRequestTest {
         assertSpecError(r, requestLine);
     }
 
+    /** Requests Jetty refuses before routing (a header block or a URI too large): still the SPEC's JSON error with a Request-Id. */
+    @org.junit.jupiter.api.Test
+    void whatJettyRefusesBeforeRoutingIsStillInTheSpecShape() throws IOException {
+        Raw hugeHeader = send("GET /v1/schedules HTTP/1.1\r\nHost: x\r\n" + AUTH + "X-Big: " + "a".repeat(64 * 1024) + "\r\nConnection: close\r\n\r\n");
+        assertThat(hugeHeader.status()).as(hugeHeader.head()).isBetween(400, 499);
+        assertSpecError(hugeHeader, "a 64 KiB header");
+        Raw hugeUri = send("GET /v1/schedules?status=" + "a".repeat(64 * 1024) + " HTTP/1.1\r\nHost: x\r\n" + AUTH + "Connection: close\r\n\r\n");
+        assertThat(hugeUri.status()).as(hugeUri.head()).isBetween(400, 499);
+        assertSpecError(hugeUri, "a 64 KiB URI");
+        Raw badVersion = send("GET /v1/schedules HTTP/9.9\r\nHost: x\r\n" + AUTH + "Connection: close\r\n\r\n");
+        assertThat(badVersion.status()).as(badVersion.head()).isBetween(400, 505);
+    }
+
     /** A chunked body that breaks off is the client's error: 400, not a 500 logged as ours. */
     @org.junit.jupiter.api.Test
     void aBrokenChunkedBodyIs400Not500() throws IOException {

@@ -13,6 +13,7 @@ import io.javalin.Javalin;
 import io.javalin.router.ParsedEndpoint;
 import java.lang.reflect.Field;
 import java.net.ServerSocket;
+import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -369,6 +370,16 @@ class OpenApiContractTest {
         call(400, "GET", "/v1/recurrence/preview?cron=" + q("61 * * * *"), null, null);
         call(400, "GET", "/v1/recurrence/preview?rrule=" + q("FREQ=DAILY") + "&colour=red", null, null);
 
+        // a query parameter that is not valid percent-encoding is a 400 on every route
+        for (var op : doc.operations()) {
+            String path = op.template().replace("{id}", op.template().contains("deliver") ? dead : laterId);
+            String key = op.template().startsWith("/v1/") && !op.template().equals("/v1/recurrence/preview") ? KEY : null;
+            ApiClientForTests.Reply r = rawQuery(op.method().toUpperCase(Locale.ROOT), path + "?x=%zz", key);
+            assertThat(r.status()).as("%s with ?x=%%zz -> %s", op, r.raw()).isEqualTo(400);
+            seen.computeIfAbsent(op, k -> new TreeSet<>()).add(400);
+            problems.addAll(doc.check(op, r));
+        }
+
         assertThat(problems).as("responses that do not match openapi.json").isEmpty();
         // every documented operation was seen answering, with a success and with an error
         for (var op : doc.operations()) {
@@ -379,6 +390,53 @@ class OpenApiContractTest {
         }
         Set<Integer> statuses = seen.values().stream().flatMap(Set::stream).collect(Collectors.toSet());
         assertThat(statuses).contains(200, 201, 400, 401, 404, 409);
+    }
+
+    /** java.net.URI refuses a broken escape, so this request goes out through a plain socket. */
+    private ApiClientForTests.Reply rawQuery(String method, String pathAndQuery, String key) throws java.io.IOException {
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", node.server.port())) {
+            s.setSoTimeout(10_000);
+            String req = method + " " + pathAndQuery + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + (key == null ? "" : "Authorization: Bearer " + key + "\r\n")
+                    + "Content-Length: 0\r\nConnection: close\r\n\r\n";
+            s.getOutputStream().write(req.getBytes(StandardCharsets.UTF_8));
+            String text = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            int split = text.indexOf("\r\n\r\n");
+            String head = text.substring(0, split);
+            String body = text.substring(split + 4);
+            java.net.http.HttpHeaders headers = java.net.http.HttpHeaders.of(java.util.Arrays.stream(head.split("\r\n")).skip(1)
+                    .filter(l -> l.contains(":")).collect(Collectors.groupingBy(l -> l.substring(0, l.indexOf(':')).trim(),
+                            Collectors.mapping(l -> l.substring(l.indexOf(':') + 1).trim(), Collectors.toList()))), (a, b) -> true);
+            int status = Integer.parseInt(head.split(" ")[1]);
+            return new ApiClientForTests.Reply(status, ApiClientForTests.JSON.readTree(body), body, new RawResponse(status, headers, body));
+        }
+    }
+
+    /** Just enough of an HttpResponse for a Reply read off a socket. */
+    private record RawResponse(int statusCode, java.net.http.HttpHeaders headers, String body) implements java.net.http.HttpResponse<String> {
+        @Override
+        public java.net.http.HttpRequest request() {
+            return null;
+        }
+
+        @Override
+        public java.util.Optional<java.net.http.HttpResponse<String>> previousResponse() {
+            return java.util.Optional.empty();
+        }
+
+        @Override
+        public java.util.Optional<javax.net.ssl.SSLSession> sslSession() {
+            return java.util.Optional.empty();
+        }
+
+        @Override
+        public URI uri() {
+            return null;
+        }
+
+        @Override
+        public java.net.http.HttpClient.Version version() {
+            return java.net.http.HttpClient.Version.HTTP_1_1;
+        }
     }
 
     private String create(ApiClientForTests.Reply reply) {
