@@ -46,14 +46,18 @@ public final class Bench {
                 WireBaseline.run(receiver, Math.min(options.wireRequests(), 5_000), 64, true);
                 wire = WireBaseline.run(receiver, options.wireRequests(), 64, false);
                 long sendThreads = WireBaseline.lastThreadsStarted;
+                double sendCpu = WireBaseline.lastJvmMicrosPerRequest;
                 wireAsync = WireBaseline.run(receiver, options.wireRequests(), 64, true);
                 long asyncThreads = WireBaseline.lastThreadsStarted;
+                double asyncCpu = WireBaseline.lastJvmMicrosPerRequest;
                 out.printf("wire baseline (no database, 64 threads, %s receiver): %,.0f signed POSTs/s with HttpClient.send, "
                         + "%,.0f/s with sendAsync(..).get() as Idem's HttpSender waits%n",
                         options.jdkReceiver() ? "JDK HttpServer" : "socket", wire, wireAsync);
                 out.printf("  threads started per request: %.2f with send, %.2f with sendAsync (CompletableFuture's default executor "
                         + "is a new thread per task when the common pool's parallelism is 1, as on 2 cores)%n",
                         sendThreads / (double) options.wireRequests(), asyncThreads / (double) options.wireRequests());
+                out.printf("  JVM CPU per request (HttpClient + receiver, no database): %.0f µs with send, %.0f µs with sendAsync%n",
+                        sendCpu, asyncCpu);
             }
             // phases alternate between the contenders (A B A B…) so a change in the machine's background load
             // during the run falls on both, and each ratio compares runs minutes apart at most

@@ -18,6 +18,9 @@ final class WireBaseline {
     /** Threads the JVM started during the last run beyond the run's own: one per request shows a thread-per-task executor. */
     static volatile long lastThreadsStarted;
 
+    /** This JVM's CPU per request in the last run (client and receiver together), in microseconds. */
+    static volatile double lastJvmMicrosPerRequest;
+
     private WireBaseline() {}
 
     /** Requests per second over {@code n} requests. */
@@ -29,6 +32,7 @@ final class WireBaseline {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try (SignedPost post = new SignedPost(receiver.url(), secret)) {
             long threads0 = java.lang.management.ManagementFactory.getThreadMXBean().getTotalStartedThreadCount();
+            CpuUse cpu0 = CpuUse.sample();
             long t0 = System.nanoTime();
             for (int t = 0; t < threads; t++) {
                 pool.execute(() -> {
@@ -45,6 +49,8 @@ final class WireBaseline {
             pool.shutdown();
             if (!pool.awaitTermination(5, TimeUnit.MINUTES)) throw new IllegalStateException("wire baseline did not finish in 5 minutes");
             double seconds = (System.nanoTime() - t0) / 1e9;
+            CpuUse.Span cpu = cpu0.until(CpuUse.sample());
+            lastJvmMicrosPerRequest = cpu.jvmCores() * cpu.seconds() * 1e6 / n;
             lastThreadsStarted = java.lang.management.ManagementFactory.getThreadMXBean().getTotalStartedThreadCount() - threads0 - threads;
             if (failures.get() > 0 || tally.unique() != n)
                 throw new IllegalStateException("wire baseline: " + failures.get() + " failures, " + tally.unique() + " of " + n + " received");
