@@ -189,6 +189,10 @@ class OpenApiContractTest {
         var badError = error.json().deepCopy();
         ((com.fasterxml.jackson.databind.node.ObjectNode) badError.get("error")).put("type", "oops");
         assertThat(doc.validate("/components/schemas/Error", badError)).isNotEmpty();
+        // an error whose type does not go with its status
+        var mislabelled = error.json().deepCopy();
+        ((com.fasterxml.jackson.databind.node.ObjectNode) mislabelled.get("error")).put("type", "invalid_request_error");
+        assertThat(doc.validate(doc.response(op, 404).orElseThrow().pointer() + "/content/application~1json/schema", mislabelled)).isNotEmpty();
         // a status the operation does not list
         assertThat(doc.check(new OpenApiDocument.Operation("get", "/healthz"), error)).isNotEmpty();
         assertThat(problems).isEmpty();
