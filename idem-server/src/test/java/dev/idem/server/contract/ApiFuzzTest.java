@@ -249,6 +249,45 @@ class ApiFuzzTest {
         assertThat(node.api.call("DELETE", "/v1/schedules/" + id, KEY, null).status()).isEqualTo(200);
     }
 
+    static String pagingKey;
+    static List<String> pagingIds;
+
+    /** A project of its own with 23 schedules (newest first), for the pagination property. */
+    static synchronized void pagingProject() {
+        if (pagingKey != null) return;
+        pagingKey = node.addProject("paging")[0];
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 23; i++) {
+            var r = node.api.call("POST", "/v1/schedules", pagingKey, "{\"endpoint\":\"http://127.0.0.1:9/p" + i + "\",\"fire_at\":\"2035-01-01T00:00:00Z\"}");
+            assertThat(r.status()).isEqualTo(201);
+            ids.add(0, r.json().get("id").asText());
+        }
+        pagingIds = ids;
+    }
+
+    @Property(tries = 40)
+    void pagingWithAnyLimitsSeesEveryScheduleOnceNewestFirst(@ForAll @Size(min = 1, max = 30) List<@net.jqwik.api.constraints.IntRange(min = 1, max = 100) Integer> limits,
+                                                            @ForAll boolean filtered) {
+        pagingProject();
+        List<String> seen = new ArrayList<>();
+        String cursor = null;
+        int page = 0;
+        while (true) {
+            int limit = limits.get(page++ % limits.size());
+            var r = node.api.call("GET", "/v1/schedules?limit=" + limit + (filtered ? "&status=active" : "")
+                    + (cursor == null ? "" : "&starting_after=" + cursor), pagingKey, null);
+            assertThat(r.status()).as(r.raw()).isEqualTo(200);
+            JsonNode data = r.json().get("data");
+            assertThat(data.size()).isLessThanOrEqualTo(limit);
+            data.forEach(s -> seen.add(s.get("id").asText()));
+            boolean more = r.json().get("has_more").asBoolean();
+            if (!more) break;
+            assertThat(data.size()).as("a page that has_more is full").isEqualTo(limit);
+            cursor = seen.get(seen.size() - 1);
+        }
+        assertThat(seen).isEqualTo(pagingIds);
+    }
+
     @Provide
     Arbitrary<String> scheduleQueries() {
         return FuzzInputs.listQuery(List.of("status", "limit", "starting_after"));
