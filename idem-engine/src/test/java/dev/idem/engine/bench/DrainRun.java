@@ -8,7 +8,6 @@ import dev.idem.engine.testing.World;
 import dev.idem.store.JdbcStores;
 import dev.idem.store.testing.TestDatabase;
 import dev.idem.store.testing.TestStores;
-import com.sun.net.httpserver.HttpServer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -29,19 +28,9 @@ public final class DrainRun {
         int batch = args.length > 2 ? Integer.parseInt(args[2]) : 100;
         System.setProperty("sun.net.httpserver.nodelay", "true");
         Clock clock = Clock.systemUTC();
-        AtomicLong received = new AtomicLong();
-        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1024);
-        server.setExecutor(Executors.newFixedThreadPool(16));
-        byte[] ok = "ok".getBytes();
-        server.createContext("/", ex -> {
-            ex.getRequestBody().readAllBytes();
-            received.incrementAndGet();
-            ex.sendResponseHeaders(200, ok.length);
-            ex.getResponseBody().write(ok);
-            ex.close();
-        });
-        server.start();
-        String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/hook";
+        FastReceiver server = new FastReceiver(due -> {});
+        AtomicLong received = server.received;
+        String url = server.url();
         try (TestDatabase db = TestStores.postgresDatabase()) {
             Store store = JdbcStores.open(db.config().withDatabaseClock(true).withPoolSize(16), clock);
             World world = new World(store, clock);
@@ -66,7 +55,7 @@ public final class DrainRun {
             engine.close();
             store.close();
         } finally {
-            server.stop(0);
+            server.close();
             System.exit(0);
         }
     }

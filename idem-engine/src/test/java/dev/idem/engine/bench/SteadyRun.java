@@ -1,6 +1,5 @@
 package dev.idem.engine.bench;
 
-import com.sun.net.httpserver.HttpServer;
 import dev.idem.core.store.Store;
 import dev.idem.engine.Engine;
 import dev.idem.engine.EngineConfig;
@@ -32,21 +31,12 @@ public final class SteadyRun {
         Clock clock = Clock.systemUTC();
         long[] lags = new long[n];
         AtomicInteger received = new AtomicInteger();
-        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1024);
-        server.setExecutor(Executors.newFixedThreadPool(16));
-        byte[] ok = "ok".getBytes();
-        server.createContext("/", ex -> {
+        FastReceiver server = new FastReceiver(due -> {
             long now = System.currentTimeMillis();
-            ex.getRequestBody().readAllBytes();
-            Instant due = Instant.parse(ex.getRequestHeaders().getFirst("Idem-Scheduled-For"));
             int i = received.getAndIncrement();
-            if (i < n) lags[i] = now - due.toEpochMilli();
-            ex.sendResponseHeaders(200, ok.length);
-            ex.getResponseBody().write(ok);
-            ex.close();
+            if (i < n) lags[i] = now - due;
         });
-        server.start();
-        String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/hook";
+        String url = server.url();
         try (TestDatabase db = TestStores.postgresDatabase()) {
             Store store = JdbcStores.open(db.config().withDatabaseClock(true).withPoolSize(16), clock);
             World world = new World(store, clock);
@@ -66,7 +56,7 @@ public final class SteadyRun {
             engine.close();
             store.close();
         } finally {
-            server.stop(0);
+            server.close();
             System.exit(0);
         }
     }
