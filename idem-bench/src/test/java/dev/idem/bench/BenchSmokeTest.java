@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 class BenchSmokeTest {
     @Test
     void theHarnessRunsBothContendersExactlyOnce() throws Exception {
-        BenchOptions options = BenchOptions.smoke("idem_bench_smoke");
+        BenchOptions options = BenchOptions.smoke("idem_bench_smoke_" + ProcessHandle.current().pid());
         assumeTrue(postgresAnswers(options), "PostgreSQL is not reachable at " + options.jdbcBase());
         ByteArrayOutputStream buffer = new ByteArrayOutputStream();
         Report report = Bench.run(options, new PrintStream(buffer, true, StandardCharsets.UTF_8));
