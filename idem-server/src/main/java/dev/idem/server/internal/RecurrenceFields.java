@@ -17,6 +17,8 @@ import java.util.List;
 
 /** The recurrence fields of a schedule or a preview: {@code rrule|cron}, {@code timezone}, {@code dtstart}, {@code exdates}, {@code until}, {@code count}. */
 final class RecurrenceFields {
+    static final int MIN_YEAR = 1900;
+    static final int MAX_YEAR = 9999;
     private RecurrenceFields() {}
 
     static Timing.Recurring parse(Fields f, Instant now) {
@@ -71,19 +73,30 @@ final class RecurrenceFields {
     }
 
     static LocalDateTime local(String param, String text) {
+        LocalDateTime t;
         try {
-            return LocalDateTime.parse(text).truncatedTo(ChronoUnit.SECONDS);
+            t = LocalDateTime.parse(text).truncatedTo(ChronoUnit.SECONDS);
         } catch (DateTimeParseException e) {
             throw ApiException.invalid("parameter_invalid_time", param,
                     param + " must be a local date-time such as 2026-03-10T09:00:00 (no offset: it is read in timezone), got '" + text + "'");
         }
+        return inRange(param, t);
     }
 
     private static Instant untilInstant(String text, ZoneId zone) {
         try {
-            return OffsetDateTime.parse(text).toInstant();
+            OffsetDateTime at = OffsetDateTime.parse(text);
+            inRange("until", at.toLocalDateTime());
+            return at.toInstant();
         } catch (DateTimeParseException notAnInstant) {
             return local("until", text).atZone(zone).toInstant();
         }
+    }
+
+    /** Recurrences are searched within years 1900 to 9999; outside them a date is a mistake, not a rule. */
+    private static LocalDateTime inRange(String param, LocalDateTime t) {
+        if (t.getYear() < MIN_YEAR || t.getYear() > MAX_YEAR)
+            throw ApiException.invalid("parameter_out_of_range", param, param + " must be between the years " + MIN_YEAR + " and " + MAX_YEAR);
+        return t;
     }
 }

@@ -113,7 +113,8 @@ public final class ScheduleParser {
         if (f.has("delay")) return new Timing.Once(now.plus(f.duration("delay", Duration.ZERO, MAX_DELAY)));
         if (f.has("fire_at")) {
             Instant at = f.instant("fire_at");
-            if (at.isAfter(now.plus(MAX_DELAY))) throw ApiException.invalid("parameter_out_of_range", "fire_at", "fire_at must be within 10 years");
+            if (at.isAfter(now.plus(MAX_DELAY)) || at.isBefore(now.minus(MAX_DELAY)))
+                throw ApiException.invalid("parameter_out_of_range", "fire_at", "fire_at must be within 10 years of now (a past one fires at once)");
             return new Timing.Once(at);
         }
         return new Timing.Once(now);
