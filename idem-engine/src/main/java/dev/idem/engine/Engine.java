@@ -50,7 +50,7 @@ public final class Engine implements AutoCloseable {
     private final Dispatcher dispatcher;
     private final Materialiser materialiser;
     private final Maintenance maintenance;
-    private final Thread dispatcherThread;
+    private final java.util.List<Thread> dispatcherThreads = new java.util.ArrayList<>();
     private final Thread recorderThread;
     private Store.Subscription dueSignals;
     private boolean started;
@@ -82,7 +82,10 @@ public final class Engine implements AutoCloseable {
         this.materialiser = new Materialiser(store, ids, clock, config.materialiserHorizon(), dispatcher::wakeUp);
         this.maintenance = new Maintenance(store, clock, config.retention(), metrics, dispatcher::wakeUp);
         this.maintenanceThread = Executors.newSingleThreadScheduledExecutor(new NamedThreads("idem-maintenance-" + node));
-        this.dispatcherThread = new NamedThreads("idem-dispatcher-" + node).newThread(dispatcher);
+        // SKIP LOCKED lets claims overlap on PostgreSQL; SQLite has one writer, so a second loop would only queue
+        int claimLoops = "postgresql".equals(store.dialect()) ? 2 : 1;
+        NamedThreads dispatcherThreadFactory = new NamedThreads("idem-dispatcher-" + node);
+        for (int i = 0; i < claimLoops; i++) dispatcherThreads.add(dispatcherThreadFactory.newThread(dispatcher.claimLoop()));
         this.recorderThread = new NamedThreads("idem-recorder-" + node).newThread(recorder);
     }
 
@@ -93,7 +96,7 @@ public final class Engine implements AutoCloseable {
         recorderThread.start();
         // LISTEN/NOTIFY on PostgreSQL: a delivery written due by any node's API wakes this dispatcher at once
         dueSignals = store.onDeliveriesDue(dispatcher::wakeUp);
-        dispatcherThread.start();
+        dispatcherThreads.forEach(Thread::start);
         long poll = config.pollInterval().toMillis();
         maintenanceThread.scheduleWithFixedDelay(guarded("materialising", materialiser::runOnce), 0, poll, TimeUnit.MILLISECONDS);
         maintenanceThread.scheduleWithFixedDelay(guarded("reaping expired leases", maintenance::reap),
@@ -129,7 +132,7 @@ public final class Engine implements AutoCloseable {
         if (dueSignals != null) dueSignals.close();
         dispatcher.stop();
         maintenanceThread.shutdown();
-        join(dispatcherThread, 5_000);
+        for (Thread t : dispatcherThreads) join(t, 5_000);
         dispatcher.stopStartingSends();
         senders.shutdown();
         try {

@@ -53,16 +53,16 @@ abstract class DeliveryBehaviourTest {
 
     @BeforeEach
     void setUp() throws Exception {
+        receiver = Receiver.ok();
         store = open(dir, clock);
         world = new World(store, clock);
-        receiver = Receiver.ok();
     }
 
     @AfterEach
     void tearDown() {
         if (engine != null) engine.close();
-        receiver.close();
-        store.close();
+        if (receiver != null) receiver.close();
+        if (store != null) store.close();
     }
 
     Engine start(EngineConfig config) {

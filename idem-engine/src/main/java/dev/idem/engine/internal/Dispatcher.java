@@ -24,8 +24,12 @@ import org.slf4j.LoggerFactory;
  * finish before claiming again, so claims stay batches rather than one row per transaction. Between claims it
  * sleeps until the earliest due row, a {@link #wakeUp()}, a finished attempt, or the poll interval, whichever
  * comes first.
+ *
+ * <p>Several claim loops may run at once ({@link #claimLoop()}, one thread each): when the database is slow to
+ * answer, one loop's claim latency would cap throughput at a batch per round trip. Each loop reserves its send
+ * slots before it claims, so together they never exceed the pool's capacity.
  */
-public final class Dispatcher implements Runnable {
+public final class Dispatcher {
     private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
     private static final long MIN_SEND_MS = 100;
     private static final long GATHER_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
@@ -42,7 +46,7 @@ public final class Dispatcher implements Runnable {
     private final int sendSlots;
     /** The smallest claim worth a transaction while the pool is busy. */
     private final int minBusyClaim;
-    private final Wakeup wakeup = new Wakeup();
+    private final java.util.List<Wakeup> wakeups = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean running = true;
     private volatile boolean sendersStopping;
 
@@ -68,13 +72,13 @@ public final class Dispatcher implements Runnable {
     }
 
     public void wakeUp() {
-        wakeup.signal();
+        for (Wakeup w : wakeups) w.signal();
     }
 
     /** Stops claiming; in-flight attempts go on. */
     public void stop() {
         running = false;
-        wakeup.signal();
+        wakeUp();
     }
 
     /** Attempts not yet started when this is called are skipped (their leases are released at shutdown). */
@@ -82,8 +86,14 @@ public final class Dispatcher implements Runnable {
         sendersStopping = true;
     }
 
-    @Override
-    public void run() {
+    /** A claim loop, to run on its own thread until {@link #stop()}. */
+    public Runnable claimLoop() {
+        Wakeup wakeup = new Wakeup();
+        wakeups.add(wakeup);
+        return () -> run(wakeup);
+    }
+
+    private void run(Wakeup wakeup) {
         long errorBackoffMs = 100;
         while (running) {
             try {
@@ -99,7 +109,15 @@ public final class Dispatcher implements Runnable {
                     free = freeSlots();
                 }
                 int limit = Math.min(config.batchSize(), free);
-                List<Claim> claims = queue.claimDue(config.nodeId(), config.lease(), limit);
+                if (limit <= 0 || !reserve(limit)) continue;
+                List<Claim> claims;
+                try {
+                    claims = queue.claimDue(config.nodeId(), config.lease(), limit);
+                } catch (RuntimeException | Error e) {
+                    unreserve(limit);
+                    throw e;
+                }
+                unreserve(limit - claims.size());
                 long claimedAt = System.nanoTime();
                 for (Claim c : claims) submit(c, claimedAt);
                 errorBackoffMs = 100;
@@ -122,6 +140,20 @@ public final class Dispatcher implements Runnable {
         }
     }
 
+    /** Takes {@code n} send slots and backlog places for a claim, all or none (another loop may be claiming too). */
+    private boolean reserve(int n) {
+        if (!capacity.tryAcquire(n)) return false;
+        if (unrecorded.tryAcquire(n)) return true;
+        capacity.release(n);
+        return false;
+    }
+
+    private void unreserve(int n) {
+        if (n <= 0) return;
+        capacity.release(n);
+        unrecorded.release(n);
+    }
+
     private int freeSlots() {
         return Math.min(capacity.availablePermits(), unrecorded.availablePermits());
     }
@@ -136,9 +168,8 @@ public final class Dispatcher implements Runnable {
         return Math.min(poll, untilDue);
     }
 
+    /** Hands a claimed delivery to the pool; its slot and backlog place were reserved before the claim. */
     private void submit(Claim claim, long claimedAt) {
-        capacity.acquireUninterruptibly();
-        unrecorded.acquireUninterruptibly();
         Runnable sent = once(capacity);
         Runnable recorded = once(unrecorded);
         try {
@@ -154,7 +185,7 @@ public final class Dispatcher implements Runnable {
         return () -> {
             if (done.compareAndSet(false, true)) {
                 permits.release();
-                wakeup.signal();
+                wakeUp();
             }
         };
     }

@@ -66,6 +66,16 @@ public final class World {
         return out;
     }
 
+    /** Schedules only, 500 to a transaction (their occurrences are left to the materialiser). */
+    public void createSchedulesOnly(List<ScheduleDefinition> defs) {
+        for (int from = 0; from < defs.size(); from += 500) {
+            List<ScheduleDefinition> chunk = defs.subList(from, Math.min(defs.size(), from + 500));
+            store.useTransaction(tx -> {
+                for (ScheduleDefinition def : chunk) tx.schedules().insert(Defs.schedule(ids.next("sch"), Defs.TENANT, def, clock.instant()));
+            });
+        }
+    }
+
     /** A schedule only (its first occurrence is left to the materialiser). */
     public Schedule createScheduleOnly(ScheduleDefinition def) {
         return store.inTransaction(tx -> {
