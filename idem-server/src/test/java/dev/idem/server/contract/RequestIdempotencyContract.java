@@ -4,7 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.idem.core.store.Store;
+import dev.idem.engine.EngineConfig;
 import dev.idem.server.ApiClientForTests;
+import dev.idem.server.IdemServer;
+import dev.idem.server.ServerConfig;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.security.SecureRandom;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -143,6 +149,44 @@ abstract class RequestIdempotencyContract {
             assertThat(retry.raw()).isEqualTo(first.raw());
             assertThat(retry.header("Idempotent-Replayed")).isEqualTo("true");
             assertThat(schedulesWithEndpoint(ContractServer.TEST_KEY, "https://93.184.216.34/" + tag)).isEqualTo(1);
+        }
+    }
+
+    /** SPEC section 1: any number of nodes share one database; a key is taken once whichever nodes the retries reach. */
+    @Test
+    void concurrentCreatesWithOneKeyAcrossTwoNodesCreateExactlyOneSchedule() throws Exception {
+        ServerConfig config = new ServerConfig("127.0.0.1", 0, dir, null, null, null, ContractServer.TEST_KEY, false, "contract-node-2");
+        try (IdemServer second = IdemServer.start(config, node.store, false, EngineConfig.defaults("contract-node-2"), Clock.systemUTC(),
+                new SecureRandom(), new PrintStream(OutputStream.nullOutputStream()))) {
+            ApiClientForTests[] clients = {node.api, new ApiClientForTests(second.port())};
+            for (int round = 0; round < 2; round++) {
+                String tag = "two-nodes-" + unique();
+                String key = unique();
+                ExecutorService pool = Executors.newFixedThreadPool(RACERS);
+                List<ApiClientForTests.Reply> replies = new ArrayList<>();
+                try {
+                    CountDownLatch go = new CountDownLatch(1);
+                    List<Future<ApiClientForTests.Reply>> futures = new ArrayList<>();
+                    for (int i = 0; i < RACERS; i++) {
+                        ApiClientForTests client = clients[i % 2];
+                        futures.add(pool.submit(() -> {
+                            go.await();
+                            return client.call("POST", "/v1/schedules", ContractServer.TEST_KEY, body(tag), Map.of("Idempotency-Key", key));
+                        }));
+                    }
+                    go.countDown();
+                    for (var f : futures) replies.add(f.get(60, TimeUnit.SECONDS));
+                } finally {
+                    pool.shutdownNow();
+                }
+                var first = assertOneOutcome(replies, 201);
+                assertThat(schedulesWithEndpoint(ContractServer.TEST_KEY, "https://93.184.216.34/" + tag)).isEqualTo(1);
+                for (ApiClientForTests c : clients) {
+                    var retry = c.call("POST", "/v1/schedules", ContractServer.TEST_KEY, body(tag), Map.of("Idempotency-Key", key));
+                    assertThat(retry.raw()).isEqualTo(first.raw());
+                    assertThat(retry.header("Idempotent-Replayed")).isEqualTo("true");
+                }
+            }
         }
     }
 
