@@ -154,7 +154,7 @@ abstract class RequestIdempotencyContract {
 
     /** SPEC section 1: any number of nodes share one database; a key is taken once whichever nodes the retries reach. */
     @Test
-    void concurrentCreatesWithOneKeyAcrossTwoNodesCreateExactlyOneSchedule() throws Exception {
+    void concurrentCreatesWithOneKeyOrOneDedupIdAcrossTwoNodesCreateExactlyOneSchedule() throws Exception {
         ServerConfig config = new ServerConfig("127.0.0.1", 0, dir, null, null, null, ContractServer.TEST_KEY, false, "contract-node-2");
         try (IdemServer second = IdemServer.start(config, node.store, false, EngineConfig.defaults("contract-node-2"), Clock.systemUTC(),
                 new SecureRandom(), new PrintStream(OutputStream.nullOutputStream()))) {
@@ -181,6 +181,31 @@ abstract class RequestIdempotencyContract {
                 }
                 var first = assertOneOutcome(replies, 201);
                 assertThat(schedulesWithEndpoint(ContractServer.TEST_KEY, "https://93.184.216.34/" + tag)).isEqualTo(1);
+                // and a dedup_id raced over both nodes, without Idempotency-Key
+                String dedup = unique();
+                String dedupTag = tag + "-dedup";
+                List<Future<ApiClientForTests.Reply>> dedupFutures = new ArrayList<>();
+                ExecutorService dedupPool = Executors.newFixedThreadPool(RACERS);
+                List<ApiClientForTests.Reply> dedupReplies = new ArrayList<>();
+                try {
+                    CountDownLatch go = new CountDownLatch(1);
+                    for (int i = 0; i < RACERS; i++) {
+                        ApiClientForTests client = clients[i % 2];
+                        dedupFutures.add(dedupPool.submit(() -> {
+                            go.await();
+                            return client.call("POST", "/v1/schedules", ContractServer.TEST_KEY,
+                                    body(dedupTag).replace("}", ",\"dedup_id\":\"" + dedup + "\"}"), Map.of());
+                        }));
+                    }
+                    go.countDown();
+                    for (var f : dedupFutures) dedupReplies.add(f.get(60, TimeUnit.SECONDS));
+                } finally {
+                    dedupPool.shutdownNow();
+                }
+                assertThat(dedupReplies).allSatisfy(r -> assertThat(r.status()).as(r.raw()).isIn(200, 201));
+                assertThat(dedupReplies).filteredOn(r -> r.status() == 201).hasSize(1);
+                assertThat(dedupReplies.stream().map(r -> r.json().get("id").asText()).distinct()).hasSize(1);
+                assertThat(schedulesWithEndpoint(ContractServer.TEST_KEY, "https://93.184.216.34/" + dedupTag)).isEqualTo(1);
                 for (ApiClientForTests c : clients) {
                     var retry = c.call("POST", "/v1/schedules", ContractServer.TEST_KEY, body(tag), Map.of("Idempotency-Key", key));
                     assertThat(retry.raw()).isEqualTo(first.raw());
