@@ -26,8 +26,10 @@ import org.slf4j.LoggerFactory;
  * comes first.
  *
  * <p>Several claim loops may run at once ({@link #claimLoop()}, one thread each): when the database is slow to
- * answer, one loop's claim latency would cap throughput at a batch per round trip. Each loop reserves its send
- * slots before it claims, so together they never exceed the pool's capacity.
+ * answer, one loop's claim latency would cap throughput at a batch per round trip. Only the first follows the
+ * timer; the others claim only while there is a backlog (the last claim came back full), so a quiet queue costs
+ * one loop's queries. Each loop reserves its send slots before it claims, so together they never exceed the
+ * pool's capacity.
  */
 public final class Dispatcher {
     private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
@@ -48,6 +50,8 @@ public final class Dispatcher {
     private final int minBusyClaim;
     private final java.util.List<Wakeup> wakeups = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean running = true;
+    /** Whether the last claim came back full, so more rows are probably due now. */
+    private volatile boolean backlog;
     private volatile boolean sendersStopping;
 
     /** Sends one claimed delivery and hands its outcome to the recorder without waiting for it to be written. */
@@ -86,17 +90,22 @@ public final class Dispatcher {
         sendersStopping = true;
     }
 
-    /** A claim loop, to run on its own thread until {@link #stop()}. */
+    /** A claim loop, to run on its own thread until {@link #stop()}; the first one made follows the timer. */
     public Runnable claimLoop() {
         Wakeup wakeup = new Wakeup();
+        boolean primary = wakeups.isEmpty();
         wakeups.add(wakeup);
-        return () -> run(wakeup);
+        return () -> run(wakeup, primary);
     }
 
-    private void run(Wakeup wakeup) {
+    private void run(Wakeup wakeup, boolean primary) {
         long errorBackoffMs = 100;
         while (running) {
             try {
+                if (!primary && !backlog) {
+                    wakeup.await(config.pollInterval().toNanos());
+                    continue;
+                }
                 int free = freeSlots();
                 if (free == 0) {
                     wakeup.await(config.pollInterval().toNanos());
@@ -121,8 +130,12 @@ public final class Dispatcher {
                 long claimedAt = System.nanoTime();
                 for (Claim c : claims) submit(c, claimedAt);
                 errorBackoffMs = 100;
-                if (claims.size() == limit) continue;
-                wakeup.await(sleepNanos(claims.isEmpty()));
+                backlog = claims.size() == limit;
+                if (backlog) {
+                    for (int i = 1; i < wakeups.size(); i++) wakeups.get(i).signal();
+                    continue;
+                }
+                if (primary) wakeup.await(sleepNanos(claims.isEmpty()));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
