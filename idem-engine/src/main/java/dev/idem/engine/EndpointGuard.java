@@ -44,6 +44,8 @@ public final class EndpointGuard {
 
     /** Thrown by {@link #checkBeforeConnect} when an endpoint is refused; the message says why. */
     public static final class EndpointRefusedException extends Exception {
+        private static final long serialVersionUID = 1L;
+
         public EndpointRefusedException(String message) {
             super(message);
         }
@@ -67,6 +69,7 @@ public final class EndpointGuard {
         return new EndpointGuard(allowPrivateEndpoints, java.util.Objects.requireNonNull(resolver, "resolver"));
     }
 
+    /** Whether this guard lets internal addresses through (it still checks scheme and syntax). */
     public boolean allowsPrivateEndpoints() {
         return allowPrivate;
     }
