@@ -71,6 +71,16 @@ class OutcomeDeciderTest {
     }
 
     @Test
+    void aFailedReplayIsDeadEvenWithAttemptsLeft() {
+        Delivery d = Defs.claimed(schedule, "dlv_1", 1, 2);
+        Delivery replayed = new Delivery(d.id(), d.tenant(), d.scheduleId(), d.scheduledFor(), d.sequence(), d.status(),
+                d.attemptCount(), d.nextAttemptAt(), d.idempotencyKey(), d.leaseOwner(), d.leaseExpiresAt(), d.lastError(),
+                d.createdAt(), d.updatedAt(), true);
+        assertThat(decider.decide(replayed, schedule, 2, failure(500, null)).newStatus()).isEqualTo(DeliveryStatus.DEAD);
+        assertThat(decider.decide(d, schedule, 2, failure(500, null)).newStatus()).isEqualTo(DeliveryStatus.RETRYING);
+    }
+
+    @Test
     void aRetryPastMaxAgeIsNotScheduled() {
         clock.set(DUE.plus(Duration.ofHours(1)));
         Outcome o = decider.decide(Defs.claimed(schedule, "dlv_1", 1, 1), schedule, 1, failure(500, Duration.ofSeconds(30)));
