@@ -11,7 +11,7 @@ import java.nio.file.Path;
  * PostgreSQL server's processes, and the whole machine (which includes whatever else is running). Zeros where
  * {@code /proc} is absent.
  */
-record CpuUse(long wallNanos, long jvmNanos, java.util.Map<Long, Long> postgresTicks, long busyTicks, long totalTicks) {
+record CpuUse(long wallNanos, long jvmNanos, java.util.Map<Long, Long> postgresTicks, long busyTicks, long totalTicks, long threadsStarted) {
     private static final double TICKS_PER_SECOND = 100.0; // USER_HZ on Linux
 
     static CpuUse sample() {
@@ -32,7 +32,7 @@ record CpuUse(long wallNanos, long jvmNanos, java.util.Map<Long, Long> postgresT
         } catch (IOException | RuntimeException e) {
             // not Linux, or a process vanished mid-read: report what we have
         }
-        return new CpuUse(System.nanoTime(), jvm, pg, busy, total);
+        return new CpuUse(System.nanoTime(), jvm, pg, busy, total, ManagementFactory.getThreadMXBean().getTotalStartedThreadCount());
     }
 
     private static long postgresTicks(Path proc) {
@@ -51,7 +51,7 @@ record CpuUse(long wallNanos, long jvmNanos, java.util.Map<Long, Long> postgresT
     /** Cores used on average between {@code this} and {@code later}. */
     Span until(CpuUse later) {
         double wall = (later.wallNanos - wallNanos) / 1e9;
-        if (wall <= 0) return new Span(0, 0, 0, 0);
+        if (wall <= 0) return new Span(0, 0, 0, 0, 0);
         double jvm = (later.jvmNanos - jvmNanos) / 1e9 / wall;
         long pgTicks = 0; // processes alive at both samples (a backend that ended took its count with it)
         for (var e : later.postgresTicks.entrySet()) {
@@ -61,13 +61,14 @@ record CpuUse(long wallNanos, long jvmNanos, java.util.Map<Long, Long> postgresT
         double pg = pgTicks / TICKS_PER_SECOND / wall;
         long dt = later.totalTicks - totalTicks;
         double machine = dt <= 0 ? 0 : (double) (later.busyTicks - busyTicks) / dt * Runtime.getRuntime().availableProcessors();
-        return new Span(wall, jvm, pg, machine);
+        return new Span(wall, jvm, pg, machine, later.threadsStarted - threadsStarted);
     }
 
     /**
-     * Average cores busy over {@code seconds}: this JVM (contender and receiver), PostgreSQL's processes, the machine.
+     * Average cores busy over {@code seconds}: this JVM (contender and receiver), PostgreSQL's processes, the machine;
+     * and how many threads this JVM started meanwhile.
      */
-    record Span(double seconds, double jvmCores, double postgresCores, double machineCores) {
+    record Span(double seconds, double jvmCores, double postgresCores, double machineCores, long threadsStarted) {
         /** CPU microseconds per delivery, this JVM and PostgreSQL together, for {@code n} deliveries. */
         double microsPerDelivery(int n) {
             return (jvmCores + postgresCores) * seconds * 1e6 / n;
@@ -75,9 +76,9 @@ record CpuUse(long wallNanos, long jvmNanos, java.util.Map<Long, Long> postgresT
 
         String describe(int n) {
             return String.format("cores used: JVM %.2f, PostgreSQL %.2f, whole machine %.2f of %d; CPU per delivery: "
-                            + "JVM %.0f µs + PostgreSQL %.0f µs = %.0f µs", jvmCores, postgresCores, machineCores,
-                    Runtime.getRuntime().availableProcessors(), jvmCores * seconds * 1e6 / n, postgresCores * seconds * 1e6 / n,
-                    microsPerDelivery(n));
+                            + "JVM %.0f µs + PostgreSQL %.0f µs = %.0f µs; JVM threads started per delivery %.2f", jvmCores,
+                    postgresCores, machineCores, Runtime.getRuntime().availableProcessors(), jvmCores * seconds * 1e6 / n,
+                    postgresCores * seconds * 1e6 / n, microsPerDelivery(n), threadsStarted / (double) n);
         }
     }
 }
