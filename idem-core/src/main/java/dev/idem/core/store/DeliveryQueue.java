@@ -22,7 +22,17 @@ public interface DeliveryQueue {
      * {@code DELIVERING}, owned by {@code owner} until now + {@code lease}, and increments their attempt
      * count. Concurrent claimers never get the same delivery.
      */
-    List<Claim> claimDue(String owner, Duration lease, int limit);
+    default List<Claim> claimDue(String owner, Duration lease, int limit) {
+        return claimDue(owner, lease, limit, Duration.ZERO);
+    }
+
+    /**
+     * As {@link #claimDue(String, Duration, int)}, also taking deliveries due within {@code lookahead} from
+     * now: a dispatcher under a steady trickle claims a few milliseconds' worth in one transaction and holds
+     * each until its due instant, instead of one claim per due millisecond. The caller must not send a
+     * delivery before its {@code nextAttemptAt}.
+     */
+    List<Claim> claimDue(String owner, Duration lease, int limit, Duration lookahead);
 
     /** A claimed delivery (attemptCount already counts this attempt) and its schedule. */
     record Claim(Delivery delivery, Schedule schedule) {

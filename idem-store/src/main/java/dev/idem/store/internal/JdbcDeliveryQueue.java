@@ -25,8 +25,9 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     /** Keeps IN lists well under every driver's parameter limit. */
     private static final int CHUNK = 500;
     private static final String NOW = "(SELECT ms FROM clk)";
+    /** Claimable rows due by now plus a bound look-ahead in milliseconds. */
     private static final String CLAIMABLE = "q.status IN ('scheduled', 'retrying') AND q.next_attempt_at <= " + NOW
-            + " AND qs.status NOT IN ('paused', 'deleted')";
+            + " + ? AND qs.status NOT IN ('paused', 'deleted')";
     private static final String FINISHED = "status IN ('succeeded', 'dead', 'cancelled')";
 
     private final JdbcStore store;
@@ -66,10 +67,11 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     }
 
     @Override
-    public List<Claim> claimDue(String owner, Duration lease, int limit) {
+    public List<Claim> claimDue(String owner, Duration lease, int limit, Duration lookahead) {
         if (limit <= 0) return List.of();
         java.util.Objects.requireNonNull(owner, "owner");
-        Object[] args = args(owner, lease.toMillis(), limit);
+        if (lookahead.isNegative()) throw new IllegalArgumentException("lookahead must not be negative, got " + lookahead);
+        Object[] args = args(owner, lease.toMillis(), lookahead.toMillis(), limit);
         return retrying(() -> store.transact(sql -> dialect.skipLocked() ? claimSkipLocked(sql, args) : claimSerialised(sql, args)));
     }
 

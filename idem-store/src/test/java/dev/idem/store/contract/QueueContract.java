@@ -79,6 +79,16 @@ abstract class QueueContract extends StoreTestBase {
     }
 
     @Test
+    void aLookAheadClaimsDeliveriesDueWithinItAndNoLater() {
+        Schedule s = schedule(tenant, T0);
+        Delivery soon = delivery(s, T0.plusMillis(15));
+        Delivery beyond = delivery(s, T0.plusMillis(25));
+        assertThat(queue().claimDue("n", LEASE, 10)).isEmpty();
+        assertThat(queue().claimDue("n", LEASE, 10, Duration.ofMillis(20))).extracting(c -> c.delivery().id()).containsExactly(soon.id());
+        assertThat(queue().nextDueAt()).contains(beyond.nextAttemptAt());
+    }
+
+    @Test
     void deliveriesOfPausedOrDeletedSchedulesAreNotClaimed() {
         Schedule paused = schedule(tenant, T0);
         Schedule deleted = schedule(tenant, T0);
