@@ -22,8 +22,9 @@ import org.slf4j.LoggerFactory;
  * threads plus one more round of prefetch), so a claimed row never waits in a queue long enough to lose its
  * lease, and no more than the recorder can keep up with. While requests are in flight it lets a few sends
  * finish before claiming again, so claims stay batches rather than one row per transaction. Between claims it
- * sleeps until the earliest due row, a {@link #wakeUp()}, a finished attempt, or the poll interval, whichever
- * comes first.
+ * sleeps until the earliest due row enters the look-ahead (at least {@code CLAIM_SPACING} after a claim that
+ * was not full), a {@link #wakeUp()}, a finished attempt while it waits for send slots, or the poll interval,
+ * whichever comes first.
  *
  * <p>Several claim loops may run at once ({@link #claimLoop()}, one thread each): when the database is slow to
  * answer, one loop's claim latency would cap throughput at a batch per round trip. Only the first follows the
@@ -40,6 +41,11 @@ public final class Dispatcher {
      * trickle one claim covers this much time instead of each due millisecond costing a transaction.
      */
     static final Duration LOOKAHEAD = Duration.ofMillis(20);
+    /**
+     * The least time between two claims that were not full: with the look-ahead twice as long, every row is
+     * claimed before its instant, and a steady trickle costs one claim per this interval, not one per row.
+     */
+    private static final long CLAIM_SPACING_NANOS = LOOKAHEAD.toNanos() / 2;
 
     private final DeliveryQueue queue;
     private final EngineConfig config;
@@ -58,6 +64,8 @@ public final class Dispatcher {
     /** Whether the last claim came back full, so more rows are probably due now. */
     private volatile boolean backlog;
     private volatile boolean sendersStopping;
+    /** Whether a claim loop is waiting for send slots: only then does a finished send wake it. */
+    private volatile boolean waitingForSlots;
 
     /** Sends one claimed delivery and hands its outcome to the recorder without waiting for it to be written. */
     public interface AttemptRunner {
@@ -113,13 +121,23 @@ public final class Dispatcher {
                 }
                 int free = freeSlots();
                 if (free == 0) {
-                    wakeup.await(config.pollInterval().toNanos());
+                    waitingForSlots = true;
+                    try {
+                        wakeup.await(config.pollInterval().toNanos());
+                    } finally {
+                        waitingForSlots = false;
+                    }
                     continue;
                 }
                 if (free < minBusyClaim && capacity.availablePermits() < sendSlots) {
                     long deadline = System.nanoTime() + GATHER_NANOS;
-                    for (long left = GATHER_NANOS; left > 0 && running && freeSlots() < minBusyClaim; left = deadline - System.nanoTime())
-                        wakeup.await(left);
+                    waitingForSlots = true;
+                    try {
+                        for (long left = GATHER_NANOS; left > 0 && running && freeSlots() < minBusyClaim; left = deadline - System.nanoTime())
+                            wakeup.await(left);
+                    } finally {
+                        waitingForSlots = false;
+                    }
                     free = freeSlots();
                 }
                 int limit = Math.min(config.batchSize(), free);
@@ -182,8 +200,8 @@ public final class Dispatcher {
         Optional<Instant> next = queue.nextDueAt();
         if (next.isEmpty()) return poll;
         long untilDue = Duration.between(clock.instant(), next.get()).toNanos() - LOOKAHEAD.toNanos();
-        if (untilDue <= 0) return claimedNone ? Math.min(poll, TimeUnit.MILLISECONDS.toNanos(20)) : 0;
-        return Math.min(poll, untilDue);
+        if (untilDue <= 0) return Math.min(poll, claimedNone ? TimeUnit.MILLISECONDS.toNanos(20) : CLAIM_SPACING_NANOS);
+        return Math.min(poll, claimedNone ? untilDue : Math.max(untilDue, CLAIM_SPACING_NANOS));
     }
 
     /** Hands a claimed delivery to the pool; its slot and backlog place were reserved before the claim. */
@@ -203,7 +221,7 @@ public final class Dispatcher {
         return () -> {
             if (done.compareAndSet(false, true)) {
                 permits.release();
-                wakeUp();
+                if (waitingForSlots) wakeUp();
             }
         };
     }
