@@ -43,7 +43,7 @@ final class BatchCompletion extends Completion {
         Map<String, Counter> out = new HashMap<>();
         for (List<String> chunk : JdbcDeliveryQueue.chunks(List.copyOf(scheduleIds))) {
             sql.query("SELECT id, consecutive_failures, auto_pause_after, status FROM schedules WHERE id IN (" + Sql.marks(chunk.size()) + ")",
-                    rs -> out.put(rs.getString(1), new Counter(rs.getInt(2), rs.getInt(3), "active".equals(rs.getString(4)))),
+                    rs -> out.put(rs.getString(1), new Counter(rs.getInt(2), rs.getInt(3), PAUSABLE.contains(rs.getString(4)))),
                     chunk.toArray());
         }
         return out;

@@ -16,7 +16,14 @@ import java.util.Set;
  */
 abstract class Completion {
     /** The stored counter state of a locked schedule. */
-    record Counter(int consecutiveFailures, int autoPauseAfter, boolean active) {}
+    /**
+     * Statuses auto-pause applies to: a recurring schedule, and a one-shot whose delivery exists (it is
+     * {@code completed} then, and pausing it stops its retries until resumed).
+     */
+    static final java.util.Set<String> PAUSABLE = java.util.Set.of("active", "completed");
+
+    /** @param pausable whether the schedule's status is one auto-pause applies to */
+    record Counter(int consecutiveFailures, int autoPauseAfter, boolean pausable) {}
 
     /** The new counter state of a schedule after a batch. */
     record NewCounter(String scheduleId, int consecutiveFailures, boolean pause) {}
@@ -37,7 +44,7 @@ abstract class Completion {
             Counter c = stored.get(id);
             if (c == null) return;
             FailureStreak streak = FailureStreak.of(bySchedule.get(id));
-            changes.add(new NewCounter(id, streak.apply(c.consecutiveFailures()), c.active() && streak.reaches(c.consecutiveFailures(),
+            changes.add(new NewCounter(id, streak.apply(c.consecutiveFailures()), c.pausable() && streak.reaches(c.consecutiveFailures(),
                     c.autoPauseAfter())));
         });
         updateCounters(sql, changes, now);

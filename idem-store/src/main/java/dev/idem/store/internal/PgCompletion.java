@@ -71,7 +71,7 @@ final class PgCompletion extends Completion {
     Map<String, Counter> lockCounters(Sql sql, Set<String> scheduleIds) {
         Map<String, Counter> out = new HashMap<>();
         sql.query("SELECT id, consecutive_failures, auto_pause_after, status FROM schedules WHERE id = ANY(?::text[]) ORDER BY id FOR UPDATE",
-                rs -> out.put(rs.getString(1), new Counter(rs.getInt(2), rs.getInt(3), "active".equals(rs.getString(4)))),
+                rs -> out.put(rs.getString(1), new Counter(rs.getInt(2), rs.getInt(3), PAUSABLE.contains(rs.getString(4)))),
                 sql.array("text", scheduleIds.toArray(new String[0])));
         return out;
     }

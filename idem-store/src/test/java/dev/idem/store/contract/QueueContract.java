@@ -180,6 +180,19 @@ abstract class QueueContract extends StoreTestBase {
     }
 
     @Test
+    void aOneShotWhoseDeliveryExistsIsPausedAtTheThresholdToo() {
+        Schedule s = scheduleWithAutoPause(1);
+        store.useTransaction(tx -> tx.schedules().update(s.withStatus(ScheduleStatus.COMPLETED, null, clock.instant())));
+        Delivery d = delivery(s, clock.instant());
+        queue().claimDue("n", LEASE, 1);
+        queue().complete("n", List.of(new Outcome(d.id(), attempt(d, 1, 500), DeliveryStatus.RETRYING, clock.instant().plusSeconds(5), "HTTP 500")));
+        assertThat(findSchedule(s).status()).isEqualTo(ScheduleStatus.PAUSED);
+        assertThat(findSchedule(s).pausedReason()).isEqualTo(Schedule.PAUSED_BY_FAILURES);
+        clock.advance(Duration.ofSeconds(10));
+        assertThat(queue().claimDue("n", LEASE, 10)).as("a paused schedule's retries wait for resume").isEmpty();
+    }
+
+    @Test
     void aSuccessResetsTheFailureCounter() {
         Schedule s = scheduleWithAutoPause(3);
         List<Delivery> ds = new ArrayList<>();
