@@ -277,49 +277,32 @@ public final class JdbcInbox implements Inbox {
         }
     }
 
-    private final class JdbcClaim implements Claim {
-        private final String key;
-        private final String token;
-        private final boolean tookOver;
-        private boolean done;
-
+    private final class JdbcClaim extends HeldClaim {
         JdbcClaim(String key, String token, boolean tookOver) {
-            this.key = key;
-            this.token = token;
-            this.tookOver = tookOver;
-        }
-
-        @Override
-        public String key() {
-            return key;
-        }
-
-        @Override
-        public boolean tookOver() {
-            return tookOver;
+            super(key, token, tookOver);
         }
 
         @Override
         public void extend(Duration lease) {
-            if (done) throw new IllegalStateException("claim on '" + key + "' was already completed or released");
+            checkOpen();
             if (autoCommitted("UPDATE " + table + " SET claimed_until = ? WHERE idem_key = ? AND status = ? AND claim_token = ?",
                     clock.millis() + lease.toMillis(), key, CLAIMED, token) == 0) throw new ClaimLostException(key);
         }
 
         @Override
         public void complete(String result) {
-            if (done) throw new IllegalStateException("claim on '" + key + "' was already completed or released");
+            checkOpen();
             int n = autoCommitted("UPDATE " + table + " SET status = ?, result = ?, completed_at = ?, claim_token = NULL,"
                     + " claimed_until = NULL WHERE idem_key = ? AND status = ? AND claim_token = ?",
                     DONE, result, clock.millis(), key, CLAIMED, token);
-            done = true;
+            finished = true;
             if (n == 0) throw new ClaimLostException(key);
         }
 
         @Override
         public void close() {
-            if (done) return;
-            done = true;
+            if (finished) return;
+            finished = true;
             autoCommitted("DELETE FROM " + table + " WHERE idem_key = ? AND status = ? AND claim_token = ?", key, CLAIMED, token);
         }
 

@@ -65,31 +65,14 @@ public final class MemoryInbox implements Inbox {
         return n[0];
     }
 
-    private final class MemoryClaim implements Claim {
-        private final String key;
-        private final String token;
-        private final boolean tookOver;
-        private boolean finished;
-
+    private final class MemoryClaim extends HeldClaim {
         MemoryClaim(String key, String token, boolean tookOver) {
-            this.key = key;
-            this.token = token;
-            this.tookOver = tookOver;
-        }
-
-        @Override
-        public String key() {
-            return key;
-        }
-
-        @Override
-        public boolean tookOver() {
-            return tookOver;
+            super(key, token, tookOver);
         }
 
         @Override
         public void extend(Duration lease) {
-            if (finished) throw new IllegalStateException("claim on '" + key + "' was already completed or released");
+            checkOpen();
             boolean[] ok = {false};
             long until = clock.millis() + lease.toMillis();
             entries.computeIfPresent(key, (k, e) -> {
@@ -102,7 +85,7 @@ public final class MemoryInbox implements Inbox {
 
         @Override
         public void complete(String result) {
-            if (finished) throw new IllegalStateException("claim on '" + key + "' was already completed or released");
+            checkOpen();
             finished = true;
             boolean[] ok = {false};
             entries.computeIfPresent(key, (k, e) -> {

@@ -121,36 +121,21 @@ public final class RedisInbox implements Inbox, AutoCloseable {
         }
     }
 
-    private final class RedisClaim implements Claim {
-        private final String key;
-        private final String token;
-        private boolean finished;
-
+    /** Redis forgets an expired claim, so a takeover looks like a first claim: {@code tookOver()} is always false. */
+    private final class RedisClaim extends HeldClaim {
         RedisClaim(String key, String token) {
-            this.key = key;
-            this.token = token;
-        }
-
-        @Override
-        public String key() {
-            return key;
-        }
-
-        /** Redis forgets an expired claim, so a takeover looks like a first claim: always false. */
-        @Override
-        public boolean tookOver() {
-            return false;
+            super(key, token, false);
         }
 
         @Override
         public void extend(Duration lease) {
-            if (finished) throw new IllegalStateException("claim on '" + key + "' was already completed or released");
+            checkOpen();
             if (((Long) run(EXTEND, key, token, Long.toString(lease.toMillis()))) == 0L) throw new ClaimLostException(key);
         }
 
         @Override
         public void complete(String result) {
-            if (finished) throw new IllegalStateException("claim on '" + key + "' was already completed or released");
+            checkOpen();
             finished = true;
             String done = result == null ? "d" : "d:" + result;
             Object n = run(COMPLETE, key, token, done, Long.toString(window.window().toMillis()));
