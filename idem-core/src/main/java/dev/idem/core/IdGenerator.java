@@ -6,13 +6,20 @@ import java.util.Objects;
 import java.util.random.RandomGenerator;
 
 /**
- * Prefixed ids that sort by creation time and cannot be guessed: {@code <prefix>_} + 10 Crockford
- * base32 characters of milliseconds since the epoch + 16 of randomness (80 bits), as ULIDs are.
+ * Prefixed ids that sort by creation time and cannot be guessed: {@code <prefix>_} + 10 Crockford base32
+ * characters of milliseconds since the epoch + 16 of randomness (80 bits), as ULIDs are. Ids from one
+ * generator strictly increase, even within one millisecond: the random part then grows by a random step
+ * instead of being drawn anew, so "newest first" by id is creation order on a node.
  */
 public final class IdGenerator {
     private static final char[] ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz".toCharArray();
+    private static final long MASK_40 = (1L << 40) - 1;
     private final Clock clock;
     private final RandomGenerator random;
+    private long lastMs = Long.MIN_VALUE;
+    /** The random part of the last id: high and low 40 bits. */
+    private long high;
+    private long low;
 
     public IdGenerator(Clock clock, RandomGenerator random) {
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -25,18 +32,43 @@ public final class IdGenerator {
     }
 
     public String next(String prefix) {
-        long ms = clock.millis();
+        long ms;
+        long hi;
+        long lo;
+        synchronized (this) {
+            ms = clock.millis();
+            if (ms > lastMs) {
+                lastMs = ms;
+                high = random.nextLong() & MASK_40;
+                low = random.nextLong() & MASK_40;
+            } else {
+                // same millisecond (or the clock stepped back): keep order with a random step up
+                ms = lastMs;
+                low += 1 + random.nextInt(1 << 20);
+                if (low > MASK_40) {
+                    low &= MASK_40;
+                    high++;
+                    if (high > MASK_40) {
+                        high = 0;
+                        ms = ++lastMs;
+                    }
+                }
+            }
+            hi = high;
+            lo = low;
+        }
         char[] out = new char[26];
-        for (int i = 9; i >= 0; i--) {
-            out[i] = ALPHABET[(int) (ms & 31)];
-            ms >>>= 5;
-        }
-        long hi = random.nextLong();
-        long lo = random.nextLong();
-        for (int i = 10; i < 26; i++) {
-            long src = i < 18 ? hi : lo;
-            out[i] = ALPHABET[(int) ((src >>> ((i % 8) * 5)) & 31)];
-        }
+        encode(ms, out, 0, 10);
+        encode(hi, out, 10, 8);
+        encode(lo, out, 18, 8);
         return prefix + "_" + new String(out);
+    }
+
+    /** Big-endian base32 of the low {@code 5 * chars} bits, so the string sorts as the number does. */
+    private static void encode(long value, char[] out, int at, int chars) {
+        for (int i = at + chars - 1; i >= at; i--) {
+            out[i] = ALPHABET[(int) (value & 31)];
+            value >>>= 5;
+        }
     }
 }
