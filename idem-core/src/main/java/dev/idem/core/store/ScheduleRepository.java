@@ -20,9 +20,6 @@ public interface ScheduleRepository {
      */
     Optional<Schedule> findForUpdate(Tenant tenant, String id);
 
-    /** The newest schedule created with {@code dedupId} in this tenant at or after {@code since}. */
-    Optional<Schedule> findByDedupId(Tenant tenant, String dedupId, Instant since);
-
     /**
      * Newest first (ids descend). {@code status} null means any; {@code startingAfter} is the id of the
      * last item of the previous page, or null for the first page.

@@ -43,12 +43,6 @@ final class JdbcSchedules implements ScheduleRepository {
     }
 
     @Override
-    public Optional<Schedule> findByDedupId(Tenant tenant, String dedupId, Instant since) {
-        return sql.one("SELECT " + Rows.SCHEDULE + " FROM schedules WHERE " + TENANT + " AND dedup_id = ? AND created_at >= ? "
-                + "ORDER BY created_at DESC, id DESC LIMIT 1", Rows::schedule, tenant.projectId(), Rows.mode(tenant.mode()), dedupId, since);
-    }
-
-    @Override
     public Page<Schedule> list(Tenant tenant, ScheduleStatus status, int limit, String startingAfter) {
         StringBuilder q = new StringBuilder("SELECT " + Rows.SCHEDULE + " FROM schedules WHERE " + TENANT);
         List<Object> args = new ArrayList<>(List.of(tenant.projectId(), Rows.mode(tenant.mode())));

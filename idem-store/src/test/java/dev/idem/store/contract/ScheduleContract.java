@@ -106,30 +106,6 @@ abstract class ScheduleContract extends StoreTestBase {
     }
 
     @Test
-    void dedupLookupFindsOnlyWithinTheWindowAndTenant() {
-        Schedule first = withDedup("order-42");
-        clock.advance(Duration.ofHours(1));
-        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().findByDedupId(tenant, "order-42", clock.instant().minus(Duration.ofHours(24)))))
-                .map(Schedule::id).contains(first.id());
-        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().findByDedupId(tenant, "order-43", T0))).isEmpty();
-        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().findByDedupId(new Tenant("prj_b", Mode.TEST), "order-42", T0))).isEmpty();
-        clock.advance(Duration.ofHours(24));
-        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().findByDedupId(tenant, "order-42", clock.instant().minus(Duration.ofHours(24)))))
-                .isEmpty();
-    }
-
-    private Schedule withDedup(String dedupId) {
-        Schedule base = newSchedule(tenant, T0);
-        ScheduleDefinition d = base.definition();
-        ScheduleDefinition withDedup = new ScheduleDefinition(d.endpoint(), d.timing(), d.payloadJson(), d.body(), d.contentType(),
-                d.headers(), d.eventType(), d.idempotencyKey(), dedupId, d.retry(), d.timeout(), d.autoPauseAfter(), d.headerProfile(),
-                d.metadataJson());
-        Schedule s = base.withDefinition(withDedup, base.updatedAt());
-        store.useTransaction(tx -> tx.schedules().insert(s));
-        return s;
-    }
-
-    @Test
     void updateWritesEveryField() {
         Schedule s = schedule(tenant, T0);
         Schedule changed = s.withDefinition(s.definition().withEndpoint("https://example.org/new"), T0.plusSeconds(5))
