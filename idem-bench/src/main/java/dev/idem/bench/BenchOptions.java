@@ -14,8 +14,9 @@ import java.util.Locale;
  * @param bursts sizes of the measured "all due at once" runs
  * @param steadyRate deliveries per second in the lag run
  * @param steadySeconds how long the lag run spans
- * @param contenders {@code idem}, {@code db-scheduler}, or both
- * @param wireRequests requests of the no-database baseline (HttpClient to the receiver); 0 skips it
+ * @param contenders of {@code idem}, {@code db-scheduler} (tasks send with java.net.http) and
+ *     {@code db-scheduler+apache} (tasks send with Apache HttpClient 5, as Idem does)
+ * @param wireRequests requests of the no-database baseline (each HTTP client to the receiver); 0 skips it
  * @param insertThreads threads that write a run's schedules before it is due
  * @param idemBatch the Idem engine's claim batch size ({@code EngineConfig.batchSize})
  * @param idemSenders the Idem engine's sender threads ({@code EngineConfig.senderThreads})
@@ -27,16 +28,16 @@ public record BenchOptions(String jdbcBase, String user, String password, String
                            int steadyRate, int steadySeconds, List<String> contenders, int wireRequests, int insertThreads,
                            int idemBatch, int idemSenders, int idemPool, int receiverThreads, boolean jdkReceiver) {
 
-    /** The full benchmark: warm-up 30,000, bursts of 10,000 and 100,000, 30 s at 1,000/s, both contenders. */
+    /** The full benchmark: warm-up 30,000, bursts of 10,000 and 100,000, 30 s at 1,000/s, all three contenders. */
     public static BenchOptions defaults() {
         return new BenchOptions("jdbc:postgresql://127.0.0.1:5432/", "postgres", null, "idem_bench", 30_000,
-                List.of(10_000, 100_000), 1_000, 30, List.of("idem", "db-scheduler"), 20_000, 4, 100, 64, 10, 16, false);
+                List.of(10_000, 100_000), 1_000, 30, ALL, 20_000, 4, 100, 64, 10, 16, false);
     }
 
     /** A run of a few seconds that only checks the harness works (the smoke test uses it). */
     public static BenchOptions smoke(String dbPrefix) {
         return new BenchOptions("jdbc:postgresql://127.0.0.1:5432/", "postgres", null, dbPrefix, 200, List.of(200), 100, 2,
-                List.of("idem", "db-scheduler"), 200, 2, 100, 64, 10, 8, false);
+                ALL, 200, 2, 100, 64, 10, 8, false);
     }
 
     public boolean runs(String contender) {
@@ -80,7 +81,9 @@ public record BenchOptions(String jdbcBase, String user, String password, String
         return """
                 options (defaults in brackets):
                   --quick                 a few-second check of the harness (200 deliveries each)
-                  --only idem|db-scheduler|both|none [both]; none runs only the wire baseline
+                  --only all|both|none|LIST  [all] = idem,db-scheduler,db-scheduler+apache; both = the first two;
+                                          none runs only the wire baseline; db-scheduler sends with java.net.http,
+                                          db-scheduler+apache with Apache HttpClient 5 as Idem does
                   --warmup N              deliveries due at once before measuring, per contender [30000]
                   --bursts N,N            measured due-at-once runs [10000,100000]
                   --rate N --seconds S    steady lag run [1000 for 30]
@@ -117,13 +120,22 @@ public record BenchOptions(String jdbcBase, String user, String password, String
         };
     }
 
+    static final List<String> ALL = List.of("idem", "db-scheduler", "db-scheduler+apache");
+
     private static List<String> contenders(String v) {
         return switch (v.toLowerCase(Locale.ROOT)) {
-            case "idem" -> List.of("idem");
-            case "db-scheduler", "dbscheduler" -> List.of("db-scheduler");
+            case "all" -> ALL;
             case "both" -> List.of("idem", "db-scheduler");
             case "none" -> List.of();
-            default -> throw new IllegalArgumentException("--only takes idem, db-scheduler or both, got '" + v + "'");
+            default -> {
+                List<String> out = new ArrayList<>();
+                for (String part : v.toLowerCase(Locale.ROOT).split(",")) {
+                    if (!ALL.contains(part.trim()))
+                        throw new IllegalArgumentException("--only takes all, both, none or a comma list of " + ALL + ", got '" + v + "'");
+                    out.add(part.trim());
+                }
+                yield List.copyOf(out);
+            }
         };
     }
 }

@@ -24,7 +24,8 @@ import java.util.function.IntFunction;
  * The peer: db-scheduler (version in the module pom) on its own PostgreSQL database, tuned as DESIGN.md measured
  * it: lock-and-fetch polling, 64 threads, a pool of 32 connections, 100 ms polling, immediate execution. Each
  * delivery is a one-time task whose handler POSTs the same signed envelope Idem sends to the same receiver and
- * fails on a non-2xx (so db-scheduler retries it). Outcomes count as recorded when the scheduler's listener sees
+ * fails on a non-2xx (so db-scheduler retries it). It runs twice: its tasks sending with the JDK's HttpClient (what
+ * a hand-rolled sender reaches for), and with Apache HttpClient 5 as Idem sends (the schedulers alone compared). Outcomes count as recorded when the scheduler's listener sees
  * a successful completion, which db-scheduler reports after its completion handler removed the row.
  */
 final class DbSchedulerContender extends Contender {
@@ -41,10 +42,20 @@ final class DbSchedulerContender extends Contender {
     private final SigningSecret secret = SigningSecret.generate(new SecureRandom());
     private final AtomicLong succeeded = new AtomicLong();
 
-    DbSchedulerContender(BenchOptions options, Receiver receiver, Postgres postgres) throws Exception {
+    /** The contender's name for each HTTP client its tasks send with. */
+    static String name(SignedPost.Http http) {
+        return http == SignedPost.Http.JDK ? "db-scheduler" : "db-scheduler+apache";
+    }
+
+    /** Its database, beside Idem's. */
+    static String database(BenchOptions options, SignedPost.Http http) {
+        return options.dbPrefix() + (http == SignedPost.Http.JDK ? "_dbs" : "_dbsa");
+    }
+
+    DbSchedulerContender(BenchOptions options, Receiver receiver, Postgres postgres, SignedPost.Http http) throws Exception {
         super(options, receiver);
         this.postgres = postgres;
-        this.database = options.dbPrefix() + "_dbs";
+        this.database = database(options, http);
         postgres.recreate(database);
         postgres.execute(database, """
                 CREATE TABLE scheduled_tasks (
@@ -65,13 +76,13 @@ final class DbSchedulerContender extends Contender {
                 "CREATE INDEX last_heartbeat_idx ON scheduled_tasks (last_heartbeat)",
                 "CREATE INDEX priority_execution_time_idx ON scheduled_tasks (priority DESC, execution_time ASC)");
         HikariConfig h = new HikariConfig();
-        h.setPoolName("db-scheduler");
+        h.setPoolName(name(http));
         h.setJdbcUrl(postgres.url(database));
         if (options.user() != null) h.setUsername(options.user());
         if (options.password() != null) h.setPassword(options.password());
         h.setMaximumPoolSize(POOL);
         pool = new HikariDataSource(h);
-        post = new SignedPost(receiver.url(), secret);
+        post = new SignedPost(receiver.url(), secret, http);
         task = Tasks.oneTime("webhook").execute((instance, ctx) -> {
             int status;
             try {
@@ -101,7 +112,7 @@ final class DbSchedulerContender extends Contender {
 
     @Override
     String name() {
-        return "db-scheduler";
+        return name(post.http());
     }
 
     @Override

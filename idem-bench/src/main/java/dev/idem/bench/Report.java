@@ -2,11 +2,12 @@ package dev.idem.bench;
 
 import java.io.PrintStream;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.HdrHistogram.Histogram;
 
 /** The figures of one benchmark run: every phase of every contender, the ratios, and the issue's aims. */
-public record Report(List<Phase> phases, Double wireRate, Double wireAsyncRate) {
+public record Report(List<Phase> phases, Map<SignedPost.Http, Bench.WireFigure> wire) {
     static final double AIM_RATE = 10_000;
     static final double AIM_P99_MS = 20;
     static final double AIM_RATIO = 3;
@@ -22,7 +23,7 @@ public record Report(List<Phase> phases, Double wireRate, Double wireAsyncRate) 
     }
 
     static String line(Phase p) {
-        String common = String.format("  %-12s %-12s n=%,d  written in %,d ms  first request %+.1f ms after due  %s",
+        String common = String.format("  %-19s %-12s n=%,d  written in %,d ms  first request %+.1f ms after due  %s",
                 p.contender(), p.label(), p.n(), p.insertMillis(), p.firstRequestMs(), p.exactlyOnce() ? "exactly once" : "NOT exactly once");
         String figure = p.label().startsWith("steady")
                 ? String.format("%n      lag due->arrival ms: %s  (last recorded %.2f s after the last due)", lag(p.lag()),
@@ -49,41 +50,42 @@ public record Report(List<Phase> phases, Double wireRate, Double wireAsyncRate) 
     }
 
     void print(PrintStream out, BenchOptions options) {
+        List<String> peers = BenchOptions.ALL.stream().filter(c -> !c.equals("idem")).toList();
         out.println();
-        out.println("== summary (warm runs only; Idem / db-scheduler)");
-        if (wireRate != null) out.printf("  ceiling without a database (client + receiver on this machine): %,.0f/s with HttpClient.send, "
-                + "%,.0f/s with sendAsync(..).get()%n", wireRate, wireAsyncRate);
+        out.println("== summary (warm runs only; ratios are Idem / peer, from the same run)");
+        wire.forEach((http, f) -> out.printf("  ceiling without a database (client + receiver on this machine), %s: %,.0f/s (%.0f µs JVM CPU each)%n",
+                http.label(), f.rate(), f.jvmMicros()));
         for (int n : options.bursts()) {
             Optional<Phase> idem = phase("idem", "burst" + n);
-            Optional<Phase> dbs = phase("db-scheduler", "burst" + n);
-            out.printf("  %,7d due at once:  idem %s   db-scheduler %s   ratio %s%n", n, rate(idem), rate(dbs),
-                    idem.isPresent() && dbs.isPresent() ? String.format("%.2fx", idem.get().rate() / dbs.get().rate()) : "n/a");
-            if (idem.isPresent() && dbs.isPresent()) {
-                double i = idem.get().cpu().microsPerDelivery(n);
-                double d = dbs.get().cpu().microsPerDelivery(n);
-                out.printf("           CPU per delivery (JVM incl. receiver + PostgreSQL): idem %.0f µs, db-scheduler %.0f µs: "
-                        + "ratio %.2fx, less sensitive to the background load than the rates%n", i, d, d / i);
+            out.printf("  %,7d due at once:  idem %s%s%n", n, rate(idem),
+                    idem.map(p -> String.format("  (CPU per delivery, JVM incl. receiver + PostgreSQL: %.0f µs)", p.cpu().microsPerDelivery(n))).orElse(""));
+            for (String peer : peers) {
+                Optional<Phase> other = phase(peer, "burst" + n);
+                if (other.isEmpty()) continue;
+                String ratio = idem.isPresent() ? String.format("ratio %.2fx, CPU per delivery %.0f µs (%.2fx Idem's)", idem.get().rate() / other.get().rate(),
+                        other.get().cpu().microsPerDelivery(n), other.get().cpu().microsPerDelivery(n) / idem.get().cpu().microsPerDelivery(n)) : "";
+                out.printf("           %-20s %s   %s%n", peer, rate(other), ratio);
             }
         }
         if (options.steadySeconds() > 0) {
             String label = "steady" + options.steadyRate();
-            Optional<Phase> idem = phase("idem", label);
-            Optional<Phase> dbs = phase("db-scheduler", label);
             out.printf("  steady %,d/s for %d s, lag ms:%n", options.steadyRate(), options.steadySeconds());
-            idem.ifPresent(p -> out.println("    idem          " + lag(p.lag())));
-            idem.ifPresent(p -> out.println("      (control: wake-up lateness on this machine meanwhile " + lag(p.wakeLate()) + ")"));
-            dbs.ifPresent(p -> out.println("    db-scheduler  " + lag(p.lag())));
-            dbs.ifPresent(p -> out.println("      (control: wake-up lateness on this machine meanwhile " + lag(p.wakeLate()) + ")"));
-            if (idem.isPresent() && dbs.isPresent())
-                out.printf("    p99 ratio db-scheduler/idem %.1fx%n", ms(dbs.get().lag(), 99) / Math.max(0.001, ms(idem.get().lag(), 99)));
+            for (String c : BenchOptions.ALL) {
+                phase(c, label).ifPresent(p -> {
+                    out.printf("    %-20s %s%n", c, lag(p.lag()));
+                    out.println("      (control: wake-up lateness on this machine meanwhile " + lag(p.wakeLate()) + ")");
+                });
+            }
         }
         out.println("== aims (issue 3)");
         for (int n : options.bursts()) {
             phase("idem", "burst" + n).ifPresent(p -> out.printf("  >= %,.0f deliveries/s at %,d due: %s (%,.0f/s)%n", AIM_RATE, n,
                     p.rate() >= AIM_RATE ? "met" : "NOT met", p.rate()));
-            Optional<Phase> dbs = phase("db-scheduler", "burst" + n);
-            phase("idem", "burst" + n).ifPresent(p -> dbs.ifPresent(d -> out.printf("  >= %.0fx db-scheduler at %,d due: %s (%.2fx)%n",
-                    AIM_RATIO, n, p.rate() / d.rate() >= AIM_RATIO ? "met" : "NOT met", p.rate() / d.rate())));
+            for (String peer : peers) {
+                Optional<Phase> other = phase(peer, "burst" + n);
+                phase("idem", "burst" + n).ifPresent(p -> other.ifPresent(d -> out.printf("  >= %.0fx %s at %,d due: %s (%.2fx)%n",
+                        AIM_RATIO, peer, n, p.rate() / d.rate() >= AIM_RATIO ? "met" : "NOT met", p.rate() / d.rate())));
+            }
         }
         phase("idem", "steady" + options.steadyRate()).ifPresent(p -> out.printf("  p99 lag < %.0f ms at %,d/s: %s (%.1f ms)%n",
                 AIM_P99_MS, options.steadyRate(), ms(p.lag(), 99) < AIM_P99_MS ? "met" : "NOT met", ms(p.lag(), 99)));

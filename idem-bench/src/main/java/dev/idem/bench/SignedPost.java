@@ -6,75 +6,122 @@ import dev.idem.wire.SigningSecret;
 import dev.idem.wire.WebhookSigner;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import org.apache.hc.client5.http.classic.methods.HttpPost;
+import org.apache.hc.client5.http.config.ConnectionConfig;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
+import org.apache.hc.core5.http.io.entity.EntityUtils;
+import org.apache.hc.core5.util.Timeout;
 
 /**
  * A webhook POST as Idem sends one, for the peer and the baseline: the envelope body, Standard Webhooks
- * signature (HMAC-SHA256), the same headers, sent with a blocking call on the caller's thread over a kept-alive
- * HTTP/1.1 client with a small fixed executor (what DESIGN measured fastest on Java 17).
+ * signature (HMAC-SHA256), the same headers, sent with a blocking call on the caller's thread over kept-alive
+ * HTTP/1.1, with either the JDK's {@code java.net.http.HttpClient} (what a hand-rolled sender reaches for first)
+ * or Apache HttpClient 5 classic (what Idem's engine sends with), so the peer can be measured both ways.
  */
 final class SignedPost implements AutoCloseable {
+    /** Which HTTP client sends. */
+    enum Http {
+        JDK, APACHE;
+
+        String label() {
+            return this == JDK ? "java.net.http" : "Apache HttpClient 5";
+        }
+
+        static Http parse(String v) {
+            return switch (v.toLowerCase(Locale.ROOT)) {
+                case "jdk" -> JDK;
+                case "apache" -> APACHE;
+                default -> throw new IllegalArgumentException("an HTTP client is jdk or apache, got '" + v + "'");
+            };
+        }
+    }
+
     private final URI endpoint;
     private final SigningSecret secret;
+    private final Http http;
     private final ExecutorService executor;
-    private final HttpClient client;
+    private final java.net.http.HttpClient jdk;
+    private final CloseableHttpClient apache;
 
-    SignedPost(String endpoint, SigningSecret secret) {
+    SignedPost(String endpoint, SigningSecret secret, Http http) {
         this.endpoint = URI.create(endpoint);
         this.secret = secret;
-        this.executor = Executors.newFixedThreadPool(Math.max(2, Runtime.getRuntime().availableProcessors()), r -> {
-            Thread t = new Thread(r, "signed-post-http");
-            t.setDaemon(true);
-            return t;
-        });
-        this.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).followRedirects(HttpClient.Redirect.NEVER)
-                .connectTimeout(Duration.ofSeconds(10)).executor(executor).build();
+        this.http = http;
+        if (http == Http.JDK) {
+            this.executor = Executors.newFixedThreadPool(Math.max(2, Runtime.getRuntime().availableProcessors()), r -> {
+                Thread t = new Thread(r, "signed-post-http");
+                t.setDaemon(true);
+                return t;
+            });
+            this.jdk = java.net.http.HttpClient.newBuilder().version(java.net.http.HttpClient.Version.HTTP_1_1)
+                    .followRedirects(java.net.http.HttpClient.Redirect.NEVER)
+                    .connectTimeout(Duration.ofSeconds(10)).executor(executor).build();
+            this.apache = null;
+        } else {
+            this.executor = null;
+            this.jdk = null;
+            this.apache = HttpClients.custom()
+                    .setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create().setMaxConnTotal(256).setMaxConnPerRoute(256)
+                            .setDefaultConnectionConfig(ConnectionConfig.custom().setConnectTimeout(Timeout.ofSeconds(10))
+                                    .setSocketTimeout(Timeout.ofSeconds(30)).build())
+                            .build())
+                    .disableRedirectHandling().disableAutomaticRetries().disableCookieManagement().disableAuthCaching()
+                    .disableContentCompression().disableDefaultUserAgent().build();
+        }
     }
 
-    /** Sends delivery {@code id}, due at {@code due} with a blocking {@code send}; returns the status code. */
+    Http http() {
+        return http;
+    }
+
+    /** Sends delivery {@code id}, due at {@code due}, with a blocking call; returns the status code. */
     int send(String id, Instant due) throws IOException, InterruptedException {
-        return client.send(request(id, due), HttpResponse.BodyHandlers.discarding()).statusCode();
-    }
-
-    /**
-     * The same request, waited for as Idem's {@code HttpSender} does: {@code sendAsync(..).get(deadline)}. The public
-     * {@code sendAsync} completes its future through {@code CompletableFuture}'s default async executor, which on a
-     * machine with fewer than 3 cores is a new thread per task; {@code send} does not take that hop.
-     */
-    int sendAsyncGet(String id, Instant due) throws Exception {
-        return client.sendAsync(request(id, due), HttpResponse.BodyHandlers.discarding())
-                .get(30, java.util.concurrent.TimeUnit.SECONDS).statusCode();
-    }
-
-    private HttpRequest request(String id, Instant due) {
         Instant now = Instant.now();
         long ts = now.getEpochSecond();
         String scheduledFor = IdempotencyKeys.Rfc3339.format(due);
         byte[] body = new Envelope("sch_bench", id, due, now, 1, 1, "UTC", null, "once", scheduledFor, null).toJson();
-        HttpRequest request = HttpRequest.newBuilder(endpoint).timeout(Duration.ofSeconds(30))
-                .header("Content-Type", "application/json")
-                .header("User-Agent", "idem-bench")
-                .header("webhook-id", id)
-                .header("webhook-timestamp", Long.toString(ts))
-                .header("webhook-signature", WebhookSigner.sign(secret, id, ts, body))
-                .header("Idempotency-Key", id)
-                .header("Idem-Schedule-Id", "sch_bench")
-                .header("Idem-Delivery-Id", id)
-                .header("Idem-Scheduled-For", scheduledFor)
-                .header("Idem-Attempt", "1")
-                .header("Idem-Sequence", "1")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
-        return request;
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("User-Agent", "idem-bench");
+        headers.put("webhook-id", id);
+        headers.put("webhook-timestamp", Long.toString(ts));
+        headers.put("webhook-signature", WebhookSigner.sign(secret, id, ts, body));
+        headers.put("Idempotency-Key", id);
+        headers.put("Idem-Schedule-Id", "sch_bench");
+        headers.put("Idem-Delivery-Id", id);
+        headers.put("Idem-Scheduled-For", scheduledFor);
+        headers.put("Idem-Attempt", "1");
+        headers.put("Idem-Sequence", "1");
+        if (http == Http.JDK) {
+            HttpRequest.Builder b = HttpRequest.newBuilder(endpoint).timeout(Duration.ofSeconds(30))
+                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofByteArray(body));
+            headers.forEach(b::header);
+            return jdk.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        }
+        HttpPost post = new HttpPost(endpoint);
+        headers.forEach(post::addHeader);
+        post.setEntity(new ByteArrayEntity(body, ContentType.APPLICATION_JSON));
+        return apache.execute(post, response -> {
+            EntityUtils.consume(response.getEntity());
+            return response.getCode();
+        });
     }
 
     @Override
     public void close() {
-        executor.shutdownNow();
+        if (executor != null) executor.shutdownNow();
+        if (apache != null) apache.close(org.apache.hc.core5.io.CloseMode.IMMEDIATE);
     }
 }

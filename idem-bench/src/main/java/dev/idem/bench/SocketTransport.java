@@ -97,6 +97,9 @@ final class SocketTransport implements AutoCloseable {
                 out.flush();
                 if (close) return;
             }
+        } catch (java.net.SocketException e) {
+            // a client dropping its kept-alive connection (Apache HttpClient closes with a reset) is the normal end
+            if (!closed && !String.valueOf(e.getMessage()).contains("Connection reset")) System.err.println("receiver: connection failed: " + e);
         } catch (IOException | RuntimeException e) {
             if (!closed) System.err.println("receiver: connection failed: " + e);
         } finally {

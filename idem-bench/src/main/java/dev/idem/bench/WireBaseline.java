@@ -10,9 +10,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The ceiling without any database: 64 threads POSTing signed envelopes to the receiver as fast as they can.
- * Neither scheduler can drain faster than this on the same machine with the receiver in the same JVM. Run a second
- * time with {@code sendAsync(..).get()}, the way Idem's {@code HttpSender} waits, to show what that costs.
+ * The ceiling without any database: 64 threads POSTing signed envelopes to the receiver as fast as they can, with
+ * one HTTP client or the other. No scheduler using that client can drain faster than this on the same machine
+ * with the receiver in the same JVM.
  */
 final class WireBaseline {
     /** Threads the JVM started during the last run beyond the run's own: one per request shows a thread-per-task executor. */
@@ -24,13 +24,13 @@ final class WireBaseline {
     private WireBaseline() {}
 
     /** Requests per second over {@code n} requests. */
-    static double run(Receiver receiver, int n, int threads, boolean viaSendAsync) throws Exception {
+    static double run(Receiver receiver, int n, int threads, SignedPost.Http http) throws Exception {
         SigningSecret secret = SigningSecret.generate(new SecureRandom());
         Receiver.Tally tally = receiver.begin(n, secret);
         AtomicInteger next = new AtomicInteger();
         AtomicLong failures = new AtomicLong();
         ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try (SignedPost post = new SignedPost(receiver.url(), secret)) {
+        try (SignedPost post = new SignedPost(receiver.url(), secret, http)) {
             long threads0 = java.lang.management.ManagementFactory.getThreadMXBean().getTotalStartedThreadCount();
             CpuUse cpu0 = CpuUse.sample();
             long t0 = System.nanoTime();
@@ -38,7 +38,7 @@ final class WireBaseline {
                 pool.execute(() -> {
                     for (int i = next.getAndIncrement(); i < n; i = next.getAndIncrement()) {
                         try {
-                            int status = viaSendAsync ? post.sendAsyncGet("wire_" + i, Instant.now()) : post.send("wire_" + i, Instant.now());
+                            int status = post.send("wire_" + http + "_" + i, Instant.now());
                             if (status / 100 != 2) failures.incrementAndGet();
                         } catch (Exception e) {
                             failures.incrementAndGet();

@@ -20,11 +20,9 @@ import java.util.Set;
  * {@link #checkBeforeConnect(URI)} before every attempt, which resolves the host again and checks every
  * address it returns (a name that pointed outside at create time may point inside now: DNS rebinding).
  *
- * <p>Residual window: {@code java.net.http.HttpClient} resolves the host itself when it opens a connection, a
- * few milliseconds after the check. The JVM's positive DNS cache ({@code networkaddress.cache.ttl}, 30 s by
- * default when no security manager is installed) answers that second lookup with the addresses just checked,
- * so a rebinding answer cannot slip in between; a deployment that sets the cache TTL to 0 reopens that
- * window. Kept-alive connections were checked when first opened, and redirects are never followed.
+ * <p>The engine's HTTP client also resolves through {@link #resolveForConnect(String)}, so a new connection goes
+ * only to addresses checked in that same lookup: a rebinding answer between the check and the connect cannot
+ * slip in. Kept-alive connections were checked when first opened, and redirects are never followed.
  *
  * <p>With {@code allowPrivateEndpoints} only the scheme and syntax are checked.
  */
@@ -124,6 +122,33 @@ public final class EndpointGuard {
             }
         }
         if (refused.isPresent()) throw new EndpointRefusedException(refused.get());
+    }
+
+    /**
+     * Resolves {@code host} for a new connection and returns its addresses only if every one is acceptable: the
+     * addresses checked are the addresses connected to. Throws {@link RefusedHostException} (an
+     * {@link UnknownHostException}, as HTTP clients expect from a resolver) when the host is refused.
+     */
+    public InetAddress[] resolveForConnect(String host) throws UnknownHostException {
+        String bare = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        if (allowPrivate) return resolver.resolve(bare);
+        String name = bare.toLowerCase(Locale.ROOT);
+        if (name.endsWith(".")) name = name.substring(0, name.length() - 1);
+        Optional<String> refused = refusedName(name);
+        if (refused.isPresent()) throw new RefusedHostException(refused.get());
+        InetAddress[] addresses = resolver.resolve(bare);
+        refused = refusedAddresses(name, addresses);
+        if (refused.isPresent()) throw new RefusedHostException(refused.get());
+        return addresses;
+    }
+
+    /** A host {@link #resolveForConnect} refuses; the message says why. */
+    public static final class RefusedHostException extends UnknownHostException {
+        private static final long serialVersionUID = 1L;
+
+        public RefusedHostException(String message) {
+            super(message);
+        }
     }
 
     /**

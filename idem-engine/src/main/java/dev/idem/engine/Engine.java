@@ -15,7 +15,6 @@ import dev.idem.engine.internal.Recorder;
 import dev.idem.engine.internal.RequestBuilder;
 import dev.idem.engine.internal.SecretCache;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.net.http.HttpClient;
 import java.time.Clock;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
@@ -44,7 +43,7 @@ public final class Engine implements AutoCloseable {
     private final EngineConfig config;
     private final EndpointGuard guard;
     private final ExecutorService senders;
-    private final ExecutorService httpExecutor;
+    private final HttpSender sender;
     private final ScheduledExecutorService maintenanceThread;
     private final Recorder recorder;
     private final Dispatcher dispatcher;
@@ -71,13 +70,11 @@ public final class Engine implements AutoCloseable {
         String node = config.nodeId();
 
         this.guard = EndpointGuard.of(config.allowPrivateEndpoints());
-        this.httpExecutor = Executors.newFixedThreadPool(Math.max(2, Runtime.getRuntime().availableProcessors()),
-                new NamedThreads("idem-http-" + node));
-        HttpClient client = HttpSender.newClient(httpExecutor);
+        this.sender = new HttpSender(guard, clock, config.senderThreads());
         this.senders = Executors.newFixedThreadPool(config.senderThreads(), new NamedThreads("idem-sender-" + node));
         this.recorder = new Recorder(store.queue(), node, metrics);
         DeliveryAttempt attempt = new DeliveryAttempt(new SecretCache(store), new RequestBuilder(),
-                new HttpSender(client, guard, clock), new OutcomeDecider(ids, rnd, clock), recorder, metrics, clock);
+                sender, new OutcomeDecider(ids, rnd, clock), recorder, metrics, clock);
         this.dispatcher = new Dispatcher(store.queue(), config, clock, senders, attempt);
         this.materialiser = new Materialiser(store, ids, clock, config.materialiserHorizon(), dispatcher::wakeUp);
         this.maintenance = new Maintenance(store, clock, config.retention(), metrics, dispatcher::wakeUp);
@@ -139,11 +136,13 @@ public final class Engine implements AutoCloseable {
             if (!senders.awaitTermination(graceNanos, TimeUnit.NANOSECONDS)) {
                 log.warn("engine {}: requests still in flight after the {} shutdown grace are abandoned; their leases are released",
                         config.nodeId(), config.shutdownGrace());
+                sender.abortInFlight();
                 senders.shutdownNow();
                 senders.awaitTermination(2, TimeUnit.SECONDS);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            sender.abortInFlight();
             senders.shutdownNow();
         }
         recorder.stop(TimeUnit.SECONDS.toNanos(5));
@@ -161,7 +160,7 @@ public final class Engine implements AutoCloseable {
                 log.warn("engine {} could not release its leases at shutdown; they return when they expire: {}", config.nodeId(), e.toString());
             }
         }
-        httpExecutor.shutdownNow();
+        sender.close();
         log.info("engine {} stopped", config.nodeId());
     }
 

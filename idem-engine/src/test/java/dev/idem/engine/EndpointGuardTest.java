@@ -112,4 +112,16 @@ class EndpointGuardTest {
             return new InetAddress[] {InetAddress.getByName(ip)};
         };
     }
+
+    @Test
+    void resolvingForAConnectionReturnsTheCheckedAddressesOrRefusesThem() throws Exception {
+        EndpointGuard g = EndpointGuard.of(false, fakeDns(Map.of("fine.example", "93.184.215.14", "sneaky.example", "10.0.0.7", "::1", "::1")));
+        assertThat(g.resolveForConnect("fine.example")).extracting(InetAddress::getHostAddress).containsExactly("93.184.215.14");
+        assertThatThrownBy(() -> g.resolveForConnect("sneaky.example"))
+                .isInstanceOf(EndpointGuard.RefusedHostException.class).hasMessageContaining("10.0.0.7");
+        assertThatThrownBy(() -> g.resolveForConnect("[::1]")).isInstanceOf(EndpointGuard.RefusedHostException.class);
+        assertThatThrownBy(() -> g.resolveForConnect("metadata.google.internal")).isInstanceOf(EndpointGuard.RefusedHostException.class);
+        assertThat(EndpointGuard.of(true, fakeDns(Map.of("sneaky.example", "10.0.0.7"))).resolveForConnect("sneaky.example"))
+                .extracting(InetAddress::getHostAddress).containsExactly("10.0.0.7");
+    }
 }

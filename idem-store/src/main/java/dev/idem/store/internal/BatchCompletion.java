@@ -38,12 +38,17 @@ final class BatchCompletion extends Completion {
     }
 
     @Override
-    Map<String, Counter> lockCounters(Sql sql, Set<String> scheduleIds) {
+    Map<String, Counter> lockCounters(Sql sql, Set<String> scheduleIds, Set<String> withFailures) {
         // SQLite's write transaction already excludes every other writer: no row locks to take.
         Map<String, Counter> out = new HashMap<>();
         for (List<String> chunk : JdbcDeliveryQueue.chunks(List.copyOf(scheduleIds))) {
             sql.query("SELECT id, consecutive_failures, auto_pause_after, status FROM schedules WHERE id IN (" + Sql.marks(chunk.size()) + ")",
-                    rs -> out.put(rs.getString(1), new Counter(rs.getInt(2), rs.getInt(3), PAUSABLE.contains(rs.getString(4)))),
+                    rs -> {
+                        String id = rs.getString(1);
+                        if (rs.getInt(2) != 0 || withFailures.contains(id))
+                            out.put(id, new Counter(rs.getInt(2), rs.getInt(3), PAUSABLE.contains(rs.getString(4))));
+                        return id;
+                    },
                     chunk.toArray());
         }
         return out;

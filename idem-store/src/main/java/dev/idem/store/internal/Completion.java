@@ -38,16 +38,24 @@ abstract class Completion {
             String s = scheduleOfApplied.get(o.deliveryId());
             if (s != null) bySchedule.computeIfAbsent(s, k -> new ArrayList<>()).add(o.newStatus() == DeliveryStatus.SUCCEEDED);
         }
-        Map<String, Counter> stored = lockCounters(sql, bySchedule.keySet());
+        // A schedule that only succeeded in this batch needs its counter at 0 and cannot pause, so its row is read
+        // and written only when the counter is not 0 already: with every delivery succeeding (the common case) the
+        // schedules are not touched at all. All rows are still locked in one pass in id order (no deadlocks).
+        Set<String> withFailures = new java.util.HashSet<>();
+        bySchedule.forEach((id, results) -> {
+            if (results.contains(Boolean.FALSE)) withFailures.add(id);
+        });
+        Map<String, Counter> stored = lockCounters(sql, bySchedule.keySet(), withFailures);
         List<NewCounter> changes = new ArrayList<>();
         bySchedule.keySet().stream().sorted().forEach(id -> {
             Counter c = stored.get(id);
             if (c == null) return;
             FailureStreak streak = FailureStreak.of(bySchedule.get(id));
-            changes.add(new NewCounter(id, streak.apply(c.consecutiveFailures()), c.pausable() && streak.reaches(c.consecutiveFailures(),
-                    c.autoPauseAfter())));
+            NewCounter next = new NewCounter(id, streak.apply(c.consecutiveFailures()), c.pausable() && streak.reaches(c.consecutiveFailures(),
+                    c.autoPauseAfter()));
+            if (next.pause() || next.consecutiveFailures() != c.consecutiveFailures()) changes.add(next);
         });
-        updateCounters(sql, changes, now);
+        if (!changes.isEmpty()) updateCounters(sql, changes, now);
         return outcomes.stream().map(Outcome::deliveryId).filter(scheduleOfApplied::containsKey).distinct().toList();
     }
 
@@ -60,8 +68,11 @@ abstract class Completion {
      */
     abstract Map<String, String> updateDeliveries(Sql sql, String owner, List<Outcome> outcomes, long now);
 
-    /** Locks the schedules' rows in id order and reads their counters. */
-    abstract Map<String, Counter> lockCounters(Sql sql, Set<String> scheduleIds);
+    /**
+     * Locks in id order and reads the counters of the schedules in {@code withFailures}, and of the others in
+     * {@code scheduleIds} whose counter is not 0; the rest are neither read nor locked.
+     */
+    abstract Map<String, Counter> lockCounters(Sql sql, Set<String> scheduleIds, Set<String> withFailures);
 
     abstract void updateCounters(Sql sql, List<NewCounter> changes, long now);
 

@@ -68,11 +68,12 @@ final class PgCompletion extends Completion {
     }
 
     @Override
-    Map<String, Counter> lockCounters(Sql sql, Set<String> scheduleIds) {
+    Map<String, Counter> lockCounters(Sql sql, Set<String> scheduleIds, Set<String> withFailures) {
         Map<String, Counter> out = new HashMap<>();
-        sql.query("SELECT id, consecutive_failures, auto_pause_after, status FROM schedules WHERE id = ANY(?::text[]) ORDER BY id FOR UPDATE",
+        sql.query("SELECT id, consecutive_failures, auto_pause_after, status FROM schedules WHERE id = ANY(?::text[]) "
+                        + "AND (consecutive_failures <> 0 OR id = ANY(?::text[])) ORDER BY id FOR UPDATE",
                 rs -> out.put(rs.getString(1), new Counter(rs.getInt(2), rs.getInt(3), PAUSABLE.contains(rs.getString(4)))),
-                sql.array("text", scheduleIds.toArray(new String[0])));
+                sql.array("text", scheduleIds.toArray(new String[0])), sql.array("text", withFailures.toArray(new String[0])));
         return out;
     }
 

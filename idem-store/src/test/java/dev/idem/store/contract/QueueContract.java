@@ -209,6 +209,30 @@ abstract class QueueContract extends StoreTestBase {
     }
 
     @Test
+    void aBatchOfOnlySuccessesResetsAStoredStreakAndLeavesAScheduleWithoutOneUntouched() {
+        Schedule failing = scheduleWithAutoPause(5);
+        Schedule healthy = scheduleWithAutoPause(5);
+        Delivery first = delivery(failing, T0.minusMillis(3));
+        queue().claimDue("n", LEASE, 10);
+        queue().complete("n", List.of(new Outcome(first.id(), attempt(first, 1, 500), DeliveryStatus.DEAD, null, "HTTP 500")));
+        assertThat(findSchedule(failing).consecutiveFailures()).isEqualTo(1);
+        Instant healthyUpdatedAt = findSchedule(healthy).updatedAt();
+
+        clock.advance(Duration.ofSeconds(1));
+        Delivery ok1 = delivery(failing, T0.minusMillis(2));
+        Delivery ok2 = delivery(healthy, T0.minusMillis(1));
+        queue().claimDue("n", LEASE, 10);
+        List<String> applied = queue().complete("n", List.of(
+                new Outcome(ok1.id(), attempt(ok1, 1, 200), DeliveryStatus.SUCCEEDED, null, null),
+                new Outcome(ok2.id(), attempt(ok2, 1, 200), DeliveryStatus.SUCCEEDED, null, null)));
+
+        assertThat(applied).containsExactly(ok1.id(), ok2.id());
+        assertThat(findSchedule(failing).consecutiveFailures()).isZero();
+        assertThat(findSchedule(healthy).consecutiveFailures()).isZero();
+        assertThat(findSchedule(healthy).updatedAt()).as("a counter already at 0 is not written").isEqualTo(healthyUpdatedAt);
+    }
+
+    @Test
     void autoPauseZeroNeverPauses() {
         Schedule s = scheduleWithAutoPause(0);
         List<Delivery> ds = new ArrayList<>();

@@ -1,0 +1,202 @@
+package dev.idem.engine.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.idem.engine.EndpointGuard;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The sender against raw loopback sockets, where the server's misbehaviour is exact. */
+class HttpSenderTest {
+    private final AtomicInteger connections = new AtomicInteger();
+    private ServerSocket server;
+    private HttpSender sender;
+
+    @AfterEach
+    void tearDown() throws IOException {
+        if (sender != null) sender.close();
+        if (server != null) server.close();
+    }
+
+    /** Serves every connection with {@code script}, request after request, until the peer closes. */
+    private String serve(Script script) throws IOException {
+        server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        Thread t = new Thread(() -> {
+            while (!server.isClosed()) {
+                try {
+                    Socket s = server.accept();
+                    connections.incrementAndGet();
+                    Thread c = new Thread(() -> {
+                        try (s) {
+                            while (readRequest(s.getInputStream())) script.answer(s.getOutputStream());
+                        } catch (IOException | InterruptedException e) {
+                            // the client went away
+                        }
+                    });
+                    c.setDaemon(true);
+                    c.start();
+                } catch (IOException e) {
+                    return;
+                }
+            }
+        });
+        t.setDaemon(true);
+        t.start();
+        return "http://127.0.0.1:" + server.getLocalPort() + "/hook";
+    }
+
+    interface Script {
+        void answer(OutputStream out) throws IOException, InterruptedException;
+    }
+
+    /** Reads one request's head and Content-Length body; false at end of stream. */
+    private static boolean readRequest(InputStream in) throws IOException {
+        ByteArrayOutputStream head = new ByteArrayOutputStream();
+        int b;
+        while ((b = in.read()) != -1) {
+            head.write(b);
+            byte[] h = head.toByteArray();
+            int n = h.length;
+            if (n >= 4 && h[n - 4] == '\r' && h[n - 3] == '\n' && h[n - 2] == '\r' && h[n - 1] == '\n') break;
+        }
+        if (b == -1) return false;
+        int length = 0;
+        for (String line : head.toString(StandardCharsets.ISO_8859_1).split("\r\n"))
+            if (line.toLowerCase().startsWith("content-length:")) length = Integer.parseInt(line.substring(15).trim());
+        in.readNBytes(length);
+        return true;
+    }
+
+    private static DeliveryRequest request(String url) {
+        return new DeliveryRequest(url, Map.of("Content-Type", "application/json", "webhook-id", "dlv_1"),
+                "{\"a\":1}".getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static void write(OutputStream out, String s) throws IOException {
+        out.write(s.getBytes(StandardCharsets.ISO_8859_1));
+        out.flush();
+    }
+
+    @Test
+    void aBodyThatTricklesInPastTheDeadlineIsATimeout() throws Exception {
+        String url = serve(out -> {
+            write(out, "HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n");
+            for (int i = 0; i < 100; i++) {
+                Thread.sleep(100); // each byte arrives well inside the per-read timeout, the whole body does not
+                write(out, "x");
+            }
+        });
+        sender = new HttpSender(EndpointGuard.of(true), Clock.systemUTC(), 4);
+
+        AttemptResult r = sender.send(request(url), Duration.ofMillis(600));
+
+        assertThat(r.succeeded()).isFalse();
+        assertThat(r.error()).startsWith("timeout");
+        assertThat(r.durationMs()).isBetween(500L, 3000L);
+    }
+
+    @Test
+    void theFirstKibOfAResponseIsKeptAndASmallBodyLeavesTheConnectionForTheNextRequest() throws Exception {
+        String body = "y".repeat(3000);
+        String url = serve(out -> write(out, "HTTP/1.1 500 Internal Server Error\r\ncontent-length: " + body.length() + "\r\n\r\n" + body));
+        sender = new HttpSender(EndpointGuard.of(true), Clock.systemUTC(), 4);
+
+        AttemptResult first = sender.send(request(url), Duration.ofSeconds(5));
+        AttemptResult second = sender.send(request(url), Duration.ofSeconds(5));
+
+        assertThat(first.statusCode()).isEqualTo(500);
+        assertThat(first.error()).isEqualTo("HTTP 500");
+        assertThat(first.responseBody()).hasSize(1024).isEqualTo("y".repeat(1024));
+        assertThat(second.statusCode()).isEqualTo(500);
+        assertThat(connections.get()).isEqualTo(1);
+    }
+
+    @Test
+    void aHugeBodyIsNotReadToTheEndTheConnectionIsDroppedInstead() throws Exception {
+        int huge = 50 * 1024 * 1024;
+        String url = serve(out -> {
+            write(out, "HTTP/1.1 200 OK\r\ncontent-length: " + huge + "\r\n\r\n");
+            byte[] chunk = new byte[64 * 1024];
+            java.util.Arrays.fill(chunk, (byte) 'z');
+            for (int sent = 0; sent < huge; sent += chunk.length) out.write(chunk);
+        });
+        sender = new HttpSender(EndpointGuard.of(true), Clock.systemUTC(), 4);
+
+        AttemptResult first = sender.send(request(url), Duration.ofSeconds(20));
+        AttemptResult second = sender.send(request(url), Duration.ofSeconds(20));
+
+        assertThat(first.error()).isNull();
+        assertThat(first.responseBody()).hasSize(1024);
+        assertThat(second.succeeded()).isTrue();
+        assertThat(connections.get()).as("the first connection was dropped, not drained").isEqualTo(2);
+    }
+
+    @Test
+    void abortingEndsASendBlockedOnASilentReceiverAtOnce() throws Exception {
+        String url = serve(out -> Thread.sleep(60_000));
+        sender = new HttpSender(EndpointGuard.of(true), Clock.systemUTC(), 4);
+        CompletableFuture<AttemptResult> send = CompletableFuture.supplyAsync(() -> {
+            try {
+                return sender.send(request(url), Duration.ofSeconds(30));
+            } catch (InterruptedException e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        });
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (connections.get() == 0 && System.nanoTime() < deadline) Thread.sleep(5);
+        Thread.sleep(100);
+
+        long t0 = System.nanoTime();
+        sender.abortInFlight();
+
+        assertThatThrownBy(() -> send.get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .hasCauseInstanceOf(InterruptedException.class);
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).isLessThan(2000);
+    }
+
+    @Test
+    void aNameThatPassedTheCheckButResolvesInsideWhenConnectingIsRefusedWithoutConnecting() throws Exception {
+        serve(out -> write(out, "HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n"));
+        int port = server.getLocalPort();
+        AtomicInteger lookups = new AtomicInteger();
+        // DNS rebinding: the first answer is public, every later one points at loopback
+        EndpointGuard guard = EndpointGuard.of(false, host -> new InetAddress[] {
+                lookups.getAndIncrement() == 0 ? InetAddress.getByName("93.184.215.14") : InetAddress.getLoopbackAddress()});
+        sender = new HttpSender(guard, Clock.systemUTC(), 4);
+
+        AttemptResult r = sender.send(request("http://rebind.example:" + port + "/hook"), Duration.ofSeconds(5));
+
+        assertThat(r.succeeded()).isFalse();
+        assertThat(r.error()).startsWith("endpoint refused at connect").contains("loopback");
+        assertThat(lookups.get()).isEqualTo(2);
+        assertThat(connections.get()).isZero();
+    }
+
+    @Test
+    void aHeaderValueWithALineBreakIsNotSent() throws Exception {
+        String url = serve(out -> write(out, "HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n"));
+        sender = new HttpSender(EndpointGuard.of(true), Clock.systemUTC(), 4);
+
+        AttemptResult r = sender.send(new DeliveryRequest(url, Map.of("X-Evil", "a\r\nHost: other"), new byte[0]), Duration.ofSeconds(5));
+
+        assertThat(r.sent()).isFalse();
+        assertThat(r.error()).startsWith("header 'X-Evil' cannot be sent");
+        assertThat(connections.get()).isZero();
+    }
+}
