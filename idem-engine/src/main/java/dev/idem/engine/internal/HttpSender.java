@@ -50,18 +50,24 @@ import org.apache.hc.core5.util.Timeout;
  * half the CPU per signed POST (85–90 µs against 210 µs, receiver included) and passes 2.5× the requests per
  * second, and its resolver hook lets {@link EndpointGuard} check exactly the addresses a new connection is made to.
  *
- * <p>Deadlines: the per-read timeout is the attempt's timeout, and a shared watchdog cancels (closes) a request
- * still running past the deadline (a body that trickles in after the headers). Redirects are never followed: a
+ * <p>Deadlines: the per-read timeout is the attempt's timeout, and a shared watchdog, sweeping every
+ * 50 ms, cancels (closes) a request still running past the deadline (a body that trickles in after
+ * the headers). Redirects are never followed: a
  * 3xx is a failed attempt. Only the first {@link Attempt#RESPONSE_BODY_LIMIT} bytes of a response are kept; a
  * longer body is drained a little so the connection can be reused, then the connection is dropped instead.
  */
 public final class HttpSender implements AutoCloseable {
-    /** Cancels sends that outlive their deadline. */
+    /** Sweeps the senders' requests in flight and cancels those past their deadline. */
     private static final ScheduledExecutorService WATCHDOG = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "idem-send-watchdog");
         t.setDaemon(true);
         return t;
     });
+    /**
+     * How often the watchdog looks: a deadline is enforced within this much. One sweep over the (at most
+     * sender-threads) requests in flight costs less than a timer per request at thousands of requests a second.
+     */
+    private static final long SWEEP_MS = 50;
     /** Past the kept bytes, at most this much more body is read to keep the connection; more and it is dropped. */
     private static final int DRAIN_LIMIT = 64 * 1024;
     private static final Timeout CONNECT_TIMEOUT = Timeout.ofSeconds(10);
@@ -72,6 +78,7 @@ public final class HttpSender implements AutoCloseable {
     private final Clock clock;
     /** Requests in flight, so shutdown can abort them: a blocking socket read ignores thread interrupts. */
     private final Set<Deadline> inFlight = ConcurrentHashMap.newKeySet();
+    private final ScheduledFuture<?> sweeper;
     private volatile boolean aborting;
 
     /**
@@ -116,6 +123,12 @@ public final class HttpSender implements AutoCloseable {
                 .disableDefaultUserAgent()
                 .evictIdleConnections(TimeValue.ofSeconds(30))
                 .build();
+        this.sweeper = WATCHDOG.scheduleWithFixedDelay(this::sweep, SWEEP_MS, SWEEP_MS, TimeUnit.MILLISECONDS);
+    }
+
+    private void sweep() {
+        long now = System.nanoTime();
+        for (Deadline d : inFlight) if (now - d.deadlineNanos > 0) d.expire();
     }
 
     /**
@@ -141,10 +154,9 @@ public final class HttpSender implements AutoCloseable {
         Timeout perRead = Timeout.ofMilliseconds(Math.max(1, timeout.toMillis()));
         post.setConfig(RequestConfig.custom().setResponseTimeout(perRead).setConnectionRequestTimeout(perRead).build());
 
-        Deadline deadline = new Deadline(post);
+        Deadline deadline = new Deadline(post, t0 + timeout.toNanos());
         inFlight.add(deadline);
         if (aborting) deadline.abort();
-        ScheduledFuture<?> watchdog = WATCHDOG.schedule(deadline::expire, timeout.toMillis() + 250, TimeUnit.MILLISECONDS);
         try {
             ClassicHttpResponse response = client.executeOpen(null, post, null);
             int status = response.getCode();
@@ -164,7 +176,6 @@ public final class HttpSender implements AutoCloseable {
             if (deadline.expired()) return failed(startedAt, t0, "timeout: no complete response within " + timeout.toMillis() + "ms");
             return failed(startedAt, t0, describe(e, uri, timeout));
         } finally {
-            watchdog.cancel(false);
             inFlight.remove(deadline);
         }
     }
@@ -177,6 +188,7 @@ public final class HttpSender implements AutoCloseable {
 
     @Override
     public void close() {
+        sweeper.cancel(false);
         abortInFlight();
         client.close(CloseMode.IMMEDIATE);
         connections.close(CloseMode.IMMEDIATE);
@@ -239,11 +251,13 @@ public final class HttpSender implements AutoCloseable {
      */
     private static final class Deadline {
         private final HttpPost request;
+        private final long deadlineNanos;
         private volatile boolean expired;
         private volatile boolean aborted;
 
-        Deadline(HttpPost request) {
+        Deadline(HttpPost request, long deadlineNanos) {
             this.request = request;
+            this.deadlineNanos = deadlineNanos;
         }
 
         void expire() {
