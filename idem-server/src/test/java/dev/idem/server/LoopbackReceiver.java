@@ -22,6 +22,8 @@ public final class LoopbackReceiver implements AutoCloseable {
     private final HttpServer server;
     public final List<Received> requests = new CopyOnWriteArrayList<>();
     public final AtomicInteger status = new AtomicInteger(200);
+    /** The response body. */
+    public final java.util.concurrent.atomic.AtomicReference<String> answer = new java.util.concurrent.atomic.AtomicReference<>("ok");
 
     public LoopbackReceiver() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
@@ -31,9 +33,9 @@ public final class LoopbackReceiver implements AutoCloseable {
             Map<String, String> h = new TreeMap<>();
             ex.getRequestHeaders().forEach((k, v) -> h.put(k.toLowerCase(java.util.Locale.ROOT), String.join(",", v)));
             requests.add(new Received(ex.getRequestURI().getPath(), h, body, Instant.now()));
-            byte[] answer = "ok".getBytes();
-            ex.sendResponseHeaders(status.get(), answer.length);
-            ex.getResponseBody().write(answer);
+            byte[] bytes = answer.get().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            ex.sendResponseHeaders(status.get(), bytes.length);
+            ex.getResponseBody().write(bytes);
             ex.close();
         });
         server.start();

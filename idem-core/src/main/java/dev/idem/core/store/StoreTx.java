@@ -14,6 +14,8 @@ public interface StoreTx {
 
     IdempotencyRepository idempotency();
 
+    StatsRepository stats();
+
     /**
      * Signals {@link Store#onDeliveriesDue} subscribers, on every node, once this transaction commits
      * (nothing is sent when it rolls back). Call it after writing a delivery that is due now or soon.

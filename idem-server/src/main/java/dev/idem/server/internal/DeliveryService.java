@@ -11,6 +11,8 @@ import java.time.Clock;
 
 /** The delivery operations of the API. */
 public final class DeliveryService {
+    /** Long enough that the rate does not flicker between refreshes, short enough to show a change within a minute. */
+    static final java.time.Duration STATS_WINDOW = java.time.Duration.ofSeconds(60);
     private final Store store;
     private final Clock clock;
 
@@ -43,6 +45,13 @@ public final class DeliveryService {
         tx.notifyDeliveriesDue();
         Delivery now = find(tx, tenant, id);
         return ApiResponse.ok(Views.delivery(now, tx.deliveries().attempts(id))).waking();
+    }
+
+    /** The dashboard's counters for one tenant, over the last {@link #STATS_WINDOW} (docs/api.md says how each is computed). */
+    public ObjectNode stats(Tenant tenant) {
+        java.time.Instant now = clock.instant();
+        var stats = store.inReadTransaction(tx -> tx.stats().deliveryStats(tenant, now.minus(STATS_WINDOW), now));
+        return Views.stats(stats, now, STATS_WINDOW);
     }
 
     private static Delivery find(StoreTx tx, Tenant tenant, String id) {

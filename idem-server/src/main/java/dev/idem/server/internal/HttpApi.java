@@ -50,6 +50,9 @@ public final class HttpApi {
             });
             r.get("/openapi.json", ctx -> ctx.contentType("application/json").result(OpenApi.document()));
             r.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(s.metrics().scrape()));
+            r.get("/", Dashboard.file("index.html", "text/html; charset=utf-8"));
+            r.get("/dashboard.js", Dashboard.file("dashboard.js", "text/javascript; charset=utf-8"));
+            r.get("/dashboard.css", Dashboard.file("dashboard.css", "text/css; charset=utf-8"));
 
             r.post("/v1/schedules", ctx -> {
                 checkSize(ctx);
@@ -73,6 +76,7 @@ public final class HttpApi {
             r.get("/v1/deliveries", ctx -> json(ctx, 200, s.deliveries().list(Authenticator.tenant(ctx), ctx.queryParam("schedule_id"),
                     enumParam(ctx, "status", DeliveryStatus::parse), Pagination.limit(ctx), Pagination.startingAfter(ctx))));
             r.get("/v1/deliveries/{id}", ctx -> json(ctx, 200, s.deliveries().get(Authenticator.tenant(ctx), ctx.pathParam("id"))));
+            r.get("/v1/stats", ctx -> json(ctx, 200, s.deliveries().stats(Authenticator.tenant(ctx))));
             r.post("/v1/deliveries/{id}/replay", mutation(s, (tx, ctx) -> s.deliveries().replay(tx, Authenticator.tenant(ctx), ctx.pathParam("id"))));
 
             r.get(PREVIEW_PATH, ctx -> {

@@ -112,6 +112,22 @@ public final class Views {
         return o;
     }
 
+    static ObjectNode stats(dev.idem.core.store.StatsRepository.DeliveryStats s, Instant now, java.time.Duration window) {
+        ObjectNode o = Json.object();
+        o.put("object", "stats");
+        o.put("as_of", Json.time(now));
+        o.put("window_seconds", window.toSeconds());
+        double perSecond = (s.succeeded() + s.died()) / (double) window.toSeconds();
+        o.put("deliveries_per_second", Math.round(perSecond * 1000) / 1000.0);
+        o.put("succeeded", s.succeeded());
+        o.put("died", s.died());
+        o.put("retrying", s.retrying());
+        o.put("dead", s.dead());
+        o.put("lag_ms", s.oldestDue().map(due -> Math.max(0, now.toEpochMilli() - due.toEpochMilli())).orElse(0L));
+        o.put("oldest_due_at", s.oldestDue().map(Json::time).orElse(null));
+        return o;
+    }
+
     public static <T> ObjectNode list(String url, Page<T> page, Function<T, ObjectNode> view) {
         ObjectNode o = Json.object();
         o.put("object", "list");

@@ -230,6 +230,11 @@ class OpenApiContractTest {
         call(200, "GET", "/readyz", null, null);
         call(200, "GET", "/metrics", null, null);
         call(200, "GET", "/openapi.json", null, null);
+        for (String file : List.of("/", "/dashboard.js", "/dashboard.css")) {
+            var served = call(200, "GET", file, null, null);
+            assertThat(served.header("Content-Security-Policy")).as(file).contains("script-src 'self'");
+            assertThat(served.raw()).as(file).isNotEmpty();
+        }
 
         // create: every kind and most fields
         var now = call(201, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"" + ok.url("/now") + "\",\"payload\":{\"n\":1},"
@@ -352,6 +357,11 @@ class OpenApiContractTest {
         call(404, "POST", "/v1/deliveries/dlv_nosuchdelivery/replay");
         call(401, "POST", "/v1/deliveries/" + dead + "/replay", null, null);
         awaitDelivery(deadId, "dead");
+        var stats = call(200, "GET", "/v1/stats");
+        assertThat(stats.json().get("succeeded").asLong()).isPositive();
+        assertThat(stats.json().get("dead").asLong()).isPositive();
+        call(401, "GET", "/v1/stats", null, null);
+        call(401, "GET", "/v1/stats", "sk_test_nosuchkey0000", null);
 
         // signing secret
         var secret = call(200, "GET", "/v1/signing-secret");

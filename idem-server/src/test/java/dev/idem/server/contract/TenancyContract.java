@@ -176,6 +176,33 @@ abstract class TenancyContract {
     }
 
     @Test
+    void statsCountOnlyTheCallersOwnDeliveries() throws Exception {
+        // a project of its own, so the other tests' lists stay as they expect
+        String[] k = node.addProject("stats");
+        try (LoopbackReceiver refusing = new LoopbackReceiver()) {
+            refusing.status.set(500);
+            String id = call("POST", "/v1/schedules", k[0], "{\"endpoint\":\"" + refusing.url("/dead") + "\",\"retry\":{\"max_attempts\":1}}")
+                    .json().get("id").asText();
+            await().atMost(Duration.ofSeconds(20)).until(() -> call("GET", "/v1/deliveries?status=dead&schedule_id=" + id, k[0], null)
+                    .json().get("data").size() == 1);
+        }
+        JsonNode own = call("GET", "/v1/stats", k[0], null).json();
+        assertThat(own.get("dead").asLong()).as(own.toString()).isEqualTo(1);
+        assertThat(own.get("died").asLong()).as(own.toString()).isEqualTo(1);
+        assertThat(own.get("succeeded").asLong()).as(own.toString()).isZero();
+        List<String> others = new ArrayList<>(keys.values());
+        others.add(k[1]);
+        for (String key : others) {
+            var r = call("GET", "/v1/stats", key, null);
+            assertThat(r.status()).isEqualTo(200);
+            // each of the four tenants has one succeeded delivery of its own: more would mean counting across tenants
+            assertThat(r.json().get("succeeded").asLong()).as(r.raw()).isLessThanOrEqualTo(1);
+            assertThat(r.json().get("dead").asLong()).as(r.raw()).isZero();
+            assertThat(r.json().get("died").asLong()).as(r.raw()).isZero();
+        }
+    }
+
+    @Test
     void aRevokedKeyIs401AtOnceOnEveryEndpointWhileItsSiblingKeepsWorking() {
         String[] k = node.addProject("revoking");
         String id = call("POST", "/v1/schedules", k[0], "{\"endpoint\":\"" + receiver.url("/rev") + "\",\"fire_at\":\"2035-01-01T00:00:00Z\"}")
@@ -187,7 +214,7 @@ abstract class TenancyContract {
         for (String[] c : List.of(new String[] {"GET", "/v1/schedules/" + id}, new String[] {"GET", "/v1/schedules"},
                 new String[] {"POST", "/v1/schedules"}, new String[] {"PATCH", "/v1/schedules/" + id}, new String[] {"DELETE", "/v1/schedules/" + id},
                 new String[] {"POST", "/v1/schedules/" + id + "/pause"}, new String[] {"GET", "/v1/deliveries"},
-                new String[] {"GET", "/v1/signing-secret"}, new String[] {"POST", "/v1/signing-secret/rotate"})) {
+                new String[] {"GET", "/v1/signing-secret"}, new String[] {"POST", "/v1/signing-secret/rotate"}, new String[] {"GET", "/v1/stats"})) {
             var r = call(c[0], c[1], k[0], c[0].equals("GET") ? null : "{}");
             assertThat(r.status()).as("%s %s with a revoked key -> %s", c[0], c[1], r.raw()).isEqualTo(401);
             assertThat(r.json().at("/error/type").asText()).isEqualTo("authentication_error");

@@ -6,6 +6,7 @@ import dev.idem.core.store.IdempotencyRepository;
 import dev.idem.core.store.ProjectRepository;
 import dev.idem.core.store.ScheduleRepository;
 import dev.idem.core.store.SigningSecretRepository;
+import dev.idem.core.store.StatsRepository;
 import dev.idem.core.store.StoreTx;
 
 /** The repositories over one transaction's connection; valid only inside that transaction. */
@@ -49,6 +50,11 @@ final class JdbcTx implements StoreTx {
     @Override
     public IdempotencyRepository idempotency() {
         return new JdbcIdempotency(sql, dialect);
+    }
+
+    @Override
+    public StatsRepository stats() {
+        return new JdbcStats(sql);
     }
 
     @Override

@@ -1,0 +1,80 @@
+package dev.idem.store.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idem.core.Attempt;
+import dev.idem.core.Delivery;
+import dev.idem.core.DeliveryStatus;
+import dev.idem.core.Mode;
+import dev.idem.core.Schedule;
+import dev.idem.core.ScheduleStatus;
+import dev.idem.core.Tenant;
+import dev.idem.core.store.DeliveryQueue.Outcome;
+import dev.idem.core.store.StatsRepository.DeliveryStats;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The dashboard's counters: per tenant, over a time window, on every database. */
+abstract class StatsContract extends StoreTestBase {
+    final Tenant other = new Tenant("prj_b", Mode.TEST);
+    final Tenant live = new Tenant(tenant.projectId(), Mode.LIVE);
+
+    DeliveryStats stats(Tenant t, Duration window) {
+        Instant now = clock.instant();
+        return store.inReadTransaction(tx -> tx.stats().deliveryStats(t, now.minus(window), now));
+    }
+
+    Outcome outcome(Delivery d, DeliveryStatus status, Integer code) {
+        Attempt a = new Attempt(ids.next("att"), d.id(), 1, clock.instant(), 10, code, status == DeliveryStatus.SUCCEEDED ? null : "HTTP " + code, null);
+        Instant next = status == DeliveryStatus.RETRYING ? clock.instant().plusSeconds(60) : null;
+        return new Outcome(d.id(), a, status, next, a.error());
+    }
+
+    @Test
+    void countsOnlyTheTenantsOwnFinishedDeliveriesWithinTheWindowAndItsDeadLetterQueue() {
+        Schedule mine = schedule(tenant, T0);
+        Schedule theirs = schedule(other, T0);
+        List<Delivery> d = List.of(delivery(mine, T0), delivery(mine, T0.minusMillis(1)), delivery(mine, T0.minusMillis(2)),
+                delivery(mine, T0.minusMillis(3)));
+        Delivery foreignDead = delivery(theirs, T0.minusMillis(4));
+        Delivery foreignOk = delivery(theirs, T0.minusMillis(5));
+        assertThat(store.queue().claimDue("n", Duration.ofMinutes(1), 10)).hasSize(6);
+        clock.advance(Duration.ofSeconds(1));
+        store.queue().complete("n", List.of(outcome(d.get(0), DeliveryStatus.SUCCEEDED, 200), outcome(d.get(1), DeliveryStatus.SUCCEEDED, 204),
+                outcome(d.get(2), DeliveryStatus.DEAD, 500), outcome(d.get(3), DeliveryStatus.RETRYING, 503),
+                outcome(foreignDead, DeliveryStatus.DEAD, 500), outcome(foreignOk, DeliveryStatus.SUCCEEDED, 200)));
+
+        assertThat(stats(tenant, Duration.ofSeconds(60))).isEqualTo(new DeliveryStats(2, 1, 1, 1, Optional.empty()));
+        assertThat(stats(other, Duration.ofSeconds(60))).isEqualTo(new DeliveryStats(1, 1, 1, 0, Optional.empty()));
+        assertThat(stats(live, Duration.ofSeconds(60))).isEqualTo(new DeliveryStats(0, 0, 0, 0, Optional.empty()));
+
+        // past the window the rates fall to zero; the dead-letter queue and the retry stay, the retry now due and waiting
+        clock.advance(Duration.ofSeconds(61));
+        assertThat(stats(tenant, Duration.ofSeconds(60))).isEqualTo(new DeliveryStats(0, 0, 1, 1, Optional.of(T0.plusSeconds(61))));
+    }
+
+    @Test
+    void theOldestDueDeliveryIsTheEarliestTheDispatcherCouldClaimAndHasNotClaimed() {
+        Schedule mine = schedule(tenant, T0);
+        Schedule paused = schedule(tenant, T0);
+        store.useTransaction(tx -> tx.schedules().update(paused.withStatus(ScheduleStatus.PAUSED, null, T0)));
+        Schedule theirs = schedule(other, T0);
+        delivery(mine, T0.plusSeconds(10)); // not due yet
+        delivery(mine, T0.minusSeconds(30));
+        delivery(mine, T0.minusSeconds(20));
+        delivery(paused, T0.minusSeconds(100)); // held by the pause: no lag
+        delivery(theirs, T0.minusSeconds(200));
+
+        assertThat(stats(tenant, Duration.ofSeconds(60)).oldestDue()).contains(T0.minusSeconds(30));
+        assertThat(stats(other, Duration.ofSeconds(60)).oldestDue()).contains(T0.minusSeconds(200));
+        assertThat(stats(live, Duration.ofSeconds(60)).oldestDue()).isEmpty();
+
+        // claimed (in flight) is no longer waiting
+        assertThat(store.queue().claimDue("n", Duration.ofMinutes(1), 2)).hasSize(2);
+        assertThat(stats(tenant, Duration.ofSeconds(60)).oldestDue()).contains(T0.minusSeconds(20));
+        assertThat(stats(other, Duration.ofSeconds(60)).oldestDue()).isEmpty();
+    }
+}
