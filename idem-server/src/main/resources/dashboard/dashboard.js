@@ -241,7 +241,7 @@ async function openSchedule(id) {
 
 function renderSchedule(s) {
   const fields = [['Status', statusBadge(s.status)], ['Kind', s.kind], ['Next fire (UTC)', text(s.next_fire_at)],
-    ['Endpoint', s.endpoint], ['Rule', s.rrule || s.cron || s.fire_at || '—'], ['Time zone', text(s.timezone)],
+    ['Endpoint', s.endpoint], ['When', s.rrule || s.cron || s.fire_at || '—'], ['Time zone', text(s.timezone)],
     ['Event type', text(s.event_type)], ['Consecutive failures', String(s.consecutive_failures)],
     ['Paused reason', text(s.paused_reason)], ['Metadata', s.metadata === null ? '—' : JSON.stringify(s.metadata)],
     ['Created', s.created_at]];
