@@ -22,6 +22,14 @@ import org.slf4j.LoggerFactory;
 public final class Recorder implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(Recorder.class);
     private static final int MAX_BATCH = 500;
+    /**
+     * A batch smaller than this waits {@link #GATHER_NANOS} after its first outcome for more: at a steady
+     * rate outcomes arrive one by one, and each transaction costs several round trips and a commit whatever its
+     * size (measured at 1,000 deliveries/s: PostgreSQL spent 0.5 ms per delivery writing batches of one or two).
+     * In a burst the batch fills at once and nothing waits.
+     */
+    private static final int GATHER_BATCH = 64;
+    private static final long GATHER_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final int FAILURES_BEFORE_SPLIT = 3;
 
     /** An outcome and what to run once it is written (or given up on). */
@@ -66,6 +74,7 @@ public final class Recorder implements Runnable {
                     batch.add(first);
                 }
                 pending.drainTo(batch, MAX_BATCH - batch.size());
+                if (batch.size() < GATHER_BATCH && !stopping) gather(batch);
                 write(batch);
                 batch.clear();
                 backoffMs = 50;
@@ -93,6 +102,15 @@ public final class Recorder implements Runnable {
                 backoffMs = Math.min(backoffMs * 2, 2000);
             }
         }
+    }
+
+    /**
+     * Lets more outcomes share the batch's transaction: one sleep, not a wake-up per arriving outcome (at a
+     * steady rate they arrive one by one).
+     */
+    private void gather(List<Pending> batch) throws InterruptedException {
+        TimeUnit.NANOSECONDS.sleep(GATHER_NANOS);
+        pending.drainTo(batch, MAX_BATCH - batch.size());
     }
 
     private void write(List<Pending> batch) {
