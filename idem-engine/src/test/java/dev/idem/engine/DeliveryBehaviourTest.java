@@ -442,6 +442,33 @@ abstract class DeliveryBehaviourTest {
     }
 
     @Test
+    void deliveriesOfAClaimWhoseAnswerWasLostAreReleasedAndSentAgainAtOnceNotAfterTheirLease() throws Exception {
+        List<Delivery> due = world.createMany(once(), 5);
+        java.util.Map<String, Integer> sentWithAttempt = new java.util.concurrent.ConcurrentHashMap<>();
+        java.util.concurrent.ExecutorService senders = java.util.concurrent.Executors.newFixedThreadPool(4);
+        // the lease (90 s) outlives the test, and no reaper runs: only the dispatcher's own recovery can free the rows
+        dev.idem.engine.internal.Dispatcher dispatcher = new dev.idem.engine.internal.Dispatcher(
+                new dev.idem.engine.testing.LossyClaims(store.queue(), 1), Engines.fast("node-a").withLease(Duration.ofSeconds(90), Duration.ofSeconds(30)), clock,
+                senders, (claim, timeout, recorded) -> {
+                    sentWithAttempt.merge(claim.delivery().id(), claim.delivery().attemptCount(), (a, b) -> -1);
+                    return false;
+                });
+        Thread loop = new Thread(dispatcher.claimLoop());
+        loop.start();
+        try {
+            dispatcher.wakeUp();
+            await().atMost(10, SECONDS).until(() -> sentWithAttempt.size() == due.size());
+            // the lost claim counted as attempt 1 (its lease was taken), as a reclaimed lease does
+            assertThat(sentWithAttempt).containsOnlyKeys(due.stream().map(Delivery::id).toList()).allSatisfy((id, attempt) ->
+                    assertThat(attempt).as("attempt of " + id + " (-1: sent twice)").isEqualTo(2));
+        } finally {
+            dispatcher.stop();
+            loop.join(5_000);
+            senders.shutdownNow();
+        }
+    }
+
+    @Test
     void theMaterialiserWritesAFutureOccurrenceWhenItEntersTheHorizonAndItGoesOutOnTime() {
         start();
         Schedule s = world.createScheduleOnly(Defs.once(receiver.url("/hook"), clock.instant().plus(Duration.ofHours(2))));

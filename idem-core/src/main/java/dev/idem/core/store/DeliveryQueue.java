@@ -79,6 +79,13 @@ public interface DeliveryQueue {
     /** Returns every delivery {@code owner} holds to {@code RETRYING}, due now (graceful shutdown). */
     int release(String owner);
 
+    /**
+     * Returns every delivery {@code owner} holds, except those in {@code keep}, to {@code RETRYING}, due now. For
+     * a node that lost track of a claim: a claim whose commit went through while the connection broke before the
+     * answer came back leaves rows leased to the node that it never sends.
+     */
+    int releaseExcept(String owner, java.util.Collection<String> keep);
+
     /** The earliest {@code nextAttemptAt} among claimable deliveries, for the dispatcher's timer. */
     Optional<Instant> nextDueAt();
 

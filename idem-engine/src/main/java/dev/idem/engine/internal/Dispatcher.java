@@ -60,6 +60,15 @@ public final class Dispatcher {
     /** The smallest claim worth a transaction while the pool is busy. */
     private final int minBusyClaim;
     private final java.util.List<Wakeup> wakeups = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /**
+     * Deliveries this node claimed and has not yet recorded (or given up on): after a failed claim, every other
+     * lease this node holds is one it lost track of, and is released instead of waiting for its lease to expire.
+     */
+    private final java.util.Set<String> held = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Claims hold it shared from their query until their rows are in {@link #held}; recovery holds it alone. */
+    private final java.util.concurrent.locks.ReadWriteLock claimLock = new java.util.concurrent.locks.ReentrantReadWriteLock();
+    /** Set when a claim failed: its commit may have gone through with the answer lost. */
+    private volatile boolean lostClaimPossible;
     private volatile boolean running = true;
     /** Whether the last claim came back full, so more rows are probably due now. */
     private volatile boolean backlog;
@@ -140,14 +149,20 @@ public final class Dispatcher {
                     }
                     free = freeSlots();
                 }
+                if (lostClaimPossible) releaseLostClaims();
                 int limit = Math.min(config.batchSize(), free);
                 if (limit <= 0 || !reserve(limit)) continue;
                 List<Claim> claims;
+                claimLock.readLock().lock();
                 try {
                     claims = queue.claimDue(config.nodeId(), config.lease(), limit, LOOKAHEAD);
+                    for (Claim c : claims) held.add(c.delivery().id());
                 } catch (RuntimeException | Error e) {
+                    lostClaimPossible = true;
                     unreserve(limit);
                     throw e;
+                } finally {
+                    claimLock.readLock().unlock();
                 }
                 unreserve(limit - claims.size());
                 long claimedAt = System.nanoTime();
@@ -173,6 +188,24 @@ public final class Dispatcher {
                 }
                 errorBackoffMs = Math.min(errorBackoffMs * 2, 5000);
             }
+        }
+    }
+
+    /**
+     * Returns to the queue what this node holds but is not sending: rows of a claim whose commit went through
+     * while its answer was lost. Without this they would wait for their lease to expire. Throws (and stays due)
+     * while the store is still away.
+     */
+    private void releaseLostClaims() {
+        claimLock.writeLock().lock();
+        try {
+            int released = queue.releaseExcept(config.nodeId(), java.util.List.copyOf(held));
+            lostClaimPossible = false;
+            if (released > 0)
+                log.warn("node {} released {} deliveries it held but was not sending (a claim's answer was lost); they go out again now",
+                        config.nodeId(), released);
+        } finally {
+            claimLock.writeLock().unlock();
         }
     }
 
@@ -207,7 +240,12 @@ public final class Dispatcher {
     /** Hands a claimed delivery to the pool; its slot and backlog place were reserved before the claim. */
     private void submit(Claim claim, long claimedAt) {
         Runnable sent = once(capacity);
-        Runnable recorded = once(unrecorded);
+        Runnable released = once(unrecorded);
+        String id = claim.delivery().id();
+        Runnable recorded = () -> {
+            held.remove(id);
+            released.run();
+        };
         try {
             senders.execute(() -> attempt(claim, claimedAt, sent, recorded));
         } catch (RejectedExecutionException e) {

@@ -135,6 +135,21 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     }
 
     @Override
+    public int releaseExcept(String owner, java.util.Collection<String> keep) {
+        java.util.Objects.requireNonNull(owner, "owner");
+        if (keep.isEmpty()) return release(owner);
+        String[] kept = keep.toArray(new String[0]);
+        return retrying(() -> store.transact(sql -> {
+            if (dialect.skipLocked()) return sql.update(releaseSql + " AND NOT (id = ANY(?::text[]))", args(owner, sql.array("text", kept)));
+            // a node keeps at most a few hundred claims in flight, far below SQLite's 32,766 parameters
+            Object[] ownerAndKept = new Object[kept.length + 1];
+            ownerAndKept[0] = owner;
+            System.arraycopy(kept, 0, ownerAndKept, 1, kept.length);
+            return sql.update(releaseSql + " AND id NOT IN (" + Sql.marks(kept.length) + ")", args(ownerAndKept));
+        }));
+    }
+
+    @Override
     public Optional<Instant> nextDueAt() {
         return store.autocommit(sql -> sql.one("SELECT q.next_attempt_at FROM deliveries q JOIN schedules qs ON qs.id = q.schedule_id "
                 + "WHERE q.status IN ('scheduled', 'retrying') AND qs.status NOT IN ('paused', 'deleted') "

@@ -244,6 +244,27 @@ abstract class QueueContract extends StoreTestBase {
     }
 
     @Test
+    void releaseExceptReturnsTheOwnersOtherLeasesAndKeepsTheNamedOnesAndOtherOwners() {
+        dueDeliveries(4);
+        List<Delivery> mine = queue().claimDue("node-a", LEASE, 3).stream().map(c -> c.delivery()).toList();
+        List<Delivery> theirs = queue().claimDue("node-b", LEASE, 1).stream().map(c -> c.delivery()).toList();
+        assertThat(mine).hasSize(3);
+        assertThat(theirs).hasSize(1);
+
+        int released = queue().releaseExcept("node-a", List.of(mine.get(0).id()));
+
+        assertThat(released).isEqualTo(2);
+        assertThat(find(mine.get(0)).leaseOwner()).isEqualTo("node-a");
+        assertThat(find(mine.get(1)).status()).isEqualTo(DeliveryStatus.RETRYING);
+        assertThat(find(mine.get(1)).leaseOwner()).isNull();
+        assertThat(find(mine.get(2)).status()).isEqualTo(DeliveryStatus.RETRYING);
+        assertThat(find(theirs.get(0)).leaseOwner()).isEqualTo("node-b");
+        assertThat(queue().claimDue("node-c", LEASE, 10)).extracting(c -> c.delivery().id())
+                .containsExactlyInAnyOrder(mine.get(1).id(), mine.get(2).id());
+        assertThat(queue().releaseExcept("node-b", List.of())).isEqualTo(1);
+    }
+
+    @Test
     void reapReturnsOnlyExpiredLeasesDueNow() {
         List<Delivery> ds = dueDeliveries(3);
         queue().claimDue("node-a", Duration.ofSeconds(10), 2);
