@@ -40,4 +40,10 @@ public interface DeliveryRepository {
 
     /** The earliest {@code scheduledFor} among the schedule's pending deliveries. */
     Optional<Instant> earliestPending(String scheduleId);
+
+    /**
+     * {@link #earliestPending(String)} for many schedules in one query (a page of a list); schedules with no
+     * pending delivery are absent from the map.
+     */
+    java.util.Map<String, Instant> earliestPending(java.util.Collection<String> scheduleIds);
 }

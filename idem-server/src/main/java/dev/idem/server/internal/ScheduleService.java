@@ -107,7 +107,9 @@ public final class ScheduleService {
         return store.inReadTransaction(tx -> {
             if (startingAfter != null) reload(tx, tenant, startingAfter);
             Page<Schedule> page = tx.schedules().list(tenant, status, limit, startingAfter);
-            return Views.list("/v1/schedules", page, s -> view(tx, s));
+            // one query for the whole page's pending deliveries, not one per schedule
+            java.util.Map<String, Instant> pending = tx.deliveries().earliestPending(page.data().stream().map(Schedule::id).toList());
+            return Views.list("/v1/schedules", page, s -> view(s, pending.get(s.id())));
         });
     }
 
@@ -153,7 +155,11 @@ public final class ScheduleService {
     }
 
     private static ObjectNode view(StoreTx tx, Schedule s) {
-        Instant pending = tx.deliveries().earliestPending(s.id()).orElse(null);
+        return view(s, tx.deliveries().earliestPending(s.id()).orElse(null));
+    }
+
+    /** @param pending the earliest scheduled time among the schedule's pending deliveries, or null */
+    private static ObjectNode view(Schedule s, Instant pending) {
         Instant next = pending == null ? s.nextFireAt() : s.nextFireAt() == null || pending.isBefore(s.nextFireAt()) ? pending : s.nextFireAt();
         return Views.schedule(s, s.status() == ScheduleStatus.DELETED ? null : next);
     }

@@ -83,4 +83,14 @@ final class JdbcDeliveries implements DeliveryRepository {
         return sql.one("SELECT MIN(scheduled_for) AS m FROM deliveries WHERE schedule_id = ? AND " + PENDING,
                 rs -> Sql.instant(rs, "m"), scheduleId);
     }
+
+    @Override
+    public java.util.Map<String, Instant> earliestPending(java.util.Collection<String> scheduleIds) {
+        java.util.Map<String, Instant> out = new java.util.HashMap<>();
+        for (List<String> chunk : JdbcDeliveryQueue.chunks(List.copyOf(new java.util.LinkedHashSet<>(scheduleIds)))) {
+            sql.query("SELECT schedule_id, MIN(scheduled_for) AS m FROM deliveries WHERE schedule_id IN (" + Sql.marks(chunk.size()) + ") AND "
+                    + PENDING + " GROUP BY schedule_id", rs -> out.put(rs.getString(1), Sql.instant(rs, "m")), chunk.toArray());
+        }
+        return out;
+    }
 }

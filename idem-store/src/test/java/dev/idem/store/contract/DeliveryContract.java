@@ -118,6 +118,27 @@ abstract class DeliveryContract extends StoreTestBase {
     }
 
     @Test
+    void earliestPendingOfManySchedulesAgreesWithOneByOne() {
+        Schedule a = schedule(tenant, T0);
+        Schedule b = schedule(tenant, T0);
+        Schedule none = schedule(tenant, T0);
+        Schedule cancelled = schedule(tenant, T0);
+        delivery(a, T0.plusSeconds(20));
+        delivery(a, T0.plusSeconds(5));
+        delivery(b, T0.plusSeconds(7));
+        delivery(cancelled, T0.plusSeconds(1));
+        store.useTransaction(tx -> tx.deliveries().cancelPending(cancelled.id(), T0));
+
+        java.util.Map<String, java.time.Instant> many = store.inTransaction((StoreTx tx) ->
+                tx.deliveries().earliestPending(List.of(a.id(), b.id(), none.id(), cancelled.id(), "sch_unknown")));
+
+        assertThat(many).containsOnly(java.util.Map.entry(a.id(), T0.plusSeconds(5)), java.util.Map.entry(b.id(), T0.plusSeconds(7)));
+        for (Schedule s : List.of(a, b, none, cancelled))
+            assertThat(store.inTransaction((StoreTx tx) -> tx.deliveries().earliestPending(s.id()))).isEqualTo(java.util.Optional.ofNullable(many.get(s.id())));
+        assertThat(store.inTransaction((StoreTx tx) -> tx.deliveries().earliestPending(List.<String>of()))).isEmpty();
+    }
+
+    @Test
     void replayRequeuesADeadDeliveryDueNowKeepingItsAttemptCount() {
         Schedule s = schedule(tenant, T0);
         Delivery d = delivery(s, T0);
