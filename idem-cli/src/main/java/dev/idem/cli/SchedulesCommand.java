@@ -12,10 +12,12 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code idem schedules create|list|get|pause|resume|delete}: talks to a running server. */
+/**
+ * {@code idem schedules create|list|get|pause|resume|delete}: talks to a running server. The four commands that
+ * take only a schedule id are methods of this class (picocli adds {@code @Command} methods as subcommands).
+ */
 @Command(name = "schedules", mixinStandardHelpOptions = true, description = "Manage schedules on a running Idem server.",
-        subcommands = {SchedulesCommand.Create.class, SchedulesCommand.List.class, SchedulesCommand.Get.class,
-                SchedulesCommand.Pause.class, SchedulesCommand.Resume.class, SchedulesCommand.Delete.class})
+        subcommands = {SchedulesCommand.Create.class, SchedulesCommand.List.class})
 public final class SchedulesCommand {
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -116,46 +118,22 @@ public final class SchedulesCommand {
     }
 
     @Command(name = "get", mixinStandardHelpOptions = true, description = "Show one schedule.")
-    static final class Get implements Callable<Integer> {
-        @Mixin Connection conn;
-        @Parameters(paramLabel = "ID") String id;
-
-        @Override
-        public Integer call() {
-            return conn.call("GET", "/v1/schedules/" + enc(id), null);
-        }
+    int get(@Mixin Connection conn, @Parameters(paramLabel = "ID") String id) {
+        return conn.call("GET", "/v1/schedules/" + enc(id), null);
     }
 
     @Command(name = "pause", mixinStandardHelpOptions = true, description = "Pause a schedule.")
-    static final class Pause implements Callable<Integer> {
-        @Mixin Connection conn;
-        @Parameters(paramLabel = "ID") String id;
-
-        @Override
-        public Integer call() {
-            return conn.call("POST", "/v1/schedules/" + enc(id) + "/pause", null);
-        }
+    int pause(@Mixin Connection conn, @Parameters(paramLabel = "ID") String id) {
+        return conn.call("POST", "/v1/schedules/" + enc(id) + "/pause", null);
     }
 
     @Command(name = "resume", mixinStandardHelpOptions = true, description = "Resume a schedule (resets consecutive failures).")
-    static final class Resume implements Callable<Integer> {
-        @Mixin Connection conn;
-        @Parameters(paramLabel = "ID") String id;
-
-        @Override
-        public Integer call() {
-            return conn.call("POST", "/v1/schedules/" + enc(id) + "/resume", null);
-        }
+    int resume(@Mixin Connection conn, @Parameters(paramLabel = "ID") String id) {
+        return conn.call("POST", "/v1/schedules/" + enc(id) + "/resume", null);
     }
 
     @Command(name = "delete", mixinStandardHelpOptions = true, description = "Delete a schedule (cancels pending deliveries).")
-    static final class Delete implements Callable<Integer> {
-        @Mixin Connection conn;
-        @Parameters(paramLabel = "ID") String id;
-
-        @Override
-        public Integer call() {
-            return conn.call("DELETE", "/v1/schedules/" + enc(id), null);
-        }
+    int delete(@Mixin Connection conn, @Parameters(paramLabel = "ID") String id) {
+        return conn.call("DELETE", "/v1/schedules/" + enc(id), null);
     }
 }

@@ -120,6 +120,43 @@ class ServeEndToEndIT {
         await().atMost(Duration.ofSeconds(30)).until(() -> received.stream().anyMatch(h -> schedule.get("id").asText().equals(h.get("Idem-Schedule-Id"))));
     }
 
+    /** Runs {@code idem <args>} in this JVM against the node; returns the exit code, output and errors. */
+    record Cli(int code, String out, String err) {}
+
+    Cli idem(String... args) {
+        java.io.StringWriter out = new java.io.StringWriter();
+        java.io.StringWriter err = new java.io.StringWriter();
+        java.util.List<String> all = new java.util.ArrayList<>(List.of(args));
+        all.addAll(List.of("--url", "http://127.0.0.1:" + port, "--api-key", KEY));
+        int code = new picocli.CommandLine(new IdemCommand()).setOut(new java.io.PrintWriter(out)).setErr(new java.io.PrintWriter(err))
+                .execute(all.toArray(new String[0]));
+        return new Cli(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void theSchedulesCommandsGetPauseResumeAndDeleteOnTheRunningNode() throws Exception {
+        port = freePort();
+        node = startNode();
+        String endpoint = "http://127.0.0.1:" + receiver.getAddress().getPort() + "/hooks";
+        String id = JSON.readTree(post("/v1/schedules", "{\"endpoint\":\"" + endpoint + "\",\"cron\":\"0 3 * * *\"}").body()).get("id").asText();
+
+        Cli got = idem("schedules", "get", id);
+        assertThat(got.code()).as(got.err()).isZero();
+        assertThat(JSON.readTree(got.out()).get("status").asText()).isEqualTo("active");
+        Cli paused = idem("schedules", "pause", id);
+        assertThat(JSON.readTree(paused.out()).get("status").asText()).as(paused.err()).isEqualTo("paused");
+        Cli resumed = idem("schedules", "resume", id);
+        assertThat(JSON.readTree(resumed.out()).get("status").asText()).as(resumed.err()).isEqualTo("active");
+        Cli deleted = idem("schedules", "delete", id);
+        assertThat(JSON.readTree(deleted.out()).get("status").asText()).as(deleted.err()).isEqualTo("deleted");
+        Cli missing = idem("schedules", "get", "sch_missing");
+        assertThat(missing.code()).isEqualTo(1);
+        assertThat(JSON.readTree(missing.err()).get("error").get("type").asText()).isNotBlank();
+        Cli noId = idem("schedules", "pause");
+        assertThat(noId.code()).isEqualTo(2);
+        assertThat(noId.err()).contains("ID");
+    }
+
     static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
