@@ -199,4 +199,47 @@ class HttpSenderTest {
         assertThat(r.error()).startsWith("header 'X-Evil' cannot be sent");
         assertThat(connections.get()).isZero();
     }
+
+    @Test
+    void anHttpsReceiverWithAnUntrustedCertificateIsAFailedTlsHandshakeNotADelivery(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        // a self-signed certificate, made by the JDK's own keytool: no trust store here knows it
+        java.nio.file.Path store = dir.resolve("receiver.p12");
+        Process keytool = new ProcessBuilder(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+                "-genkeypair", "-alias", "receiver", "-keyalg", "RSA", "-keysize", "2048", "-validity", "2", "-dname", "CN=127.0.0.1",
+                "-ext", "SAN=ip:127.0.0.1", "-storetype", "PKCS12", "-keystore", store.toString(), "-storepass", "changeit")
+                .redirectErrorStream(true).start();
+        assertThat(keytool.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(keytool.exitValue()).as(new String(keytool.getInputStream().readAllBytes())).isZero();
+        java.security.KeyStore ks = java.security.KeyStore.getInstance("PKCS12");
+        try (var in = java.nio.file.Files.newInputStream(store)) {
+            ks.load(in, "changeit".toCharArray());
+        }
+        javax.net.ssl.KeyManagerFactory kmf = javax.net.ssl.KeyManagerFactory.getInstance(javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+        kmf.init(ks, "changeit".toCharArray());
+        javax.net.ssl.SSLContext tls = javax.net.ssl.SSLContext.getInstance("TLS");
+        tls.init(kmf.getKeyManagers(), null, null);
+        com.sun.net.httpserver.HttpsServer https = com.sun.net.httpserver.HttpsServer.create(
+                new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        https.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(tls));
+        AtomicInteger handled = new AtomicInteger();
+        https.createContext("/", ex -> {
+            handled.incrementAndGet();
+            ex.sendResponseHeaders(200, -1);
+            ex.close();
+        });
+        https.start();
+        try {
+            sender = new HttpSender(EndpointGuard.of(true), Clock.systemUTC(), 4);
+
+            AttemptResult r = sender.send(request("https://127.0.0.1:" + https.getAddress().getPort() + "/hook"), Duration.ofSeconds(10));
+
+            assertThat(r.succeeded()).isFalse();
+            assertThat(r.statusCode()).isNull();
+            assertThat(r.error()).startsWith("TLS handshake with 127.0.0.1:" + https.getAddress().getPort() + " failed");
+            assertThat(handled.get()).as("no request reached the receiver's handler").isZero();
+        } finally {
+            https.stop(0);
+        }
+    }
 }
