@@ -116,7 +116,7 @@ public final class HttpSender implements AutoCloseable {
         this.client = HttpClients.custom()
                 .setConnectionManager(connections)
                 .disableRedirectHandling()
-                .disableAutomaticRetries()
+                .setRetryStrategy(new StaleConnectionRetry())
                 .disableCookieManagement()
                 .disableAuthCaching()
                 .disableContentCompression()
@@ -243,6 +243,39 @@ public final class HttpSender implements AutoCloseable {
             if (c == '\r' || c == '\n' || c == 0 || c > 0xff) return "the value holds a line break or a character outside Latin-1";
         }
         return null;
+    }
+
+    /**
+     * Sends a request once more, at once, when the receiver closed the connection without a byte of response:
+     * what a kept-alive connection the receiver closed while it sat idle in the pool looks like (the check
+     * before reuse only runs after a second of idleness). The same attempt goes out again with the same headers;
+     * the request may have reached the receiver, which the idempotency key covers, as for any retry. Nothing
+     * else is retried here: the engine's retry policy decides.
+     */
+    private static final class StaleConnectionRetry implements org.apache.hc.client5.http.HttpRequestRetryStrategy {
+        @Override
+        public boolean retryRequest(org.apache.hc.core5.http.HttpRequest request, IOException exception, int execCount,
+                                    org.apache.hc.core5.http.protocol.HttpContext context) {
+            return execCount <= 1 && exception instanceof NoHttpResponseException;
+        }
+
+        @Override
+        public boolean retryRequest(org.apache.hc.core5.http.HttpResponse response, int execCount,
+                                    org.apache.hc.core5.http.protocol.HttpContext context) {
+            return false;
+        }
+
+        @Override
+        public TimeValue getRetryInterval(org.apache.hc.core5.http.HttpRequest request, IOException exception, int execCount,
+                                          org.apache.hc.core5.http.protocol.HttpContext context) {
+            return TimeValue.ZERO_MILLISECONDS;
+        }
+
+        @Override
+        public TimeValue getRetryInterval(org.apache.hc.core5.http.HttpResponse response, int execCount,
+                                          org.apache.hc.core5.http.protocol.HttpContext context) {
+            return TimeValue.ZERO_MILLISECONDS;
+        }
     }
 
     /**

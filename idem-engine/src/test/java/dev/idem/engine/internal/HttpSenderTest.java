@@ -242,4 +242,34 @@ class HttpSenderTest {
             https.stop(0);
         }
     }
+
+    @Test
+    void aKeptAliveConnectionTheReceiverClosedWhileIdleDoesNotFailTheNextAttempt() throws Exception {
+        // the receiver answers one request per connection and then closes it, without saying so (no Connection: close)
+        server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        AtomicInteger closed = new AtomicInteger();
+        Thread t = new Thread(() -> {
+            while (!server.isClosed()) {
+                try (Socket s = server.accept()) {
+                    connections.incrementAndGet();
+                    if (readRequest(s.getInputStream())) write(s.getOutputStream(), "HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n");
+                } catch (IOException e) {
+                    return;
+                }
+                closed.incrementAndGet();
+            }
+        });
+        t.setDaemon(true);
+        t.start();
+        String url = "http://127.0.0.1:" + server.getLocalPort() + "/hook";
+        sender = new HttpSender(EndpointGuard.of(true), Clock.systemUTC(), 4);
+
+        AttemptResult first = sender.send(request(url), Duration.ofSeconds(5));
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> closed.get() == 1);
+        AttemptResult second = sender.send(request(url), Duration.ofSeconds(5));
+
+        assertThat(first.error()).isNull();
+        assertThat(second.error()).as("sent on the pooled connection the receiver had closed").isNull();
+        assertThat(connections.get()).isEqualTo(2);
+    }
 }
