@@ -39,7 +39,9 @@ public interface DeliveryRepository {
     boolean hasPending(String scheduleId);
 
     /** The earliest {@code scheduledFor} among the schedule's pending deliveries. */
-    Optional<Instant> earliestPending(String scheduleId);
+    default Optional<Instant> earliestPending(String scheduleId) {
+        return Optional.ofNullable(earliestPending(java.util.List.of(scheduleId)).get(scheduleId));
+    }
 
     /**
      * {@link #earliestPending(String)} for many schedules in one query (a page of a list); schedules with no

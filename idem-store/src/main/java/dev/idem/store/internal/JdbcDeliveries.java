@@ -79,12 +79,6 @@ final class JdbcDeliveries implements DeliveryRepository {
     }
 
     @Override
-    public Optional<Instant> earliestPending(String scheduleId) {
-        return sql.one("SELECT MIN(scheduled_for) AS m FROM deliveries WHERE schedule_id = ? AND " + PENDING,
-                rs -> Sql.instant(rs, "m"), scheduleId);
-    }
-
-    @Override
     public java.util.Map<String, Instant> earliestPending(java.util.Collection<String> scheduleIds) {
         java.util.Map<String, Instant> out = new java.util.HashMap<>();
         for (List<String> chunk : JdbcDeliveryQueue.chunks(List.copyOf(new java.util.LinkedHashSet<>(scheduleIds)))) {
