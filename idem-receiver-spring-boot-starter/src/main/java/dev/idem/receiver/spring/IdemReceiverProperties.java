@@ -6,7 +6,11 @@ import java.util.ArrayList;
 import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
-/** {@code idem.receiver.*}: how webhooks are verified, deduplicated and remembered. */
+/**
+ * {@code idem.receiver.*}: how webhooks are verified, deduplicated and remembered. The Javadoc of each field is
+ * the property's description in {@code META-INF/spring-configuration-metadata.json}, which
+ * spring-boot-configuration-processor writes at build time (IDE completion and help).
+ */
 @ConfigurationProperties("idem.receiver")
 public class IdemReceiverProperties {
     /** Whether the receiver is configured at all. */
@@ -26,7 +30,7 @@ public class IdemReceiverProperties {
     /** Keep each first response body and answer duplicates with it. */
     private boolean storeResponses = false;
     /** Larger request bodies get 413. */
-    private int maxBodyBytes = 1 << 20;
+    private int maxBodyBytes = 1_048_576;
     /** Run handlers inside the claiming transaction; default: yes over a JDBC inbox. */
     private Boolean transactional;
     /** How long processed keys are remembered. */
@@ -35,6 +39,7 @@ public class IdemReceiverProperties {
     private Duration senderRetryHorizon = Duration.ofHours(24);
     /** How often the pruner runs; 0 turns it off. */
     private Duration pruneInterval = Duration.ofMinutes(10);
+    /** Where processed keys are remembered. */
     private final Inbox inbox = new Inbox();
 
     /** {@code idem.receiver.inbox.*}. */
