@@ -1,10 +1,13 @@
 package dev.idem.cli;
 
+import dev.idem.core.Durations;
 import dev.idem.server.IdemServer;
 import dev.idem.server.ServerConfig;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -37,10 +40,19 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--node-id", defaultValue = "${env:IDEM_NODE_ID}", description = "This node's name in leases (env IDEM_NODE_ID, default host name + pid).")
     String nodeId;
 
+    @Option(names = "--retention", defaultValue = "${env:IDEM_RETENTION:-30d}", converter = RetentionConverter.class,
+            description = "How long finished deliveries and their attempts are kept, e.g. 30d, 72h; at least 1h (env IDEM_RETENTION, default ${DEFAULT-VALUE}).")
+    Duration retention;
+
+    @Option(names = "--log-format", defaultValue = "${env:IDEM_LOG_FORMAT:-text}",
+            description = "text, or json: one JSON object per log line with delivery_id, schedule_id and node_id as fields (env IDEM_LOG_FORMAT, default ${DEFAULT-VALUE}).")
+    LogFormat logFormat;
+
     @Override
     public Integer call() throws InterruptedException {
         ServerConfig config = new ServerConfig(host, port, dataDir, blankToNull(databaseUrl), System.getenv("IDEM_DATABASE_USER"),
-                System.getenv("IDEM_DATABASE_PASSWORD"), blankToNull(bootstrapKey), allowPrivateEndpoints, blankToNull(nodeId), rateLimit);
+                System.getenv("IDEM_DATABASE_PASSWORD"), blankToNull(bootstrapKey), allowPrivateEndpoints, blankToNull(nodeId), rateLimit, retention);
+        logFormat.apply(config.nodeId());
         IdemServer server = IdemServer.start(config);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -51,6 +63,18 @@ public final class ServeCommand implements Callable<Integer> {
         System.out.flush();
         stopped.await();
         return 0;
+    }
+
+    /** {@code 30d}, {@code 72h}, {@code PT24H}…; a bad or too short value is a usage error (exit 2) before anything starts. */
+    static final class RetentionConverter implements CommandLine.ITypeConverter<Duration> {
+        @Override
+        public Duration convert(String value) {
+            try {
+                return ServerConfig.checkRetention(Durations.parse(value));
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
     }
 
     static String blankToNull(String s) {

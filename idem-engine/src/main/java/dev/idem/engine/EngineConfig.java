@@ -37,6 +37,8 @@ public record EngineConfig(
 
     /** The SPEC's ceiling on a per-attempt timeout. */
     public static final Duration SPEC_MAX_TIMEOUT = Duration.ofSeconds(60);
+    /** The shortest retention: a delivery stays readable (and replayable) at least this long after it finished. */
+    public static final Duration MIN_RETENTION = Duration.ofHours(1);
 
     public EngineConfig {
         Objects.requireNonNull(nodeId, "nodeId");
@@ -59,7 +61,7 @@ public record EngineConfig(
                     + pollInterval + ") so occurrences are written before they are due");
         positive("reaperInterval", reaperInterval);
         positive("retention", retention);
-        if (retention.compareTo(Duration.ofHours(1)) < 0) throw new IllegalArgumentException("retention must be at least 1h, got " + retention);
+        if (retention.compareTo(MIN_RETENTION) < 0) throw new IllegalArgumentException("retention must be at least 1h, got " + retention);
         Objects.requireNonNull(shutdownGrace, "shutdownGrace");
         if (shutdownGrace.isNegative()) throw new IllegalArgumentException("shutdownGrace must not be negative, got " + shutdownGrace);
     }

@@ -63,7 +63,8 @@ public final class IdemServer implements AutoCloseable {
             PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             new JvmMemoryMetrics().bindTo(metrics);
             new JvmThreadMetrics().bindTo(metrics);
-            EngineConfig ec = engineConfig.withNodeId(config.nodeId()).withAllowPrivateEndpoints(config.allowPrivateEndpoints());
+            EngineConfig ec = engineConfig.withNodeId(config.nodeId()).withAllowPrivateEndpoints(config.allowPrivateEndpoints())
+                    .withRetention(config.retention());
             Engine engine = new Engine(store, ec, clock, random, metrics);
             EndpointGuard guard = EndpointGuard.of(config.allowPrivateEndpoints());
             ScheduleParser parser = new ScheduleParser(uri -> guard.refusal(uri.toString()));

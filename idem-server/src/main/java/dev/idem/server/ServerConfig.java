@@ -1,6 +1,9 @@
 package dev.idem.server;
 
+import dev.idem.core.Durations;
+import dev.idem.engine.EngineConfig;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -10,17 +13,27 @@ import java.util.Objects;
  * @param bootstrapKey the test-mode API key to create on first start, or null to generate one
  * @param nodeId this node's name in leases; null means host name + pid
  * @param rateLimitPerSecond requests per second allowed per API key on this node (bursts of twice that); 0 turns it off
+ * @param retention how long finished deliveries (succeeded, dead, cancelled) and their attempts are kept; at least
+ *     {@link EngineConfig#MIN_RETENTION}
  */
 public record ServerConfig(String host, int port, Path dataDir, String databaseUrl, String databaseUser,
                            String databasePassword, String bootstrapKey, boolean allowPrivateEndpoints, String nodeId,
-                           int rateLimitPerSecond) {
+                           int rateLimitPerSecond, Duration retention) {
     public static final int DEFAULT_PORT = 8080;
     public static final int DEFAULT_RATE_LIMIT = 100;
+    public static final Duration DEFAULT_RETENTION = Duration.ofDays(30);
 
     /** With the default rate limit. */
     public ServerConfig(String host, int port, Path dataDir, String databaseUrl, String databaseUser, String databasePassword,
                         String bootstrapKey, boolean allowPrivateEndpoints, String nodeId) {
         this(host, port, dataDir, databaseUrl, databaseUser, databasePassword, bootstrapKey, allowPrivateEndpoints, nodeId, DEFAULT_RATE_LIMIT);
+    }
+
+    /** With the default retention. */
+    public ServerConfig(String host, int port, Path dataDir, String databaseUrl, String databaseUser, String databasePassword,
+                        String bootstrapKey, boolean allowPrivateEndpoints, String nodeId, int rateLimitPerSecond) {
+        this(host, port, dataDir, databaseUrl, databaseUser, databasePassword, bootstrapKey, allowPrivateEndpoints, nodeId, rateLimitPerSecond,
+                DEFAULT_RETENTION);
     }
 
     public ServerConfig {
@@ -33,6 +46,19 @@ public record ServerConfig(String host, int port, Path dataDir, String databaseU
         if (nodeId == null || nodeId.isBlank()) nodeId = defaultNodeId();
         if (rateLimitPerSecond < 0 || rateLimitPerSecond > 1_000_000)
             throw new IllegalArgumentException("--rate-limit must be between 0 (off) and 1000000 requests per second, got " + rateLimitPerSecond);
+        checkRetention(retention);
+    }
+
+    /**
+     * @return {@code retention} when it is at least {@link EngineConfig#MIN_RETENTION}
+     * @throws IllegalArgumentException saying the bound and why, otherwise
+     */
+    public static Duration checkRetention(Duration retention) {
+        Objects.requireNonNull(retention, "retention");
+        if (retention.compareTo(EngineConfig.MIN_RETENTION) < 0)
+            throw new IllegalArgumentException("retention must be at least " + Durations.format(EngineConfig.MIN_RETENTION)
+                    + " (finished deliveries stay readable and replayable that long), got " + Durations.format(retention));
+        return retention;
     }
 
     /** Defaults: 127.0.0.1:8080, {@code ./idem-data}, embedded SQLite. */
@@ -55,6 +81,7 @@ public record ServerConfig(String host, int port, Path dataDir, String databaseU
         String db = databaseUrl == null ? "sqlite in " + dataDir.toAbsolutePath() : databaseUrl.replaceAll("password=[^&]*", "password=***");
         return "node " + nodeId + " on http://" + host + ":" + port + ", store " + db
                 + (allowPrivateEndpoints ? ", private endpoints ALLOWED" : "")
-                + (rateLimitPerSecond == 0 ? ", no rate limit" : ", rate limit " + rateLimitPerSecond + "/s per key");
+                + (rateLimitPerSecond == 0 ? ", no rate limit" : ", rate limit " + rateLimitPerSecond + "/s per key")
+                + ", finished deliveries kept " + Durations.format(retention);
     }
 }

@@ -1,16 +1,21 @@
 package dev.idem.engine.internal;
 
 import dev.idem.core.Delivery;
+import dev.idem.core.DeliveryStatus;
 import dev.idem.core.Schedule;
 import dev.idem.core.SigningSecrets;
 import dev.idem.core.store.DeliveryQueue.Claim;
+import dev.idem.core.store.DeliveryQueue.Outcome;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** One attempt of a claimed delivery: sign, send, decide, hand the outcome to the recorder. */
 public final class DeliveryAttempt implements Dispatcher.AttemptRunner {
+    private static final Logger log = LoggerFactory.getLogger(DeliveryAttempt.class);
     private final SecretCache secrets;
     private final RequestBuilder builder;
     private final HttpSender sender;
@@ -47,7 +52,22 @@ public final class DeliveryAttempt implements Dispatcher.AttemptRunner {
             result = sender.send(request, timeout);
         }
         metrics.attempt(EngineMetrics.resultOf(result), result.durationMs());
-        recorder.submit(decider.decide(d, s, attempt, result), recorded);
+        Outcome outcome = decider.decide(d, s, attempt, result);
+        logOutcome(d, outcome);
+        recorder.submit(outcome, recorded);
         return true;
+    }
+
+    /**
+     * A dead delivery is an operator's business (a lost webhook until replayed), so it is a warning; every other
+     * outcome only at debug level. Called where {@link LogIds} are set, so JSON lines carry the ids as fields.
+     */
+    static void logOutcome(Delivery d, Outcome outcome) {
+        if (outcome.newStatus() == DeliveryStatus.DEAD)
+            log.warn("delivery {} of schedule {} is dead after attempt {}: {}; replay it once the endpoint is fixed",
+                    d.id(), d.scheduleId(), outcome.attempt().number(), outcome.lastError());
+        else if (log.isDebugEnabled())
+            log.debug("delivery {} attempt {}: {}, now {}", d.id(), outcome.attempt().number(),
+                    outcome.lastError() == null ? "HTTP " + outcome.attempt().statusCode() : outcome.lastError(), outcome.newStatus().wireName());
     }
 }

@@ -266,6 +266,7 @@ public final class Dispatcher {
 
     private void attempt(Claim claim, long claimedAt, Runnable sent, Runnable recorded) {
         boolean handedOver = false;
+        LogIds.set(claim.delivery());
         try {
             if (sendersStopping) return;
             holdUntilDue(claim.delivery());
@@ -282,6 +283,7 @@ public final class Dispatcher {
         } catch (RuntimeException | Error e) {
             log.error("attempt of delivery {} failed inside the engine; its lease will expire and it will be sent again", claim.delivery().id(), e);
         } finally {
+            LogIds.clear();
             // the sender thread is free: claim more while the recorder writes this outcome
             sent.run();
             if (!handedOver) recorded.run();

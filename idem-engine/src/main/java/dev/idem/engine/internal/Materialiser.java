@@ -54,7 +54,9 @@ public final class Materialiser {
                     Optional<Delivery> d = store.inTransaction(tx -> Materialisation.step(tx, s, until, ids, now));
                     if (d.isPresent()) n++;
                 } catch (RuntimeException e) {
-                    log.warn("materialising schedule {} occurrence {} failed; retried on the next run: {}", s.id(), s.nextFireAt(), e.toString());
+                    try (var ids = LogIds.schedule(s.id())) {
+                        log.warn("materialising schedule {} occurrence {} failed; retried on the next run: {}", s.id(), s.nextFireAt(), e.toString());
+                    }
                 }
             }
             return n;

@@ -121,8 +121,10 @@ public final class Recorder implements Runnable {
             if (applied.contains(p.outcome.deliveryId())) metrics.outcome(p.outcome.newStatus());
             else {
                 metrics.stale();
-                log.info("outcome of delivery {} attempt {} dropped: node {} no longer holds its lease (another node reclaimed it)",
-                        p.outcome.deliveryId(), p.outcome.attempt().number(), owner);
+                try (var ids = LogIds.delivery(p.outcome.deliveryId())) {
+                    log.info("outcome of delivery {} attempt {} dropped: node {} no longer holds its lease (another node reclaimed it)",
+                            p.outcome.deliveryId(), p.outcome.attempt().number(), owner);
+                }
             }
             p.done.run();
         }
@@ -133,8 +135,10 @@ public final class Recorder implements Runnable {
             try {
                 write(List.of(p));
             } catch (RuntimeException e) {
-                log.error("the store refuses the outcome of delivery {} attempt {}; it is dropped, and the delivery goes out "
-                        + "again once its lease expires: {}", p.outcome.deliveryId(), p.outcome.attempt().number(), e.toString());
+                try (var ids = LogIds.delivery(p.outcome.deliveryId())) {
+                    log.error("the store refuses the outcome of delivery {} attempt {}; it is dropped, and the delivery goes out "
+                            + "again once its lease expires: {}", p.outcome.deliveryId(), p.outcome.attempt().number(), e.toString());
+                }
                 p.done.run();
             }
         }
