@@ -1,0 +1,41 @@
+package dev.idem.client;
+
+import com.fasterxml.jackson.databind.JavaType;
+import dev.idem.client.internal.ApiCall;
+import dev.idem.client.internal.Json;
+import dev.idem.client.internal.Query;
+import dev.idem.client.model.Delivery;
+import dev.idem.client.model.ListParams;
+
+/** {@code /v1/deliveries}: list (status {@code dead} is the dead-letter queue), read with attempts, replay. */
+public final class Deliveries {
+    private static final JavaType DELIVERY = Json.MAPPER.constructType(Delivery.class);
+    private final IdemClient client;
+
+    Deliveries(IdemClient client) {
+        this.client = client;
+    }
+
+    /** {@code GET /v1/deliveries?schedule_id=&status=}, newest first. */
+    public Page<Delivery> list(ListParams params) {
+        return client.list("/v1/deliveries", params, Delivery.class, Delivery::id);
+    }
+
+    /** {@code GET /v1/deliveries/{id}} with every attempt. */
+    public Delivery get(String id) {
+        return client.send(ApiCall.<Delivery>get(path(id), DELIVERY), RequestOptions.none()).value();
+    }
+
+    /** {@code POST /v1/deliveries/{id}/replay}: a dead or succeeded delivery gets one more attempt now, same key. */
+    public Delivery replay(String id) {
+        return replay(id, RequestOptions.none());
+    }
+
+    public Delivery replay(String id, RequestOptions options) {
+        return client.send(ApiCall.<Delivery>mutate("POST", path(id) + "/replay", null, DELIVERY), options).value();
+    }
+
+    private static String path(String id) {
+        return "/v1/deliveries/" + Query.segment(id);
+    }
+}

@@ -1,0 +1,130 @@
+package dev.idem.client;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.idem.client.internal.ApiCall;
+import dev.idem.client.internal.Json;
+import dev.idem.client.internal.ListBody;
+import dev.idem.client.internal.Transport;
+import dev.idem.client.model.Health;
+import dev.idem.client.model.ListParams;
+import dev.idem.client.model.Occurrence;
+import dev.idem.client.model.PreviewRequest;
+import dev.idem.client.model.SigningSecret;
+import dev.idem.client.model.Stats;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * The Java client of Idem's HTTP API (SPEC sections 2 and 7). Thread-safe; make one per base URL and key and share it.
+ *
+ * <pre>{@code
+ * IdemClient idem = IdemClient.create(IdemClientConfig.builder("http://127.0.0.1:8080").apiKey("sk_test_…").build());
+ * Schedule s = idem.schedules().create(ScheduleCreate.builder("https://api.example.com/hooks").delay("24h").build());
+ * for (Delivery d : idem.deliveries().list(ListParams.builder().status("dead").build()).autoPaging()) idem.deliveries().replay(d.id());
+ * }</pre>
+ *
+ * <p>Every mutating call carries an {@code Idempotency-Key} (a fresh one per call unless {@link RequestOptions} gives
+ * one), and the call's retries reuse it, so a retry after a lost answer gets the first answer replayed and nothing
+ * happens twice. Failures are {@link IdemException}s.
+ */
+public final class IdemClient {
+    private static final Set<String> METHODS = Set.of("GET", "POST", "PATCH", "DELETE", "PUT");
+    private final Transport transport;
+    private final Schedules schedules = new Schedules(this);
+    private final Deliveries deliveries = new Deliveries(this);
+
+    private IdemClient(IdemClientConfig config) {
+        this.transport = new Transport(config);
+    }
+
+    public static IdemClient create(IdemClientConfig config) {
+        return new IdemClient(java.util.Objects.requireNonNull(config, "config"));
+    }
+
+    public IdemClientConfig config() {
+        return transport.config();
+    }
+
+    public Schedules schedules() {
+        return schedules;
+    }
+
+    public Deliveries deliveries() {
+        return deliveries;
+    }
+
+    /** {@code GET /v1/signing-secret}: the secret deliveries of this project and mode are signed with. */
+    public SigningSecret signingSecret() {
+        return send(ApiCall.<SigningSecret>get("/v1/signing-secret", type(SigningSecret.class)), RequestOptions.none()).value();
+    }
+
+    /** {@code POST /v1/signing-secret/rotate}: a new secret; for 24 h deliveries carry signatures by both. */
+    public SigningSecret rotateSigningSecret(RequestOptions options) {
+        return send(ApiCall.<SigningSecret>mutate("POST", "/v1/signing-secret/rotate", null, type(SigningSecret.class)), options).value();
+    }
+
+    /** {@code GET /v1/recurrence/preview}: the first occurrences of a rule (no API key needed). */
+    public List<Occurrence> previewRecurrence(PreviewRequest request) {
+        record Preview(List<Occurrence> occurrences) {}
+        return send(ApiCall.<Preview>get("/v1/recurrence/preview" + request.query(), type(Preview.class)), RequestOptions.none())
+                .value().occurrences();
+    }
+
+    /** {@code GET /v1/stats}: live counters of the key's project and mode. */
+    public Stats stats() {
+        return send(ApiCall.<Stats>get("/v1/stats", type(Stats.class)), RequestOptions.none()).value();
+    }
+
+    /** {@code GET /healthz}: the process is up. */
+    public Health health() {
+        return probe("/healthz");
+    }
+
+    /** {@code GET /readyz}: the node can reach its store; a node that cannot answers 503, returned here (not thrown, not retried). */
+    public Health readiness() {
+        return probe("/readyz");
+    }
+
+    private Health probe(String path) {
+        IdemResponse<JsonNode> r = send(new ApiCall<>("GET", path, null, type(JsonNode.class), false, true), RequestOptions.none());
+        JsonNode store = r.value().get("store");
+        return new Health(r.value().path("status").asText(null), store == null || store.isNull() ? null : store.asText(), r.status());
+    }
+
+    /**
+     * Any endpoint, for those this version has no typed call for yet, with the same keys, retries and errors as the
+     * typed calls. A {@code POST}, {@code PATCH}, {@code PUT} or {@code DELETE} carries an {@code Idempotency-Key}.
+     *
+     * @param pathAndQuery under the base URL, encoded, e.g. {@code /v1/settings}
+     * @param body a {@link JsonNode}, JSON text as a {@code String}, any value Jackson can write, or null
+     * @param type the response's type ({@code JsonNode.class} for the raw tree)
+     */
+    public <T> IdemResponse<T> request(String method, String pathAndQuery, Object body, Class<T> type, RequestOptions options) {
+        if (!METHODS.contains(method)) throw new IllegalArgumentException("method must be one of " + METHODS + ", got " + method);
+        if (!pathAndQuery.startsWith("/")) throw new IllegalArgumentException("path must start with /, got " + pathAndQuery);
+        byte[] bytes;
+        try {
+            bytes = body == null ? null : body instanceof String s ? s.getBytes(java.nio.charset.StandardCharsets.UTF_8) : Json.MAPPER.writeValueAsBytes(body);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("the body cannot be written as JSON: " + e.getOriginalMessage(), e);
+        }
+        return send(new ApiCall<>(method, pathAndQuery, bytes, type(type), !method.equals("GET"), false), options);
+    }
+
+    <T> IdemResponse<T> send(ApiCall<T> call, RequestOptions options) {
+        return transport.execute(call, options);
+    }
+
+    <T> Page<T> list(String path, ListParams params, Class<T> item, Function<T, String> idOf) {
+        JavaType type = Json.MAPPER.getTypeFactory().constructParametricType(ListBody.class, item);
+        ListBody<T> body = send(ApiCall.<ListBody<T>>get(path + params.query(), type), RequestOptions.none()).value();
+        return new Page<>(body.data(), body.hasMore(), params, next -> list(path, next, item, idOf), idOf);
+    }
+
+    private static JavaType type(Class<?> c) {
+        return Json.MAPPER.constructType(c);
+    }
+}
