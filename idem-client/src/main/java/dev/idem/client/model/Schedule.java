@@ -54,6 +54,16 @@ public record Schedule(
         Instant createdAt,
         Instant updatedAt) {
 
+    public Schedule {
+        payload = absentIfNull(payload);
+        metadata = absentIfNull(metadata);
+    }
+
+    /** The API's {@code null} reads as Java null, as for every other field. */
+    private static JsonNode absentIfNull(JsonNode n) {
+        return n == null || n.isNull() ? null : n;
+    }
+
     /** Whether nothing remains to attempt. */
     public boolean isCompleted() {
         return "completed".equals(status);
