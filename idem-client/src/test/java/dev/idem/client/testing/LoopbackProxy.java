@@ -33,6 +33,7 @@ public final class LoopbackProxy implements AutoCloseable {
     private final AtomicInteger dropsPending = new AtomicInteger();
     private final AtomicInteger answersDropped = new AtomicInteger();
     private final AtomicInteger answersForwarded = new AtomicInteger();
+    private final AtomicInteger refused = new AtomicInteger();
     private volatile CountDownLatch gate = new CountDownLatch(0);
     private final List<Request> requests = new CopyOnWriteArrayList<>();
     private final List<Socket> open = new CopyOnWriteArrayList<>();
@@ -83,6 +84,11 @@ public final class LoopbackProxy implements AutoCloseable {
         return answersForwarded.get();
     }
 
+    /** Callers whose connection was closed at once because the server could not be reached. */
+    public int connectionsRefused() {
+        return refused.get();
+    }
+
     public List<Request> requests() {
         synchronized (requests) {
             return List.copyOf(requests);
@@ -112,7 +118,8 @@ public final class LoopbackProxy implements AutoCloseable {
         Socket upstream;
         try {
             upstream = new Socket(InetAddress.getLoopbackAddress(), upstreamPort);
-        } catch (IOException refused) {
+        } catch (IOException down) {
+            refused.incrementAndGet();
             closeQuietly(caller);
             return;
         }
