@@ -22,6 +22,8 @@ import java.util.regex.Pattern;
  *       committed), then close the connection without passing a byte of the answer on: "the node died between the
  *       request and its answer", as the caller sees it;</li>
  *   <li>{@link #holdRequests()} / {@link #releaseRequests()}: accept connections but pass no request byte on until released;</li>
+ *   <li>{@link #holdAnswers()} / {@link #releaseAnswers()}: pass requests on, but keep the server's answers until released
+ *       (the caller can be killed in between: the server committed, the caller never heard);</li>
  *   <li>{@link #upstream(int)}: point at another port (a restarted node); a closed upstream refuses the caller.</li>
  * </ul>
  * It records every request line and {@code Idempotency-Key} it forwards, read from the bytes on the wire.
@@ -35,6 +37,8 @@ public final class LoopbackProxy implements AutoCloseable {
     private final AtomicInteger answersForwarded = new AtomicInteger();
     private final AtomicInteger refused = new AtomicInteger();
     private volatile CountDownLatch gate = new CountDownLatch(0);
+    private volatile CountDownLatch answerGate = new CountDownLatch(0);
+    private final AtomicInteger answersArrived = new AtomicInteger();
     private final List<Request> requests = new CopyOnWriteArrayList<>();
     private final List<Socket> open = new CopyOnWriteArrayList<>();
     private final Thread acceptor;
@@ -73,6 +77,19 @@ public final class LoopbackProxy implements AutoCloseable {
 
     public void releaseRequests() {
         gate.countDown();
+    }
+
+    public void holdAnswers() {
+        answerGate = new CountDownLatch(1);
+    }
+
+    public void releaseAnswers() {
+        answerGate.countDown();
+    }
+
+    /** Reads from the server, forwarded, held or dropped. */
+    public int answersArrived() {
+        return answersArrived.get();
     }
 
     public int answersDropped() {
@@ -155,6 +172,8 @@ public final class LoopbackProxy implements AutoCloseable {
         try (InputStream in = upstream.getInputStream(); OutputStream out = caller.getOutputStream()) {
             int n;
             while ((n = in.read(buf)) > 0) {
+                answersArrived.incrementAndGet();
+                answerGate.await();
                 if (dropsPending.getAndUpdate(d -> Math.max(0, d - 1)) > 0) {
                     answersDropped.incrementAndGet();
                     return;
@@ -163,7 +182,7 @@ public final class LoopbackProxy implements AutoCloseable {
                 out.flush();
                 answersForwarded.incrementAndGet();
             }
-        } catch (IOException e) {
+        } catch (IOException | InterruptedException e) {
             // closed
         } finally {
             closeQuietly(caller);
@@ -206,6 +225,7 @@ public final class LoopbackProxy implements AutoCloseable {
     public void close() throws IOException {
         server.close();
         gate.countDown();
+        answerGate.countDown();
         for (Socket s : new ArrayList<>(open)) closeQuietly(s);
     }
 }

@@ -1,0 +1,11 @@
+package dev.idem.client.outbox;
+
+import dev.idem.client.testing.AppDatabase;
+import java.nio.file.Path;
+
+class PostgresOutboxTest extends OutboxContract {
+    @Override
+    AppDatabase database(Path dir) {
+        return AppDatabase.postgres();
+    }
+}

@@ -1,0 +1,33 @@
+package dev.idem.client.testing;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idem.client.IdemClient;
+import dev.idem.client.IdemClientConfig;
+import dev.idem.client.outbox.IdemOutbox;
+import dev.idem.client.outbox.OutboxRelay;
+import java.time.Duration;
+
+/**
+ * An outbox relay in its own JVM, for tests that kill it with a signal. Arguments: JDBC URL, table, Idem URL, API key.
+ * It prints {@code RELAYING} once started, then runs until killed.
+ */
+public final class RelayChild {
+    private RelayChild() {}
+
+    public static void main(String[] args) throws Exception {
+        HikariConfig cfg = new HikariConfig();
+        cfg.setJdbcUrl(args[0]);
+        cfg.setMaximumPoolSize(2);
+        HikariDataSource ds = new HikariDataSource(cfg);
+        IdemClient client = IdemClient.create(IdemClientConfig.builder(args[2]).apiKey(args[3]).maxAttempts(1).requestTimeout(Duration.ofSeconds(30)).build());
+        OutboxRelay relay = OutboxRelay.builder(IdemOutbox.builder().table(args[1]).build(), ds, client).lease(LEASE).relayId("child")
+                .pollInterval(Duration.ofMillis(100)).build().start();
+        System.out.println("RELAYING " + relay.lease());
+        System.out.flush();
+        Thread.sleep(Long.MAX_VALUE);
+    }
+
+    /** The child's lease: longer than its client's worst case (5 s connect + 30 s request). */
+    public static final Duration LEASE = Duration.ofSeconds(60);
+}
