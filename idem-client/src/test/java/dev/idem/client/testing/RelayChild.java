@@ -9,7 +9,8 @@ import dev.idem.client.outbox.OutboxRelay;
 import java.time.Duration;
 
 /**
- * An outbox relay in its own JVM, for tests that kill it with a signal. Arguments: JDBC URL, table, Idem URL, API key.
+ * An outbox relay in its own JVM, for tests that kill it with a signal. Arguments: JDBC URL, table, Idem URL, API key,
+ * and optionally the batch size (default 50).
  * It prints {@code RELAYING} once started, then runs until killed.
  */
 public final class RelayChild {
@@ -22,7 +23,7 @@ public final class RelayChild {
         HikariDataSource ds = new HikariDataSource(cfg);
         IdemClient client = IdemClient.create(IdemClientConfig.builder(args[2]).apiKey(args[3]).maxAttempts(1).requestTimeout(Duration.ofSeconds(30)).build());
         OutboxRelay relay = OutboxRelay.builder(IdemOutbox.builder().table(args[1]).build(), ds, client).lease(LEASE).relayId("child")
-                .pollInterval(Duration.ofMillis(100)).build().start();
+                .pollInterval(Duration.ofMillis(100)).batchSize(args.length > 4 ? Integer.parseInt(args[4]) : 50).build().start();
         System.out.println("RELAYING " + relay.lease());
         System.out.flush();
         Thread.sleep(Long.MAX_VALUE);
