@@ -18,10 +18,6 @@ import dev.idem.client.testing.AppDatabase;
 import dev.idem.client.testing.LoopbackProxy;
 import dev.idem.client.testing.RelayChild;
 import dev.idem.examples.servlet.ServletReceiver;
-import java.io.BufferedReader;
-import java.io.File;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -95,7 +91,7 @@ class OutboxToReceiverExactlyOnceIT {
                 // hop 1: a relay process dies after Idem committed its first row, before marking it
                 toIdem.holdAnswers();
                 int arrived = toIdem.answersArrived();
-                Process child = startRelayChild(producer.url(), toIdem.url());
+                Process child = RelayChild.start(producer.url(), "idem_outbox", toIdem.url(), IdemProcess.API_KEY, 1);
                 try {
                     await().atMost(Duration.ofSeconds(90)).until(() -> toIdem.answersArrived() > arrived);
                 } finally {
@@ -199,27 +195,4 @@ class OutboxToReceiverExactlyOnceIT {
         return perOrder;
     }
 
-    private static Process startRelayChild(String jdbcUrl, String idemUrl) throws Exception {
-        List<String> cmd = List.of(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
-                "-cp", System.getProperty("java.class.path"), "-XX:TieredStopAtLevel=1",
-                RelayChild.class.getName(), jdbcUrl, "idem_outbox", idemUrl, IdemProcess.API_KEY, "1");
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-        StringBuilder seen = new StringBuilder();
-        String line;
-        while ((line = out.readLine()) != null && !line.startsWith("RELAYING")) seen.append(line).append('\n');
-        assertThat(line).as("child output:\n%s", seen).startsWith("RELAYING");
-        Thread drain = new Thread(() -> {
-            try {
-                while (out.readLine() != null) {
-                    // keep the pipe from filling
-                }
-            } catch (java.io.IOException ignored) {
-                // the child died
-            }
-        });
-        drain.setDaemon(true);
-        drain.start();
-        return p;
-    }
 }

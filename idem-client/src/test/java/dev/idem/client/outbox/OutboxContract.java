@@ -13,11 +13,7 @@ import dev.idem.client.testing.LoopbackProxy;
 import dev.idem.client.testing.RelayChild;
 import dev.idem.client.testing.TestNode;
 import dev.idem.store.testing.MutableClock;
-import java.io.BufferedReader;
-import java.io.File;
-import java.io.InputStreamReader;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -177,7 +173,7 @@ abstract class OutboxContract {
         // Idem gets the child's request and commits; its answer is held until the child is dead
         proxy.holdAnswers();
         int answersBefore = proxy.answersArrived();
-        Process child = startRelayChild();
+        Process child = RelayChild.start(db.url(), table, proxy.url(), TestNode.API_KEY, 50);
         try {
             await().atMost(Duration.ofSeconds(60)).until(() -> proxy.answersArrived() > answersBefore);
             assertThat(schedulesFor(order)).as("Idem created it").hasSize(1);
@@ -203,29 +199,6 @@ abstract class OutboxContract {
         assertThat(sent.attempts()).isEqualTo(2);
     }
 
-    private Process startRelayChild() throws Exception {
-        List<String> cmd = List.of(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
-                "-cp", System.getProperty("java.class.path"), "-Xshare:auto", "-XX:TieredStopAtLevel=1",
-                RelayChild.class.getName(), db.url(), table, proxy.url(), TestNode.API_KEY);
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-        StringBuilder seen = new StringBuilder();
-        String line;
-        while ((line = out.readLine()) != null && !line.startsWith("RELAYING")) seen.append(line).append('\n');
-        assertThat(line).as("child output:\n%s", seen).startsWith("RELAYING");
-        Thread drain = new Thread(() -> {
-            try {
-                while (out.readLine() != null) {
-                    // keep the pipe from filling
-                }
-            } catch (java.io.IOException ignored) {
-                // the child died
-            }
-        });
-        drain.setDaemon(true);
-        drain.start();
-        return p;
-    }
 
     @Test
     void twoRelaysOnOneTableSendEachRowOnce() throws Exception {

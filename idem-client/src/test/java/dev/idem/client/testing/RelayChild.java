@@ -31,4 +31,32 @@ public final class RelayChild {
 
     /** The child's lease: longer than its client's worst case (5 s connect + 30 s request). */
     public static final Duration LEASE = Duration.ofSeconds(60);
+
+    /** Starts a child relay with this JVM's class path and returns once it relays; its output is drained in the background. */
+    public static Process start(String jdbcUrl, String table, String idemUrl, String apiKey, int batchSize) throws java.io.IOException {
+        java.util.List<String> cmd = java.util.List.of(System.getProperty("java.home") + java.io.File.separator + "bin" + java.io.File.separator + "java",
+                "-cp", System.getProperty("java.class.path"), "-Xshare:auto", "-XX:TieredStopAtLevel=1",
+                RelayChild.class.getName(), jdbcUrl, table, idemUrl, apiKey, Integer.toString(batchSize));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        java.io.BufferedReader out = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(), java.nio.charset.StandardCharsets.UTF_8));
+        StringBuilder seen = new StringBuilder();
+        String line;
+        while ((line = out.readLine()) != null && !line.startsWith("RELAYING")) seen.append(line).append('\n');
+        if (line == null) {
+            p.destroyForcibly();
+            throw new IllegalStateException("the relay child died before relaying:\n" + seen);
+        }
+        Thread drain = new Thread(() -> {
+            try {
+                while (out.readLine() != null) {
+                    // keep the pipe from filling
+                }
+            } catch (java.io.IOException ignored) {
+                // the child died
+            }
+        });
+        drain.setDaemon(true);
+        drain.start();
+        return p;
+    }
 }
