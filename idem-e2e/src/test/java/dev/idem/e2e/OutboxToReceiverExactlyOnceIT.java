@@ -124,6 +124,8 @@ class OutboxToReceiverExactlyOnceIT {
                 String orphanKey = orphaned.get(0);
                 assertThat(toIdem.requestsWithKey(orphanKey)).as("the orphaned row was sent by the child and again by the new relay").hasSizeGreaterThanOrEqualTo(2);
                 assertThat(toIdem.answersDropped()).isEqualTo(1);
+                assertThat(rowOfOrder.values()).as("the row whose answer died with the node was sent again, with its key")
+                        .anyMatch(row -> !row.equals(orphanKey) && toIdem.requestsWithKey(row).size() >= 2);
 
                 // Idem: one schedule per committed order, none for a rolled-back one, each the one its row names
                 IdemClient after = IdemClient.create(IdemClientConfig.builder(idem.url()).apiKey(IdemProcess.API_KEY).build());

@@ -267,7 +267,11 @@ public final class OutboxRelay implements AutoCloseable {
         }
     }
 
-    /** Stops the thread: the row being sent finishes (up to the client's worst-case call), the rest of its batch is released. */
+    /**
+     * Stops the thread: the row being sent finishes and the rest of its batch is released for other relays. The thread is
+     * interrupted only if it is still busy after the client's worst-case call (a row cut off then returns when its
+     * lease ends, and is sent again with the same key).
+     */
     @Override
     public void close() {
         Thread t;
@@ -276,9 +280,12 @@ public final class OutboxRelay implements AutoCloseable {
             t = thread;
         }
         if (t == null) return;
-        t.interrupt();
         try {
-            t.join(callBudget.plusSeconds(1).toMillis());
+            t.join(pollInterval.plus(callBudget).plusSeconds(1).toMillis());
+            if (t.isAlive()) {
+                t.interrupt();
+                t.join(5_000);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
