@@ -6,6 +6,7 @@ import dev.idem.engine.internal.DeliveryAttempt;
 import dev.idem.engine.internal.Dispatcher;
 import dev.idem.engine.internal.EngineMetrics;
 import dev.idem.engine.internal.HttpSender;
+import dev.idem.engine.internal.Liveness;
 import dev.idem.engine.internal.LockedRandom;
 import dev.idem.engine.internal.Maintenance;
 import dev.idem.engine.internal.Materialiser;
@@ -14,6 +15,7 @@ import dev.idem.engine.internal.OutcomeDecider;
 import dev.idem.engine.internal.Recorder;
 import dev.idem.engine.internal.RequestBuilder;
 import dev.idem.engine.internal.SecretCache;
+import dev.idem.engine.internal.ThisProcess;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.Objects;
@@ -49,6 +51,7 @@ public final class Engine implements AutoCloseable {
     private final Dispatcher dispatcher;
     private final Materialiser materialiser;
     private final Maintenance maintenance;
+    private final Liveness liveness;
     private final java.util.List<Thread> dispatcherThreads = new java.util.ArrayList<>();
     private final Thread recorderThread;
     private Store.Subscription dueSignals;
@@ -72,10 +75,18 @@ public final class Engine implements AutoCloseable {
         this.guard = EndpointGuard.of(config.allowPrivateEndpoints());
         this.sender = new HttpSender(guard, clock, config.senderThreads());
         this.senders = Executors.newFixedThreadPool(config.senderThreads(), new NamedThreads("idem-sender-" + node));
-        this.recorder = new Recorder(store.queue(), node, metrics);
+        Dispatcher[] wake = new Dispatcher[1];
+        this.liveness = new Liveness(store.nodes(), node, config.livenessInterval(), config.takeoverWindow(), System::nanoTime,
+                ThisProcess.describe(), metrics, () -> {
+                    wake[0].wakeUp();
+                    store.queue().notifyDue();
+                }, () -> wake[0].wakeUp());
+        metrics.liveness(liveness::mayClaim);
+        this.recorder = new Recorder(store.queue(), liveness::owner, metrics);
         DeliveryAttempt attempt = new DeliveryAttempt(new SecretCache(store), new RequestBuilder(),
                 sender, new OutcomeDecider(ids, rnd, clock), recorder, metrics, clock);
-        this.dispatcher = new Dispatcher(store.queue(), config, clock, senders, attempt);
+        this.dispatcher = new Dispatcher(store.queue(), config, clock, senders, attempt, liveness);
+        wake[0] = dispatcher;
         this.materialiser = new Materialiser(store, ids, clock, config.materialiserHorizon(), dispatcher::wakeUp);
         this.maintenance = new Maintenance(store, clock, config.retention(), metrics, dispatcher::wakeUp);
         this.maintenanceThread = Executors.newSingleThreadScheduledExecutor(new NamedThreads("idem-maintenance-" + node));
@@ -86,10 +97,22 @@ public final class Engine implements AutoCloseable {
         this.recorderThread = new NamedThreads("idem-recorder-" + node).newThread(recorder);
     }
 
-    /** Starts the threads. Call once. */
+    /**
+     * Joins the store's live nodes, then starts the threads. Call once. Joining may wait up to the takeover window when
+     * the store shows a recent record under this node id (a node killed a moment ago, or a live one: see the README).
+     *
+     * @throws NodeIdInUseException when a live node uses this node id; nothing was started
+     */
     public synchronized void start() {
         if (started) throw new IllegalStateException("engine " + config.nodeId() + " was already started");
+        try {
+            liveness.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while node " + config.nodeId() + " joined the store's live nodes", e);
+        }
         started = true;
+        liveness.start();
         recorderThread.start();
         // LISTEN/NOTIFY on PostgreSQL: a delivery written due by any node's API wakes this dispatcher at once
         dueSignals = store.onDeliveriesDue(dispatcher::wakeUp);
@@ -154,12 +177,13 @@ public final class Engine implements AutoCloseable {
         join(recorderThread, 10_000);
         if (started) {
             try {
-                int released = store.queue().release(config.nodeId());
+                int released = store.queue().release(liveness.owner());
                 if (released > 0) log.info("engine {} released {} leases at shutdown", config.nodeId(), released);
             } catch (RuntimeException e) {
                 log.warn("engine {} could not release its leases at shutdown; they return when they expire: {}", config.nodeId(), e.toString());
             }
         }
+        if (started) liveness.stop();
         sender.close();
         log.info("engine {} stopped", config.nodeId());
     }

@@ -21,6 +21,9 @@ import java.util.Objects;
  * @param retention how long finished deliveries and their attempts are kept (default 30 days)
  * @param shutdownGrace how long {@link Engine#close()} lets in-flight requests finish before releasing their leases
  * @param allowPrivateEndpoints deliver to loopback, private, link-local and metadata addresses (tests, local development)
+ * @param livenessInterval how often the node renews its liveness record (on the store's clock)
+ * @param takeoverWindow how long a node's record may go unrenewed before a live node declares it dead and takes over its
+ *     claims; a node that has not renewed for half of it starts no attempts until it renews again
  */
 public record EngineConfig(
         String nodeId,
@@ -33,7 +36,9 @@ public record EngineConfig(
         Duration reaperInterval,
         Duration retention,
         Duration shutdownGrace,
-        boolean allowPrivateEndpoints) {
+        boolean allowPrivateEndpoints,
+        Duration livenessInterval,
+        Duration takeoverWindow) {
 
     /** The SPEC's ceiling on a per-attempt timeout. */
     public static final Duration SPEC_MAX_TIMEOUT = Duration.ofSeconds(60);
@@ -64,6 +69,12 @@ public record EngineConfig(
         if (retention.compareTo(MIN_RETENTION) < 0) throw new IllegalArgumentException("retention must be at least 1h, got " + retention);
         Objects.requireNonNull(shutdownGrace, "shutdownGrace");
         if (shutdownGrace.isNegative()) throw new IllegalArgumentException("shutdownGrace must not be negative, got " + shutdownGrace);
+        positive("livenessInterval", livenessInterval);
+        if (livenessInterval.toMillis() < 50) throw new IllegalArgumentException("livenessInterval must be at least 50ms, got " + livenessInterval);
+        positive("takeoverWindow", takeoverWindow);
+        if (takeoverWindow.compareTo(livenessInterval.multipliedBy(4)) < 0)
+            throw new IllegalArgumentException("takeoverWindow (" + takeoverWindow + ") must be at least four times livenessInterval ("
+                    + livenessInterval + "), or one slow renewal would get a live node declared dead");
     }
 
     private static void positive(String name, Duration d) {
@@ -74,51 +85,58 @@ public record EngineConfig(
     /**
      * Production defaults: batches of 100, 64 sender threads, 90 s leases, 60 s request ceiling, a 30 s
      * materialiser horizon, 500 ms poll, reaper every 5 s, 30 days retention, 10 s shutdown grace, private
-     * endpoints refused.
+     * endpoints refused, liveness renewed every 2 s with a 10 s takeover window (SPEC section 4: a dead node's claims
+     * are taken over within 15 s; see the engine README for what the figures add up to).
      */
     public static EngineConfig defaults(String nodeId) {
         return new EngineConfig(nodeId, 100, 64, Duration.ofSeconds(90), SPEC_MAX_TIMEOUT, Duration.ofSeconds(30),
-                Duration.ofMillis(500), Duration.ofSeconds(5), Duration.ofDays(30), Duration.ofSeconds(10), false);
+                Duration.ofMillis(500), Duration.ofSeconds(5), Duration.ofDays(30), Duration.ofSeconds(10), false,
+                Duration.ofSeconds(2), Duration.ofSeconds(10));
     }
 
     public EngineConfig withNodeId(String v) {
-        return new EngineConfig(v, batchSize, senderThreads, lease, maxRequestTimeout, materialiserHorizon, pollInterval, reaperInterval, retention, shutdownGrace, allowPrivateEndpoints);
+        return new EngineConfig(v, batchSize, senderThreads, lease, maxRequestTimeout, materialiserHorizon, pollInterval, reaperInterval, retention, shutdownGrace, allowPrivateEndpoints, livenessInterval, takeoverWindow);
     }
 
     public EngineConfig withBatchSize(int v) {
-        return new EngineConfig(nodeId, v, senderThreads, lease, maxRequestTimeout, materialiserHorizon, pollInterval, reaperInterval, retention, shutdownGrace, allowPrivateEndpoints);
+        return new EngineConfig(nodeId, v, senderThreads, lease, maxRequestTimeout, materialiserHorizon, pollInterval, reaperInterval, retention, shutdownGrace, allowPrivateEndpoints, livenessInterval, takeoverWindow);
     }
 
     public EngineConfig withSenderThreads(int v) {
-        return new EngineConfig(nodeId, batchSize, v, lease, maxRequestTimeout, materialiserHorizon, pollInterval, reaperInterval, retention, shutdownGrace, allowPrivateEndpoints);
+        return new EngineConfig(nodeId, batchSize, v, lease, maxRequestTimeout, materialiserHorizon, pollInterval, reaperInterval, retention, shutdownGrace, allowPrivateEndpoints, livenessInterval, takeoverWindow);
     }
 
     /** Sets the lease and the request ceiling together, since one must exceed the other. */
     public EngineConfig withLease(Duration lease, Duration maxRequestTimeout) {
-        return new EngineConfig(nodeId, batchSize, senderThreads, lease, maxRequestTimeout, materialiserHorizon, pollInterval, reaperInterval, retention, shutdownGrace, allowPrivateEndpoints);
+        return new EngineConfig(nodeId, batchSize, senderThreads, lease, maxRequestTimeout, materialiserHorizon, pollInterval, reaperInterval, retention, shutdownGrace, allowPrivateEndpoints, livenessInterval, takeoverWindow);
     }
 
     public EngineConfig withMaterialiserHorizon(Duration v) {
-        return new EngineConfig(nodeId, batchSize, senderThreads, lease, maxRequestTimeout, v, pollInterval, reaperInterval, retention, shutdownGrace, allowPrivateEndpoints);
+        return new EngineConfig(nodeId, batchSize, senderThreads, lease, maxRequestTimeout, v, pollInterval, reaperInterval, retention, shutdownGrace, allowPrivateEndpoints, livenessInterval, takeoverWindow);
     }
 
     public EngineConfig withPollInterval(Duration v) {
-        return new EngineConfig(nodeId, batchSize, senderThreads, lease, maxRequestTimeout, materialiserHorizon, v, reaperInterval, retention, shutdownGrace, allowPrivateEndpoints);
+        return new EngineConfig(nodeId, batchSize, senderThreads, lease, maxRequestTimeout, materialiserHorizon, v, reaperInterval, retention, shutdownGrace, allowPrivateEndpoints, livenessInterval, takeoverWindow);
     }
 
     public EngineConfig withReaperInterval(Duration v) {
-        return new EngineConfig(nodeId, batchSize, senderThreads, lease, maxRequestTimeout, materialiserHorizon, pollInterval, v, retention, shutdownGrace, allowPrivateEndpoints);
+        return new EngineConfig(nodeId, batchSize, senderThreads, lease, maxRequestTimeout, materialiserHorizon, pollInterval, v, retention, shutdownGrace, allowPrivateEndpoints, livenessInterval, takeoverWindow);
     }
 
     public EngineConfig withRetention(Duration v) {
-        return new EngineConfig(nodeId, batchSize, senderThreads, lease, maxRequestTimeout, materialiserHorizon, pollInterval, reaperInterval, v, shutdownGrace, allowPrivateEndpoints);
+        return new EngineConfig(nodeId, batchSize, senderThreads, lease, maxRequestTimeout, materialiserHorizon, pollInterval, reaperInterval, v, shutdownGrace, allowPrivateEndpoints, livenessInterval, takeoverWindow);
     }
 
     public EngineConfig withShutdownGrace(Duration v) {
-        return new EngineConfig(nodeId, batchSize, senderThreads, lease, maxRequestTimeout, materialiserHorizon, pollInterval, reaperInterval, retention, v, allowPrivateEndpoints);
+        return new EngineConfig(nodeId, batchSize, senderThreads, lease, maxRequestTimeout, materialiserHorizon, pollInterval, reaperInterval, retention, v, allowPrivateEndpoints, livenessInterval, takeoverWindow);
+    }
+
+    /** Sets the liveness renewal interval and the takeover window together, since one bounds the other. */
+    public EngineConfig withLiveness(Duration interval, Duration window) {
+        return new EngineConfig(nodeId, batchSize, senderThreads, lease, maxRequestTimeout, materialiserHorizon, pollInterval, reaperInterval, retention, shutdownGrace, allowPrivateEndpoints, interval, window);
     }
 
     public EngineConfig withAllowPrivateEndpoints(boolean v) {
-        return new EngineConfig(nodeId, batchSize, senderThreads, lease, maxRequestTimeout, materialiserHorizon, pollInterval, reaperInterval, retention, shutdownGrace, v);
+        return new EngineConfig(nodeId, batchSize, senderThreads, lease, maxRequestTimeout, materialiserHorizon, pollInterval, reaperInterval, retention, shutdownGrace, v, livenessInterval, takeoverWindow);
     }
 }

@@ -44,7 +44,7 @@ public final class JdbcStores {
                     .failOnMissingLocations(true)
                     .load()
                     .migrate();
-            return JdbcStore.create(pool, dialect, config, clock);
+            return JdbcStore.create(pool, dialect, config, clock, () -> new HikariDataSource(liveness(config, dialect)));
         } catch (RuntimeException e) {
             pool.close();
             throw new StoreException("cannot migrate the store at " + StoreConfig.redact(config.jdbcUrl()) + ": " + rootMessage(e), e, false);
@@ -62,6 +62,23 @@ public final class JdbcStores {
         h.setConnectionTimeout(30_000);
         h.setInitializationFailTimeout(10_000);
         dialect.configure(h);
+        return h;
+    }
+
+    /**
+     * The node registry's own connection: renewals never queue behind the main pool, and a database that stops
+     * answering fails a renewal within seconds (the node then stops starting attempts) instead of after the main pool's
+     * 30 s connection timeout. It starts empty: opening the store does not wait for it.
+     */
+    private static HikariConfig liveness(StoreConfig config, Dialect dialect) {
+        HikariConfig h = hikari(config, dialect);
+        h.setPoolName("idem-liveness-" + dialect.name());
+        h.setMaximumPoolSize(1);
+        h.setMinimumIdle(1);
+        h.setConnectionTimeout(3_000);
+        h.setValidationTimeout(2_000);
+        h.setInitializationFailTimeout(-1);
+        dialect.configureLiveness(h);
         return h;
     }
 

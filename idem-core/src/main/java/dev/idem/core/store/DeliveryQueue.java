@@ -47,7 +47,9 @@ public interface DeliveryQueue {
      * of that very attempt, that is while the delivery is {@code DELIVERING}, leased to {@code owner}, and
      * its attempt count equals {@code outcome.attempt().number()} (the claim's {@code attemptCount}). So a
      * reclaimed delivery's late outcome is dropped, even when the same owner reclaimed it; its attempt row
-     * is still kept. Applies the
+     * is still kept (the request was sent), its error saying it is stale, so it never reads as a success. The owner is
+     * an incarnation ({@link NodeRegistry.Node#owner()}): a node declared dead and back as a new incarnation cannot
+     * complete a claim of its dead one. Applies the
      * schedule side in the same transaction: success resets {@code consecutiveFailures}; a failure adds
      * one and, when the schedule's {@code autoPauseAfter > 0} is reached, pauses it with reason
      * {@code consecutive_failures}.

@@ -33,6 +33,9 @@ public interface Store extends AutoCloseable {
 
     DeliveryQueue queue();
 
+    /** The node liveness records (one short transaction per call, on a connection of its own). */
+    NodeRegistry nodes();
+
     /**
      * Subscribes {@code listener} to "deliveries may be due now" signals: those sent by
      * {@link DeliveryQueue#notifyDue()} and by committed transactions that called

@@ -52,6 +52,8 @@ public final class Dispatcher {
     private final Clock clock;
     private final ExecutorService senders;
     private final AttemptRunner runner;
+    /** The node's liveness: the owner to claim as, and whether this node may claim or start an attempt now. */
+    private final ClaimGate gate;
     /** Claimed deliveries not yet sent: the threads plus one round of prefetch. */
     private final Semaphore capacity;
     /** Claimed deliveries whose outcome is not yet written; bounds the recorder's backlog while sends go on. */
@@ -85,7 +87,13 @@ public final class Dispatcher {
         boolean run(Claim claim, Duration timeout, Runnable recorded) throws InterruptedException;
     }
 
+    /** A dispatcher whose gate is always open, claiming as the node id (tests of the dispatcher alone). */
     public Dispatcher(DeliveryQueue queue, EngineConfig config, Clock clock, ExecutorService senders, AttemptRunner runner) {
+        this(queue, config, clock, senders, runner, ClaimGate.open(config.nodeId()));
+    }
+
+    public Dispatcher(DeliveryQueue queue, EngineConfig config, Clock clock, ExecutorService senders, AttemptRunner runner, ClaimGate gate) {
+        this.gate = gate;
         this.queue = queue;
         this.config = config;
         this.clock = clock;
@@ -124,7 +132,8 @@ public final class Dispatcher {
         long errorBackoffMs = 100;
         while (running) {
             try {
-                if (!primary && !backlog) {
+                if (!primary && !backlog || !gate.mayClaim()) {
+                    // a node that cannot renew its liveness claims nothing: it may be declared dead any moment (woken when it may again)
                     wakeup.await(config.pollInterval().toNanos());
                     continue;
                 }
@@ -153,9 +162,15 @@ public final class Dispatcher {
                 int limit = Math.min(config.batchSize(), free);
                 if (limit <= 0 || !reserve(limit)) continue;
                 List<Claim> claims;
+                String owner = gate.owner();
                 claimLock.readLock().lock();
                 try {
-                    claims = queue.claimDue(config.nodeId(), config.lease(), limit, LOOKAHEAD);
+                    claims = queue.claimDue(owner, config.lease(), limit, LOOKAHEAD);
+                    if (!owner.equals(gate.owner())) {
+                        // declared dead while claiming: nobody else will return claims made as the dead incarnation
+                        queue.release(owner);
+                        claims = List.of();
+                    }
                     for (Claim c : claims) held.add(c.delivery().id());
                 } catch (RuntimeException | Error e) {
                     lostClaimPossible = true;
@@ -166,7 +181,7 @@ public final class Dispatcher {
                 }
                 unreserve(limit - claims.size());
                 long claimedAt = System.nanoTime();
-                for (Claim c : claims) submit(c, claimedAt);
+                for (Claim c : claims) submit(c, owner, claimedAt);
                 errorBackoffMs = 100;
                 backlog = claims.size() == limit;
                 if (backlog) {
@@ -199,7 +214,7 @@ public final class Dispatcher {
     private void releaseLostClaims() {
         claimLock.writeLock().lock();
         try {
-            int released = queue.releaseExcept(config.nodeId(), java.util.List.copyOf(held));
+            int released = queue.releaseExcept(gate.owner(), java.util.List.copyOf(held));
             lostClaimPossible = false;
             if (released > 0)
                 log.warn("node {} released {} deliveries it held but was not sending (a claim's answer was lost); they go out again now",
@@ -238,7 +253,7 @@ public final class Dispatcher {
     }
 
     /** Hands a claimed delivery to the pool; its slot and backlog place were reserved before the claim. */
-    private void submit(Claim claim, long claimedAt) {
+    private void submit(Claim claim, String owner, long claimedAt) {
         Runnable sent = once(capacity);
         Runnable released = once(unrecorded);
         String id = claim.delivery().id();
@@ -247,7 +262,7 @@ public final class Dispatcher {
             released.run();
         };
         try {
-            senders.execute(() -> attempt(claim, claimedAt, sent, recorded));
+            senders.execute(() -> attempt(claim, owner, claimedAt, sent, recorded));
         } catch (RejectedExecutionException e) {
             sent.run();
             recorded.run();
@@ -264,7 +279,7 @@ public final class Dispatcher {
         };
     }
 
-    private void attempt(Claim claim, long claimedAt, Runnable sent, Runnable recorded) {
+    private void attempt(Claim claim, String owner, long claimedAt, Runnable sent, Runnable recorded) {
         boolean handedOver = false;
         LogIds.set(claim.delivery());
         try {
@@ -275,6 +290,13 @@ public final class Dispatcher {
             if (timeout.toMillis() < MIN_SEND_MS) {
                 log.warn("delivery {} not sent: only {} ms of its lease left on node {}; it goes out again once the lease expires",
                         claim.delivery().id(), timeout.toMillis(), config.nodeId());
+                return;
+            }
+            if (!gate.mayStart(owner)) {
+                // stale liveness: the claim may be in another node's hands. If it is still ours, the next claim releases it
+                lostClaimPossible = true;
+                log.debug("delivery {} not sent: node {} cannot vouch for its claim (liveness not renewed, or declared dead)",
+                        claim.delivery().id(), owner);
                 return;
             }
             handedOver = runner.run(claim, timeout, recorded);

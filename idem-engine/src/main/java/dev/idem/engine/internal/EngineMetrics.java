@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The engine's meters (Prometheus names in brackets): deliveries by outcome ({@code idem_deliveries_total}),
  * attempt latency ({@code idem_attempt_duration_seconds}), due-to-sent lag ({@code idem_delivery_lag_seconds}),
- * queue depth ({@code idem_queue_depth}), leases reclaimed ({@code idem_leases_reclaimed_total}).
+ * queue depth ({@code idem_queue_depth}), leases reclaimed ({@code idem_leases_reclaimed_total}: expired, or taken over from
+ * a dead node), whether this node may start attempts ({@code idem_node_live}: 0 while it cannot renew its liveness).
  */
 public final class EngineMetrics {
     private final MeterRegistry registry;
@@ -34,7 +35,8 @@ public final class EngineMetrics {
                     .description("Attempt outcomes recorded, by the delivery's resulting status").register(registry));
         stale = Counter.builder("idem.deliveries").tag("outcome", "stale")
                 .description("Attempt outcomes dropped because the lease had passed to another node").register(registry);
-        reclaimed = Counter.builder("idem.leases.reclaimed").description("Expired leases returned to the queue").register(registry);
+        reclaimed = Counter.builder("idem.leases.reclaimed")
+                .description("Claims returned to the queue because their lease expired or their node was declared dead").register(registry);
         leaseTooShort = Counter.builder("idem.claims.expired.before.send")
                 .description("Claimed deliveries not sent because too little of their lease was left").register(registry);
         lag = Timer.builder("idem.delivery.lag").description("From a delivery's due time to its request leaving")
@@ -42,6 +44,12 @@ public final class EngineMetrics {
                 .register(registry);
         Gauge.builder("idem.queue.depth", depth, AtomicLong::get).description("Pending deliveries (scheduled, retrying, delivering)")
                 .register(registry);
+    }
+
+    /** Registers {@code idem_node_live}: 1 while {@code live} says this node may start attempts, else 0. */
+    public void liveness(java.util.function.BooleanSupplier live) {
+        Gauge.builder("idem.node.live", () -> live.getAsBoolean() ? 1 : 0)
+                .description("1 while this node's liveness is renewed and it may start attempts; 0 while it cannot renew").register(registry);
     }
 
     public void outcome(DeliveryStatus status) {

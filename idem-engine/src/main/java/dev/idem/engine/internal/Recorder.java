@@ -36,13 +36,14 @@ public final class Recorder implements Runnable {
     private record Pending(Outcome outcome, Runnable done) {}
 
     private final DeliveryQueue queue;
-    private final String owner;
+    /** The current incarnation's lease owner: an outcome of a claim made by an earlier, dead one is stale either way. */
+    private final java.util.function.Supplier<String> owner;
     private final EngineMetrics metrics;
     private final LinkedBlockingQueue<Pending> pending = new LinkedBlockingQueue<>();
     private volatile boolean stopping;
     private volatile long flushDeadlineNanos;
 
-    public Recorder(DeliveryQueue queue, String owner, EngineMetrics metrics) {
+    public Recorder(DeliveryQueue queue, java.util.function.Supplier<String> owner, EngineMetrics metrics) {
         this.queue = queue;
         this.owner = owner;
         this.metrics = metrics;
@@ -116,14 +117,15 @@ public final class Recorder implements Runnable {
     private void write(List<Pending> batch) {
         List<Outcome> outcomes = new ArrayList<>(batch.size());
         for (Pending p : batch) outcomes.add(p.outcome);
-        Set<String> applied = new HashSet<>(queue.complete(owner, outcomes));
+        String as = owner.get();
+        Set<String> applied = new HashSet<>(queue.complete(as, outcomes));
         for (Pending p : batch) {
             if (applied.contains(p.outcome.deliveryId())) metrics.outcome(p.outcome.newStatus());
             else {
                 metrics.stale();
                 try (var ids = LogIds.delivery(p.outcome.deliveryId())) {
-                    log.info("outcome of delivery {} attempt {} dropped: node {} no longer holds its lease (another node reclaimed it)",
-                            p.outcome.deliveryId(), p.outcome.attempt().number(), owner);
+                    log.info("outcome of delivery {} attempt {} dropped: {} no longer holds its lease (another node reclaimed it)",
+                            p.outcome.deliveryId(), p.outcome.attempt().number(), as);
                 }
             }
             p.done.run();

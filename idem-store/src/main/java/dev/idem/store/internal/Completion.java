@@ -30,8 +30,8 @@ abstract class Completion {
 
     /** @return the ids of the deliveries whose outcome was applied, in the outcomes' order */
     final List<String> apply(Sql sql, String owner, List<Outcome> outcomes, long now) {
-        insertAttempts(sql, outcomes);
         Map<String, String> scheduleOfApplied = updateDeliveries(sql, owner, distinctById(outcomes), now);
+        insertAttempts(sql, outcomes.stream().map(o -> scheduleOfApplied.containsKey(o.deliveryId()) ? o : stale(o)).toList());
         if (scheduleOfApplied.isEmpty()) return List.of();
         Map<String, List<Boolean>> bySchedule = new LinkedHashMap<>();
         for (Outcome o : outcomes) {
@@ -60,6 +60,20 @@ abstract class Completion {
     }
 
     abstract void insertAttempts(Sql sql, List<Outcome> outcomes);
+
+    /** Said on the attempt row of an outcome that was not applied, so a delivery's history never reads as two owners' successes. */
+    static final String STALE = "stale: recorded after the claim had passed to another node (lease expired, or node declared dead); not applied";
+
+    /**
+     * The attempt of an outcome that is not applied is still kept (the request was sent, the receiver may have acted on
+     * it), marked stale.
+     */
+    private static Outcome stale(Outcome o) {
+        Attempt a = o.attempt();
+        String error = a.error() == null ? STALE : STALE + "; " + a.error();
+        return new Outcome(o.deliveryId(), new Attempt(a.id(), a.deliveryId(), a.number(), a.startedAt(), a.durationMs(), a.statusCode(),
+                error, a.responseBody()), o.newStatus(), o.nextAttemptAt(), o.lastError());
+    }
 
     /**
      * Sets each delivery's new state where {@code owner} still holds this attempt's lease.

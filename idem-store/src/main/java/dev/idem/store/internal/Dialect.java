@@ -19,6 +19,12 @@ public interface Dialect {
     void configure(HikariConfig config);
 
     /**
+     * Driver settings of the node registry's single connection, on top of {@link #configure}: a renewal must fail
+     * within seconds when the database stops answering, not hang on a socket.
+     */
+    void configureLiveness(HikariConfig config);
+
+    /**
      * Held around every write transaction of this process. SQLite has one writer per database, and
      * queueing for it in Java is fair and never times out, where SQLite's busy handler polls.
      */

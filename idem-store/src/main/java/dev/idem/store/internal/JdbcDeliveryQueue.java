@@ -131,7 +131,15 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
 
     @Override
     public int release(String owner) {
-        return retrying(() -> store.transact(sql -> sql.update(releaseSql, args(owner))));
+        return retrying(() -> store.transact(sql -> releaseHeldBy(sql, owner)));
+    }
+
+    /**
+     * Returns every delivery {@code owner} holds to the queue inside the caller's transaction: the takeover of a dead
+     * node's claims, in the same transaction that declares it dead ({@link JdbcNodes}).
+     */
+    int releaseHeldBy(Sql sql, String owner) {
+        return sql.update(releaseSql, args(owner));
     }
 
     @Override
@@ -162,7 +170,8 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         return Instant.ofEpochMilli(store.autocommit(this::nowMillis));
     }
 
-    private long nowMillis(Sql sql) {
+    /** The store's now inside {@code sql}'s transaction (the node registry uses the same clock as claims). */
+    long nowMillis(Sql sql) {
         if (!databaseClock) return clock.millis();
         return sql.one("SELECT " + dialect.databaseNowMillis(), rs -> rs.getLong(1)).orElseThrow();
     }

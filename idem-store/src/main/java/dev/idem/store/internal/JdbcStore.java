@@ -2,6 +2,7 @@ package dev.idem.store.internal;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.core.store.DeliveryQueue;
+import dev.idem.core.store.NodeRegistry;
 import dev.idem.core.store.Store;
 import dev.idem.core.store.StoreException;
 import dev.idem.core.store.StoreTx;
@@ -18,18 +19,29 @@ public final class JdbcStore implements Store {
     private final Dialect dialect;
     private final DueSignal signal;
     private final JdbcDeliveryQueue queue;
+    private final JdbcNodes nodes;
+    private final java.util.function.Supplier<HikariDataSource> livenessPoolFactory;
+    private HikariDataSource livenessPool;
+    private boolean closed;
 
-    private JdbcStore(HikariDataSource pool, Dialect dialect, DueSignal signal, Clock clock, boolean databaseClock) {
+    private JdbcStore(HikariDataSource pool, Dialect dialect, DueSignal signal, Clock clock, boolean databaseClock,
+                      java.util.function.Supplier<HikariDataSource> livenessPoolFactory) {
         this.pool = pool;
         this.dialect = dialect;
         this.signal = signal;
         this.queue = new JdbcDeliveryQueue(this, clock, databaseClock);
+        this.nodes = new JdbcNodes(this, queue);
+        this.livenessPoolFactory = livenessPoolFactory;
     }
 
-    /** A store over a migrated pool; it owns the pool from now on. */
-    public static JdbcStore create(HikariDataSource pool, Dialect dialect, dev.idem.store.StoreConfig config, Clock clock) {
+    /**
+     * A store over a migrated pool; it owns the pool from now on, and the liveness pool {@code livenessPoolFactory}
+     * makes when the node registry is first used (a single connection, so a busy main pool never delays a renewal).
+     */
+    public static JdbcStore create(HikariDataSource pool, Dialect dialect, dev.idem.store.StoreConfig config, Clock clock,
+                                   java.util.function.Supplier<HikariDataSource> livenessPoolFactory) {
         DueSignal signal = dialect.skipLocked() ? new PgDueSignal(config, pool) : new LocalDueSignal();
-        return new JdbcStore(pool, dialect, signal, clock, config.databaseClock());
+        return new JdbcStore(pool, dialect, signal, clock, config.databaseClock(), livenessPoolFactory);
     }
 
     /** Work on a connection inside one transaction. */
@@ -91,12 +103,27 @@ public final class JdbcStore implements Store {
      * throws (the exception propagates unchanged; SQL failures as {@link StoreException}).
      */
     <T> T transact(TxWork<T> work) {
+        return transactOn(pool, work);
+    }
+
+    /** As {@link #transact}, on the liveness connection: the node registry's renewals and takeovers. */
+    <T> T transactLiveness(TxWork<T> work) {
+        return transactOn(livenessPool(), work);
+    }
+
+    private synchronized HikariDataSource livenessPool() {
+        if (closed) throw new StoreException("the store is closed", null, false);
+        if (livenessPool == null) livenessPool = livenessPoolFactory.get();
+        return livenessPool;
+    }
+
+    private <T> T transactOn(HikariDataSource source, TxWork<T> work) {
         Lock lock = dialect.writeLock();
         if (lock instanceof java.util.concurrent.locks.ReentrantLock r && r.isHeldByCurrentThread())
             // The inner transaction would wait for the outer one's write lock forever.
             throw new IllegalStateException("store transactions do not nest: this thread is already inside one");
         lock.lock();
-        try (Connection c = pool.getConnection()) {
+        try (Connection c = source.getConnection()) {
             try {
                 dialect.begin(c);
             } catch (SQLException e) {
@@ -106,14 +133,14 @@ public final class JdbcStore implements Store {
             try {
                 result = work.run(new Sql(c));
             } catch (Throwable t) {
-                rollbackQuietly(c, t);
+                rollbackQuietly(source, c, t);
                 if (t instanceof SQLException e) throw Sql.failure("transaction", e);
                 throw sneaky(t);
             }
             try {
                 dialect.commit(c);
             } catch (SQLException e) {
-                rollbackQuietly(c, e);
+                rollbackQuietly(source, c, e);
                 throw Sql.failure("COMMIT", e);
             }
             return result;
@@ -134,14 +161,20 @@ public final class JdbcStore implements Store {
     }
 
     private void rollbackQuietly(Connection c, Throwable cause) {
+        rollbackQuietly(pool, c, cause);
+    }
+
+    private void rollbackQuietly(HikariDataSource source, Connection c, Throwable cause) {
         try {
             dialect.rollback(c);
         } catch (SQLException | RuntimeException e) {
             cause.addSuppressed(e);
             // A connection whose rollback failed may still hold the transaction: never reuse it.
-            pool.evictConnection(c);
+            source.evictConnection(c);
         }
     }
+
+
 
     @SuppressWarnings("unchecked")
     private static <E extends Throwable> RuntimeException sneaky(Throwable t) throws E {
@@ -159,6 +192,11 @@ public final class JdbcStore implements Store {
     @Override
     public DeliveryQueue queue() {
         return queue;
+    }
+
+    @Override
+    public NodeRegistry nodes() {
+        return nodes;
     }
 
     @Override
@@ -185,6 +223,12 @@ public final class JdbcStore implements Store {
     @Override
     public void close() {
         signal.close();
+        HikariDataSource liveness;
+        synchronized (this) {
+            closed = true;
+            liveness = livenessPool;
+        }
+        if (liveness != null) liveness.close();
         pool.close();
     }
 }

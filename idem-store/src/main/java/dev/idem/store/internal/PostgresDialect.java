@@ -22,6 +22,14 @@ final class PostgresDialect implements Dialect {
         config.addDataSourceProperty("tcpKeepAlive", "true");
     }
 
+    /** Seconds: a renewal runs every 2 s; a read that waits longer than this on a silent network is a lost connection. */
+    @Override
+    public void configureLiveness(HikariConfig config) {
+        config.addDataSourceProperty("ApplicationName", "idem-liveness");
+        config.addDataSourceProperty("connectTimeout", "3");
+        config.addDataSourceProperty("socketTimeout", "5");
+    }
+
     @Override
     public Lock writeLock() {
         return NoLock.INSTANCE;

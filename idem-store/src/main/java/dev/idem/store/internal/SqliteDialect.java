@@ -30,6 +30,10 @@ final class SqliteDialect implements Dialect {
         config.addDataSourceProperty("foreign_keys", "true");
     }
 
+    /** A local file: nothing to time out beyond the busy timeout. */
+    @Override
+    public void configureLiveness(HikariConfig config) {}
+
     @Override
     public Lock writeLock() {
         return writeLock;

@@ -3,6 +3,7 @@ package dev.idem.store.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.core.store.DeliveryQueue.Claim;
+import dev.idem.core.store.NodeRegistry;
 import dev.idem.core.store.Store;
 import dev.idem.store.testing.TestDatabase;
 import dev.idem.store.testing.TestStores;
@@ -75,6 +76,41 @@ class PostgresNodesTest extends StoreTestBase {
             heard.drainPermits();
             store.queue().notifyDue();
             assertThat(heard.tryAcquire(5, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    @Test
+    void twoProcessesJoiningOneNodeIdAtOnceMakeOneIncarnationAndTheOtherIsToldItIsOccupied() throws Exception {
+        try (Store other = database.open(clock)) {
+            AtomicInteger n = new AtomicInteger();
+            List<NodeRegistry.Join> joins = Race.run(2, () -> (n.incrementAndGet() == 1 ? store : other).nodes()
+                    .join("node-x", NodesContract.PROCESS, NodesContract.NEVER));
+            assertThat(joins).filteredOn(j -> j instanceof NodeRegistry.Joined).hasSize(1);
+            assertThat(joins).filteredOn(j -> j instanceof NodeRegistry.Occupied).hasSize(1);
+            assertThat(store.nodes().find("node-x")).hasValueSatisfying(x -> assertThat(x.epoch()).isEqualTo(1));
+        }
+    }
+
+    @Test
+    void aNodeThatRenewsWhileAnotherDeclaresItDeadKeepsItsRecordAndItsClaims() throws Exception {
+        try (Store other = database.open(clock)) {
+            NodeRegistry.Node a = ((NodeRegistry.Joined) store.nodes().join("node-a", NodesContract.PROCESS, NodesContract.NEVER)).node();
+            NodeRegistry.Node b = ((NodeRegistry.Joined) other.nodes().join("node-b", NodesContract.PROCESS, NodesContract.NEVER)).node();
+            dueDeliveries(2);
+            assertThat(other.queue().claimDue(b.owner(), Duration.ofSeconds(90), 2)).hasSize(2);
+            clock.advance(Duration.ofSeconds(1));
+
+            // node-a has read node-b's record and judged it dead; node-b renews before node-a writes
+            java.util.Optional<NodeRegistry.Scan> scan = store.nodes().takeOver("node-a", a.epoch(), (node, now) -> {
+                java.util.concurrent.CompletableFuture<Boolean> renewed = java.util.concurrent.CompletableFuture.supplyAsync(
+                        () -> other.nodes().renew("node-b", b.epoch()));
+                assertThat(renewed.orTimeout(10, TimeUnit.SECONDS).join()).isTrue();
+                return true;
+            });
+            assertThat(scan).hasValueSatisfying(s -> assertThat(s.takeovers()).isEmpty());
+            assertThat(store.nodes().find("node-b")).hasValueSatisfying(x -> assertThat(x.status()).isEqualTo(NodeRegistry.Status.LIVE));
+            assertThat(store.queue().depth()).isEqualTo(2);
+            assertThat(store.queue().claimDue("node-a#1", Duration.ofSeconds(90), 10)).isEmpty();
         }
     }
 

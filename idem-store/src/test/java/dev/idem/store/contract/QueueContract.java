@@ -129,7 +129,12 @@ abstract class QueueContract extends StoreTestBase {
                 .containsExactly(d.id());
         assertThat(find(d).status()).isEqualTo(DeliveryStatus.SUCCEEDED);
         assertThat(find(d).leaseOwner()).isNull();
-        assertThat(store.inTransaction((StoreTx tx) -> tx.deliveries().attempts(d.id()))).extracting(Attempt::number).containsExactly(1, 2);
+        List<Attempt> history = store.inTransaction((StoreTx tx) -> tx.deliveries().attempts(d.id()));
+        assertThat(history).extracting(Attempt::number).containsExactly(1, 2);
+        // the late one was sent and is kept, but never reads as a second success
+        assertThat(history.get(0).statusCode()).isEqualTo(200);
+        assertThat(history.get(0).error()).startsWith("stale: ");
+        assertThat(history).filteredOn(Attempt::succeeded).extracting(Attempt::number).containsExactly(2);
     }
 
     @Test
