@@ -10,7 +10,7 @@ import java.time.Duration;
 
 /**
  * A node in its own JVM, for the test that kills one with SIGKILL: {@code ChildNode <jdbc-url> <user> <node-id>}.
- * Runs an engine with a 4 s lease and a 3 s request ceiling until it is killed.
+ * Runs an engine with the default 90 s lease until it is killed.
  */
 public final class ChildNode {
     private ChildNode() {}
@@ -19,7 +19,6 @@ public final class ChildNode {
         StoreConfig config = new StoreConfig(args[0], args[1], null, 4, false);
         Store store = JdbcStores.open(config, Clock.systemUTC());
         EngineConfig engineConfig = EngineConfig.defaults(args[2])
-                .withLease(Duration.ofSeconds(4), Duration.ofSeconds(3))
                 .withPollInterval(Duration.ofMillis(50))
                 .withSenderThreads(32)
                 .withAllowPrivateEndpoints(true);

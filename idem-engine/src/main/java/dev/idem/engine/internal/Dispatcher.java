@@ -214,8 +214,15 @@ public final class Dispatcher {
     private void releaseLostClaims() {
         claimLock.writeLock().lock();
         try {
-            int released = queue.releaseExcept(gate.owner(), java.util.List.copyOf(held));
+            // cleared before `held` is read: a send slot that gives up a claim meanwhile sets it again for the next round
             lostClaimPossible = false;
+            int released;
+            try {
+                released = queue.releaseExcept(gate.owner(), java.util.List.copyOf(held));
+            } catch (RuntimeException e) {
+                lostClaimPossible = true;
+                throw e;
+            }
             if (released > 0)
                 log.warn("node {} released {} deliveries it held but was not sending (a claim's answer was lost); they go out again now",
                         config.nodeId(), released);
@@ -282,6 +289,7 @@ public final class Dispatcher {
     private void attempt(Claim claim, String owner, long claimedAt, Runnable sent, Runnable recorded) {
         boolean handedOver = false;
         LogIds.set(claim.delivery());
+        boolean refused = false;
         try {
             if (sendersStopping) return;
             holdUntilDue(claim.delivery());
@@ -294,7 +302,7 @@ public final class Dispatcher {
             }
             if (!gate.mayStart(owner)) {
                 // stale liveness: the claim may be in another node's hands. If it is still ours, the next claim releases it
-                lostClaimPossible = true;
+                refused = true;
                 log.debug("delivery {} not sent: node {} cannot vouch for its claim (liveness not renewed, or declared dead)",
                         claim.delivery().id(), owner);
                 return;
@@ -309,6 +317,8 @@ public final class Dispatcher {
             // the sender thread is free: claim more while the recorder writes this outcome
             sent.run();
             if (!handedOver) recorded.run();
+            // only once it is out of `held` may the release before the next claim return it
+            if (refused) lostClaimPossible = true;
         }
     }
 
