@@ -1,6 +1,7 @@
 package dev.idem.cli;
 
 import dev.idem.core.Durations;
+import dev.idem.engine.NodeIdInUseException;
 import dev.idem.server.IdemServer;
 import dev.idem.server.ServerConfig;
 import java.nio.file.Path;
@@ -37,7 +38,7 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--rate-limit", defaultValue = "${env:IDEM_RATE_LIMIT:-100}", description = "Requests per second per API key on this node, bursts of twice that; 0 = off (env IDEM_RATE_LIMIT, default ${DEFAULT-VALUE}).")
     int rateLimit;
 
-    @Option(names = "--node-id", defaultValue = "${env:IDEM_NODE_ID}", description = "This node's name in leases (env IDEM_NODE_ID, default host name + pid).")
+    @Option(names = "--node-id", defaultValue = "${env:IDEM_NODE_ID}", description = "This node's name in leases, unique among live nodes (env IDEM_NODE_ID, default host name + pid).")
     String nodeId;
 
     @Option(names = "--retention", defaultValue = "${env:IDEM_RETENTION:-30d}", converter = RetentionConverter.class,
@@ -53,7 +54,14 @@ public final class ServeCommand implements Callable<Integer> {
         ServerConfig config = new ServerConfig(host, port, dataDir, blankToNull(databaseUrl), System.getenv("IDEM_DATABASE_USER"),
                 System.getenv("IDEM_DATABASE_PASSWORD"), blankToNull(bootstrapKey), allowPrivateEndpoints, blankToNull(nodeId), rateLimit, retention);
         logFormat.apply(config.nodeId());
-        IdemServer server = IdemServer.start(config);
+        IdemServer server;
+        try {
+            server = IdemServer.start(config);
+        } catch (NodeIdInUseException e) {
+            // a second live node under one id would hold the first one's claims: refuse, in one line (exit 2: fix the flags)
+            System.err.println("idem serve: " + e.getMessage() + " (--node-id, IDEM_NODE_ID)");
+            return 2;
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();

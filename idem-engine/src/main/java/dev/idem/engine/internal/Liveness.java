@@ -137,8 +137,9 @@ public final class Liveness implements ClaimGate {
         if (previous.isPresent() && previous.get().status() == NodeRegistry.Status.LIVE) {
             Node p = previous.get();
             metrics.reclaimed(j.claimsTakenOver());
-            log.warn("node {} took over {} claims of its previous incarnation {} (pid {} on {}, silent for {}); they go out again now",
-                    nodeId, j.claimsTakenOver(), p.epoch(), p.process().pid(), p.process().host(), seconds(p.silentFor(j.node().renewedAt())));
+            String why = ThisProcess.hasEnded(p.process()) ? "its process ended on this machine" : "silent for " + seconds(p.silentFor(j.node().renewedAt()));
+            log.warn("node {} took over {} claims of its previous incarnation {} (pid {} on {}: {}); they go out again now",
+                    nodeId, j.claimsTakenOver(), p.epoch(), p.process().pid(), p.process().host(), why);
             if (j.claimsTakenOver() > 0) onClaimsReturned.run();
         } else if (j.claimsTakenOver() > 0) {
             metrics.reclaimed(j.claimsTakenOver());
@@ -298,8 +299,7 @@ public final class Liveness implements ClaimGate {
         if (!steady && !sweep) return untilSteady(now);
         Optional<Scan> done;
         try {
-            done = registry.takeOver(nodeId, s.node.epoch(), (other, at) ->
-                    steady && other.silentFor(at).compareTo(window) > 0 || sweep && ThisProcess.hasEnded(other.process()));
+            done = registry.takeOver(nodeId, s.node.epoch(), (other, at) -> steady && silentPastWindow(other, at) || sweep && ThisProcess.hasEnded(other.process()));
         } catch (RuntimeException e) {
             log.warn("node {} could not look for dead nodes, retrying: {}", nodeId, e.toString());
             return RETRY_NANOS;
@@ -311,8 +311,10 @@ public final class Liveness implements ClaimGate {
             returned += t.claims();
             metrics.reclaimed(t.claims());
             Node d = t.dead();
-            log.warn("node {} declared node {} dead (incarnation {}, pid {} on {}, silent for {}) and took over its {} claims; they go out "
-                    + "again now", nodeId, d.nodeId(), d.epoch(), d.process().pid(), d.process().host(), seconds(t.silentFor()), t.claims());
+            String why = steady && t.silentFor().compareTo(window) > 0 ? "silent for " + seconds(t.silentFor())
+                    : "its process ended on this machine, last renewed " + seconds(t.silentFor()) + " ago";
+            log.warn("node {} declared node {} dead (incarnation {}, pid {} on {}: {}) and took over its {} claims; they go out again now",
+                    nodeId, d.nodeId(), d.epoch(), d.process().pid(), d.process().host(), why, t.claims());
         }
         if (returned > 0) onClaimsReturned.run();
         if (!steady) return untilSteady(now);
@@ -330,7 +332,11 @@ public final class Liveness implements ClaimGate {
 
     /** Dead by evidence any node may use: its process ended on this machine, or it has been silent past the window. */
     private boolean holderIsDead(Node holder, Instant now) {
-        return ThisProcess.hasEnded(holder.process()) || holder.silentFor(now).compareTo(window) > 0;
+        return ThisProcess.hasEnded(holder.process()) || silentPastWindow(holder, now);
+    }
+
+    private boolean silentPastWindow(Node n, Instant now) {
+        return n.silentFor(now).compareTo(window) > 0;
     }
 
     private static boolean sameRenewal(Node a, Node b) {

@@ -20,11 +20,19 @@ final class PostgresDialect implements Dialect {
         config.addDataSourceProperty("reWriteBatchedInserts", "true");
         config.addDataSourceProperty("ApplicationName", "idem");
         config.addDataSourceProperty("tcpKeepAlive", "true");
+        // Idem's transactions last milliseconds. One idle this long belongs to a frozen process (SIGSTOP, a stalled VM):
+        // PostgreSQL ends it, so its row locks cannot stall the node that takes over its claims.
+        config.setConnectionInitSql(IDLE_IN_TRANSACTION);
     }
+
+    static final String IDLE_IN_TRANSACTION = "SET idle_in_transaction_session_timeout = 10000";
 
     /** Seconds: a renewal runs every 2 s; a read that waits longer than this on a silent network is a lost connection. */
     @Override
     public void configureLiveness(HikariConfig config) {
+        // a takeover waits at most 2 s for a row lock (a frozen node's transaction holds it until PostgreSQL ends it):
+        // it fails and is tried again on the next scan, and this node's own renewals never wait behind it
+        config.setConnectionInitSql(IDLE_IN_TRANSACTION + "; SET lock_timeout = 2000");
         config.addDataSourceProperty("ApplicationName", "idem-liveness");
         config.addDataSourceProperty("connectTimeout", "3");
         config.addDataSourceProperty("socketTimeout", "5");
