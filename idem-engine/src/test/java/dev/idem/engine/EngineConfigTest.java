@@ -32,5 +32,18 @@ class EngineConfigTest {
         assertThatThrownBy(() -> defaults.withShutdownGrace(Duration.ofSeconds(-1))).hasMessageContaining("shutdownGrace");
         assertThatThrownBy(() -> defaults.withLease(Duration.ofSeconds(90), Duration.ofSeconds(61))).hasMessageContaining("at most 60s");
         assertThatThrownBy(() -> defaults.withMaterialiserHorizon(Duration.ofMillis(600))).hasMessageContaining("twice pollInterval");
+        assertThatThrownBy(() -> defaults.withLiveness(Duration.ofMillis(10), Duration.ofSeconds(10))).hasMessageContaining("livenessInterval");
+    }
+
+    @Test
+    void defaultsRenewLivenessEveryTwoSecondsWithATenSecondTakeoverWindow() {
+        assertThat(defaults.livenessInterval()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(defaults.takeoverWindow()).isEqualTo(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void refusesATakeoverWindowThatOneSlowRenewalCouldOutlast() {
+        assertThatThrownBy(() -> defaults.withLiveness(Duration.ofSeconds(2), Duration.ofSeconds(7)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("takeoverWindow").hasMessageContaining("four times");
     }
 }

@@ -49,7 +49,7 @@ class FailoverIT {
     private LoopbackReceiver receiver;
 
     @AfterEach
-    void tearDown() throws Exception {
+    void tearDown(org.junit.jupiter.api.TestInfo test) throws Exception {
         for (int i = closeables.size() - 1; i >= 0; i--) {
             try {
                 closeables.get(i).close();
@@ -57,6 +57,11 @@ class FailoverIT {
                 // keep closing the rest
             }
         }
+        // the nodes' logs outlive the temporary directory, for whoever reads a failure
+        Path logs = Path.of("target", "failover-logs");
+        java.nio.file.Files.createDirectories(logs);
+        for (AutoCloseable c : closeables)
+            if (c instanceof JarNode n) java.nio.file.Files.writeString(logs.resolve(test.getTestMethod().orElseThrow().getName() + "-" + n.name + ".log"), n.log());
         if (receiver != null) receiver.close();
         if (db != null) db.close();
     }
@@ -161,8 +166,10 @@ class FailoverIT {
     private Takeover killOneOfTwo(int n) throws Exception {
         JarNode a = node("node-a", "node-a");
         JarNode b = node("node-b", "node-b");
-        Instant due = Instant.now().plusSeconds(4);
+        // all due at one instant, after every create has been answered
+        Instant due = Instant.now().plusSeconds(5 + n / 20);
         schedulesDueAt(a, n, due, "");
+        assertThat(Instant.now()).as("every schedule created before they fall due").isBefore(due);
         await().atMost(Duration.ofSeconds(60)).until(() -> !claims().isEmpty() && Instant.now().isAfter(due.plusSeconds(1)));
         JarNode victim = holderOfMost(claims(), a, b);
         JarNode survivor = victim == a ? b : a;

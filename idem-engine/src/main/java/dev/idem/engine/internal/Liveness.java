@@ -252,15 +252,12 @@ public final class Liveness implements ClaimGate {
             state = new State(s.node, s.renewedNanos, true);
             Optional<Node> now = registry.find(nodeId);
             String by = now.filter(n -> n.epoch() == s.node.epoch() && n.takenOverBy() != null)
-                    .map(n -> " by node " + n.takenOverBy() + " after " + seconds(Duration.between(s.node.renewedAt(), n.endedAt()).abs())
-                            + " without a renewal").orElse("");
+                    .map(n -> " by node " + n.takenOverBy() + " after " + seconds(n.silentFor(n.endedAt())) + " without a renewal").orElse("");
             log.warn("node {} (incarnation {}) was declared dead{}: its claims went to other nodes and it starts none of them; "
                     + "outcomes it records for them are dropped as stale. It rejoins as a new incarnation", nodeId, s.node.epoch(), by);
             return rejoin(state, nanoTime.getAsLong());
         } catch (RuntimeException e) {
-            if (!renewalFailing)
-                log.warn("node {} cannot renew its liveness ({}); it starts no attempts once {} pass without a renewal, and retries",
-                        nodeId, e.toString(), seconds(Duration.ofNanos(startDeadlineNanos)));
+            if (!renewalFailing) log.warn("node {} cannot renew its liveness, retrying: {}", nodeId, e.toString());
             renewalFailing = true;
             return RETRY_NANOS;
         }

@@ -9,12 +9,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The reaper (expired leases back to the queue, so a dead node's deliveries go out again with the same id and
- * key) and the pruner (finished deliveries and attempts past retention, idempotency records past 24 h), in
- * small batches so no transaction is long.
+ * key: the backstop behind {@link Liveness}'s takeover) and the pruner (finished deliveries and attempts past
+ * retention, idempotency records past 24 h, records of nodes that ended a day ago), in small batches so no
+ * transaction is long.
  */
 public final class Maintenance {
     private static final Logger log = LoggerFactory.getLogger(Maintenance.class);
     public static final Duration IDEMPOTENCY_RETENTION = Duration.ofHours(24);
+    /** How long the record of a stopped or dead node is kept (it names the node that declared it dead, for operators). */
+    static final Duration NODE_RECORD_RETENTION = Duration.ofDays(1);
     private static final int PRUNE_BATCH = 500;
     private static final int MAX_BATCHES_PER_RUN = 20;
 
@@ -60,7 +63,9 @@ public final class Maintenance {
             total += n;
             if (n < PRUNE_BATCH) break;
         }
-        if (total > 0) log.debug("pruned {} finished deliveries and expired idempotency records", total);
+        // a node id per process by default (host name + pid): records of stopped and dead ones would pile up
+        total += store.nodes().pruneEnded(now.minus(NODE_RECORD_RETENTION));
+        if (total > 0) log.debug("pruned {} finished deliveries, expired idempotency records and ended node records", total);
         return total;
     }
 }
