@@ -235,15 +235,19 @@ public final class Liveness implements ClaimGate {
         try {
             if (s.lost) return rejoin(s, sent);
             if (registry.renew(nodeId, s.node.epoch())) {
-                boolean wasFresh = fresh(s, sent);
-                state = new State(s.node, sent, false);
-                if (renewalFailing || !wasFresh) {
-                    log.info("node {} renewed its liveness again{}", nodeId, wasFresh ? "" : " after " + seconds(Duration.ofNanos(sent - s.renewedNanos))
-                            + " without; it starts attempts again");
-                }
-                if (!wasFresh) {
+                State renewed = new State(s.node, sent, false);
+                state = renewed;
+                long done = nanoTime.getAsLong();
+                // a round trip (or a pause around it) that outlasted half the window vouches for nothing: again at once
+                if (!fresh(renewed, done)) return 0;
+                if (!fresh(s, done)) {
+                    // it could not start attempts for a while; its standing to declare others dead starts over too
                     steadySinceNanos = sent;
+                    log.info("node {} renewed its liveness after {} without; it starts attempts again", nodeId,
+                            seconds(Duration.ofNanos(sent - s.renewedNanos)));
                     onMayClaimAgain.run();
+                } else if (renewalFailing) {
+                    log.info("node {} renewed its liveness again", nodeId);
                 }
                 renewalFailing = false;
                 stalledLogged = false;
