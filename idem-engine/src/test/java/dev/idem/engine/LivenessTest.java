@@ -219,18 +219,24 @@ class LivenessTest {
 
     @Test
     void aNodeDeclaredDeadStartsNoneOfItsClaimsItsLateOutcomesAreStaleAndItRejoinsAsANewIncarnation() {
-        receiver.respond(r -> r.attempt() == 1 ? Reply.ok().after(Duration.ofSeconds(2)) : Reply.ok());
-        engine(store, config("node-a"));
+        receiver.respond(r -> r.attempt() == 1 ? Reply.ok().after(Duration.ofSeconds(6)) : Reply.ok());
+        AtomicBoolean down = new AtomicBoolean();
+        Store flaky = withNodeRegistryDown(store, down);
+        engine(flaky, config("node-a"));
         List<Delivery> due = world.createMany(Defs.once(receiver.url("/hook"), clock.instant()), 5);
         await().atMost(10, SECONDS).until(() -> receiver.requests().size() == 5);
 
-        // another node judges node-a dead while its requests are in flight (as if node-a had been paused)
+        // node-a stops renewing (as if paused) with its requests in flight; another node declares it dead after the window
+        down.set(true);
         Node judge = ((Joined) store.nodes().join("judge", ELSEWHERE, (h, now) -> false)).node();
-        assertThat(store.nodes().takeOver("judge", judge.epoch(), (n, now) -> n.nodeId().equals("node-a")).orElseThrow().takeovers())
-                .singleElement().satisfies(t -> assertThat(t.claims()).isEqualTo(5));
+        await().atMost(20, SECONDS).until(() -> store.nodes().takeOver("judge", judge.epoch(),
+                (n, now) -> n.nodeId().equals("node-a") && n.silentFor(now).compareTo(WINDOW) > 0).orElseThrow().takeovers().size() == 1);
+        assertThat(due).allSatisfy(d -> assertThat(world.delivery(d.id()).status()).isEqualTo(DeliveryStatus.RETRYING));
+        // the answers to its requests arrive now: recorded by node-a, dropped by the store
+        await().atMost(20, SECONDS).until(() -> meters.get("idem.deliveries").tag("outcome", "stale").counter().count() == 5.0);
 
+        down.set(false);
         await().atMost(30, SECONDS).until(() -> due.stream().allMatch(d -> world.delivery(d.id()).status() == DeliveryStatus.SUCCEEDED));
-        await().atMost(10, SECONDS).until(() -> meters.get("idem.deliveries").tag("outcome", "stale").counter().count() == 5.0);
         for (Delivery d : due) {
             assertThat(receiver.requestsFor(d.id())).extracting(Receiver.Request::attempt).containsExactly(1, 2);
             List<Attempt> history = world.attempts(d.id());
