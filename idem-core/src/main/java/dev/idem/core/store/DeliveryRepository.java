@@ -16,7 +16,34 @@ public interface DeliveryRepository {
      *
      * @return true when this call inserted it
      */
-    boolean insertIfAbsent(Delivery delivery);
+    default boolean insertIfAbsent(Delivery delivery) {
+        return insertAll(List.of(delivery)) == 1;
+    }
+
+    /**
+     * {@link #insertIfAbsent} for many, in as few statements as the database allows (multi-row inserts).
+     *
+     * @return how many were inserted
+     */
+    int insertAll(List<Delivery> deliveries);
+
+    /**
+     * The schedule's deliveries that were never attempted ({@code scheduled}, no attempt), oldest occurrence
+     * first: what a pause, a catch-up or a change of rule may still cancel or move.
+     */
+    List<Delivery> neverAttempted(String scheduleId);
+
+    /**
+     * Moves a never-attempted delivery to {@code scheduledFor} (due then). Returns false when it was claimed or
+     * attempted meanwhile, or is gone.
+     */
+    boolean reschedule(String deliveryId, Instant scheduledFor, Instant now);
+
+    /** Cancels those of {@code deliveryIds} still never attempted; returns how many. */
+    int cancelNeverAttempted(java.util.Collection<String> deliveryIds, Instant now);
+
+    /** Deletes those of {@code deliveryIds} still never attempted (occurrences a new rule replaced); returns how many. */
+    int deleteNeverAttempted(java.util.Collection<String> deliveryIds);
 
     Optional<Delivery> find(Tenant tenant, String id);
 
@@ -47,5 +74,25 @@ public interface DeliveryRepository {
      * {@link #earliestPending(String)} for many schedules in one query (a page of a list); schedules with no
      * pending delivery are absent from the map.
      */
-    java.util.Map<String, Instant> earliestPending(java.util.Collection<String> scheduleIds);
+    default java.util.Map<String, Instant> earliestPending(java.util.Collection<String> scheduleIds) {
+        java.util.Map<String, Instant> out = new java.util.HashMap<>();
+        summaries(scheduleIds, Instant.MIN).forEach((id, s) -> {
+            if (s.earliestPending() != null) out.put(id, s.earliestPending());
+        });
+        return out;
+    }
+
+    /**
+     * What a schedule's view shows of its deliveries, for many schedules in one query (a page of a list); schedules
+     * with no delivery are absent.
+     *
+     * @param now the latest due delivery is the latest whose occurrence is at or before this
+     */
+    java.util.Map<String, ScheduleDeliveries> summaries(java.util.Collection<String> scheduleIds, Instant now);
+
+    /**
+     * @param earliestPending the earliest occurrence among pending deliveries, or null
+     * @param lastDueStatus the status of the latest delivery whose occurrence is at or before now, or null
+     */
+    record ScheduleDeliveries(Instant earliestPending, DeliveryStatus lastDueStatus) {}
 }

@@ -9,7 +9,12 @@ import java.util.List;
 import java.util.Optional;
 
 public interface ScheduleRepository {
-    void insert(Schedule schedule);
+    default void insert(Schedule schedule) {
+        insertAll(List.of(schedule));
+    }
+
+    /** Inserts every schedule, in as few statements as the database allows (multi-row inserts). */
+    void insertAll(List<Schedule> schedules);
 
     /** The schedule with this id in this tenant; empty for another tenant's (so ids leak nothing). */
     Optional<Schedule> find(Tenant tenant, String id);
@@ -30,17 +35,39 @@ public interface ScheduleRepository {
     boolean update(Schedule schedule);
 
     /**
-     * Moves the materialisation cursor only if it is still {@code expectedNextFireAt} and the schedule
-     * is active: the compare-and-set that makes two materialising nodes harmless. Sets status to
-     * {@code COMPLETED} when {@code newNextFireAt} is null.
-     *
-     * @return true when this caller won
+     * A cursor move of {@link #advanceCursors}: from {@code expected} (never null: only a schedule with an
+     * occurrence left is materialised) to {@code next} (null when the rule has ended), with the sequence of the last
+     * occurrence written.
      */
-    boolean advanceCursor(String scheduleId, Instant expectedNextFireAt, Instant newNextFireAt, long newLastSequence, Instant now);
+    record CursorMove(String scheduleId, Instant expected, Instant next, long lastSequence) {
+        public CursorMove {
+            java.util.Objects.requireNonNull(scheduleId, "scheduleId");
+            java.util.Objects.requireNonNull(expected, "expected");
+        }
+    }
+
+    /**
+     * Moves each schedule's materialisation cursor only if it is still {@code expected} and the schedule is
+     * active, in one statement: the compare-and-set that makes two materialising nodes harmless. The status stays
+     * {@code active} even when a rule ends (see {@link #completeIfFinished}).
+     *
+     * @return the ids of the schedules whose cursor this call moved
+     */
+    java.util.Set<String> advanceCursors(List<CursorMove> moves, Instant now);
+
+    /**
+     * Marks {@code completed} those of {@code scheduleIds} that are active, whose rule has ended (no cursor) and
+     * that have no pending delivery. The caller holds the schedules' rows (it moved their cursors or locked them);
+     * a delivery another transaction is finishing is waited for (its row is locked) rather than read as pending.
+     *
+     * @return the ids completed
+     */
+    java.util.Set<String> completeIfFinished(java.util.Collection<String> scheduleIds, Instant now);
 
     /**
      * Active schedules whose {@code nextFireAt} is at or before {@code horizon}, earliest first, across
-     * all tenants: the materialiser's work list.
+     * all tenants: the materialiser's work list. The rows are locked until the transaction ends; on PostgreSQL
+     * rows another transaction holds are skipped ({@code SKIP LOCKED}), so materialising nodes take different pages.
      */
     List<Schedule> dueForMaterialisation(Instant horizon, int limit);
 }

@@ -9,75 +9,93 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps each active schedule's occurrences within the horizon written as delivery rows, so the dispatcher only
- * reads one table. A page of schedules is materialised in one transaction (one commit for many occurrences); if
- * that fails, each is retried in its own, so one bad schedule cannot hold up the rest. The cursor's
- * compare-and-set and the unique (schedule, scheduled_for) make a race with another node harmless.
+ * Keeps the occurrences of active recurring schedules within the horizon written as delivery rows, so the
+ * dispatcher only reads one table (a one-shot's row is written when it is created). Works in pages: one
+ * transaction reads a page of due schedules (locking them; on PostgreSQL skipping those another node is
+ * materialising), moves all their cursors in one compare-and-set statement and writes all their occurrences in one
+ * multi-row insert ({@link Materialisation#materialise}). If a page fails, each of its schedules is retried in its
+ * own transaction, so one bad schedule cannot hold up the rest. Page size and horizon are measured choices
+ * (idem-engine/README.md).
  */
 public final class Materialiser {
     private static final Logger log = LoggerFactory.getLogger(Materialiser.class);
-    private static final int PAGE = 100;
-    private static final int MAX_PAGES_PER_RUN = 50;
+    /** Schedules per transaction: see "Materialising in sets" in idem-engine/README.md for the measurement. */
+    public static final int PAGE = 1_000;
+    /** A run stops after this long even with work left (the next run goes on), so the maintenance thread's other tasks get a turn. */
+    private static final long RUN_BUDGET_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /** Rows due this soon wake the dispatchers at once; later ones are found by their timer (it re-reads every poll). */
+    private static final Duration WAKE_WITHIN = Duration.ofSeconds(1);
 
     private final Store store;
     private final IdGenerator ids;
     private final Clock clock;
     private final Duration horizon;
     private final Runnable onWritten;
+    private final int page;
 
-    /** @param onWritten called after a run that wrote at least one delivery (wakes the dispatcher) */
+    /** @param onWritten called after a run that wrote a delivery due within a second (wakes this node's dispatcher) */
     public Materialiser(Store store, IdGenerator ids, Clock clock, Duration horizon, Runnable onWritten) {
+        this(store, ids, clock, horizon, onWritten, PAGE);
+    }
+
+    /** With another page size (the measurement harness varies it). */
+    public Materialiser(Store store, IdGenerator ids, Clock clock, Duration horizon, Runnable onWritten, int page) {
         this.store = store;
         this.ids = ids;
         this.clock = clock;
         this.horizon = horizon;
         this.onWritten = onWritten;
-    }
-
-    private int materialise(List<Schedule> due, Instant until, Instant now) {
-        if (due.isEmpty()) return 0;
-        try {
-            return store.inTransaction(tx -> {
-                int n = 0;
-                for (Schedule s : due) if (Materialisation.step(tx, s, until, ids, now).isPresent()) n++;
-                return n;
-            });
-        } catch (RuntimeException batchFailed) {
-            int n = 0;
-            for (Schedule s : due) {
-                try {
-                    Optional<Delivery> d = store.inTransaction(tx -> Materialisation.step(tx, s, until, ids, now));
-                    if (d.isPresent()) n++;
-                } catch (RuntimeException e) {
-                    try (var ids = LogIds.schedule(s.id())) {
-                        log.warn("materialising schedule {} occurrence {} failed; retried on the next run: {}", s.id(), s.nextFireAt(), e.toString());
-                    }
-                }
-            }
-            return n;
-        }
+        this.page = page;
     }
 
     /** Materialises what is due within the horizon now; returns how many deliveries it wrote. */
     public int runOnce() {
         int written = 0;
-        for (int page = 0; page < MAX_PAGES_PER_RUN; page++) {
+        boolean dueSoon = false;
+        long start = System.nanoTime();
+        while (true) {
             Instant now = clock.instant();
             Instant until = now.plus(horizon);
-            List<Schedule> due = store.inTransaction(tx -> tx.schedules().dueForMaterialisation(until, PAGE));
-            written += materialise(due, until, now);
-            if (due.size() < PAGE) break;
+            Page done = page(until, now);
+            written += done.written().size();
+            for (Delivery d : done.written()) dueSoon |= d.scheduledFor().isBefore(now.plus(WAKE_WITHIN));
+            if (done.schedules() < page || System.nanoTime() - start > RUN_BUDGET_NANOS) break;
         }
-        if (written > 0) {
+        if (dueSoon) {
             onWritten.run();
             // other nodes' dispatchers re-read the earliest due row too, instead of waiting out their poll
             store.queue().notifyDue();
         }
         return written;
+    }
+
+    private record Page(int schedules, List<Delivery> written) {}
+
+    private Page page(Instant until, Instant now) {
+        try {
+            return store.inTransaction(tx -> {
+                List<Schedule> due = tx.schedules().dueForMaterialisation(until, page);
+                return new Page(due.size(), Materialisation.materialise(tx, due, until, ids, now));
+            });
+        } catch (RuntimeException pageFailed) {
+            log.warn("materialising a page failed, retrying its schedules one by one: {}", pageFailed.toString());
+            List<Schedule> due = store.inTransaction(tx -> tx.schedules().dueForMaterialisation(until, page));
+            List<Delivery> written = new java.util.ArrayList<>();
+            for (Schedule s : due) {
+                try {
+                    written.addAll(store.inTransaction(tx -> Materialisation.materialise(tx, List.of(s), until, ids, now)));
+                } catch (RuntimeException e) {
+                    try (var mdc = LogIds.schedule(s.id())) {
+                        log.warn("materialising schedule {} occurrence {} failed; retried on the next run: {}", s.id(), s.nextFireAt(), e.toString());
+                    }
+                }
+            }
+            return new Page(0, written);
+        }
     }
 }

@@ -54,11 +54,15 @@ public final class World {
             out.addAll(store.inTransaction(tx -> {
                 List<Delivery> batch = new ArrayList<>(chunk.size());
                 Instant now = clock.instant();
+                List<Schedule> schedules = new ArrayList<>(chunk.size());
                 for (ScheduleDefinition def : chunk) {
-                    Schedule s = Defs.schedule(ids.next("sch"), Defs.TENANT, def, now);
-                    tx.schedules().insert(s);
-                    Materialisation.step(tx, s, now.plus(Duration.ofDays(400)), ids, now).ifPresent(batch::add);
+                    Materialisation.Plan plan = Materialisation.forNew(Defs.schedule(ids.next("sch"), Defs.TENANT, def, now),
+                            now.plus(Duration.ofDays(400)), ids, now);
+                    schedules.add(plan.advanced(now));
+                    if (!plan.deliveries().isEmpty()) batch.add(plan.deliveries().get(0));
                 }
+                tx.schedules().insertAll(schedules);
+                tx.deliveries().insertAll(batch);
                 tx.notifyDeliveriesDue();
                 return batch;
             }));

@@ -13,19 +13,57 @@ import java.util.Optional;
 
 final class JdbcDeliveries implements DeliveryRepository {
     static final String PENDING = "status IN ('scheduled', 'retrying', 'delivering')";
+    /** Written, not yet claimed, never attempted: an occurrence no receiver has seen, which may still move or go. */
+    private static final String NEVER_ATTEMPTED = "status = 'scheduled' AND attempt_count = 0";
     private final Sql sql;
 
     JdbcDeliveries(Sql sql) {
         this.sql = sql;
     }
 
+    /** Multi-row inserts; a unique constraint on (schedule_id, scheduled_for) skips an occurrence that exists. */
     @Override
-    public boolean insertIfAbsent(Delivery d) {
-        return sql.update("INSERT INTO deliveries (" + Rows.DELIVERY + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                        + "ON CONFLICT DO NOTHING",
-                d.id(), d.tenant().projectId(), Rows.mode(d.tenant().mode()), d.scheduleId(), d.scheduledFor(), d.sequence(),
+    public int insertAll(List<Delivery> deliveries) {
+        List<Object[]> rows = new ArrayList<>(deliveries.size());
+        for (Delivery d : deliveries)
+            rows.add(new Object[] {d.id(), d.tenant().projectId(), Rows.mode(d.tenant().mode()), d.scheduleId(), d.scheduledFor(), d.sequence(),
                 d.status().wireName(), d.attemptCount(), d.nextAttemptAt(), d.idempotencyKey(), d.leaseOwner(), d.leaseExpiresAt(),
-                d.lastError(), d.createdAt(), d.updatedAt()) == 1;
+                d.lastError(), d.createdAt(), d.updatedAt()});
+        return sql.multiRowUpdate("INSERT INTO deliveries (" + Rows.DELIVERY + ") VALUES ",
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows, " ON CONFLICT DO NOTHING");
+    }
+
+    @Override
+    public List<Delivery> neverAttempted(String scheduleId) {
+        return sql.query("SELECT " + Rows.DELIVERY_READ + " FROM deliveries WHERE schedule_id = ? AND " + NEVER_ATTEMPTED
+                + " ORDER BY scheduled_for", Rows::delivery, scheduleId);
+    }
+
+    @Override
+    public boolean reschedule(String deliveryId, Instant scheduledFor, Instant now) {
+        return sql.update("UPDATE deliveries SET scheduled_for = ?, next_attempt_at = ?, updated_at = ? WHERE id = ? AND " + NEVER_ATTEMPTED,
+                scheduledFor, scheduledFor, now, deliveryId) == 1;
+    }
+
+    @Override
+    public int cancelNeverAttempted(java.util.Collection<String> deliveryIds, Instant now) {
+        int n = 0;
+        for (List<String> chunk : JdbcDeliveryQueue.chunks(List.copyOf(deliveryIds))) {
+            Object[] args = new Object[chunk.size() + 1];
+            args[0] = now;
+            for (int i = 0; i < chunk.size(); i++) args[i + 1] = chunk.get(i);
+            n += sql.update("UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, updated_at = ? WHERE id IN ("
+                    + Sql.marks(chunk.size()) + ") AND " + NEVER_ATTEMPTED, args);
+        }
+        return n;
+    }
+
+    @Override
+    public int deleteNeverAttempted(java.util.Collection<String> deliveryIds) {
+        int n = 0;
+        for (List<String> chunk : JdbcDeliveryQueue.chunks(List.copyOf(deliveryIds)))
+            n += sql.update("DELETE FROM deliveries WHERE id IN (" + Sql.marks(chunk.size()) + ") AND " + NEVER_ATTEMPTED, chunk.toArray());
+        return n;
     }
 
     @Override
@@ -78,13 +116,32 @@ final class JdbcDeliveries implements DeliveryRepository {
                 .isPresent();
     }
 
+    /**
+     * One statement for a page: the earliest pending occurrence per schedule, and the latest due delivery's status (the
+     * unique index on (schedule_id, scheduled_for) finds it by a backward seek per schedule).
+     */
     @Override
-    public java.util.Map<String, Instant> earliestPending(java.util.Collection<String> scheduleIds) {
-        java.util.Map<String, Instant> out = new java.util.HashMap<>();
+    public java.util.Map<String, ScheduleDeliveries> summaries(java.util.Collection<String> scheduleIds, Instant now) {
+        java.util.Map<String, Instant> pending = new java.util.HashMap<>();
+        java.util.Map<String, DeliveryStatus> last = new java.util.HashMap<>();
+        Long nowMillis = now.isBefore(Instant.EPOCH) ? Long.MIN_VALUE : now.toEpochMilli();
         for (List<String> chunk : JdbcDeliveryQueue.chunks(List.copyOf(new java.util.LinkedHashSet<>(scheduleIds)))) {
-            sql.query("SELECT schedule_id, MIN(scheduled_for) AS m FROM deliveries WHERE schedule_id IN (" + Sql.marks(chunk.size()) + ") AND "
-                    + PENDING + " GROUP BY schedule_id", rs -> out.put(rs.getString(1), Sql.instant(rs, "m")), chunk.toArray());
+            String in = "schedule_id IN (" + Sql.marks(chunk.size()) + ")";
+            Object[] args = new Object[chunk.size() * 2 + 1];
+            for (int i = 0; i < chunk.size(); i++) args[i] = args[chunk.size() + i] = chunk.get(i);
+            args[args.length - 1] = nowMillis;
+            sql.query("SELECT schedule_id, 'p' AS k, MIN(scheduled_for) AS t, NULL AS st FROM deliveries WHERE " + in + " AND " + PENDING
+                    + " GROUP BY schedule_id UNION ALL SELECT d.schedule_id, 'l', d.scheduled_for, d.status FROM deliveries d WHERE d." + in
+                    + " AND d.scheduled_for = (SELECT MAX(x.scheduled_for) FROM deliveries x WHERE x.schedule_id = d.schedule_id "
+                    + "AND x.scheduled_for <= ?)", rs -> {
+                        if (rs.getString(2).equals("p")) pending.put(rs.getString(1), Sql.instant(rs, "t"));
+                        else last.put(rs.getString(1), DeliveryStatus.parse(rs.getString(4)));
+                        return null;
+                    }, args);
         }
+        java.util.Map<String, ScheduleDeliveries> out = new java.util.HashMap<>();
+        for (String id : scheduleIds)
+            if (pending.containsKey(id) || last.containsKey(id)) out.put(id, new ScheduleDeliveries(pending.get(id), last.get(id)));
         return out;
     }
 }

@@ -70,6 +70,48 @@ final class Sql {
         }
     }
 
+    /** Bound parameters per statement: under PostgreSQL's 32,767 and SQLite's 32,766, with room for trailing ones. */
+    static final int MAX_PARAMETERS = 30_000;
+
+    /**
+     * Runs {@code head + rowSql, rowSql, … + tail} once per chunk of {@code rows} (as many rows as the parameter limit
+     * allows), binding each row's values and then {@code tailArgs}: multi-row {@code INSERT … VALUES} and
+     * {@code WITH v(…) AS (VALUES …) UPDATE … RETURNING}, so a page of rows costs a statement, not one per row. Every
+     * row has as many values as {@code rowSql} has markers.
+     *
+     * @return the rows the statements returned, in order
+     */
+    <T> List<T> multiRowQuery(String head, String rowSql, List<Object[]> rows, String tail, RowMapper<T> mapper, Object... tailArgs) {
+        List<T> out = new ArrayList<>();
+        chunked(head, rowSql, rows, tail, tailArgs, (sql, args) -> out.addAll(query(sql, mapper, args)));
+        return out;
+    }
+
+    /** {@link #multiRowQuery} for statements that return nothing; returns the summed update count. */
+    int multiRowUpdate(String head, String rowSql, List<Object[]> rows, String tail) {
+        int[] updated = {0};
+        chunked(head, rowSql, rows, tail, new Object[0], (sql, args) -> updated[0] += update(sql, args));
+        return updated[0];
+    }
+
+    private static void chunked(String head, String rowSql, List<Object[]> rows, String tail, Object[] tailArgs,
+                                java.util.function.BiConsumer<String, Object[]> run) {
+        if (rows.isEmpty()) return;
+        int width = rows.get(0).length;
+        int perChunk = Math.max(1, (MAX_PARAMETERS - tailArgs.length) / Math.max(1, width));
+        for (int from = 0; from < rows.size(); from += perChunk) {
+            List<Object[]> chunk = rows.subList(from, Math.min(rows.size(), from + perChunk));
+            Object[] args = new Object[chunk.size() * width + tailArgs.length];
+            int i = 0;
+            for (Object[] row : chunk) {
+                System.arraycopy(row, 0, args, i, width);
+                i += width;
+            }
+            System.arraycopy(tailArgs, 0, args, i, tailArgs.length);
+            run.accept(head + String.join(", ", java.util.Collections.nCopies(chunk.size(), rowSql)) + tail, args);
+        }
+    }
+
     static void bind(PreparedStatement ps, Object... args) throws SQLException {
         for (int i = 0; i < args.length; i++) {
             Object a = args[i];

@@ -29,6 +29,77 @@ abstract class DeliveryContract extends StoreTestBase {
     }
 
     @Test
+    void insertAllWritesManyInChunksAndSkipsOccurrencesThatExist() {
+        Schedule s = schedule(tenant, T0);
+        Delivery existing = delivery(s, T0);
+        List<Delivery> many = new java.util.ArrayList<>();
+        many.add(Delivery.scheduled(ids.next("dlv"), s, T0, 1, T0)); // same occurrence as existing: skipped
+        for (int i = 1; i <= 2_500; i++) many.add(Delivery.scheduled(ids.next("dlv"), s, T0.plusSeconds(i), i + 1, T0));
+        assertThat(store.inTransaction((StoreTx tx) -> tx.deliveries().insertAll(many))).isEqualTo(2_500);
+        assertThat(store.inTransaction((StoreTx tx) -> tx.deliveries().find(tenant, existing.id()))).contains(existing);
+        assertThat(store.inTransaction((StoreTx tx) -> tx.deliveries().find(tenant, many.get(2_500).id()))).contains(many.get(2_500));
+        assertThat(store.inTransaction((StoreTx tx) -> tx.deliveries().find(tenant, many.get(0).id()))).isEmpty();
+        assertThat(store.inTransaction((StoreTx tx) -> tx.deliveries().insertAll(List.of()))).isZero();
+    }
+
+    @Test
+    void neverAttemptedDeliveriesCanBeMovedCancelledOrDeletedButNotOnceClaimed() {
+        Schedule s = schedule(tenant, T0);
+        Delivery claimed = delivery(s, T0);
+        Delivery move = delivery(s, T0.plusSeconds(10));
+        Delivery cancel = delivery(s, T0.plusSeconds(20));
+        Delivery delete = delivery(s, T0.plusSeconds(30));
+        store.queue().claimDue("n", Duration.ofMinutes(1), 10);
+        assertThat(store.inTransaction((StoreTx tx) -> tx.deliveries().neverAttempted(s.id()))).extracting(Delivery::id)
+                .containsExactly(move.id(), cancel.id(), delete.id());
+
+        assertThat(store.inTransaction((StoreTx tx) -> tx.deliveries().reschedule(claimed.id(), T0.plusSeconds(99), T0))).isFalse();
+        assertThat(store.inTransaction((StoreTx tx) -> tx.deliveries().reschedule(move.id(), T0.plusSeconds(40), T0.plusSeconds(1)))).isTrue();
+        Delivery moved = store.inTransaction((StoreTx tx) -> tx.deliveries().find(tenant, move.id())).orElseThrow();
+        assertThat(moved.scheduledFor()).isEqualTo(T0.plusSeconds(40));
+        assertThat(moved.nextAttemptAt()).isEqualTo(T0.plusSeconds(40));
+        assertThat(moved.idempotencyKey()).isEqualTo(move.idempotencyKey());
+
+        assertThat(store.inTransaction((StoreTx tx) -> tx.deliveries().cancelNeverAttempted(List.of(cancel.id(), claimed.id()), T0))).isEqualTo(1);
+        assertThat(status(cancel)).isEqualTo(DeliveryStatus.CANCELLED);
+        assertThat(status(claimed)).isEqualTo(DeliveryStatus.DELIVERING);
+        assertThat(store.inTransaction((StoreTx tx) -> tx.deliveries().deleteNeverAttempted(List.of(delete.id(), claimed.id())))).isEqualTo(1);
+        assertThat(store.inTransaction((StoreTx tx) -> tx.deliveries().find(tenant, delete.id()))).isEmpty();
+        assertThat(store.inTransaction((StoreTx tx) -> tx.deliveries().neverAttempted(s.id()))).extracting(Delivery::id).containsExactly(move.id());
+    }
+
+    @Test
+    void summariesGiveTheEarliestPendingAndTheLatestDueStatusOfManySchedulesInOneCall() {
+        Schedule dead = schedule(tenant, T0);
+        Schedule future = schedule(tenant, T0);
+        Schedule mixed = schedule(tenant, T0);
+        Schedule none = schedule(tenant, T0);
+        Delivery d = delivery(dead, T0);
+        delivery(future, T0.plusSeconds(60));
+        Delivery older = delivery(mixed, T0.minusSeconds(10));
+        Delivery latestDue = delivery(mixed, T0.minusSeconds(5));
+        delivery(mixed, T0.plusSeconds(30));
+        assertThat(store.queue().claimDue("n", Duration.ofMinutes(1), 10)).hasSize(3);
+        store.queue().complete("n", List.of(
+                new Outcome(d.id(), attemptOf(d, 500), DeliveryStatus.DEAD, null, "HTTP 500"),
+                new Outcome(older.id(), attemptOf(older, 200), DeliveryStatus.SUCCEEDED, null, null),
+                new Outcome(latestDue.id(), attemptOf(latestDue, 500), DeliveryStatus.RETRYING, T0.plusSeconds(60), "HTTP 500")));
+
+        var sums = store.inTransaction((StoreTx tx) -> tx.deliveries().summaries(List.of(dead.id(), future.id(), mixed.id(), none.id()), T0));
+        assertThat(sums).doesNotContainKey(none.id());
+        assertThat(sums.get(dead.id()).lastDueStatus()).isEqualTo(DeliveryStatus.DEAD);
+        assertThat(sums.get(dead.id()).earliestPending()).isNull();
+        assertThat(sums.get(future.id()).earliestPending()).isEqualTo(T0.plusSeconds(60));
+        assertThat(sums.get(future.id()).lastDueStatus()).as("nothing has come due").isNull();
+        assertThat(sums.get(mixed.id()).lastDueStatus()).isEqualTo(DeliveryStatus.RETRYING);
+        assertThat(sums.get(mixed.id()).earliestPending()).isEqualTo(T0.minusSeconds(5));
+    }
+
+    private Attempt attemptOf(Delivery d, int status) {
+        return new Attempt(ids.next("att"), d.id(), 1, T0, 5, status, status == 200 ? null : "HTTP " + status, null);
+    }
+
+    @Test
     void aDeliveryReadsBackExactlyAsWritten() {
         Schedule s = schedule(tenant, T0);
         Delivery d = delivery(s, T0.plusMillis(1));

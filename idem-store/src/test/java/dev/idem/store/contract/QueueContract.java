@@ -334,6 +334,65 @@ abstract class QueueContract extends StoreTestBase {
         return store.inTransaction((StoreTx tx) -> tx.schedules().find(s.tenant(), s.id())).orElseThrow();
     }
 
+    /** A schedule whose rule has ended (its cursor is null, as a one-shot's is once its delivery is written). */
+    Schedule endedSchedule() {
+        Schedule s = schedule(tenant, T0);
+        store.useTransaction(tx -> tx.schedules().update(s.withCursor(null, 1, T0)));
+        return s;
+    }
+
+    @Test
+    void aScheduleWhoseRuleEndedIsCompletedWhenItsLastDeliveryBecomesFinalAndNotBefore() {
+        Schedule ok = endedSchedule();
+        Schedule dies = endedSchedule();
+        Schedule recurring = schedule(tenant, T0.plusSeconds(3600));
+        Delivery a = delivery(ok, T0);
+        Delivery b = delivery(dies, T0);
+        Delivery c = delivery(recurring, T0);
+        queue().claimDue("n", LEASE, 10);
+        queue().complete("n", List.of(new Outcome(a.id(), attempt(a, 1, 500), DeliveryStatus.RETRYING, T0, "HTTP 500"),
+                new Outcome(b.id(), attempt(b, 1, 500), DeliveryStatus.DEAD, null, "HTTP 500"),
+                new Outcome(c.id(), attempt(c, 1, 200), DeliveryStatus.SUCCEEDED, null, null)));
+        assertThat(findSchedule(ok).status()).as("a retrying delivery is pending").isEqualTo(ScheduleStatus.ACTIVE);
+        assertThat(findSchedule(dies).status()).as("dead is final").isEqualTo(ScheduleStatus.COMPLETED);
+        assertThat(findSchedule(recurring).status()).as("its rule goes on").isEqualTo(ScheduleStatus.ACTIVE);
+
+        queue().claimDue("n", LEASE, 10);
+        queue().complete("n", List.of(new Outcome(a.id(), attempt(a, 2, 200), DeliveryStatus.SUCCEEDED, null, null)));
+        assertThat(findSchedule(ok).status()).isEqualTo(ScheduleStatus.COMPLETED);
+    }
+
+    @Test
+    void aPausedScheduleIsNotCompletedByItsInFlightDeliveryFinishing() {
+        Schedule s = endedSchedule();
+        Delivery d = delivery(s, T0);
+        queue().claimDue("n", LEASE, 10);
+        Schedule paused = findSchedule(s).withStatus(ScheduleStatus.PAUSED, Schedule.PAUSED_BY_USER, T0);
+        store.useTransaction(tx -> tx.schedules().update(paused));
+        queue().complete("n", List.of(new Outcome(d.id(), attempt(d, 1, 200), DeliveryStatus.SUCCEEDED, null, null)));
+        assertThat(findSchedule(s).status()).isEqualTo(ScheduleStatus.PAUSED);
+    }
+
+    @Test
+    void twoNodesFinishingTheLastTwoDeliveriesOfOneScheduleAtOnceCompleteIt() throws Exception {
+        for (int round = 0; round < 10; round++) {
+            Schedule s = endedSchedule();
+            Delivery x = delivery(s, T0);
+            Delivery y = delivery(s, T0.minusMillis(1));
+            Delivery cx = queue().claimDue("node-x", LEASE, 1).get(0).delivery();
+            Delivery cy = queue().claimDue("node-y", LEASE, 1).get(0).delivery();
+            AtomicInteger turn = new AtomicInteger();
+            Race.run(2, () -> {
+                boolean first = turn.getAndIncrement() == 0;
+                Delivery mine = first ? cx : cy;
+                return queue().complete(first ? "node-x" : "node-y",
+                        List.of(new Outcome(mine.id(), attempt(mine, 1, 200), DeliveryStatus.SUCCEEDED, null, null)));
+            });
+            assertThat(List.of(x.id(), y.id())).containsExactlyInAnyOrder(cx.id(), cy.id());
+            assertThat(findSchedule(s).status()).as("round " + round).isEqualTo(ScheduleStatus.COMPLETED);
+        }
+    }
+
     Attempt attempt(Delivery d, int number, Integer statusCode) {
         boolean ok = statusCode != null && statusCode / 100 == 2;
         return new Attempt(ids.next("att"), d.id(), number, clock.instant(), 10, statusCode, ok ? null : "HTTP " + statusCode, null);

@@ -3,6 +3,7 @@ package dev.idem.store.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.core.store.StoreTx;
+import dev.idem.core.store.ScheduleRepository.CursorMove;
 
 import dev.idem.core.CatchUp;
 import dev.idem.core.HeaderProfile;
@@ -57,7 +58,7 @@ abstract class ScheduleContract extends StoreTestBase {
         assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().find(tenant, s.id()))).contains(s);
 
         clock.set(first);
-        assertThat(store.inTransaction((StoreTx tx) -> Materialisation.step(tx, s, first, ids, first))).isPresent();
+        assertThat(store.inTransaction((StoreTx tx) -> Materialisation.materialise(tx, List.of(s), first, ids, first))).hasSize(1);
         Schedule after = store.inTransaction((StoreTx tx) -> tx.schedules().find(tenant, s.id())).orElseThrow();
         assertThat(after.status()).isEqualTo(ScheduleStatus.ACTIVE);
         assertThat(after.nextFireAt()).isEqualTo(first.plus(Duration.ofHours(2)));
@@ -118,10 +119,14 @@ abstract class ScheduleContract extends StoreTestBase {
         assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().update(ghost))).isFalse();
     }
 
+    static java.util.Set<String> advance(StoreTx tx, Schedule s, Instant expected, Instant next, long sequence) {
+        return tx.schedules().advanceCursors(List.of(new CursorMove(s.id(), expected, next, sequence)), T0);
+    }
+
     @Test
     void advanceCursorLetsExactlyOneRacerWin() throws Exception {
         Schedule s = schedule(tenant, T0);
-        List<Boolean> won = Race.run(8, () -> store.inTransaction((StoreTx tx) -> tx.schedules().advanceCursor(s.id(), T0, T0.plusSeconds(60), 1, T0)));
+        List<Boolean> won = Race.run(8, () -> store.inTransaction((StoreTx tx) -> advance(tx, s, T0, T0.plusSeconds(60), 1).contains(s.id())));
         assertThat(won).containsOnlyOnce(true);
         Schedule after = store.inTransaction((StoreTx tx) -> tx.schedules().find(tenant, s.id())).orElseThrow();
         assertThat(after.nextFireAt()).isEqualTo(T0.plusSeconds(60));
@@ -130,21 +135,63 @@ abstract class ScheduleContract extends StoreTestBase {
     }
 
     @Test
-    void advanceCursorToNothingCompletesTheSchedule() {
-        Schedule s = schedule(tenant, T0);
-        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().advanceCursor(s.id(), T0.plusSeconds(1), null, 1, T0))).isFalse();
-        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().advanceCursor(s.id(), T0, null, 1, T0))).isTrue();
-        Schedule after = store.inTransaction((StoreTx tx) -> tx.schedules().find(tenant, s.id())).orElseThrow();
-        assertThat(after.status()).isEqualTo(ScheduleStatus.COMPLETED);
-        assertThat(after.nextFireAt()).isNull();
-        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().advanceCursor(s.id(), null, null, 2, T0))).isFalse();
+    void advanceCursorsMovesManyInOneCallOnlyWhereEachCursorIsStillWhereItWasRead() {
+        Schedule a = schedule(tenant, T0);
+        Schedule b = schedule(tenant, T0.plusSeconds(1));
+        Schedule c = schedule(tenant, T0.plusSeconds(2));
+        Schedule paused = schedule(tenant, T0);
+        store.useTransaction(tx -> tx.schedules().update(paused.withStatus(ScheduleStatus.PAUSED, Schedule.PAUSED_BY_USER, T0)));
+        var won = store.inTransaction((StoreTx tx) -> tx.schedules().advanceCursors(List.of(
+                new CursorMove(a.id(), T0, T0.plusSeconds(60), 1),
+                new CursorMove(b.id(), T0, T0.plusSeconds(61), 1), // b's cursor is elsewhere: it loses
+                new CursorMove(c.id(), T0.plusSeconds(2), null, 3),
+                new CursorMove(paused.id(), T0, T0.plusSeconds(60), 1),
+                new CursorMove("sch_unknown", T0, null, 1)), T0.plusSeconds(9)));
+        assertThat(won).containsExactlyInAnyOrder(a.id(), c.id());
+        Schedule a2 = store.inTransaction((StoreTx tx) -> tx.schedules().find(tenant, a.id())).orElseThrow();
+        assertThat(a2.nextFireAt()).isEqualTo(T0.plusSeconds(60));
+        assertThat(a2.updatedAt()).isEqualTo(T0.plusSeconds(9));
+        Schedule c2 = store.inTransaction((StoreTx tx) -> tx.schedules().find(tenant, c.id())).orElseThrow();
+        assertThat(c2.nextFireAt()).isNull();
+        assertThat(c2.lastSequence()).isEqualTo(3);
+        assertThat(c2.status()).as("an ended rule stays active until nothing is pending").isEqualTo(ScheduleStatus.ACTIVE);
+        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().find(tenant, b.id()))).contains(b);
+        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().find(tenant, paused.id())).orElseThrow().nextFireAt()).isEqualTo(T0);
+    }
+
+    @Test
+    void aScheduleWhoseRuleEndedIsCompletedOnlyOnceNoDeliveryIsPending() {
+        Schedule ended = schedule(tenant, T0);
+        Schedule withPending = schedule(tenant, T0);
+        Schedule stillRunning = schedule(tenant, T0);
+        delivery(withPending, T0);
+        store.useTransaction(tx -> {
+            advance(tx, ended, T0, null, 1);
+            advance(tx, withPending, T0, null, 1);
+        });
+        var completed = store.inTransaction((StoreTx tx) -> tx.schedules().completeIfFinished(
+                List.of(ended.id(), withPending.id(), stillRunning.id()), T0.plusSeconds(1)));
+        assertThat(completed).containsExactly(ended.id());
+        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().find(tenant, ended.id())).orElseThrow().status()).isEqualTo(ScheduleStatus.COMPLETED);
+        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().find(tenant, withPending.id())).orElseThrow().status()).isEqualTo(ScheduleStatus.ACTIVE);
+        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().find(tenant, stillRunning.id())).orElseThrow().status()).isEqualTo(ScheduleStatus.ACTIVE);
     }
 
     @Test
     void advanceCursorRefusesAPausedSchedule() {
         Schedule s = schedule(tenant, T0);
         store.useTransaction(tx -> tx.schedules().update(s.withStatus(ScheduleStatus.PAUSED, Schedule.PAUSED_BY_USER, T0)));
-        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().advanceCursor(s.id(), T0, null, 1, T0))).isFalse();
+        assertThat(store.inTransaction((StoreTx tx) -> advance(tx, s, T0, null, 1))).isEmpty();
+    }
+
+    @Test
+    void insertAllWritesManySchedulesThatReadBackAsWritten() {
+        List<Schedule> many = new ArrayList<>();
+        for (int i = 0; i < 2_500; i++) many.add(newSchedule(tenant, T0.plusSeconds(i)));
+        store.useTransaction(tx -> tx.schedules().insertAll(many));
+        for (Schedule s : List.of(many.get(0), many.get(1234), many.get(2499)))
+            assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().find(tenant, s.id()))).contains(s);
+        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().dueForMaterialisation(T0.plusSeconds(10_000), 5_000))).hasSize(2_500);
     }
 
     @Test
@@ -162,13 +209,15 @@ abstract class ScheduleContract extends StoreTestBase {
     }
 
     @Test
-    void materialisationStepWritesTheOccurrenceOnceAndCompletesAOneShot() {
+    void materialisingWritesTheOccurrenceOnceAndKeepsAOneShotActiveWhileItsDeliveryIsPending() {
         Schedule s = schedule(tenant, T0);
-        var first = store.inTransaction((StoreTx tx) -> Materialisation.step(tx, s, T0, ids, T0));
-        var again = store.inTransaction((StoreTx tx) -> Materialisation.step(tx, s, T0, ids, T0));
-        assertThat(first).isPresent();
+        var first = store.inTransaction((StoreTx tx) -> Materialisation.materialise(tx, List.of(s), T0, ids, T0));
+        var again = store.inTransaction((StoreTx tx) -> Materialisation.materialise(tx, List.of(s), T0, ids, T0));
+        assertThat(first).hasSize(1);
         assertThat(again).isEmpty();
-        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().find(tenant, s.id()))).map(Schedule::status).contains(ScheduleStatus.COMPLETED);
+        Schedule after = store.inTransaction((StoreTx tx) -> tx.schedules().find(tenant, s.id())).orElseThrow();
+        assertThat(after.status()).isEqualTo(ScheduleStatus.ACTIVE);
+        assertThat(after.nextFireAt()).isNull();
         assertThat(store.inTransaction((StoreTx tx) -> tx.deliveries().list(tenant, s.id(), null, 10, null)).data()).hasSize(1);
     }
 
