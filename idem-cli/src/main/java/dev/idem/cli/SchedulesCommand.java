@@ -33,13 +33,18 @@ public final class SchedulesCommand {
         CommandLine.Model.CommandSpec spec;
 
         int call(String method, String path, String body) {
+            return call(method, path, body, answer -> true);
+        }
+
+        /** @param ok whether a 2xx answer's body means success (a batch answers 200 with per-item errors) */
+        int call(String method, String path, String body, java.util.function.Predicate<String> ok) {
             if (apiKey == null || apiKey.isBlank())
                 throw new CommandLine.ParameterException(spec.commandLine(), "an API key is needed: --api-key sk_test_… or IDEM_API_KEY");
             ApiClient.Response r = new ApiClient(url, apiKey).send(method, path, body);
             PrintWriter out = r.ok() ? spec.commandLine().getOut() : spec.commandLine().getErr();
             out.println(pretty(r.body()));
             out.flush();
-            return r.ok() ? 0 : 1;
+            return r.ok() && ok.test(r.body()) ? 0 : 1;
         }
     }
 
@@ -58,7 +63,9 @@ public final class SchedulesCommand {
     @Command(name = "create", mixinStandardHelpOptions = true, description = "Create a schedule (POST /v1/schedules).")
     static final class Create implements Callable<Integer> {
         @Mixin Connection conn;
-        @Option(names = "--endpoint", required = true, description = "URL the deliveries go to.") String endpoint;
+        @Option(names = "--endpoint", description = "URL the deliveries go to (required without --file or --data).") String endpoint;
+        @Option(names = "--file", description = "A JSON Lines file, one create body per line, sent by POST /v1/schedules/batch "
+                + "(1,000 per call); exits 1 if any item failed.") java.nio.file.Path file;
         @Option(names = "--delay", description = "Fire once after this long: 90s, 24h, PT24H.") String delay;
         @Option(names = "--fire-at", description = "Fire once at this RFC 3339 instant.") String fireAt;
         @Option(names = "--rrule", description = "RFC 5545 rule, e.g. FREQ=DAILY;BYHOUR=9;BYMINUTE=0.") String rrule;
@@ -75,6 +82,19 @@ public final class SchedulesCommand {
 
         @Override
         public Integer call() throws Exception {
+            if (file != null) {
+                java.util.List<String> batches;
+                try {
+                    batches = BatchFile.requests(file);
+                } catch (IllegalArgumentException | java.io.IOException e) {
+                    throw new CommandLine.ParameterException(conn.spec.commandLine(), "--file: " + e.getMessage());
+                }
+                int code = 0;
+                for (String batch : batches) code = Math.max(code, conn.call("POST", "/v1/schedules/batch", batch, BatchFile::allCreated));
+                return code;
+            }
+            if (endpoint == null && data == null)
+                throw new CommandLine.ParameterException(conn.spec.commandLine(), "give --endpoint (or --data, or --file)");
             String json = data;
             if (json == null) {
                 ObjectNode o = JSON.createObjectNode();

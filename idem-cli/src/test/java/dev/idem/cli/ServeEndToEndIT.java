@@ -157,6 +157,30 @@ class ServeEndToEndIT {
         assertThat(noId.err()).contains("ID");
     }
 
+    @Test
+    void schedulesCreateFromAJsonLinesFileSendsBatchesAndExits1WhenAnItemFails(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        port = freePort();
+        node = startNode();
+        String endpoint = "http://127.0.0.1:" + receiver.getAddress().getPort() + "/hooks";
+        java.nio.file.Path good = dir.resolve("good.jsonl");
+        StringBuilder lines = new StringBuilder();
+        for (int i = 0; i < 1_001; i++) lines.append("{\"endpoint\":\"").append(endpoint).append("\",\"fire_at\":\"2035-01-01T00:00:00Z\"}\n\n");
+        java.nio.file.Files.writeString(good, lines);
+        Cli created = idem("schedules", "create", "--file", good.toString());
+        assertThat(created.code()).as(created.err()).isZero();
+        assertThat(created.out()).contains("\"created\" : 1000", "\"created\" : 1");
+        java.nio.file.Path mixed = dir.resolve("mixed.jsonl");
+        java.nio.file.Files.writeString(mixed, "{\"endpoint\":\"" + endpoint + "\"}\n{\"endpoint\":\"ftp://x\"}\n");
+        Cli partly = idem("schedules", "create", "--file", mixed.toString());
+        assertThat(partly.code()).isEqualTo(1);
+        assertThat(partly.out()).contains("endpoint_invalid");
+        java.nio.file.Files.writeString(mixed, "{\"endpoint\":\"" + endpoint + "\"}\nnot json\n");
+        Cli bad = idem("schedules", "create", "--file", mixed.toString());
+        assertThat(bad.code()).isEqualTo(2);
+        assertThat(bad.err()).contains("line 2");
+    }
+
     static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();

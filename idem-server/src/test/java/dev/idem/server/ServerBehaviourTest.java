@@ -98,8 +98,9 @@ class ServerBehaviourTest {
     }
 
     @Test
-    void aKeyMadeByTheAdminWorksInItsOwnProjectOnlyAndRevocationIsImmediate() throws Exception {
-        start(Clock.systemUTC(), 0);
+    void aKeyMadeByTheAdminWorksInItsOwnProjectOnlyAndRevocationTakesEffectWithinTheKeyCacheTime() throws Exception {
+        MutableClock clock = MutableClock.at(Instant.parse("2026-06-01T10:00:00Z"));
+        start(clock, 0);
         KeyAdmin admin = new KeyAdmin(store, false, Clock.systemUTC(), new SecureRandom());
         KeyAdmin.NewKey acme = admin.create("acme", Mode.TEST);
         assertThat(acme.secret()).startsWith("sk_test_");
@@ -109,7 +110,13 @@ class ServerBehaviourTest {
         assertThat(admin.list("acme")).extracting(k -> k.id()).containsExactly(acme.key().id());
         assertThat(admin.list("acme").get(0).hash()).doesNotContain(acme.secret().substring(8));
         assertThat(admin.revoke(acme.key().id())).isTrue();
+        // the node trusts a key it found active for Authenticator.CACHE_TTL, on every node alike
+        assertThat(node.api.call("GET", "/v1/schedules", acme.secret(), null).status()).isEqualTo(200);
+        clock.advance(dev.idem.server.internal.Authenticator.CACHE_TTL.plusMillis(1));
         assertThat(node.api.call("GET", "/v1/schedules", acme.secret(), null).status()).isEqualTo(401);
+        assertThat(node.api.call("GET", "/v1/schedules", acme.secret(), null).status()).as("a refused key is not cached").isEqualTo(401);
+        KeyAdmin.NewKey fresh = admin.create("acme", Mode.TEST);
+        assertThat(node.api.call("GET", "/v1/schedules", fresh.secret(), null).status()).as("a new key works at once").isEqualTo(200);
     }
 
     @Test

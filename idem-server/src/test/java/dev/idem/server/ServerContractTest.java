@@ -150,6 +150,130 @@ abstract class ServerContractTest {
         assertThat(created.json().get("status").asText()).isEqualTo("active");
     }
 
+    JsonNode get(String path) {
+        return api.call("GET", path, TEST_KEY, null).json();
+    }
+
+    List<String> listedIds(String status) {
+        return get("/v1/schedules?limit=100&status=" + status).get("data").findValuesAsText("id");
+    }
+
+    @Test
+    void aOneShotDueLaterHasItsDeliveryWrittenAtCreateAndReadsActiveUntilDelivered() {
+        var created = create("{\"endpoint\":\"" + receiver.url("/ahead") + "\",\"fire_at\":\"2035-01-01T00:00:00Z\"}");
+        String id = created.json().get("id").asText();
+        assertThat(created.json().get("status").asText()).isEqualTo("active");
+        assertThat(created.json().get("last_delivery_status").isNull()).isTrue();
+        assertThat(created.json()).as("the create answer is what GET shows").isEqualTo(get("/v1/schedules/" + id));
+        JsonNode rows = get("/v1/deliveries?schedule_id=" + id).get("data");
+        assertThat(rows).hasSize(1);
+        assertThat(rows.get(0).get("status").asText()).isEqualTo("scheduled");
+        assertThat(rows.get(0).get("scheduled_for").asText()).isEqualTo("2035-01-01T00:00:00.000Z");
+        assertThat(listedIds("active")).contains(id);
+        assertThat(listedIds("completed")).doesNotContain(id);
+
+        var soon = create("{\"endpoint\":\"" + receiver.url("/soon") + "\",\"delay\":\"1s\"}");
+        String soonId = soon.json().get("id").asText();
+        assertThat(soon.json().get("status").asText()).as("a one-shot due in a second is not completed").isEqualTo("active");
+        await().atMost(Duration.ofSeconds(15)).until(() -> get("/v1/schedules/" + soonId).get("status").asText().equals("completed"));
+        assertThat(get("/v1/schedules/" + soonId).get("last_delivery_status").asText()).isEqualTo("succeeded");
+        assertThat(listedIds("completed")).contains(soonId);
+        assertThat(listedIds("active")).doesNotContain(soonId);
+    }
+
+    @Test
+    void aDeadOneShotReadsCompletedWithLastDeliveryStatusDeadInListsAsInGet() {
+        // nothing listens on port 1: the one attempt allowed fails, the delivery is dead
+        String id = create("{\"endpoint\":\"http://127.0.0.1:1/nobody\",\"retry\":{\"max_attempts\":1}}").json().get("id").asText();
+        await().atMost(Duration.ofSeconds(15)).until(() -> get("/v1/schedules/" + id).get("status").asText().equals("completed"));
+        JsonNode one = get("/v1/schedules/" + id);
+        assertThat(one.get("last_delivery_status").asText()).isEqualTo("dead");
+        JsonNode listed = null;
+        for (JsonNode s : get("/v1/schedules?limit=100&status=completed").get("data")) if (s.get("id").asText().equals(id)) listed = s;
+        assertThat(listed).isEqualTo(one);
+    }
+
+    @Test
+    void aMovedFireAtMovesTheOneShotsDeliveryUntilItHasBeenAttempted() {
+        String id = create("{\"endpoint\":\"" + receiver.url("/move") + "\",\"fire_at\":\"2035-01-01T00:00:00Z\"}").json().get("id").asText();
+        String deliveryId = get("/v1/deliveries?schedule_id=" + id).get("data").get(0).get("id").asText();
+        var moved = api.call("PATCH", "/v1/schedules/" + id, TEST_KEY, "{\"fire_at\":\"2036-06-01T12:00:00Z\"}");
+        assertThat(moved.status()).as(moved.raw()).isEqualTo(200);
+        assertThat(moved.json().get("next_fire_at").asText()).isEqualTo("2036-06-01T12:00:00.000Z");
+        JsonNode rows = get("/v1/deliveries?schedule_id=" + id).get("data");
+        assertThat(rows).hasSize(1);
+        assertThat(rows.get(0).get("id").asText()).as("the same delivery, moved").isEqualTo(deliveryId);
+        assertThat(rows.get(0).get("scheduled_for").asText()).isEqualTo("2036-06-01T12:00:00.000Z");
+
+        assertThat(api.call("PATCH", "/v1/schedules/" + id, TEST_KEY, "{\"delay\":\"0s\"}").status()).isEqualTo(200);
+        await().atMost(Duration.ofSeconds(15)).until(() -> receiver.requests.stream().anyMatch(r -> deliveryId.equals(r.header("webhook-id"))));
+        await().atMost(Duration.ofSeconds(15)).until(() -> get("/v1/schedules/" + id).get("status").asText().equals("completed"));
+        var late = api.call("PATCH", "/v1/schedules/" + id, TEST_KEY, "{\"fire_at\":\"2036-01-01T00:00:00Z\"}");
+        assertThat(late.status()).isEqualTo(400);
+        assertThat(late.json().get("error").get("code").asText()).isEqualTo("schedule_already_fired");
+        assertThat(get("/v1/deliveries?schedule_id=" + id).get("data").get(0).get("scheduled_for").asText()).isNotEqualTo("2036-01-01T00:00:00.000Z");
+    }
+
+    @Test
+    void aPausedOneShotsWrittenDeliveryWaitsForResumeAndADeletedOnesIsCancelled() {
+        String paused = create("{\"endpoint\":\"" + receiver.url("/paused") + "\",\"delay\":\"1s\"}").json().get("id").asText();
+        assertThat(api.call("POST", "/v1/schedules/" + paused + "/pause", TEST_KEY, null).status()).isEqualTo(200);
+        await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3))
+                .until(() -> receiver.requests.stream().noneMatch(r -> paused.equals(r.header("Idem-Schedule-Id"))));
+        assertThat(api.call("POST", "/v1/schedules/" + paused + "/resume", TEST_KEY, null).json().get("status").asText()).isEqualTo("active");
+        await().atMost(Duration.ofSeconds(15)).until(() -> get("/v1/schedules/" + paused).get("status").asText().equals("completed"));
+        assertThat(receiver.requests.stream().filter(r -> paused.equals(r.header("Idem-Schedule-Id")))).hasSize(1);
+
+        String deleted = create("{\"endpoint\":\"" + receiver.url("/deleted") + "\",\"fire_at\":\"2035-01-01T00:00:00Z\"}").json().get("id").asText();
+        assertThat(api.call("DELETE", "/v1/schedules/" + deleted, TEST_KEY, null).status()).isEqualTo(200);
+        assertThat(get("/v1/deliveries?schedule_id=" + deleted).get("data").get(0).get("status").asText()).isEqualTo("cancelled");
+        assertThat(get("/v1/schedules/" + deleted).get("status").asText()).isEqualTo("deleted");
+    }
+
+    @Test
+    void aBatchCreatesEachValidItemAndAnswersEveryItemAsASingleCreateWould() {
+        String ok = "{\"endpoint\":\"" + receiver.url("/batch") + "\",\"fire_at\":\"2035-01-01T00:00:00Z\"";
+        String body = "{\"schedules\":[" + ok + "}," + ok + ",\"timeout\":\"5m\"}," + ok + ",\"dedup_id\":\"batch-dedup\"},"
+                + "{\"endpoint\":\"" + receiver.url("/batch") + "\",\"cron\":\"0 9 * * *\"}, 42," + ok + ",\"dedup_id\":\"batch-dedup\",\"event_type\":\"x\"}]}";
+        var r = api.call("POST", "/v1/schedules/batch", TEST_KEY, body, java.util.Map.of("Idempotency-Key", "batch-1"));
+        assertThat(r.status()).as(r.raw()).isEqualTo(200);
+        JsonNode data = r.json().get("data");
+        assertThat(data).extracting(i -> i.get("status_code").asInt()).containsExactly(201, 400, 201, 201, 400, 200);
+        assertThat(data).extracting(i -> i.get("index").asInt()).containsExactly(0, 1, 2, 3, 4, 5);
+        assertThat(r.json().get("created").asInt()).isEqualTo(3);
+        assertThat(r.json().get("failed").asInt()).isEqualTo(2);
+        // the error each item would have had alone
+        var alone = create(ok + ",\"timeout\":\"5m\"}").json().get("error");
+        assertThat(data.get(1).get("error").get("code").asText()).isEqualTo(alone.get("code").asText());
+        assertThat(data.get(1).get("error").get("message").asText()).isEqualTo(alone.get("message").asText());
+        assertThat(data.get(1).get("error").get("param").asText()).isEqualTo("timeout");
+        assertThat(data.get(4).get("error").get("code").asText()).isEqualTo("invalid_json");
+        // dedup within one batch finds the first item's schedule
+        assertThat(data.get(5).get("deduplicated").asBoolean()).isTrue();
+        assertThat(data.get(5).get("schedule").get("id")).isEqualTo(data.get(2).get("schedule").get("id"));
+        for (int i : new int[] {0, 2, 3}) {
+            JsonNode s = data.get(i).get("schedule");
+            assertThat(s).isEqualTo(get("/v1/schedules/" + s.get("id").asText()));
+        }
+        assertThat(get("/v1/deliveries?schedule_id=" + data.get(0).get("schedule").get("id").asText()).get("data")).hasSize(1);
+        // the Idempotency-Key covers the whole call: replayed, nothing created twice
+        var again = api.call("POST", "/v1/schedules/batch", TEST_KEY, body, java.util.Map.of("Idempotency-Key", "batch-1"));
+        assertThat(again.raw()).isEqualTo(r.raw());
+        assertThat(again.header("Idempotent-Replayed")).isEqualTo("true");
+    }
+
+    @Test
+    void aBatchThatIsNotAListOfAtMostAThousandBodiesIsRefusedWhole() {
+        String one = "{\"endpoint\":\"" + receiver.url("/b") + "\"}";
+        String tooMany = "{\"schedules\":[" + String.join(",", java.util.Collections.nCopies(1001, one)) + "]}";
+        String before = newestScheduleId();
+        for (String bad : List.of(tooMany, "{\"schedules\":[]}", "{\"schedules\":{}}", "{}", "{\"schedules\":[" + one + "],\"x\":1}", "[" + one + "]")) {
+            var r = api.call("POST", "/v1/schedules/batch", TEST_KEY, bad);
+            assertThat(r.status()).as(bad.length() > 200 ? "1001 items" : bad).isEqualTo(400);
+        }
+        assertThat(newestScheduleId()).isEqualTo(before);
+    }
+
     @Test
     void missingOrUnknownKeysGet401InTheErrorShapeWithTheRequestId() {
         var none = api.call("GET", "/v1/schedules", null, null);

@@ -39,9 +39,14 @@ public final class DeliveryService {
     /** Sends a dead or succeeded delivery once more, same id and key, the attempt number counting on. */
     public ApiResponse replay(StoreTx tx, Tenant tenant, String id) {
         Delivery d = find(tx, tenant, id);
+        // the schedule's row first (as every change of its deliveries' pending-ness takes it): a completed schedule
+        // has something to attempt again, so it is active until the replay's outcome completes it again
+        var schedule = tx.schedules().findForUpdate(tenant, d.scheduleId());
         if (!tx.deliveries().requeueForReplay(tenant, id, clock.instant()))
             throw ApiException.invalid("delivery_not_replayable", "id",
                     "Delivery " + id + " is " + d.status().wireName() + "; only dead or succeeded deliveries can be replayed");
+        schedule.filter(sc -> sc.status() == dev.idem.core.ScheduleStatus.COMPLETED)
+                .ifPresent(sc -> tx.schedules().update(sc.withStatus(dev.idem.core.ScheduleStatus.ACTIVE, null, clock.instant())));
         tx.notifyDeliveriesDue();
         Delivery now = find(tx, tenant, id);
         return ApiResponse.ok(Views.delivery(now, tx.deliveries().attempts(id))).waking();

@@ -49,16 +49,21 @@ public final class ErrorMapper {
     }
 
     public static void write(Context ctx, ApiException e) {
+        ObjectNode body = Json.object();
+        body.set("error", error(e, RequestIds.of(ctx)));
+        if (e.retryAfterSeconds() != null) ctx.header("Retry-After", e.retryAfterSeconds());
+        ctx.status(e.status()).contentType("application/json").result(Json.bytes(body));
+    }
+
+    /** The error object of the SPEC's shape (what goes under {@code "error"}). */
+    static ObjectNode error(ApiException e, String requestId) {
         ObjectNode err = Json.object();
         err.put("type", e.type());
         err.put("code", e.code());
         err.put("message", e.getMessage());
         if (e.param() == null) err.putNull("param");
         else err.put("param", e.param());
-        err.put("request_id", RequestIds.of(ctx));
-        ObjectNode body = Json.object();
-        body.set("error", err);
-        if (e.retryAfterSeconds() != null) ctx.header("Retry-After", e.retryAfterSeconds());
-        ctx.status(e.status()).contentType("application/json").result(Json.bytes(body));
+        err.put("request_id", requestId);
+        return err;
     }
 }

@@ -26,8 +26,8 @@ public final class HttpApi {
     public static Javalin create(Services s) {
         return Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
-            // larger than our limit so an oversized body reaches us and gets the API's own 400
-            config.http.maxRequestSize = 4L * MAX_BODY_BYTES;
+            // larger than our limits (a batch's is the largest) so an oversized body reaches us and gets the API's own 400
+            config.http.maxRequestSize = 4L * ScheduleBatch.MAX_BODY_BYTES;
             config.http.defaultContentType = "application/json";
             config.jetty.modifyServer(server -> {
                 server.setStopTimeout(5_000);
@@ -59,6 +59,14 @@ public final class HttpApi {
                 java.time.Instant now = s.clock().instant();
                 ScheduleParser.Parsed parsed = s.schedules().parse(body(ctx), now);
                 s.idempotency().run(ctx, Authenticator.tenant(ctx), tx -> s.schedules().create(tx, Authenticator.tenant(ctx), parsed, now));
+            });
+            r.post("/v1/schedules/batch", ctx -> {
+                if (ctx.bodyAsBytes().length > ScheduleBatch.MAX_BODY_BYTES)
+                    throw ApiException.invalid("body_too_large", null, "A batch request body is over 4 MiB");
+                java.time.Instant now = s.clock().instant();
+                java.util.List<ScheduleBatch.Item> items = ScheduleBatch.parse(s.schedules(), body(ctx), now);
+                s.idempotency().run(ctx, Authenticator.tenant(ctx),
+                        tx -> ScheduleBatch.create(tx, s.schedules(), Authenticator.tenant(ctx), items, now, RequestIds.of(ctx)));
             });
             r.get("/v1/schedules", ctx -> json(ctx, 200, s.schedules().list(Authenticator.tenant(ctx),
                     enumParam(ctx, "status", ScheduleStatus::parse), Pagination.limit(ctx), Pagination.startingAfter(ctx))));

@@ -3,28 +3,29 @@ package dev.idem.server.internal;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.idem.core.Delivery;
 import dev.idem.core.IdGenerator;
-import dev.idem.core.IdempotencyRecord;
 import dev.idem.core.Materialisation;
 import dev.idem.core.Page;
+import dev.idem.core.Resumption;
 import dev.idem.core.Schedule;
 import dev.idem.core.ScheduleDefinition;
 import dev.idem.core.ScheduleStatus;
 import dev.idem.core.Tenant;
+import dev.idem.core.Timing;
 import dev.idem.core.store.Store;
 import dev.idem.core.store.StoreTx;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Optional;
+import java.util.List;
 
 /** The schedule operations of the API, each one transaction. */
 public final class ScheduleService {
-    static final Duration DEDUP_WINDOW = Duration.ofHours(24);
     private final Store store;
     private final ScheduleParser parser;
     private final IdGenerator ids;
     private final Clock clock;
     private final Duration materialiseAhead;
+    private final Creation creation;
 
     public ScheduleService(Store store, ScheduleParser parser, IdGenerator ids, Clock clock, Duration materialiseAhead) {
         this.store = store;
@@ -32,45 +33,28 @@ public final class ScheduleService {
         this.ids = ids;
         this.clock = clock;
         this.materialiseAhead = materialiseAhead;
-    }
-
-    /** Creates a schedule (or finds the first one with its {@code dedup_id}); the first occurrence due soon is written with it. */
-    public ApiResponse create(StoreTx tx, Tenant tenant, ScheduleParser.Parsed parsed, Instant now) {
-        String id = ids.next("sch");
-        if (parsed.dedupId() != null) {
-            Optional<String> first = reserveDedupId(tx, tenant, parsed.dedupId(), id, now);
-            if (first.isPresent())
-                return new ApiResponse(200, view(tx, reload(tx, tenant, first.get())), java.util.Map.of("Idem-Deduplicated", "true"), false);
-        }
-        Instant firstFire = parsed.definition().timing().first(now).orElse(null);
-        Schedule s = new Schedule(id, tenant, firstFire == null ? ScheduleStatus.COMPLETED : ScheduleStatus.ACTIVE,
-                parsed.definition(), firstFire, 0, null, 0, now, now);
-        tx.schedules().insert(s);
-        boolean due = Materialisation.step(tx, s, now.plus(materialiseAhead), ids, now).isPresent();
-        if (due) tx.notifyDeliveriesDue();
-        return new ApiResponse(201, view(tx, reload(tx, tenant, s.id())), java.util.Map.of(), due);
+        this.creation = new Creation(ids, materialiseAhead);
     }
 
     /**
-     * Reserves {@code dedupId} for schedule {@code id} for 24 hours, or returns the schedule that holds it.
-     * The reservation is a row under a unique key (in the request-idempotency table, in a namespace no
-     * header value can reach), so two concurrent creates with one dedup_id cannot both win.
+     * Creates a schedule (or finds the first one with its {@code dedup_id}) with its first occurrences: a one-shot's
+     * delivery whatever its time, a rule's within the materialiser's horizon.
      */
-    private static Optional<String> reserveDedupId(StoreTx tx, Tenant tenant, String dedupId, String id, Instant now) {
-        String key = "dedup\n" + dedupId;
-        for (int tries = 0; tries < 3; tries++) {
-            if (tx.idempotency().tryInsert(new IdempotencyRecord(tenant, key, id, now, null, 200, new byte[0]))) return Optional.empty();
-            Optional<IdempotencyRecord> held = tx.idempotency().find(tenant, key);
-            if (held.isEmpty()) continue;
-            if (!held.get().createdAt().isBefore(now.minus(DEDUP_WINDOW))) return Optional.of(held.get().fingerprint());
-            tx.idempotency().delete(tenant, key);
-        }
-        throw new IllegalStateException("dedup_id reservation did not settle after 3 tries for " + dedupId);
+    public ApiResponse create(StoreTx tx, Tenant tenant, ScheduleParser.Parsed parsed, Instant now) {
+        Creation.Results r = creation.create(tx, tenant, List.of(parsed), now);
+        Creation.Result one = r.items().get(0);
+        return new ApiResponse(one.status(), one.body(), one.headers(), r.dueSoon());
+    }
+
+    /** The batch route's work: see {@link ScheduleBatch}. */
+    Creation.Results createAll(StoreTx tx, Tenant tenant, List<ScheduleParser.Parsed> parsed, Instant now) {
+        return creation.create(tx, tenant, parsed, now);
     }
 
     /**
-     * Changes a schedule. A new rule, time zone or fire time applies from the next occurrence: deliveries
-     * already written (the one in flight, and those due within the materialiser's horizon) stay as they are.
+     * Changes a schedule. A one-shot's new fire time moves its delivery while no attempt has started. A new rule or
+     * time zone replaces the occurrences written ahead that no attempt has touched (they are deleted, never seen by
+     * a receiver) and applies from now; a delivery already attempted stays as it is.
      */
     public ApiResponse patch(StoreTx tx, Tenant tenant, String id, ObjectNode body, Instant now) {
         Schedule s = lock(tx, tenant, id);
@@ -79,20 +63,37 @@ public final class ScheduleService {
         ScheduleDefinition def = SchedulePatch.apply(parser, s.definition(), body, now);
         Schedule updated = s.withDefinition(def, now);
         boolean timingChanged = !def.timing().equals(s.definition().timing());
-        if (timingChanged) {
-            if (!def.recurring() && s.nextFireAt() == null)
+        boolean due = false;
+        if (timingChanged && def.timing() instanceof Timing.Once once && s.nextFireAt() == null) {
+            List<Delivery> unsent = tx.deliveries().neverAttempted(s.id());
+            if (unsent.isEmpty() || !tx.deliveries().reschedule(unsent.get(0).id(), once.fireAt(), now))
                 throw ApiException.invalid("schedule_already_fired", "fire_at",
-                        "The delivery of one-shot schedule " + id + " already exists; replay it or create a new schedule");
+                        "The delivery of one-shot schedule " + id + " is being attempted or has been; replay it or create a new schedule");
+            tx.schedules().update(updated);
+            due = once.fireAt().isBefore(now.plus(Creation.SIGNAL_WITHIN));
+        } else if (timingChanged) {
+            int replaced = s.definition().recurring()
+                    ? tx.deliveries().deleteNeverAttempted(tx.deliveries().neverAttempted(s.id()).stream()
+                            .filter(d -> d.scheduledFor().isAfter(now)).map(Delivery::id).toList())
+                    : 0;
             Instant next = def.timing().first(now).orElse(null);
-            ScheduleStatus status = s.status() == ScheduleStatus.PAUSED ? ScheduleStatus.PAUSED
-                    : next == null ? ScheduleStatus.COMPLETED : ScheduleStatus.ACTIVE;
-            updated = updated.withCursor(next, s.lastSequence(), now).withStatus(status, s.pausedReason(), now);
+            ScheduleStatus status = s.status() == ScheduleStatus.PAUSED ? ScheduleStatus.PAUSED : ScheduleStatus.ACTIVE;
+            updated = updated.withCursor(next, s.lastSequence() - replaced, now).withStatus(status, s.pausedReason(), now);
+            tx.schedules().update(updated);
+            List<Delivery> written = Materialisation.materialise(tx, List.of(updated), horizonFor(updated, now), ids, now);
+            if (next == null) tx.schedules().completeIfFinished(List.of(id), now);
+            due = written.stream().anyMatch(d -> d.scheduledFor().isBefore(now.plus(Creation.SIGNAL_WITHIN)));
+        } else {
+            tx.schedules().update(updated);
         }
-        tx.schedules().update(updated);
-        boolean due = timingChanged && Materialisation.step(tx, updated, now.plus(materialiseAhead), ids, now).isPresent();
         if (due) tx.notifyDeliveriesDue();
-        ApiResponse r = ApiResponse.ok(view(tx, reload(tx, tenant, id)));
+        ApiResponse r = ApiResponse.ok(ScheduleViews.one(tx, tenant, id, now));
         return due ? r.waking() : r;
+    }
+
+    /** A one-shot's occurrence is written whatever its time; a rule's within the horizon. */
+    private Instant horizonFor(Schedule s, Instant now) {
+        return s.definition().timing() instanceof Timing.Once once ? once.fireAt() : now.plus(materialiseAhead);
     }
 
     public ScheduleParser.Parsed parse(com.fasterxml.jackson.databind.node.ObjectNode body, Instant now) {
@@ -100,16 +101,16 @@ public final class ScheduleService {
     }
 
     public ObjectNode get(Tenant tenant, String id) {
-        return store.inReadTransaction(tx -> view(tx, reload(tx, tenant, id)));
+        Instant now = clock.instant();
+        return store.inReadTransaction(tx -> ScheduleViews.one(tx, tenant, id, now));
     }
 
     public ObjectNode list(Tenant tenant, ScheduleStatus status, int limit, String startingAfter) {
+        Instant now = clock.instant();
         return store.inReadTransaction(tx -> {
             if (startingAfter != null) reload(tx, tenant, startingAfter);
             Page<Schedule> page = tx.schedules().list(tenant, status, limit, startingAfter);
-            // one query for the whole page's pending deliveries, not one per schedule
-            java.util.Map<String, Instant> pending = tx.deliveries().earliestPending(page.data().stream().map(Schedule::id).toList());
-            return Views.list("/v1/schedules", page, s -> view(s, pending.get(s.id())));
+            return ScheduleViews.page(tx, "/v1/schedules", page, now);
         });
     }
 
@@ -117,33 +118,34 @@ public final class ScheduleService {
         Schedule s = lock(tx, tenant, id);
         if (s.status() == ScheduleStatus.DELETED)
             throw ApiException.invalid("schedule_deleted", "id", "Schedule " + id + " is deleted and cannot be paused");
-        if (s.status() != ScheduleStatus.PAUSED) tx.schedules().update(s.withStatus(ScheduleStatus.PAUSED, Schedule.PAUSED_BY_USER, clock.instant()));
-        return ApiResponse.ok(view(tx, reload(tx, tenant, id)));
+        Instant now = clock.instant();
+        if (s.status() != ScheduleStatus.PAUSED) tx.schedules().update(s.withStatus(ScheduleStatus.PAUSED, Schedule.PAUSED_BY_USER, now));
+        return ApiResponse.ok(ScheduleViews.one(tx, tenant, id, now));
     }
 
+    /** Resumes a paused schedule under its catch-up policy ({@link Resumption}); resets the failure count in any case. */
     public ApiResponse resume(StoreTx tx, Tenant tenant, String id) {
         Schedule s = lock(tx, tenant, id);
         if (s.status() == ScheduleStatus.DELETED)
             throw ApiException.invalid("schedule_deleted", "id", "Schedule " + id + " is deleted and cannot be resumed");
         Instant now = clock.instant();
         if (s.status() == ScheduleStatus.PAUSED) {
-            ScheduleStatus next = s.nextFireAt() == null ? ScheduleStatus.COMPLETED : ScheduleStatus.ACTIVE;
-            tx.schedules().update(s.withStatus(next, null, now).withConsecutiveFailures(0, now));
+            Resumption.resume(tx, s, ids, now);
             tx.notifyDeliveriesDue();
         } else if (s.consecutiveFailures() != 0) {
             tx.schedules().update(s.withConsecutiveFailures(0, now));
         }
-        return ApiResponse.ok(view(tx, reload(tx, tenant, id))).waking();
+        return ApiResponse.ok(ScheduleViews.one(tx, tenant, id, now)).waking();
     }
 
     public ApiResponse delete(StoreTx tx, Tenant tenant, String id) {
         Schedule s = lock(tx, tenant, id);
+        Instant now = clock.instant();
         if (s.status() != ScheduleStatus.DELETED) {
-            Instant now = clock.instant();
             tx.schedules().update(s.withStatus(ScheduleStatus.DELETED, null, now).withCursor(null, s.lastSequence(), now));
             tx.deliveries().cancelPending(s.id(), now);
         }
-        return ApiResponse.ok(view(tx, reload(tx, tenant, id)));
+        return ApiResponse.ok(ScheduleViews.one(tx, tenant, id, now));
     }
 
     private static Schedule reload(StoreTx tx, Tenant tenant, String id) {
@@ -152,15 +154,5 @@ public final class ScheduleService {
 
     private static Schedule lock(StoreTx tx, Tenant tenant, String id) {
         return tx.schedules().findForUpdate(tenant, id).orElseThrow(() -> ApiException.notFound("schedule", id));
-    }
-
-    private static ObjectNode view(StoreTx tx, Schedule s) {
-        return view(s, tx.deliveries().earliestPending(s.id()).orElse(null));
-    }
-
-    /** @param pending the earliest scheduled time among the schedule's pending deliveries, or null */
-    private static ObjectNode view(Schedule s, Instant pending) {
-        Instant next = pending == null ? s.nextFireAt() : s.nextFireAt() == null || pending.isBefore(s.nextFireAt()) ? pending : s.nextFireAt();
-        return Views.schedule(s, s.status() == ScheduleStatus.DELETED ? null : next);
     }
 }

@@ -19,7 +19,11 @@ public final class Views {
     static final java.time.format.DateTimeFormatter LOCAL = java.time.format.DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss");
     private Views() {}
 
-    public static ObjectNode schedule(Schedule s, Instant nextFireAt) {
+    /**
+     * @param nextFireAt the next pending occurrence, or null
+     * @param lastDeliveryStatus the status of the latest delivery whose occurrence has come, or null
+     */
+    public static ObjectNode schedule(Schedule s, Instant nextFireAt, dev.idem.core.DeliveryStatus lastDeliveryStatus) {
         ScheduleDefinition d = s.definition();
         ObjectNode o = Json.object();
         o.put("id", s.id());
@@ -33,6 +37,7 @@ public final class Views {
         o.put("next_fire_at", Json.time(nextFireAt));
         o.put("consecutive_failures", s.consecutiveFailures());
         o.put("paused_reason", s.pausedReason());
+        o.put("last_delivery_status", lastDeliveryStatus == null ? null : lastDeliveryStatus.wireName());
         if (d.payloadJson() != null) o.set("payload", Json.parseStored(d.payloadJson()));
         else o.putNull("payload");
         o.put("body", d.body());

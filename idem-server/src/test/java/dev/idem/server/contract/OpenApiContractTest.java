@@ -255,6 +255,10 @@ class OpenApiContractTest {
         var dedup = call(200, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"" + ok.url("/other") + "\",\"dedup_id\":\"walk-1\"}");
         assertThat(dedup.header("Idem-Deduplicated")).isEqualTo("true");
         assertThat(dedup.json().get("id").asText()).isEqualTo(laterId);
+        var batch = call(200, "POST", "/v1/schedules/batch", KEY, "{\"schedules\":[{\"endpoint\":\"" + ok.url("/b") + "\",\"delay\":\"1h\"},"
+                + "{\"endpoint\":\"ftp://example.com/x\"},{\"endpoint\":\"" + ok.url("/b") + "\",\"dedup_id\":\"walk-1\"}]}");
+        assertThat(batch.json().get("data")).extracting(i -> i.get("status_code").asInt()).containsExactly(201, 400, 200);
+        call(400, "POST", "/v1/schedules/batch", KEY, "{\"schedules\":[]}");
 
         // create under an Idempotency-Key: stored, replayed, reused
         String body = "{\"endpoint\":\"" + ok.url("/ik") + "\",\"delay\":\"1h\"}";
