@@ -5,6 +5,8 @@ import com.github.kagkarlsson.scheduler.event.AbstractSchedulerListener;
 import com.github.kagkarlsson.scheduler.task.ExecutionComplete;
 import com.github.kagkarlsson.scheduler.task.SchedulableInstance;
 import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
+import com.github.kagkarlsson.scheduler.task.helper.RecurringTaskWithPersistentSchedule;
+import com.github.kagkarlsson.scheduler.task.schedule.PersistentCronSchedule;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -38,6 +40,7 @@ final class DbSchedulerContender extends Contender {
     private final HikariDataSource pool;
     private final Scheduler scheduler;
     private final OneTimeTask<Void> task;
+    private final RecurringTaskWithPersistentSchedule<PersistentCronSchedule> cronTask;
     private final SignedPost post;
     private final SigningSecret secret = SigningSecret.generate(new SecureRandom());
     private final AtomicLong succeeded = new AtomicLong();
@@ -83,19 +86,11 @@ final class DbSchedulerContender extends Contender {
         h.setMaximumPoolSize(POOL);
         pool = new HikariDataSource(h);
         post = new SignedPost(receiver.url(), secret, http);
-        task = Tasks.oneTime("webhook").execute((instance, ctx) -> {
-            int status;
-            try {
-                status = post.send(instance.getId(), ctx.getExecution().executionTime);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted", e);
-            } catch (java.io.IOException e) {
-                throw new IllegalStateException("request failed: " + e, e);
-            }
-            if (status / 100 != 2) throw new IllegalStateException("HTTP " + status);
-        });
-        scheduler = Scheduler.create(pool, task)
+        task = Tasks.oneTime("webhook").execute((instance, ctx) -> send(instance.getId(), ctx.getExecution().executionTime));
+        cronTask = Tasks.recurringWithPersistentSchedule("cron-webhook", PersistentCronSchedule.class)
+                .execute((instance, ctx) -> send(instance.getId() + "@" + ctx.getExecution().executionTime.toEpochMilli(),
+                        ctx.getExecution().executionTime));
+        scheduler = Scheduler.create(pool, task, cronTask)
                 .threads(THREADS)
                 .pollingInterval(POLLING)
                 .enableImmediateExecution()
@@ -108,6 +103,33 @@ final class DbSchedulerContender extends Contender {
                 })
                 .build();
         scheduler.start();
+    }
+
+    /** The task body: the signed POST, failing on a non-2xx so db-scheduler retries. */
+    private void send(String id, Instant due) {
+        int status;
+        try {
+            status = post.send(id, due);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("request failed: " + e, e);
+        }
+        if (status / 100 != 2) throw new IllegalStateException("HTTP " + status);
+    }
+
+    /**
+     * {@code n} recurring instances on one cron rule (db-scheduler's 6-field cron, UTC), written with {@code scheduleBatch}
+     * in chunks: its equivalent of n cron schedules. Each execution is posted with id {@code <instance>@<epoch ms>}.
+     */
+    void writeCron(String label, int n, String cron) {
+        for (int from = 0; from < n; from += WRITE_CHUNK) {
+            List<SchedulableInstance<?>> batch = new ArrayList<>();
+            for (int i = from; i < Math.min(n, from + WRITE_CHUNK); i++)
+                batch.add(cronTask.schedulableInstance("cron_" + label + "_" + i, new PersistentCronSchedule(cron, java.time.ZoneOffset.UTC)));
+            scheduler.scheduleBatch(batch);
+        }
     }
 
     @Override

@@ -30,8 +30,8 @@ import java.util.function.IntFunction;
 /**
  * Idem itself: a fresh PostgreSQL database migrated by {@link JdbcStores#open}, one {@link Engine} with the
  * production defaults except where the options say, and one-shot schedules written through the store ports
- * exactly as {@code POST /v1/schedules} writes them (the schedule, then {@link Materialisation#step} writing its
- * delivery in the same transaction, then a due signal), {@value Contender#WRITE_CHUNK} schedules per transaction.
+ * exactly as {@code POST /v1/schedules} writes them (the schedule with its cursor past its occurrence and its
+ * delivery, from {@link Materialisation#forNew}, in one transaction, then a due signal), {@value Contender#WRITE_CHUNK} schedules per transaction.
  * Outcomes count as recorded when the engine's {@code idem.deliveries{outcome=succeeded}} counter moves, which
  * happens after the recorder's transaction commits.
  */
@@ -89,8 +89,9 @@ final class IdemContender extends Contender {
                         null, null, null, RetryPolicy.DEFAULT, ScheduleDefinition.DEFAULT_TIMEOUT,
                         ScheduleDefinition.DEFAULT_AUTO_PAUSE_AFTER, HeaderProfile.STANDARD, null);
                 Schedule s = new Schedule(ids.next("sch"), tenant, ScheduleStatus.ACTIVE, def, fireAt, 0, null, 0, now, now);
-                tx.schedules().insert(s);
-                if (Materialisation.step(tx, s, fireAt, ids, now).isEmpty())
+                Materialisation.Plan plan = Materialisation.forNew(s, fireAt, ids, now);
+                tx.schedules().insert(plan.advanced(now));
+                if (!tx.deliveries().insertIfAbsent(plan.deliveries().get(0)))
                     throw new IllegalStateException("schedule " + s.id() + " wrote no delivery");
             }
             tx.notifyDeliveriesDue();
