@@ -19,7 +19,7 @@ public final class RecurrenceCommand {
     static final class Preview implements Callable<Integer> {
         @Option(names = "--rrule", description = "RFC 5545 rule, e.g. FREQ=MONTHLY;BYDAY=+2MO;BYHOUR=18;BYMINUTE=0.") String rrule;
         @Option(names = "--cron", description = "Cron expression, 5 fields or 6 with seconds.") String cron;
-        @Option(names = "--dtstart", description = "Local date-time where the rule starts (default: now in --timezone).") String dtstart;
+        @Option(names = "--dtstart", description = "Local date-time where the rule starts (default, as on create: the next whole minute in --timezone, the next second for FREQ=SECONDLY).") String dtstart;
         @Option(names = "--timezone", description = "IANA zone (default UTC).") String timezone;
         @Option(names = "--exdates", description = "Comma-separated local date-times to leave out.") String exdates;
         @Option(names = "--until", description = "Last instant (RFC 3339) or local date-time.") String until;

@@ -41,11 +41,14 @@ public final class PreviewService {
                 throw ApiException.invalid("parameter_out_of_range", "count", "count must be an integer between 1 and " + Recurrences.MAX_PREVIEW);
         }
         String exdates = blank(params.get("exdates"));
+        // one reading of the clock: the default dtstart and the first occurrence come from the same "now", as on create
+        java.time.Instant now = clock.instant();
         Timing.Recurring timing = RecurrenceFields.spec(rrule != null ? RecurrenceSpec.Kind.RRULE : RecurrenceSpec.Kind.CRON,
                 rrule != null ? rrule : cron, blank(params.get("timezone")), blank(params.get("dtstart")),
                 exdates == null ? List.of() : RecurrenceFields.exdates(Json.MAPPER.getNodeFactory().textNode(exdates)),
-                blank(params.get("until")), null, clock.instant(), CatchUp.LATEST);
-        List<Occurrence> occurrences = timing.recurrence().preview(clock.instant(), n);
+                blank(params.get("until")), null, now, CatchUp.LATEST);
+        // a cron occurrence at this very instant is a schedule's first (Timing.first includes now), so the preview's too
+        List<Occurrence> occurrences = timing.recurrence().preview(now.minusNanos(1), n);
         ObjectNode out = Json.object();
         ArrayNode list = out.putArray("occurrences");
         for (Occurrence o : occurrences) list.addObject().put("local", Views.LOCAL.format(o.local())).put("utc", Json.time(o.utc()));

@@ -6,6 +6,7 @@ import dev.idem.core.Timing;
 import dev.idem.core.recurrence.InvalidRecurrenceException;
 import dev.idem.core.recurrence.RecurrenceSpec;
 import dev.idem.core.recurrence.Recurrences;
+import dev.idem.core.recurrence.RuleDefaults;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
@@ -43,14 +44,21 @@ final class RecurrenceFields {
                                  String until, Integer count, Instant now, CatchUp catchUp) {
         try {
             ZoneId zone = tz == null ? ZoneId.of("UTC") : Recurrences.zone(tz);
-            LocalDateTime start = kind == RecurrenceSpec.Kind.CRON ? null
-                    : dtstart == null ? LocalDateTime.ofInstant(now, zone).truncatedTo(ChronoUnit.SECONDS) : local("dtstart", dtstart);
             if (kind == RecurrenceSpec.Kind.CRON && dtstart != null)
                 throw ApiException.invalid("parameter_unexpected", "dtstart", "dtstart applies to rrule schedules; a cron schedule starts now");
+            String rule = expression;
+            LocalDateTime start = null;
+            if (kind == RecurrenceSpec.Kind.RRULE && dtstart != null) start = local("dtstart", dtstart);
+            else if (kind == RecurrenceSpec.Kind.RRULE) {
+                // no dtstart: the next whole minute (second), and BYHOUR alone means minute 0 (RuleDefaults)
+                RuleDefaults defaults = RuleDefaults.of(expression, zone, now);
+                rule = defaults.rule();
+                start = defaults.dtstart();
+            }
             List<LocalDateTime> ex = new ArrayList<>();
             for (String e : exdates) ex.add(local("exdates", e));
             Instant untilInstant = until == null ? null : untilInstant(until, zone);
-            return new Timing.Recurring(new RecurrenceSpec(kind, expression, zone, start, ex, untilInstant, count), catchUp);
+            return new Timing.Recurring(new RecurrenceSpec(kind, rule, zone, start, ex, untilInstant, count), catchUp);
         } catch (InvalidRecurrenceException e) {
             throw ApiException.invalid(e.code(), e.param(), e.getMessage());
         }
