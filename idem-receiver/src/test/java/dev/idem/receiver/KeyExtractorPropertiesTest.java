@@ -36,6 +36,22 @@ class KeyExtractorPropertiesTest {
         assertThat(k).isEqualTo(expected);
     }
 
+    @net.jqwik.api.Example
+    void aBodyNestedTooDeepIsNotReadAndTheKeyFallsBackInsteadOfExhaustingTheStack() {
+        byte[] deep = "[".repeat(200_000).getBytes(StandardCharsets.UTF_8);
+        KeyExtractor byField = KeyExtractor.standard().withJsonField("id");
+        assertThat(byField.extract(Map.<String, String>of()::get, deep)).isEqualTo("body_" + KeyExtractor.sha256Hex(deep));
+        assertThat(byField.extract(Map.of("Idempotency-Key", "dlv_1")::get, deep)).isEqualTo("dlv_1");
+        byte[] overLimit = ("{\"id\":\"k\",\"deep\":" + "[".repeat(1001) + "]".repeat(1001) + "}").getBytes(StandardCharsets.UTF_8);
+        assertThat(byField.extract(Map.<String, String>of()::get, overLimit)).startsWith("body_");
+    }
+
+    @net.jqwik.api.Example
+    void aKeyBesideNestingWithinTheLimitIsFound() {
+        byte[] body = ("{\"deep\":" + "[".repeat(998) + "{}" + "]".repeat(998) + ",\"id\":\"evt_9\"}").getBytes(StandardCharsets.UTF_8);
+        assertThat(KeyExtractor.standard().withJsonField("id").extract(Map.<String, String>of()::get, body)).isEqualTo("evt_9");
+    }
+
     @Property(tries = 200)
     void anyChangeToASignedBodyFailsVerification(@ForAll @Size(min = 1, max = 300) byte[] body, @ForAll int position,
                                                   @ForAll byte delta) {

@@ -6,10 +6,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Just enough JSON to read a dedup key out of a body without a JSON library. Not public API. */
+/**
+ * Just enough JSON to read a dedup key out of a body without a JSON library. Not public API. Recursive descent, so
+ * nesting is limited to {@value #MAX_DEPTH} levels (Jackson's default limit too): a body nested deeper is not read
+ * (as a body that is not JSON), instead of exhausting the thread's stack.
+ */
 public final class MiniJson {
+    /** The deepest nesting of arrays and objects read. */
+    public static final int MAX_DEPTH = 1000;
     private final String s;
     private int i;
+    private int depth;
 
     private MiniJson(String s) {
         this.s = s;
@@ -17,7 +24,8 @@ public final class MiniJson {
 
     /**
      * The string or number at a dotted path of objects ({@code data.object.id}), as text; null when the body is
-     * not JSON, the path is absent, or the value is not a string or number.
+     * not JSON, is nested deeper than {@value #MAX_DEPTH} levels, the path is absent, or the value is not a string
+     * or number.
      */
     public static String scalarAt(byte[] body, String dottedPath) {
         Object v;
@@ -41,14 +49,21 @@ public final class MiniJson {
         ws();
         char c = s.charAt(i);
         switch (c) {
-            case '{': return object();
-            case '[': return array();
+            case '{': return nested(true);
+            case '[': return nested(false);
             case '"': return string();
             case 't': return literal("true", Boolean.TRUE);
             case 'f': return literal("false", Boolean.FALSE);
             case 'n': return literal("null", null);
             default: return number();
         }
+    }
+
+    private Object nested(boolean object) {
+        if (++depth > MAX_DEPTH) throw new IllegalArgumentException("JSON nested deeper than " + MAX_DEPTH + " levels at offset " + i);
+        Object v = object ? object() : array();
+        depth--;
+        return v;
     }
 
     private Map<String, Object> object() {
