@@ -111,14 +111,39 @@ class RequestBuilderTest {
     }
 
     @Test
-    void profileSchedstackAddsItsHeadersWithAnHmacOverTimestampAndBody() {
+    void profileSchedstackAddsItsHeadersWithAnHmacOverTimestampAndBody() throws Exception {
         Schedule s = schedule(Defs.profile(Defs.once("https://example.com/hook", DUE), HeaderProfile.SCHEDSTACK));
         DeliveryRequest r = builder.build(Defs.claimed(s, "dlv_1", 1, 4), s, 4, List.of(secret), NOW);
         String ts = Long.toString(NOW.getEpochSecond());
         assertThat(r.headers()).containsEntry("Sched-Delivery-Id", "dlv_1").containsEntry("Sched-Attempt", "4")
-                .containsEntry("Sched-Timestamp", ts)
-                .containsEntry("Sched-Signature", RequestBuilder.schedstackSignature(secret, NOW.getEpochSecond(), r.body()));
-        assertThat(r.headers().get("Sched-Signature")).matches("sha256=[0-9a-f]{64}");
+                .containsEntry("Sched-Timestamp", ts);
+        // checked against OpenSSL computing the published scheme, not against the code that made it
+        assertThat(r.headers().get("Sched-Signature")).isEqualTo("sha256=" + opensslHmacSha256(secret, ts + "." + new String(r.body(), StandardCharsets.UTF_8)));
+    }
+
+    @Test
+    void theSchedstackSignatureMatchesAVectorComputedOutsideJava() {
+        // printf '%s' '1700000000.{"invoice":"in_42"}' | openssl dgst -sha256 -mac HMAC -macopt hexkey:$(printf '%s' \
+        //   MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw | base64 -d | xxd -p -c 256)    (Python's hmac module agrees)
+        SigningSecret known = SigningSecret.parse("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw");
+        Schedule s = schedule(Defs.profile(Defs.with(Defs.once("https://example.com/hook", DUE), "{\"invoice\":\"in_42\"}", null, null,
+                Map.of(), null, null), HeaderProfile.SCHEDSTACK));
+        DeliveryRequest r = builder.build(Defs.claimed(s, "dlv_1", 1, 1), s, 1, List.of(known), Instant.ofEpochSecond(1_700_000_000L));
+        assertThat(r.headers()).containsEntry("Sched-Timestamp", "1700000000")
+                .containsEntry("Sched-Signature", "sha256=ff68bdb9355994d02a557493862041df5a52277d36df7010360a244c73e2ae8e");
+    }
+
+    /** Lower-case hex HMAC-SHA256 of {@code message} under the secret's key, by the openssl command line. */
+    private static String opensslHmacSha256(SigningSecret secret, String message) throws Exception {
+        byte[] key = java.util.Base64.getDecoder().decode(secret.reveal().substring(SigningSecret.PREFIX.length()));
+        Process p = new ProcessBuilder("openssl", "dgst", "-sha256", "-mac", "HMAC", "-macopt", "hexkey:" + java.util.HexFormat.of().formatHex(key))
+                .redirectErrorStream(true).start();
+        try (var in = p.getOutputStream()) {
+            in.write(message.getBytes(StandardCharsets.UTF_8));
+        }
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        assertThat(p.waitFor()).as("openssl: " + out).isZero();
+        return out.substring(out.lastIndexOf(' ') + 1);
     }
 
     @Test
