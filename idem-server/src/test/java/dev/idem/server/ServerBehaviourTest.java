@@ -63,6 +63,28 @@ class ServerBehaviourTest {
     }
 
     @Test
+    void aDedupIdReturnsTheFirstScheduleWithin24HoursAndCreatesAnewAfter() throws Exception {
+        MutableClock clock = MutableClock.at(Instant.parse("2026-06-01T10:00:00Z"));
+        start(clock, 0);
+        String body = "{\"endpoint\":\"" + receiver.url("/d") + "\",\"fire_at\":\"2030-01-01T00:00:00Z\",\"dedup_id\":\"order-7\"}";
+        var first = node.call("POST", "/v1/schedules", body);
+        assertThat(first.status()).as(first.raw()).isEqualTo(201);
+        String firstId = first.json().get("id").asText();
+        clock.advance(Duration.ofHours(23).plusMinutes(59));
+        var again = node.call("POST", "/v1/schedules", body.replace("/d", "/other"));
+        assertThat(again.status()).isEqualTo(200);
+        assertThat(again.header("Idem-Deduplicated")).isEqualTo("true");
+        assertThat(again.json().get("id").asText()).isEqualTo(firstId);
+        clock.advance(Duration.ofMinutes(1).plusSeconds(1));
+        var anew = node.call("POST", "/v1/schedules", body);
+        assertThat(anew.status()).as(anew.raw()).isEqualTo(201);
+        assertThat(anew.header("Idem-Deduplicated")).isNull();
+        assertThat(anew.json().get("id").asText()).isNotEqualTo(firstId);
+        var thenDeduplicated = node.call("POST", "/v1/schedules", body);
+        assertThat(thenDeduplicated.json().get("id").asText()).isEqualTo(anew.json().get("id").asText());
+    }
+
+    @Test
     void aKeyLeftInProgressByADeadProcessIsRefusedThenTakenOverAfterItsLock() throws Exception {
         MutableClock clock = MutableClock.at(Instant.parse("2026-06-01T10:00:00Z"));
         start(clock, 0);
