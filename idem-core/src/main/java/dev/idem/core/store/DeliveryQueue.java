@@ -54,9 +54,33 @@ public interface DeliveryQueue {
      * one and, when the schedule's {@code autoPauseAfter > 0} is reached, pauses it with reason
      * {@code consecutive_failures}.
      *
-     * @return the ids of the deliveries whose outcome was applied
+     * @return what was applied: the deliveries, those that went dead, the schedules that paused themselves
      */
-    List<String> complete(String owner, List<Outcome> outcomes);
+    Completed complete(String owner, List<Outcome> outcomes);
+
+    /**
+     * What one {@link #complete} call applied: the facts an operator (a log line, an alert) hears about.
+     *
+     * @param applied ids of the deliveries whose outcome was applied, in the outcomes' order
+     * @param dead the applied outcomes that made their delivery {@code DEAD}
+     * @param autoPaused the schedules this call paused because they reached {@code auto_pause_after}
+     */
+    record Completed(List<String> applied, List<Dead> dead, List<AutoPaused> autoPaused) {
+        /** Nothing applied. */
+        public static final Completed NONE = new Completed(List.of(), List.of(), List.of());
+
+        public Completed {
+            applied = List.copyOf(applied);
+            dead = List.copyOf(dead);
+            autoPaused = List.copyOf(autoPaused);
+        }
+    }
+
+    /** A delivery that went dead: its last attempt's number and error. */
+    record Dead(String deliveryId, String scheduleId, int attempts, String lastError) {}
+
+    /** A schedule that paused itself after {@code consecutiveFailures} failed attempts in a row. */
+    record AutoPaused(String scheduleId, int consecutiveFailures) {}
 
     /**
      * What happened to one attempt.

@@ -32,7 +32,7 @@ public final class LossyClaims implements DeliveryQueue {
     }
 
     @Override
-    public List<String> complete(String owner, List<Outcome> outcomes) {
+    public Completed complete(String owner, List<Outcome> outcomes) {
         return real.complete(owner, outcomes);
     }
 

@@ -2,6 +2,7 @@ package dev.idem.store.internal;
 
 import dev.idem.core.Attempt;
 import dev.idem.core.DeliveryStatus;
+import dev.idem.core.store.DeliveryQueue;
 import dev.idem.core.store.DeliveryQueue.Outcome;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -28,11 +29,12 @@ abstract class Completion {
     /** The new counter state of a schedule after a batch. */
     record NewCounter(String scheduleId, int consecutiveFailures, boolean pause) {}
 
-    /** @return the ids of the deliveries whose outcome was applied, in the outcomes' order */
-    final List<String> apply(Sql sql, String owner, List<Outcome> outcomes, long now) {
-        Map<String, String> scheduleOfApplied = updateDeliveries(sql, owner, distinctById(outcomes), now);
+    /** @return what was applied: the deliveries (in the outcomes' order), those now dead, the schedules now paused */
+    final DeliveryQueue.Completed apply(Sql sql, String owner, List<Outcome> outcomes, long now) {
+        List<Outcome> distinct = distinctById(outcomes);
+        Map<String, String> scheduleOfApplied = updateDeliveries(sql, owner, distinct, now);
         insertAttempts(sql, outcomes.stream().map(o -> scheduleOfApplied.containsKey(o.deliveryId()) ? o : stale(o)).toList());
-        if (scheduleOfApplied.isEmpty()) return List.of();
+        if (scheduleOfApplied.isEmpty()) return DeliveryQueue.Completed.NONE;
         Map<String, List<Boolean>> bySchedule = new LinkedHashMap<>();
         for (Outcome o : outcomes) {
             String s = scheduleOfApplied.get(o.deliveryId());
@@ -56,7 +58,15 @@ abstract class Completion {
             if (next.pause() || next.consecutiveFailures() != c.consecutiveFailures()) changes.add(next);
         });
         if (!changes.isEmpty()) updateCounters(sql, changes, now);
-        return outcomes.stream().map(Outcome::deliveryId).filter(scheduleOfApplied::containsKey).distinct().toList();
+        // the outcome applied to a delivery is the first one given for it (distinctById), the one updateDeliveries wrote
+        List<DeliveryQueue.Dead> dead = distinct.stream()
+                .filter(o -> o.newStatus() == DeliveryStatus.DEAD && scheduleOfApplied.containsKey(o.deliveryId()))
+                .map(o -> new DeliveryQueue.Dead(o.deliveryId(), scheduleOfApplied.get(o.deliveryId()), o.attempt().number(), o.lastError()))
+                .toList();
+        List<DeliveryQueue.AutoPaused> paused = changes.stream().filter(NewCounter::pause)
+                .map(c -> new DeliveryQueue.AutoPaused(c.scheduleId(), c.consecutiveFailures())).toList();
+        return new DeliveryQueue.Completed(
+                outcomes.stream().map(Outcome::deliveryId).filter(scheduleOfApplied::containsKey).distinct().toList(), dead, paused);
     }
 
     abstract void insertAttempts(Sql sql, List<Outcome> outcomes);

@@ -118,8 +118,8 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     }
 
     @Override
-    public List<String> complete(String owner, List<Outcome> outcomes) {
-        if (outcomes.isEmpty()) return List.of();
+    public Completed complete(String owner, List<Outcome> outcomes) {
+        if (outcomes.isEmpty()) return Completed.NONE;
         java.util.Objects.requireNonNull(owner, "owner");
         return retrying(() -> store.transact(sql -> {
             long now = nowMillis(sql);

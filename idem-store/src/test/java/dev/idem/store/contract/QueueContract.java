@@ -120,12 +120,12 @@ abstract class QueueContract extends StoreTestBase {
         assertThat(second.delivery().attemptCount()).isEqualTo(2);
 
         Attempt late = attempt(d, first.delivery().attemptCount(), 200);
-        assertThat(queue().complete("node-a", List.of(new Outcome(d.id(), late, DeliveryStatus.SUCCEEDED, null, null)))).isEmpty();
+        assertThat(queue().complete("node-a", List.of(new Outcome(d.id(), late, DeliveryStatus.SUCCEEDED, null, null))).applied()).isEmpty();
         assertThat(find(d).status()).isEqualTo(DeliveryStatus.DELIVERING);
         assertThat(find(d).leaseOwner()).isEqualTo("node-b");
 
         Attempt current = attempt(d, 2, 200);
-        assertThat(queue().complete("node-b", List.of(new Outcome(d.id(), current, DeliveryStatus.SUCCEEDED, null, null))))
+        assertThat(queue().complete("node-b", List.of(new Outcome(d.id(), current, DeliveryStatus.SUCCEEDED, null, null))).applied())
                 .containsExactly(d.id());
         assertThat(find(d).status()).isEqualTo(DeliveryStatus.SUCCEEDED);
         assertThat(find(d).leaseOwner()).isNull();
@@ -145,9 +145,9 @@ abstract class QueueContract extends StoreTestBase {
         clock.advance(LEASE.plusMillis(1));
         queue().reapExpired();
         queue().claimDue("node-a", LEASE, 1);
-        assertThat(queue().complete("node-a", List.of(new Outcome(d.id(), attempt(d, 1, 200), DeliveryStatus.SUCCEEDED, null, null))))
+        assertThat(queue().complete("node-a", List.of(new Outcome(d.id(), attempt(d, 1, 200), DeliveryStatus.SUCCEEDED, null, null))).applied())
                 .isEmpty();
-        assertThat(queue().complete("node-a", List.of(new Outcome(d.id(), attempt(d, 2, 200), DeliveryStatus.SUCCEEDED, null, null))))
+        assertThat(queue().complete("node-a", List.of(new Outcome(d.id(), attempt(d, 2, 200), DeliveryStatus.SUCCEEDED, null, null))).applied())
                 .containsExactly(d.id());
     }
 
@@ -158,7 +158,7 @@ abstract class QueueContract extends StoreTestBase {
         Instant retryAt = T0.plusSeconds(30);
         List<String> applied = queue().complete("n", List.of(
                 new Outcome(ds.get(0).id(), attempt(ds.get(0), 1, 503), DeliveryStatus.RETRYING, retryAt, "HTTP 503"),
-                new Outcome(ds.get(1).id(), attempt(ds.get(1), 1, 410), DeliveryStatus.DEAD, null, "HTTP 410")));
+                new Outcome(ds.get(1).id(), attempt(ds.get(1), 1, 410), DeliveryStatus.DEAD, null, "HTTP 410"))).applied();
         assertThat(applied).containsExactly(ds.get(0).id(), ds.get(1).id());
         Delivery retrying = find(ds.get(0));
         assertThat(retrying.status()).isEqualTo(DeliveryStatus.RETRYING);
@@ -176,10 +176,12 @@ abstract class QueueContract extends StoreTestBase {
             Delivery d = delivery(s, clock.instant().plusMillis(i));
             clock.advance(Duration.ofMillis(10));
             queue().claimDue("n", LEASE, 1);
-            queue().complete("n", List.of(new Outcome(d.id(), attempt(d, 1, 500), DeliveryStatus.DEAD, null, "HTTP 500")));
+            DeliveryQueue.Completed done = queue().complete("n", List.of(new Outcome(d.id(), attempt(d, 1, 500), DeliveryStatus.DEAD, null, "HTTP 500")));
             Schedule now = findSchedule(s);
             assertThat(now.consecutiveFailures()).isEqualTo(i);
             assertThat(now.status()).isEqualTo(i < 3 ? ScheduleStatus.ACTIVE : ScheduleStatus.PAUSED);
+            assertThat(done.dead()).containsExactly(new DeliveryQueue.Dead(d.id(), s.id(), 1, "HTTP 500"));
+            assertThat(done.autoPaused()).isEqualTo(i < 3 ? List.of() : List.of(new DeliveryQueue.AutoPaused(s.id(), 3)));
         }
         assertThat(findSchedule(s).pausedReason()).isEqualTo(Schedule.PAUSED_BY_FAILURES);
     }
@@ -229,12 +231,35 @@ abstract class QueueContract extends StoreTestBase {
         queue().claimDue("n", LEASE, 10);
         List<String> applied = queue().complete("n", List.of(
                 new Outcome(ok1.id(), attempt(ok1, 1, 200), DeliveryStatus.SUCCEEDED, null, null),
-                new Outcome(ok2.id(), attempt(ok2, 1, 200), DeliveryStatus.SUCCEEDED, null, null)));
+                new Outcome(ok2.id(), attempt(ok2, 1, 200), DeliveryStatus.SUCCEEDED, null, null))).applied();
 
         assertThat(applied).containsExactly(ok1.id(), ok2.id());
         assertThat(findSchedule(failing).consecutiveFailures()).isZero();
         assertThat(findSchedule(healthy).consecutiveFailures()).isZero();
         assertThat(findSchedule(healthy).updatedAt()).as("a counter already at 0 is not written").isEqualTo(healthyUpdatedAt);
+    }
+
+    @Test
+    void aCompletionNamesEachDeliveryThatWentDeadAndEachScheduleThatPausedItselfOnce() {
+        Schedule s = scheduleWithAutoPause(2);
+        List<Delivery> ds = new ArrayList<>();
+        for (int i = 0; i < 3; i++) ds.add(delivery(s, T0.minusMillis(i)));
+        queue().claimDue("n", LEASE, 10);
+        Outcome dead = new Outcome(ds.get(0).id(), attempt(ds.get(0), 1, 500), DeliveryStatus.DEAD, null, "HTTP 500");
+        DeliveryQueue.Completed first = queue().complete("n", List.of(dead,
+                new Outcome(ds.get(1).id(), attempt(ds.get(1), 1, 503), DeliveryStatus.RETRYING, clock.instant().plusSeconds(5), "HTTP 503")));
+        assertThat(first.applied()).containsExactly(ds.get(0).id(), ds.get(1).id());
+        assertThat(first.dead()).containsExactly(new DeliveryQueue.Dead(ds.get(0).id(), s.id(), 1, "HTTP 500"));
+        assertThat(first.autoPaused()).containsExactly(new DeliveryQueue.AutoPaused(s.id(), 2));
+
+        DeliveryQueue.Completed again = queue().complete("n", List.of(dead));
+        assertThat(again.applied()).as("an outcome already applied is stale").isEmpty();
+        assertThat(again.dead()).isEmpty();
+
+        DeliveryQueue.Completed third = queue().complete("n", List.of(
+                new Outcome(ds.get(2).id(), attempt(ds.get(2), 1, 500), DeliveryStatus.DEAD, null, "connection refused")));
+        assertThat(third.dead()).containsExactly(new DeliveryQueue.Dead(ds.get(2).id(), s.id(), 1, "connection refused"));
+        assertThat(third.autoPaused()).as("a schedule already paused does not pause again").isEmpty();
     }
 
     @Test

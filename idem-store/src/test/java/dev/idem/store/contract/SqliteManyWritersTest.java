@@ -43,7 +43,7 @@ class SqliteManyWritersTest extends StoreTestBase {
                 String owner = "t" + Thread.currentThread().getId();
                 for (Claim c : store.queue().claimDue(owner, Duration.ofMinutes(1), 2)) {
                     Attempt a = new Attempt(ids.next("att"), c.delivery().id(), c.delivery().attemptCount(), clock.instant(), 1, 200, null, "");
-                    delivered.addAndGet(store.queue().complete(owner, List.of(new Outcome(c.delivery().id(), a, DeliveryStatus.SUCCEEDED, null, null))).size());
+                    delivered.addAndGet(store.queue().complete(owner, List.of(new Outcome(c.delivery().id(), a, DeliveryStatus.SUCCEEDED, null, null))).applied().size());
                 }
                 n++;
             }
@@ -55,7 +55,7 @@ class SqliteManyWritersTest extends StoreTestBase {
             if (rest.isEmpty()) break;
             for (Claim c : rest) {
                 Attempt a = new Attempt(ids.next("att"), c.delivery().id(), c.delivery().attemptCount(), clock.instant(), 1, 200, null, "");
-                delivered.addAndGet(store.queue().complete("sweeper", List.of(new Outcome(c.delivery().id(), a, DeliveryStatus.SUCCEEDED, null, null))).size());
+                delivered.addAndGet(store.queue().complete("sweeper", List.of(new Outcome(c.delivery().id(), a, DeliveryStatus.SUCCEEDED, null, null))).applied().size());
             }
         }
         assertThat(delivered.get()).isEqualTo(16 * 25);
