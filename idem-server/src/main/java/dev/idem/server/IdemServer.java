@@ -18,10 +18,9 @@ import dev.idem.server.internal.SigningSecretService;
 import dev.idem.store.JdbcStores;
 import dev.idem.store.StoreConfig;
 import io.javalin.Javalin;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import dev.idem.server.internal.Metrics;
+import io.javalin.util.JavalinBindException;
+import io.javalin.util.JavalinException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.security.SecureRandom;
@@ -37,12 +36,16 @@ public final class IdemServer implements AutoCloseable {
     private final boolean ownsStore;
     private final Engine engine;
     private final Javalin http;
+    private final Metrics metrics;
+    private final String host;
 
-    private IdemServer(Store store, boolean ownsStore, Engine engine, Javalin http) {
+    private IdemServer(Store store, boolean ownsStore, Engine engine, Javalin http, Metrics metrics, String host) {
         this.store = store;
         this.ownsStore = ownsStore;
         this.engine = engine;
         this.http = http;
+        this.metrics = metrics;
+        this.host = host;
     }
 
     /** Starts a node as configured, on the system clock, printing first-start keys to stdout. */
@@ -52,34 +55,57 @@ public final class IdemServer implements AutoCloseable {
 
     /**
      * Starts a node on a store the caller opened (tests, embedding). The caller closes the store unless
-     * {@code ownsStore}.
+     * {@code ownsStore}. The HTTP port is bound before the engine starts, so a port in use fails the start
+     * ({@link StartupException}) before any delivery is claimed.
      */
     public static IdemServer start(ServerConfig config, Store store, boolean ownsStore, EngineConfig engineConfig, Clock clock,
                                    RandomGenerator random, PrintStream out) {
         log.info("starting {}", config.describe());
+        Metrics metrics = null;
+        Engine engine = null;
+        Javalin http = null;
         try {
             IdGenerator ids = new IdGenerator(clock, random);
             Bootstrap.run(store, config.bootstrapKey(), clock, random, ids, out);
-            PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-            new JvmMemoryMetrics().bindTo(metrics);
-            new JvmThreadMetrics().bindTo(metrics);
+            metrics = new Metrics();
             EngineConfig ec = engineConfig.withNodeId(config.nodeId()).withAllowPrivateEndpoints(config.allowPrivateEndpoints())
                     .withRetention(config.retention());
-            Engine engine = new Engine(store, ec, clock, random, metrics);
+            engine = new Engine(store, ec, clock, random, metrics.registry());
             EndpointGuard guard = EndpointGuard.of(config.allowPrivateEndpoints());
             ScheduleParser parser = new ScheduleParser(uri -> guard.refusal(uri.toString()));
             var services = new HttpApi.Services(store, ids, clock, new Authenticator(store, new RateLimiter(config.rateLimitPerSecond(), clock), clock),
                     new RequestIdempotency(store, clock, engine::wakeUp),
                     new ScheduleService(store, parser, ids, clock, ec.materialiserHorizon()),
-                    new DeliveryService(store, clock), new SigningSecretService(store, clock, random), new PreviewService(clock), metrics);
+                    new DeliveryService(store, clock), new SigningSecretService(store, clock, random), new PreviewService(clock),
+                    metrics.registry());
+            http = HttpApi.create(services);
+            bind(http, config, metrics);
             engine.start();
-            Javalin http = HttpApi.create(services).start(config.host(), config.port());
-            log.info("idem listening on http://{}:{} (store: {})", config.host(), http.port(), store.dialect());
-            return new IdemServer(store, ownsStore, engine, http);
+            IdemServer node = new IdemServer(store, ownsStore, engine, http, metrics, config.host());
+            log.info("idem listening on {} (store: {})", node.baseUrl(), store.dialect());
+            return node;
         } catch (RuntimeException e) {
+            if (http != null) http.stop();
+            if (engine != null) engine.close();
+            if (metrics != null) metrics.close();
             if (ownsStore) store.close();
             throw e;
         }
+    }
+
+    private static void bind(Javalin http, ServerConfig config, Metrics metrics) {
+        try {
+            http.start(config.host(), config.port());
+        } catch (JavalinBindException e) {
+            throw new StartupException("port " + config.port() + " on " + config.host() + " is already in use: stop the process "
+                    + "that holds it, or start idem on a free port with --port (IDEM_PORT)", e);
+        } catch (JavalinException e) {
+            Throwable root = e;
+            while (root.getCause() != null && root.getCause() != root) root = root.getCause();
+            throw new StartupException("cannot serve HTTP on " + config.host() + ":" + config.port() + ": " + root.getMessage()
+                    + " (check --host / IDEM_HOST and --port / IDEM_PORT)", e);
+        }
+        HttpApi.afterStart(http, metrics.registry());
     }
 
     static Store openStore(ServerConfig config) {
@@ -102,11 +128,22 @@ public final class IdemServer implements AutoCloseable {
         return http.port();
     }
 
+    /**
+     * Where clients reach this node: {@code http://host:port}, with {@code localhost} for a wildcard address (which
+     * is not a place to send requests to) and brackets around an IPv6 literal.
+     */
+    public String baseUrl() {
+        String h = host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]") ? "localhost" : host;
+        if (h.contains(":") && !h.startsWith("[")) h = "[" + h + "]";
+        return "http://" + h + ":" + port();
+    }
+
     /** Stops taking requests, stops the engine gracefully (in-flight deliveries finish or are released), closes the store. */
     @Override
     public void close() {
         http.stop();
         engine.close();
+        metrics.close();
         if (ownsStore) store.close();
         log.info("idem stopped");
     }

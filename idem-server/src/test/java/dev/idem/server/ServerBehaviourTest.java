@@ -1,6 +1,7 @@
 package dev.idem.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -82,6 +83,22 @@ class ServerBehaviourTest {
         assertThat(anew.json().get("id").asText()).isNotEqualTo(firstId);
         var thenDeduplicated = node.call("POST", "/v1/schedules", body);
         assertThat(thenDeduplicated.json().get("id").asText()).isEqualTo(anew.json().get("id").asText());
+    }
+
+    @Test
+    void aPortInUseFailsTheStartWithWhatToDoBeforeTheEngineRuns() throws Exception {
+        store = TestStores.sqlite(dir, Clock.systemUTC());
+        String nodeId = "bind-first-" + System.nanoTime();
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 50, java.net.InetAddress.getByName("127.0.0.1"))) {
+            ServerConfig config = new ServerConfig("127.0.0.1", taken.getLocalPort(), dir, null, null, null, TestNode.TEST_KEY, true, nodeId, 0);
+            assertThatThrownBy(() -> IdemServer.start(config, store, false, dev.idem.engine.EngineConfig.defaults(nodeId), Clock.systemUTC(),
+                    new SecureRandom(), System.out))
+                    .isInstanceOf(StartupException.class)
+                    .hasMessageContaining("port " + taken.getLocalPort() + " on 127.0.0.1 is already in use").hasMessageContaining("--port");
+        }
+        assertThat(Thread.getAllStackTraces().keySet()).as("no engine thread ran or was left running")
+                .noneMatch(t -> t.isAlive() && t.getName().contains(nodeId));
+        assertThat(store.isReachable()).as("the caller's store is left open").isTrue();
     }
 
     @Test

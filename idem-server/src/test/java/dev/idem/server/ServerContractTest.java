@@ -408,4 +408,17 @@ abstract class ServerContractTest {
         assertThat(ready.status()).isEqualTo(200);
         assertThat(api.call("GET", "/metrics", null, null).raw()).contains("jvm_");
     }
+
+    @Test
+    void metricsCarryTheJvmTheProcessAndTheHttpServerAndOneHelpForEveryOutcome() {
+        api.call("GET", "/v1/schedules/sch_nothing", TEST_KEY, null);
+        String text = api.call("GET", "/metrics", null, null).raw();
+        assertThat(text).contains("jvm_memory_used_bytes", "jvm_gc_", "jvm_threads_live_threads", "jvm_classes_loaded_classes",
+                "system_cpu_count", "process_cpu_usage", "process_uptime_seconds", "process_files_open_files",
+                "jetty_threads_current", "jetty_connections_");
+        assertThat(text.lines().filter(l -> l.startsWith("jetty_server_requests_seconds_count{")))
+                .anyMatch(l -> l.contains("method=\"GET\"") && l.contains("status=\"404\""));
+        String help = text.lines().filter(l -> l.startsWith("# HELP idem_deliveries_total ")).findFirst().orElseThrow();
+        assertThat(help).contains("succeeded", "retrying", "dead", "stale");
+    }
 }

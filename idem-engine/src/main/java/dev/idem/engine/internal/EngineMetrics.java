@@ -19,6 +19,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * a dead node), whether this node may start attempts ({@code idem_node_live}: 0 while it cannot renew its liveness).
  */
 public final class EngineMetrics {
+    /** One HELP text for every {@code outcome}: Prometheus shows one per metric name (it showed the last one given). */
+    static final String OUTCOMES = "Attempt outcomes recorded, by outcome: succeeded, retrying or dead (the delivery's new status), "
+            + "or stale (dropped: the claim had passed to another node, its lease expired or its node declared dead; the delivery goes out again)";
     private final MeterRegistry registry;
     private final Map<DeliveryStatus, Counter> outcomes = new EnumMap<>(DeliveryStatus.class);
     private final Counter stale;
@@ -31,10 +34,8 @@ public final class EngineMetrics {
     public EngineMetrics(MeterRegistry registry) {
         this.registry = registry;
         for (DeliveryStatus s : new DeliveryStatus[] {DeliveryStatus.SUCCEEDED, DeliveryStatus.RETRYING, DeliveryStatus.DEAD})
-            outcomes.put(s, Counter.builder("idem.deliveries").tag("outcome", s.wireName())
-                    .description("Attempt outcomes recorded, by the delivery's resulting status").register(registry));
-        stale = Counter.builder("idem.deliveries").tag("outcome", "stale")
-                .description("Attempt outcomes dropped because the lease had passed to another node").register(registry);
+            outcomes.put(s, Counter.builder("idem.deliveries").tag("outcome", s.wireName()).description(OUTCOMES).register(registry));
+        stale = Counter.builder("idem.deliveries").tag("outcome", "stale").description(OUTCOMES).register(registry);
         reclaimed = Counter.builder("idem.leases.reclaimed")
                 .description("Claims returned to the queue because their lease expired or their node was declared dead").register(registry);
         leaseTooShort = Counter.builder("idem.claims.expired.before.send")

@@ -32,6 +32,7 @@ public final class HttpApi {
             config.jetty.modifyServer(server -> {
                 server.setStopTimeout(5_000);
                 server.setErrorHandler(new JsonErrorHandler(s.ids()));
+                Metrics.instrument(server, s.metrics());
             });
             ErrorMapper.install(config);
             var r = config.routes;
@@ -95,6 +96,11 @@ public final class HttpApi {
             r.get("/v1/signing-secret", ctx -> json(ctx, 200, s.secrets().get(Authenticator.tenant(ctx))));
             r.post("/v1/signing-secret/rotate", mutation(s, (tx, ctx) -> s.secrets().rotate(tx, Authenticator.tenant(ctx))));
         });
+    }
+
+    /** What needs the started server: connection metrics on its connectors. */
+    public static void afterStart(Javalin http, PrometheusMeterRegistry metrics) {
+        Metrics.instrumentConnectors(http.jettyServer().server(), metrics);
     }
 
     /** A mutation's body of work: runs inside the transaction that also stores its response for replay. */
