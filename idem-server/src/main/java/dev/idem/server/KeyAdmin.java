@@ -4,11 +4,10 @@ import dev.idem.core.ApiKey;
 import dev.idem.core.IdGenerator;
 import dev.idem.core.Mode;
 import dev.idem.core.Project;
-import dev.idem.core.SigningSecrets;
 import dev.idem.core.Tenant;
 import dev.idem.core.store.Store;
 import dev.idem.server.internal.ApiKeys;
-import dev.idem.wire.SigningSecret;
+import dev.idem.server.internal.Bootstrap;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.List;
@@ -47,13 +46,8 @@ public final class KeyAdmin implements AutoCloseable {
         if (projectName == null || !projectName.matches("[a-z0-9][a-z0-9_-]{0,62}"))
             throw new IllegalArgumentException("project names use 1 to 63 of a-z, 0-9, '_' and '-', starting with a letter or digit");
         return store.inTransaction(tx -> {
-            Project project = tx.projects().findByName(projectName).orElseGet(() -> {
-                Project p = new Project(ids.next("proj"), projectName, clock.instant());
-                tx.projects().insert(p);
-                for (Mode m : Mode.values())
-                    tx.signingSecrets().save(new SigningSecrets(new Tenant(p.id(), m), SigningSecret.generate(random), null, null));
-                return p;
-            });
+            Project project = tx.projects().findByName(projectName)
+                    .orElseGet(() -> Bootstrap.createProject(tx, projectName, clock, random, ids));
             ApiKeys.Issued issued = ApiKeys.issue(new Tenant(project.id(), mode), random, ids, clock.instant());
             tx.apiKeys().insert(issued.stored());
             return new NewKey(issued.secret(), issued.stored(), project);

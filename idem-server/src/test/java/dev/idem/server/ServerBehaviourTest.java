@@ -159,6 +159,36 @@ class ServerBehaviourTest {
     }
 
     @Test
+    void aBootstrapKeyOnAStoreWithoutProjectDefaultIsAddedToANewDefaultProject() throws Exception {
+        store = TestStores.sqlite(dir, Clock.systemUTC());
+        KeyAdmin admin = new KeyAdmin(store, false, Clock.systemUTC(), new SecureRandom());
+        KeyAdmin.NewKey acme = admin.create("acme", Mode.TEST);
+        receiver = new LoopbackReceiver();
+        node = new TestNode(store, dir, Clock.systemUTC(), 0);
+        var listed = node.call("GET", "/v1/schedules", null);
+        assertThat(listed.status()).as("the bootstrap key works: " + listed.raw()).isEqualTo(200);
+        assertThat(admin.list("default")).hasSize(1);
+        assertThat(node.call("GET", "/v1/signing-secret", null).json().get("secret").asText()).startsWith("whsec_");
+        String id = node.call("POST", "/v1/schedules", "{\"endpoint\":\"" + receiver.url("/b") + "\",\"fire_at\":\"2030-01-01T00:00:00Z\"}")
+                .json().get("id").asText();
+        assertThat(node.api.call("GET", "/v1/schedules/" + id, acme.secret(), null).status()).as("default is its own project").isEqualTo(404);
+        assertThat(node.printed).as("no first-start keys: the store was not empty").doesNotContain("sk_live_");
+    }
+
+    @Test
+    void aBootstrapKeyTheStoreAlreadyHoldsIsLeftWhereItIs() throws Exception {
+        store = TestStores.sqlite(dir, Clock.systemUTC());
+        KeyAdmin admin = new KeyAdmin(store, false, Clock.systemUTC(), new SecureRandom());
+        admin.create("default", Mode.TEST);
+        receiver = new LoopbackReceiver();
+        node = new TestNode(store, dir, Clock.systemUTC(), 0);
+        node.close();
+        node = new TestNode(store, dir, Clock.systemUTC(), 0);
+        assertThat(admin.list("default")).as("added once, not on every start").hasSize(2);
+        assertThat(node.call("GET", "/v1/schedules", null).status()).isEqualTo(200);
+    }
+
+    @Test
     void aRecurringScheduleDeliversEachOccurrenceWithItsOwnKeyAndSequence() throws Exception {
         start(Clock.systemUTC(), 0);
         var created = node.call("POST", "/v1/schedules", "{\"endpoint\":\"" + receiver.url("/r") + "\",\"rrule\":\"FREQ=SECONDLY;INTERVAL=1\","

@@ -19,8 +19,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * First start on an empty store: project {@code default}, one API key per mode (printed once) and a
- * signing secret per mode. A {@code --bootstrap-key} is the test-mode key; given again on a later start
- * it is added to the default project if no key has that value yet, so scripts can rely on it.
+ * signing secret per mode. A {@code --bootstrap-key} is the test-mode key; on a store that already exists, a
+ * bootstrap key no key of the store has is added to project {@code default} in test mode (the project is created
+ * if missing), so scripts can rely on it. A key the store holds (even revoked, even in another project) is left
+ * as it is.
  */
 public final class Bootstrap {
     private static final Logger log = LoggerFactory.getLogger(Bootstrap.class);
@@ -50,25 +52,35 @@ public final class Bootstrap {
         List<String> printed = new ArrayList<>();
         Optional<Project> existing = tx.projects().findByName(DEFAULT_PROJECT);
         if (existing.isPresent() || tx.projects().count() > 0) {
-            if (bootstrapKey != null && existing.isPresent()
-                    && tx.apiKeys().findByHash(ApiKeys.hash(bootstrapKey)).isEmpty()) {
-                Tenant t = new Tenant(existing.get().id(), Mode.TEST);
-                tx.apiKeys().insert(ApiKeys.adopt(t, bootstrapKey, ids, clock.instant()).stored());
+            // SPEC: a bootstrap key the store does not hold is added to project default, created if missing
+            if (bootstrapKey != null && tx.apiKeys().findByHash(ApiKeys.hash(bootstrapKey)).isEmpty()) {
+                Project project = existing.orElseGet(() -> {
+                    log.info("created project 'default' for the bootstrap key (the store has other projects only)");
+                    return createProject(tx, DEFAULT_PROJECT, clock, random, ids);
+                });
+                tx.apiKeys().insert(ApiKeys.adopt(new Tenant(project.id(), Mode.TEST), bootstrapKey, ids, clock.instant()).stored());
                 log.info("added the bootstrap key to project 'default' (test mode)");
             }
             return printed;
         }
-        Project project = new Project(ids.next("proj"), DEFAULT_PROJECT, clock.instant());
-        tx.projects().insert(project);
+        Project project = createProject(tx, DEFAULT_PROJECT, clock, random, ids);
         for (Mode mode : Mode.values()) {
             Tenant tenant = new Tenant(project.id(), mode);
             ApiKeys.Issued key = mode == Mode.TEST && bootstrapKey != null
                     ? ApiKeys.adopt(tenant, bootstrapKey, ids, clock.instant())
                     : ApiKeys.issue(tenant, random, ids, clock.instant());
             tx.apiKeys().insert(key.stored());
-            tx.signingSecrets().save(new SigningSecrets(tenant, SigningSecret.generate(random), null, null));
             printed.add(mode.wireName() + " key: " + key.secret());
         }
         return printed;
+    }
+
+    /** A new project with a signing secret per mode (every tenant signs from its first delivery). */
+    public static Project createProject(StoreTx tx, String name, Clock clock, RandomGenerator random, IdGenerator ids) {
+        Project project = new Project(ids.next("proj"), name, clock.instant());
+        tx.projects().insert(project);
+        for (Mode mode : Mode.values())
+            tx.signingSecrets().save(new SigningSecrets(new Tenant(project.id(), mode), SigningSecret.generate(random), null, null));
+        return project;
     }
 }
