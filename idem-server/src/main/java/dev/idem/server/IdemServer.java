@@ -109,18 +109,20 @@ public final class IdemServer implements AutoCloseable {
     }
 
     static Store openStore(ServerConfig config) {
-        StoreConfig sc;
         if (config.databaseUrl() == null) {
             try {
                 Files.createDirectories(config.dataDir());
             } catch (java.io.IOException e) {
                 throw new IllegalStateException("cannot create data directory " + config.dataDir().toAbsolutePath() + ": " + e.getMessage(), e);
             }
-            sc = StoreConfig.sqlite(config.dataDir());
-        } else {
-            sc = StoreConfig.of(config.databaseUrl(), config.databaseUser(), config.databasePassword());
         }
-        return JdbcStores.open(sc, Clock.systemUTC());
+        return JdbcStores.open(storeConfig(config), Clock.systemUTC());
+    }
+
+    /** Where a node with {@code config} keeps its store. */
+    static StoreConfig storeConfig(ServerConfig config) {
+        return config.databaseUrl() == null ? StoreConfig.sqlite(config.dataDir())
+                : StoreConfig.of(config.databaseUrl(), config.databaseUser(), config.databasePassword());
     }
 
     /** The port the API listens on (useful with port 0). */

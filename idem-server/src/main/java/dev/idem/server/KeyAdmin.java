@@ -8,6 +8,7 @@ import dev.idem.core.Tenant;
 import dev.idem.core.store.Store;
 import dev.idem.server.internal.ApiKeys;
 import dev.idem.server.internal.Bootstrap;
+import dev.idem.store.JdbcStores;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.List;
@@ -33,9 +34,15 @@ public final class KeyAdmin implements AutoCloseable {
         this.ids = new IdGenerator(clock, random);
     }
 
-    /** Opens the store a node with {@code config} would use. */
+    /**
+     * Opens the store a node with {@code config} uses; it must exist (a node has run on it), so a key is never made
+     * in a new, empty store that no node reads.
+     *
+     * @throws dev.idem.core.store.StoreNotFoundException when there is no store there
+     */
     public static KeyAdmin open(ServerConfig config) {
-        return new KeyAdmin(IdemServer.openStore(config), true, Clock.systemUTC(), new SecureRandom());
+        return new KeyAdmin(JdbcStores.openExisting(IdemServer.storeConfig(config), Clock.systemUTC()), true, Clock.systemUTC(),
+                new SecureRandom());
     }
 
     /** A new key, shown once: its secret and its stored form. */

@@ -4,11 +4,15 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.core.store.Store;
 import dev.idem.core.store.StoreException;
+import dev.idem.core.store.StoreNotFoundException;
 import dev.idem.store.internal.Dialect;
 import dev.idem.store.internal.JdbcStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.util.Objects;
 import org.flywaydb.core.Flyway;
@@ -27,15 +31,37 @@ public final class JdbcStores {
      * @throws StoreException when the database cannot be reached or migrated
      */
     public static Store open(StoreConfig config, Clock clock) {
+        return open(config, clock, false);
+    }
+
+    /**
+     * As {@link #open}, for a store that must exist already: creates nothing when there is none (no SQLite file, no
+     * directory, no schema in the database) but throws {@link StoreNotFoundException}. An existing store is migrated
+     * to this version's schema as a node would.
+     *
+     * @throws StoreNotFoundException when the SQLite file does not exist or the database has no Idem schema
+     */
+    public static Store openExisting(StoreConfig config, Clock clock) {
+        return open(config, clock, true);
+    }
+
+    private static Store open(StoreConfig config, Clock clock, boolean mustExist) {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(clock, "clock");
         Dialect dialect = Dialect.forName(config.dialect());
-        if (dialect.name().equals("sqlite")) createDirectories(config.jdbcUrl());
+        Path sqliteFile = dialect.name().equals("sqlite") ? sqliteFile(config.jdbcUrl()) : null;
+        if (mustExist && sqliteFile != null && !Files.isRegularFile(sqliteFile))
+            throw new StoreNotFoundException("no Idem store at " + sqliteFile + " (the file does not exist)");
+        if (!mustExist && sqliteFile != null) createDirectories(sqliteFile.getParent());
         HikariDataSource pool;
         try {
             pool = new HikariDataSource(hikari(config, dialect));
         } catch (RuntimeException e) {
             throw new StoreException("cannot connect to " + StoreConfig.redact(config.jdbcUrl()) + ": " + rootMessage(e), e, true);
+        }
+        if (mustExist && !hasSchema(pool)) {
+            pool.close();
+            throw new StoreNotFoundException("no Idem store in " + StoreConfig.redact(config.jdbcUrl()) + " (the database has no Idem tables)");
         }
         try {
             Flyway.configure(JdbcStores.class.getClassLoader())
@@ -82,17 +108,31 @@ public final class JdbcStores {
         return h;
     }
 
-    private static void createDirectories(String url) {
+    /** The file of a {@code jdbc:sqlite:} URL, or null for an in-memory database. */
+    private static Path sqliteFile(String url) {
         String file = url.substring(StoreConfig.SQLITE_PREFIX.length());
         int query = file.indexOf('?');
         if (query >= 0) file = file.substring(0, query);
         if (file.startsWith("file:")) file = file.substring("file:".length());
-        if (file.isEmpty() || file.startsWith(":memory:")) return;
-        Path parent = Path.of(file).toAbsolutePath().getParent();
+        if (file.isEmpty() || file.startsWith(":memory:")) return null;
+        return Path.of(file).toAbsolutePath();
+    }
+
+    private static void createDirectories(Path parent) {
         try {
             if (parent != null) Files.createDirectories(parent);
         } catch (IOException e) {
             throw new StoreException("cannot create the data directory " + parent + ": " + e.getMessage(), e, false);
+        }
+    }
+
+    /** Whether Flyway ever migrated this database (its history table is there). */
+    private static boolean hasSchema(HikariDataSource pool) {
+        try (Connection c = pool.getConnection();
+             ResultSet tables = c.getMetaData().getTables(null, null, "flyway_schema_history", new String[] {"TABLE"})) {
+            return tables.next();
+        } catch (SQLException e) {
+            throw new StoreException("cannot read the tables of the store: " + e.getMessage(), e, true);
         }
     }
 
