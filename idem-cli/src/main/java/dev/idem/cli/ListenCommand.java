@@ -2,6 +2,9 @@ package dev.idem.cli;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.idem.core.Durations;
 import dev.idem.receiver.DedupWindow;
 import dev.idem.receiver.Inbox;
 import dev.idem.receiver.InboxException;
@@ -12,6 +15,7 @@ import dev.idem.receiver.Outcome;
 import dev.idem.receiver.RedisInbox;
 import dev.idem.receiver.Verification;
 import dev.idem.receiver.Verifier;
+import dev.idem.receiver.Work;
 import dev.idem.receiver.VerifierMode;
 import dev.idem.wire.WebhookHeaders;
 import java.io.IOException;
@@ -19,22 +23,16 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import javax.sql.DataSource;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -45,8 +43,9 @@ import picocli.CommandLine.Option;
  * Processes given the same {@code --inbox} are replicas of one receiver.
  */
 @Command(name = "listen", mixinStandardHelpOptions = true,
-        description = {"Run a local webhook receiver: verify, dedup through the inbox, print one line per request:",
-                "PROCESSED|DUPLICATE|REJECTED <idempotency-key> <attempt>."})
+        description = {"Run a local webhook receiver that verifies, deduplicates and prints each request.",
+                "On any path: the signature is checked, the key is claimed in the inbox, and one line is printed,",
+                "PROCESSED|DUPLICATE|REJECTED <idempotency-key> <attempt>. Listeners given the same --inbox are replicas."})
 public final class ListenCommand implements Callable<Integer> {
     @Option(names = "--port", defaultValue = "${env:IDEM_LISTEN_PORT:-9000}", description = "Port (default ${DEFAULT-VALUE}; 0 picks a free one).")
     int port;
@@ -60,7 +59,7 @@ public final class ListenCommand implements Callable<Integer> {
     String inbox;
     @Option(names = "--fail-rate", defaultValue = "0", description = "Share of deliveries answered 500 on purpose, 0 to 1 (default ${DEFAULT-VALUE}).")
     double failRate;
-    @Option(names = "--lease", defaultValue = "30s", description = "Claim lease: how long a crashed replica's key stays blocked (default ${DEFAULT-VALUE}).")
+    @Option(names = "--lease", defaultValue = "30s", description = "Claim lease: how long a crashed replica's key stays blocked, e.g. 30s, 5m, 2d or PT1H (default ${DEFAULT-VALUE}).")
     String lease;
     @Option(names = "--seed", hidden = true, description = "Seed for --fail-rate, for tests.")
     Long seed;
@@ -87,7 +86,12 @@ public final class ListenCommand implements Callable<Integer> {
         if ((s == null || s.isEmpty()) && System.getenv("IDEM_LISTEN_SECRET") != null) s = List.of(System.getenv("IDEM_LISTEN_SECRET").split(","));
         boolean verified = s != null && !s.isEmpty();
         Verifier verifier = verified ? mode.verifier(s, Duration.ofMinutes(5), Clock.systemUTC()) : Verifier.acceptAll();
-        Duration leaseDuration = parseDuration(lease);
+        Duration leaseDuration;
+        try {
+            leaseDuration = Durations.parse(lease);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--lease: " + e.getMessage());
+        }
         Inbox box = openInbox(leaseDuration);
         return new Running(verifier, mode.defaultKeys(), box, describe(inbox), verified);
     }
@@ -103,9 +107,16 @@ public final class ListenCommand implements Callable<Integer> {
             return RedisSupport.open(inbox, leaseDuration);
         }
         if (inbox.startsWith("jdbc:")) {
+            HikariDataSource pool;
             try {
-                return JdbcInbox.builder(new UrlDataSource(inbox, 16)).claimLease(leaseDuration).build();
+                pool = pool(inbox);
+            } catch (RuntimeException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--inbox " + describe(inbox) + ": cannot connect: " + rootMessage(e));
+            }
+            try {
+                return new PooledInbox(JdbcInbox.builder(pool).claimLease(leaseDuration).build(), pool);
             } catch (InboxException e) {
+                pool.close();
                 throw new CommandLine.ParameterException(spec.commandLine(), "--inbox " + describe(inbox) + ": " + e.getMessage());
             }
         }
@@ -115,17 +126,6 @@ public final class ListenCommand implements Callable<Integer> {
     private static String describe(String url) {
         if (url == null || url.isBlank()) return "memory";
         return url.replaceAll("(?i)(password=)[^&;]*", "$1***").replaceAll("//([^:/@]+):[^@/]+@", "//$1:***@");
-    }
-
-    static Duration parseDuration(String s) {
-        String t = s.trim().toLowerCase();
-        if (t.startsWith("p")) return Duration.parse(t.toUpperCase());
-        long n = Long.parseLong(t.replaceAll("[a-z]+$", ""));
-        if (t.endsWith("ms")) return Duration.ofMillis(n);
-        if (t.endsWith("s")) return Duration.ofSeconds(n);
-        if (t.endsWith("m")) return Duration.ofMinutes(n);
-        if (t.endsWith("h")) return Duration.ofHours(n);
-        return Duration.ofSeconds(n);
     }
 
     /** A running receiver. */
@@ -159,6 +159,11 @@ public final class ListenCommand implements Callable<Integer> {
 
         int port() {
             return server.getAddress().getPort();
+        }
+
+        /** The inbox the requests are deduplicated through. */
+        Inbox inbox() {
+            return inbox;
         }
 
         private void handle(HttpExchange ex) throws IOException {
@@ -272,80 +277,52 @@ public final class ListenCommand implements Callable<Integer> {
         }
     }
 
-    /** A small pool over DriverManager: listen needs no pool library. */
-    static final class UrlDataSource implements DataSource {
-        private final String url;
-        private final BlockingQueue<Connection> idle;
+    /** The inbox's connections: HikariCP (in the jar for the store anyway); 16 covers the HTTP server's 16 threads. */
+    private static HikariDataSource pool(String url) {
+        HikariConfig c = new HikariConfig();
+        c.setPoolName("idem-listen-inbox");
+        c.setJdbcUrl(url);
+        c.setMaximumPoolSize(16);
+        c.setMinimumIdle(1);
+        c.setInitializationFailTimeout(10_000);
+        return new HikariDataSource(c);
+    }
 
-        UrlDataSource(String url, int size) {
-            this.url = url;
-            this.idle = new ArrayBlockingQueue<>(size);
+    private static String rootMessage(Throwable t) {
+        Throwable r = t;
+        while (r.getCause() != null && r.getCause() != r) r = r.getCause();
+        return String.valueOf(r.getMessage());
+    }
+
+    /** A JDBC inbox and the pool it draws from, closed together. */
+    private record PooledInbox(Inbox inner, HikariDataSource pool) implements Inbox, AutoCloseable {
+        @Override
+        public Duration defaultLease() {
+            return inner.defaultLease();
         }
 
         @Override
-        public Connection getConnection() throws SQLException {
-            Connection c = idle.poll();
-            while (c != null && !c.isValid(2)) {
-                c = idle.poll();
+        public dev.idem.receiver.ClaimAttempt claim(String key, Duration lease) {
+            return inner.claim(key, lease);
+        }
+
+        @Override
+        public Outcome execute(String key, Duration lease, Work work) throws Exception {
+            return inner.execute(key, lease, work);
+        }
+
+        @Override
+        public int prune(java.time.Instant cutoff, int batchSize) {
+            return inner.prune(cutoff, batchSize);
+        }
+
+        @Override
+        public void close() throws Exception {
+            try {
+                if (inner instanceof AutoCloseable c) c.close();
+            } finally {
+                pool.close();
             }
-            Connection real = c != null ? c : DriverManager.getConnection(url);
-            boolean[] closed = {false};
-            return (Connection) java.lang.reflect.Proxy.newProxyInstance(UrlDataSource.class.getClassLoader(),
-                    new Class<?>[] {Connection.class}, (p, m, a) -> {
-                        if (m.getName().equals("close")) {
-                            if (!closed[0]) {
-                                closed[0] = true;
-                                if (!real.getAutoCommit()) {
-                                    real.rollback();
-                                    real.setAutoCommit(true);
-                                }
-                                if (!idle.offer(real)) real.close();
-                            }
-                            return null;
-                        }
-                        if (m.getName().equals("isClosed")) return closed[0] || real.isClosed();
-                        try {
-                            return m.invoke(real, a);
-                        } catch (java.lang.reflect.InvocationTargetException e) {
-                            throw e.getCause();
-                        }
-                    });
-        }
-
-        @Override
-        public Connection getConnection(String user, String password) throws SQLException {
-            return getConnection();
-        }
-
-        @Override
-        public java.io.PrintWriter getLogWriter() {
-            return null;
-        }
-
-        @Override
-        public void setLogWriter(java.io.PrintWriter out) {}
-
-        @Override
-        public void setLoginTimeout(int seconds) {}
-
-        @Override
-        public int getLoginTimeout() {
-            return 0;
-        }
-
-        @Override
-        public java.util.logging.Logger getParentLogger() {
-            return java.util.logging.Logger.getGlobal();
-        }
-
-        @Override
-        public <T> T unwrap(Class<T> iface) throws SQLException {
-            throw new SQLException("not a wrapper");
-        }
-
-        @Override
-        public boolean isWrapperFor(Class<?> iface) {
-            return false;
         }
     }
 }

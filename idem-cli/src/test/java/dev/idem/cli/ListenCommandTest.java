@@ -82,6 +82,33 @@ class ListenCommandTest {
     }
 
     @Test
+    void leaseDurationsReadAsEverywhereElseSo2dIsTwoDays() throws Exception {
+        try (Listener l = new Listener("--lease", "2d")) {
+            assertThat(l.running.inbox().defaultLease()).isEqualTo(java.time.Duration.ofDays(2));
+        }
+        try (Listener l = new Listener("--lease", "PT90M")) {
+            assertThat(l.running.inbox().defaultLease()).isEqualTo(java.time.Duration.ofMinutes(90));
+        }
+    }
+
+    @Test
+    void aLeaseThatIsNotADurationIsBadUsage() {
+        StringWriter err = new StringWriter();
+        int code = IdemCommand.commandLine().setErr(new PrintWriter(err)).execute("listen", "--port", "0", "--lease", "2x");
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString()).contains("--lease", "'2x' is not a duration").doesNotContain("\tat ");
+    }
+
+    @Test
+    void anInboxThatCannotBeReachedIsBadUsageInOneLine() {
+        StringWriter err = new StringWriter();
+        int code = IdemCommand.commandLine().setErr(new PrintWriter(err)).execute("listen", "--port", "0", "--inbox",
+                "jdbc:postgresql://127.0.0.1:1/nothing?connectTimeout=2");
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString()).contains("--inbox jdbc:postgresql://127.0.0.1:1/nothing", "cannot connect").doesNotContain("\tat ");
+    }
+
+    @Test
     void aFailRateOutsideZeroToOneIsRefused() {
         StringWriter err = new StringWriter();
         int code = new CommandLine(new ListenCommand()).setErr(new PrintWriter(err)).execute("--port", "0", "--fail-rate", "1.5");
