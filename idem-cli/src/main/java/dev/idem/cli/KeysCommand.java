@@ -2,6 +2,7 @@ package dev.idem.cli;
 
 import dev.idem.core.ApiKey;
 import dev.idem.core.Mode;
+import dev.idem.core.store.StoreNotFoundException;
 import dev.idem.server.KeyAdmin;
 import dev.idem.server.ServerConfig;
 import java.nio.file.Path;
@@ -25,9 +26,34 @@ public final class KeysCommand {
         @Option(names = "--database-url", defaultValue = "${env:IDEM_DATABASE_URL}", description = "jdbc:postgresql://… (env IDEM_DATABASE_URL).")
         String databaseUrl;
 
+        @CommandLine.Spec(CommandLine.Spec.Target.MIXEE)
+        CommandLine.Model.CommandSpec spec;
+
+        /** The store of {@code --data-dir} / {@code --database-url}; it must exist (SPEC: keys refuses a store that does not). */
         KeyAdmin open() {
-            return KeyAdmin.open(new ServerConfig("127.0.0.1", 0, dataDir, ServeCommand.blankToNull(databaseUrl),
-                    System.getenv("IDEM_DATABASE_USER"), System.getenv("IDEM_DATABASE_PASSWORD"), null, false, "idem-keys"));
+            ServerConfig config;
+            try {
+                config = new ServerConfig("127.0.0.1", 0, dataDir, ServeCommand.blankToNull(databaseUrl),
+                        System.getenv("IDEM_DATABASE_USER"), System.getenv("IDEM_DATABASE_PASSWORD"), null, false, "idem-keys");
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+            }
+            try {
+                return KeyAdmin.open(config);
+            } catch (StoreNotFoundException e) {
+                String option = databaseUrl == null || databaseUrl.isBlank() ? "--data-dir (IDEM_DATA_DIR)" : "--database-url (IDEM_DATABASE_URL)";
+                throw CliException.usage(e.getMessage() + ": keys live in the store a node uses; point " + option
+                        + " at it, or start `idem serve` there once to create it", e);
+            }
+        }
+
+        /** A project name that is invalid or names no project is bad usage. */
+        <T> T run(java.util.function.Function<KeyAdmin, T> work) {
+            try (KeyAdmin admin = open()) {
+                return work.apply(admin);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+            }
         }
     }
 
@@ -40,14 +66,12 @@ public final class KeysCommand {
 
         @Override
         public Integer call() {
-            try (KeyAdmin admin = store.open()) {
-                KeyAdmin.NewKey k = admin.create(project, mode);
-                var out = spec.commandLine().getOut();
-                out.println(k.secret());
-                out.println("id " + k.key().id() + ", project " + k.project().name() + ", mode " + mode.wireName() + " (shown once; store it now)");
-                out.flush();
-                return 0;
-            }
+            KeyAdmin.NewKey k = store.run(admin -> admin.create(project, mode));
+            var out = spec.commandLine().getOut();
+            out.println(k.secret());
+            out.println("id " + k.key().id() + ", project " + k.project().name() + ", mode " + mode.wireName() + " (shown once; store it now)");
+            out.flush();
+            return 0;
         }
     }
 
@@ -59,14 +83,12 @@ public final class KeysCommand {
 
         @Override
         public Integer call() {
-            try (KeyAdmin admin = store.open()) {
-                var out = spec.commandLine().getOut();
-                for (ApiKey k : admin.list(project))
-                    out.println(k.id() + "  " + k.tenant().mode().wireName() + "  " + k.displayPrefix() + "…  created " + k.createdAt()
-                            + (k.active() ? "" : "  REVOKED " + k.revokedAt()));
-                out.flush();
-                return 0;
-            }
+            var out = spec.commandLine().getOut();
+            for (ApiKey k : store.run(admin -> admin.list(project)))
+                out.println(k.id() + "  " + k.tenant().mode().wireName() + "  " + k.displayPrefix() + "…  created " + k.createdAt()
+                        + (k.active() ? "" : "  REVOKED " + k.revokedAt()));
+            out.flush();
+            return 0;
         }
     }
 
@@ -78,11 +100,10 @@ public final class KeysCommand {
 
         @Override
         public Integer call() {
-            try (KeyAdmin admin = store.open()) {
-                boolean done = admin.revoke(keyId);
-                (done ? spec.commandLine().getOut() : spec.commandLine().getErr()).println(done ? "revoked " + keyId : "no active key " + keyId);
-                return done ? 0 : 1;
-            }
+            if (!store.run(admin -> admin.revoke(keyId))) throw CliException.refused("no active key " + keyId + " (see `idem keys list`)");
+            spec.commandLine().getOut().println("revoked " + keyId);
+            spec.commandLine().getOut().flush();
+            return 0;
         }
     }
 }

@@ -45,8 +45,7 @@ public final class RecurrenceCommand {
                 out.flush();
                 return 0;
             } catch (IllegalArgumentException e) {
-                spec.commandLine().getErr().println("error: " + e.getMessage());
-                return 2;
+                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
             }
         }
     }

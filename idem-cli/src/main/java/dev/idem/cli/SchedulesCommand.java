@@ -41,10 +41,12 @@ public final class SchedulesCommand {
             if (apiKey == null || apiKey.isBlank())
                 throw new CommandLine.ParameterException(spec.commandLine(), "an API key is needed: --api-key sk_test_… or IDEM_API_KEY");
             ApiClient.Response r = new ApiClient(url, apiKey).send(method, path, body);
-            PrintWriter out = r.ok() ? spec.commandLine().getOut() : spec.commandLine().getErr();
+            if (!r.ok()) throw CliException.refused(ApiClient.refusal(r));
+            PrintWriter out = spec.commandLine().getOut();
             out.println(pretty(r.body()));
             out.flush();
-            return r.ok() && ok.test(r.body()) ? 0 : 1;
+            // a batch's 200 may list items the API refused: the answer is printed (it names them) and the exit code is 1
+            return ok.test(r.body()) ? 0 : 1;
         }
     }
 
@@ -80,6 +82,8 @@ public final class SchedulesCommand {
         @Option(names = "--dedup-id", description = "Enqueue dedup id (24 h).") String dedupId;
         @Option(names = "--data", description = "The whole request body as JSON (overrides the other fields).") String data;
 
+        @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
         @Override
         public Integer call() throws Exception {
             if (file != null) {
@@ -96,7 +100,8 @@ public final class SchedulesCommand {
             if (endpoint == null && data == null)
                 throw new CommandLine.ParameterException(conn.spec.commandLine(), "give --endpoint (or --data, or --file)");
             String json = data;
-            if (json == null) {
+            if (json != null) json("--data", data);
+            else {
                 ObjectNode o = JSON.createObjectNode();
                 o.put("endpoint", endpoint);
                 putIf(o, "delay", delay);
@@ -105,7 +110,7 @@ public final class SchedulesCommand {
                 putIf(o, "cron", cron);
                 putIf(o, "timezone", timezone);
                 putIf(o, "dtstart", dtstart);
-                if (payload != null) o.set("payload", JSON.readTree(payload));
+                if (payload != null) o.set("payload", json("--payload", payload));
                 putIf(o, "body", body);
                 putIf(o, "content_type", contentType);
                 putIf(o, "event_type", eventType);
@@ -114,6 +119,18 @@ public final class SchedulesCommand {
                 json = JSON.writeValueAsString(o);
             }
             return conn.call("POST", "/v1/schedules", json);
+        }
+
+        /** The option's value as JSON, or bad usage saying where it is not JSON. */
+        private com.fasterxml.jackson.databind.JsonNode json(String option, String text) {
+            try {
+                return JSON.readTree(text);
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                var at = e.getLocation();
+                throw new CommandLine.ParameterException(spec.commandLine(), option + " is not valid JSON: " + e.getOriginalMessage()
+                        + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")")
+                        + "; quote it for the shell, e.g. " + option + " '{\"invoice\":\"in_42\"}'");
+            }
         }
 
         private static void putIf(ObjectNode o, String name, String value) {

@@ -49,10 +49,18 @@ public final class ServeCommand implements Callable<Integer> {
             description = "text, or json: one JSON object per log line with delivery_id, schedule_id and node_id as fields (env IDEM_LOG_FORMAT, default ${DEFAULT-VALUE}).")
     LogFormat logFormat;
 
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
     @Override
     public Integer call() throws InterruptedException {
-        ServerConfig config = new ServerConfig(host, port, dataDir, blankToNull(databaseUrl), System.getenv("IDEM_DATABASE_USER"),
-                System.getenv("IDEM_DATABASE_PASSWORD"), blankToNull(bootstrapKey), allowPrivateEndpoints, blankToNull(nodeId), rateLimit, retention);
+        ServerConfig config;
+        try {
+            config = new ServerConfig(host, port, dataDir, blankToNull(databaseUrl), System.getenv("IDEM_DATABASE_USER"),
+                    System.getenv("IDEM_DATABASE_PASSWORD"), blankToNull(bootstrapKey), allowPrivateEndpoints, blankToNull(nodeId), rateLimit, retention);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
         logFormat.apply(config.nodeId());
         IdemServer server;
         try {
@@ -67,10 +75,16 @@ public final class ServeCommand implements Callable<Integer> {
             server.close();
             stopped.countDown();
         }, "idem-shutdown"));
-        System.out.println("idem is serving on http://" + host + ":" + server.port() + "  (Ctrl-C to stop)");
+        System.out.println(readyLine(server.baseUrl()));
         System.out.flush();
         stopped.await();
         return 0;
+    }
+
+    /** SPEC: one ready line with the API, dashboard, metrics (and OpenAPI) URLs. */
+    static String readyLine(String base) {
+        return "idem is ready: API " + base + "/v1, dashboard " + base + "/, metrics " + base + "/metrics, OpenAPI " + base
+                + "/openapi.json (Ctrl-C to stop)";
     }
 
     /** {@code 30d}, {@code 72h}, {@code PT24H}…; a bad or too short value is a usage error (exit 2) before anything starts. */

@@ -53,7 +53,7 @@ class ServeEndToEndIT {
             ex.getRequestHeaders().forEach((k, v) -> h.put(k, v.get(0)));
             bodies.add(ex.getRequestBody().readAllBytes());
             received.add(h);
-            ex.sendResponseHeaders(204, -1);
+            ex.sendResponseHeaders(ex.getRequestURI().getPath().startsWith("/fails") ? 500 : 204, -1);
             ex.close();
         });
         receiver.start();
@@ -65,6 +65,10 @@ class ServeEndToEndIT {
         receiver.stop(0);
     }
 
+    Path nodeLog() {
+        return dataDir.resolveSibling(dataDir.getFileName() + "-node.log");
+    }
+
     Process startNode() throws IOException {
         Path jar = Path.of("target", "idem.jar");
         assertThat(jar).as("the fat jar is built in the package phase").exists();
@@ -72,7 +76,7 @@ class ServeEndToEndIT {
                 "serve", "--port", Integer.toString(port), "--data-dir", dataDir.toString(), "--bootstrap-key", KEY,
                 "--allow-private-endpoints", "--node-id", "e2e");
         pb.environment().keySet().removeIf(k -> k.startsWith("IDEM_"));
-        pb.redirectErrorStream(true).redirectOutput(dataDir.resolveSibling(dataDir.getFileName() + "-node.log").toFile());
+        pb.redirectErrorStream(true).redirectOutput(nodeLog().toFile());
         Process p = pb.start();
         await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> get("/readyz").statusCode() == 200);
         return p;
@@ -120,6 +124,35 @@ class ServeEndToEndIT {
         await().atMost(Duration.ofSeconds(30)).until(() -> received.stream().anyMatch(h -> schedule.get("id").asText().equals(h.get("Idem-Schedule-Id"))));
     }
 
+    @Test
+    void theReadyLineNamesTheUrlsAndTheLogSaysOnceWhenADeliveryDiesAndWhenAScheduleStopsItself() throws Exception {
+        port = freePort();
+        node = startNode();
+        String base = "http://127.0.0.1:" + port;
+        await().atMost(Duration.ofSeconds(10)).until(() -> Files.readString(nodeLog()).contains("idem is ready"));
+        assertThat(Files.readString(nodeLog()).lines().filter(l -> l.startsWith("idem is ready")).toList()).containsExactly(
+                "idem is ready: API " + base + "/v1, dashboard " + base + "/, metrics " + base + "/metrics, OpenAPI " + base
+                        + "/openapi.json (Ctrl-C to stop)");
+
+        String endpoint = "http://127.0.0.1:" + receiver.getAddress().getPort() + "/fails";
+        var created = post("/v1/schedules", "{\"endpoint\":\"" + endpoint + "\",\"rrule\":\"FREQ=SECONDLY\",\"auto_pause_after\":2,"
+                + "\"retry\":{\"max_attempts\":1}}");
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+        String id = JSON.readTree(created.body()).get("id").asText();
+        await().atMost(Duration.ofSeconds(30)).until(() -> JSON.readTree(get("/v1/schedules/" + id).body()).get("status").asText().equals("paused"));
+        JsonNode dead = JSON.readTree(get("/v1/deliveries?schedule_id=" + id + "&status=dead").body()).get("data");
+        assertThat(dead).hasSizeGreaterThanOrEqualTo(2);
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            List<String> log = Files.readString(nodeLog()).lines().toList();
+            for (JsonNode d : dead) {
+                String dlv = d.get("id").asText();
+                assertThat(log.stream().filter(l -> l.contains("delivery " + dlv + " of schedule " + id + " is dead after 1 attempt(s), last error: HTTP 500")))
+                        .as(dlv).hasSize(1);
+            }
+            assertThat(log.stream().filter(l -> l.contains("schedule " + id + " paused itself after 2 failed attempts in a row"))).hasSize(1);
+        });
+    }
+
     /** Runs {@code idem <args>} in this JVM against the node; returns the exit code, output and errors. */
     record Cli(int code, String out, String err) {}
 
@@ -128,7 +161,7 @@ class ServeEndToEndIT {
         java.io.StringWriter err = new java.io.StringWriter();
         java.util.List<String> all = new java.util.ArrayList<>(List.of(args));
         all.addAll(List.of("--url", "http://127.0.0.1:" + port, "--api-key", KEY));
-        int code = new picocli.CommandLine(new IdemCommand()).setOut(new java.io.PrintWriter(out)).setErr(new java.io.PrintWriter(err))
+        int code = IdemCommand.commandLine().setOut(new java.io.PrintWriter(out)).setErr(new java.io.PrintWriter(err))
                 .execute(all.toArray(new String[0]));
         return new Cli(code, out.toString(), err.toString());
     }
@@ -151,7 +184,8 @@ class ServeEndToEndIT {
         assertThat(JSON.readTree(deleted.out()).get("status").asText()).as(deleted.err()).isEqualTo("deleted");
         Cli missing = idem("schedules", "get", "sch_missing");
         assertThat(missing.code()).isEqualTo(1);
-        assertThat(JSON.readTree(missing.err()).get("error").get("type").asText()).isNotBlank();
+        assertThat(missing.err().lines().toList()).singleElement().asString()
+                .startsWith("idem: ").contains("sch_missing", "(HTTP 404, not_found_error/resource_missing", ", request req_");
         Cli noId = idem("schedules", "pause");
         assertThat(noId.code()).isEqualTo(2);
         assertThat(noId.err()).contains("ID");

@@ -185,7 +185,7 @@ public final class Engine implements AutoCloseable {
         }
         if (started) liveness.stop();
         sender.close();
-        log.info("engine {} stopped", config.nodeId());
+        if (started) log.info("engine {} stopped", config.nodeId());
     }
 
     /** Runs the materialiser once now (tests, and callers that just created far-future schedules). */

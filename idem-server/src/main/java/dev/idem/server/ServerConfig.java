@@ -43,6 +43,13 @@ public record ServerConfig(String host, int port, Path dataDir, String databaseU
         if (databaseUrl != null && !databaseUrl.startsWith("jdbc:postgresql:") && !databaseUrl.startsWith("jdbc:sqlite:"))
             throw new IllegalArgumentException("--database-url must start with jdbc:postgresql: (or jdbc:sqlite:), got "
                     + databaseUrl.replaceAll("password=[^&]*", "password=***"));
+        if (bootstrapKey != null) {
+            try {
+                dev.idem.server.internal.ApiKeys.validateShape(bootstrapKey, dev.idem.core.Mode.TEST);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--bootstrap-key: " + e.getMessage(), e);
+            }
+        }
         if (nodeId == null || nodeId.isBlank()) nodeId = defaultNodeId();
         if (rateLimitPerSecond < 0 || rateLimitPerSecond > 1_000_000)
             throw new IllegalArgumentException("--rate-limit must be between 0 (off) and 1000000 requests per second, got " + rateLimitPerSecond);
