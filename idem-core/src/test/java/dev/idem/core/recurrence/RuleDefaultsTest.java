@@ -57,6 +57,14 @@ class RuleDefaultsTest {
     }
 
     @Test
+    void byMinuteWithoutBySecondFiresOnSecondZero() {
+        RuleDefaults d = RuleDefaults.of("FREQ=HOURLY;BYMINUTE=30", PARIS, MID_MINUTE);
+        assertThat(d.rule()).isEqualTo("FREQ=HOURLY;BYMINUTE=30");
+        Occurrence first = Recurrences.compile(RecurrenceSpec.rrule(d.rule(), PARIS, d.dtstart())).firstAfter(MID_MINUTE).orElseThrow();
+        assertThat(first.local()).isEqualTo(LocalDateTime.parse("2026-06-01T12:30:00"));
+    }
+
+    @Test
     void anInvalidRuleIsRefusedAsCompileWould() {
         assertThatThrownBy(() -> RuleDefaults.of("FREQ=SOMETIMES", PARIS, MID_MINUTE))
                 .isInstanceOf(InvalidRecurrenceException.class).hasMessageContaining("FREQ=SOMETIMES");
