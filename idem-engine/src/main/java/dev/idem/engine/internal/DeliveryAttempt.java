@@ -1,7 +1,6 @@
 package dev.idem.engine.internal;
 
 import dev.idem.core.Delivery;
-import dev.idem.core.DeliveryStatus;
 import dev.idem.core.Schedule;
 import dev.idem.core.SigningSecrets;
 import dev.idem.core.store.DeliveryQueue.Claim;
@@ -59,14 +58,11 @@ public final class DeliveryAttempt implements Dispatcher.AttemptRunner {
     }
 
     /**
-     * A dead delivery is an operator's business (a lost webhook until replayed), so it is a warning; every other
-     * outcome only at debug level. Called where {@link LogIds} are set, so JSON lines carry the ids as fields.
+     * Every outcome at debug level, where {@link LogIds} are set so JSON lines carry the ids as fields. The WARN for
+     * a delivery that went dead is the recorder's, once the store has applied the outcome (a stale one is no news).
      */
     static void logOutcome(Delivery d, Outcome outcome) {
-        if (outcome.newStatus() == DeliveryStatus.DEAD)
-            log.warn("delivery {} of schedule {} is dead after attempt {}: {}; replay it once the endpoint is fixed",
-                    d.id(), d.scheduleId(), outcome.attempt().number(), outcome.lastError());
-        else if (log.isDebugEnabled())
+        if (log.isDebugEnabled())
             log.debug("delivery {} attempt {}: {}, now {}", d.id(), outcome.attempt().number(),
                     outcome.lastError() == null ? "HTTP " + outcome.attempt().statusCode() : outcome.lastError(), outcome.newStatus().wireName());
     }

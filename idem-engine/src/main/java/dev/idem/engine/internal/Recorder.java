@@ -121,12 +121,18 @@ public final class Recorder implements Runnable {
         DeliveryQueue.Completed completed = queue.complete(as, outcomes);
         Set<String> applied = new HashSet<>(completed.applied());
         // once each, from the store's own account of what this write did (a dropped stale outcome is not news)
-        for (DeliveryQueue.Dead d : completed.dead())
-            log.warn("delivery {} of schedule {} is dead after {} attempt(s), last error: {}; replay it with POST /v1/deliveries/{}/replay",
-                    d.deliveryId(), d.scheduleId(), d.attempts(), d.lastError(), d.deliveryId());
-        for (DeliveryQueue.AutoPaused p : completed.autoPaused())
-            log.warn("schedule {} paused itself after {} failed attempts in a row (auto_pause_after); resume it with POST /v1/schedules/{}/resume",
-                    p.scheduleId(), p.consecutiveFailures(), p.scheduleId());
+        for (DeliveryQueue.Dead d : completed.dead()) {
+            try (var deliveryId = LogIds.delivery(d.deliveryId()); var scheduleId = LogIds.schedule(d.scheduleId())) {
+                log.warn("delivery {} of schedule {} is dead after {} attempt(s), last error: {}; replay it with POST /v1/deliveries/{}/replay "
+                        + "once the endpoint is fixed", d.deliveryId(), d.scheduleId(), d.attempts(), d.lastError(), d.deliveryId());
+            }
+        }
+        for (DeliveryQueue.AutoPaused p : completed.autoPaused()) {
+            try (var scheduleId = LogIds.schedule(p.scheduleId())) {
+                log.warn("schedule {} paused itself after {} failed attempts in a row (auto_pause_after); resume it with "
+                        + "POST /v1/schedules/{}/resume", p.scheduleId(), p.consecutiveFailures(), p.scheduleId());
+            }
+        }
         for (Pending p : batch) {
             if (applied.contains(p.outcome.deliveryId())) metrics.outcome(p.outcome.newStatus());
             else {
