@@ -67,8 +67,7 @@ public final class ServeCommand implements Callable<Integer> {
             server = IdemServer.start(config);
         } catch (NodeIdInUseException e) {
             // a second live node under one id would hold the first one's claims: refuse, in one line (exit 2: fix the flags)
-            System.err.println("idem serve: " + e.getMessage() + " (--node-id, IDEM_NODE_ID)");
-            return 2;
+            throw CliException.usage(e.getMessage() + " (--node-id, IDEM_NODE_ID)", e);
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

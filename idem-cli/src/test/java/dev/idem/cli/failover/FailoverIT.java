@@ -229,7 +229,7 @@ class FailoverIT {
         assertThat(second.process().waitFor(90, TimeUnit.SECONDS)).as("the second node exits").isTrue();
         assertThat(second.process().exitValue()).isEqualTo(2);
         List<String> lines = second.log().lines().filter(l -> !l.isBlank()).toList();
-        assertThat(lines.get(lines.size() - 1)).startsWith("idem serve: node id 'twin' is already used by a live node (pid " + first.pid() + " on ");
+        assertThat(lines.get(lines.size() - 1)).startsWith("idem: node id 'twin' is already used by a live node (pid " + first.pid() + " on ");
         assertThat(second.log()).doesNotContain("\tat ", "Exception");
         assertThat(first.get("/readyz").statusCode()).isEqualTo(200);
         assertThat(epochOf("twin")).isEqualTo(1);
