@@ -173,7 +173,7 @@ abstract class NodesContract extends StoreTestBase {
         assertThat(nodes().takeOver("node-b", b.epoch(), (n, now) -> fail("a dead incarnation declares no one dead"))).isEmpty();
         Delivery d = claim.delivery();
         Attempt late = new Attempt(ids.next("att"), d.id(), d.attemptCount(), clock.instant(), 10, 200, null, null);
-        assertThat(store.queue().complete(b.owner(), List.of(new Outcome(d.id(), late, DeliveryStatus.SUCCEEDED, null, null)))).isEmpty();
+        assertThat(store.queue().complete(b.owner(), List.of(new Outcome(d.id(), late, DeliveryStatus.SUCCEEDED, null, null))).applied()).isEmpty();
         assertThat(find(claim).status()).isEqualTo(DeliveryStatus.RETRYING);
         assertThat(store.inTransaction((StoreTx tx) -> tx.deliveries().attempts(d.id()))).singleElement()
                 .satisfies(x -> assertThat(x.succeeded()).isFalse());
