@@ -82,8 +82,6 @@ public final class SchedulesCommand {
         @Option(names = "--dedup-id", description = "Enqueue dedup id (24 h).") String dedupId;
         @Option(names = "--data", description = "The whole request body as JSON (overrides the other fields).") String data;
 
-        @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
         @Override
         public Integer call() throws Exception {
             if (file != null) {
@@ -127,7 +125,7 @@ public final class SchedulesCommand {
                 return JSON.readTree(text);
             } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
                 var at = e.getLocation();
-                throw new CommandLine.ParameterException(spec.commandLine(), option + " is not valid JSON: " + e.getOriginalMessage()
+                throw new CommandLine.ParameterException(conn.spec.commandLine(), option + " is not valid JSON: " + e.getOriginalMessage()
                         + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")")
                         + "; quote it for the shell, e.g. " + option + " '{\"invoice\":\"in_42\"}'");
             }

@@ -123,12 +123,12 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         java.util.Objects.requireNonNull(owner, "owner");
         return retrying(() -> store.transact(sql -> {
             long now = nowMillis(sql);
-            List<String> applied = completion.apply(sql, owner, outcomes, now);
+            Completed completed = completion.apply(sql, owner, outcomes, now);
             // a schedule whose last delivery just became final is completed (SPEC section 2), in the same transaction
-            java.util.Set<String> appliedIds = new java.util.HashSet<>(applied);
+            java.util.Set<String> appliedIds = new java.util.HashSet<>(completed.applied());
             Settlement.afterOutcomes(sql, dialect, outcomes.stream().filter(o -> o.newStatus() != dev.idem.core.DeliveryStatus.RETRYING)
                     .map(Outcome::deliveryId).filter(appliedIds::contains).distinct().toList(), now);
-            return applied;
+            return completed;
         }));
     }
 
