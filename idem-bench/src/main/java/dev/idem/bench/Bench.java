@@ -81,6 +81,26 @@ public final class Bench {
                         phases.add(print(out, c.steady("steady" + options.steadyRate(), options.steadyRate(), options.steadySeconds())));
                     }
                 }
+                if (options.slowDue() > 0 && !contenders.isEmpty()) {
+                    out.printf("== one destination answering in %d ms, %,d due at once%n", options.slowMillis(), options.slowDue());
+                    try (Receiver slow = Receiver.answeringAfter(java.time.Duration.ofMillis(options.slowMillis()))) {
+                        for (Contender c : contenders) {
+                            c.between();
+                            phases.add(print(out, c.burstTo("slow" + options.slowMillis(), options.slowDue(), slow)));
+                        }
+                    }
+                }
+                if (options.hangingDue() > 0 && options.steadySeconds() > 0 && !contenders.isEmpty()) {
+                    out.printf("== %,d due at once to a destination that never answers, beside a healthy one at %d/s for %d s%n",
+                            options.hangingDue(), options.healthyRate(), options.steadySeconds());
+                    for (Contender c : contenders) {
+                        c.between();
+                        try (Receiver hanging = Receiver.hanging()) {
+                            phases.add(print(out, c.steadyBesideHanging("healthy" + options.healthyRate(), options.healthyRate(),
+                                    options.steadySeconds(), receiver, hanging, options.hangingDue())));
+                        }
+                    }
+                }
             } finally {
                 for (Contender c : contenders) {
                     try {

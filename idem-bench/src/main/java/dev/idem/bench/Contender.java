@@ -36,8 +36,11 @@ abstract class Contender implements AutoCloseable {
     /** The secret deliveries are signed with (the receiver checks a sample). */
     abstract SigningSecret secret();
 
-    /** Writes deliveries {@code from..to-1} of run {@code label}; delivery i is due at {@code due.apply(i)}. */
-    abstract void write(String label, int from, int to, IntFunction<Instant> due) throws Exception;
+    /** Writes deliveries {@code from..to-1} of run {@code label} to {@code endpoint}; delivery i is due at {@code due.apply(i)}. */
+    abstract void write(String label, String endpoint, int from, int to, IntFunction<Instant> due) throws Exception;
+
+    /** Gives up on whatever is still queued (a phase's hanging deliveries); returns how many rows it removed. */
+    abstract long purge() throws Exception;
 
     /** 2xx outcomes recorded (committed) since start. */
     abstract long completed();
@@ -50,22 +53,42 @@ abstract class Contender implements AutoCloseable {
 
     /** Every delivery due at once. */
     Phase burst(String label, int n) throws Exception {
-        return run(label, n, i -> Duration.ZERO, Duration.ZERO);
+        return run(label, n, i -> Duration.ZERO, Duration.ZERO, receiver, null, 0);
+    }
+
+    /** Every delivery due at once, to {@code slow} (a receiver that takes its time to answer). */
+    Phase burstTo(String label, int n, Receiver slow) throws Exception {
+        return run(label, n, i -> Duration.ZERO, Duration.ZERO, slow, null, 0);
     }
 
     /** {@code rate} deliveries per second for {@code seconds}, each due at its own millisecond. */
     Phase steady(String label, int rate, int seconds) throws Exception {
         int n = rate * seconds;
-        return run(label, n, i -> Duration.ofMillis(i * 1000L / rate), Duration.ofSeconds(seconds));
+        return run(label, n, i -> Duration.ofMillis(i * 1000L / rate), Duration.ofSeconds(seconds), receiver, null, 0);
     }
 
-    private Phase run(String label, int n, IntFunction<Duration> offset, Duration span) throws Exception {
+    /**
+     * {@code hangingDue} deliveries due at the start to {@code hanging}, which never answers, and beside them
+     * {@code rate} per second for {@code seconds} to {@code healthy}: the figures are the healthy ones'. Afterwards the
+     * hanging receiver is released and what is left of its deliveries drains or is purged.
+     */
+    Phase steadyBesideHanging(String label, int rate, int seconds, Receiver healthy, Receiver hanging, int hangingDue) throws Exception {
+        int n = rate * seconds;
+        return run(label, n, i -> Duration.ofMillis(i * 1000L / rate), Duration.ofSeconds(seconds), healthy, hanging, hangingDue);
+    }
+
+    private Phase run(String label, int n, IntFunction<Duration> offset, Duration span, Receiver target, Receiver hanging,
+                      int hangingDue) throws Exception {
         Duration margin = Duration.ofMillis((long) (n / writesPerSecond * 1500) + (n < 1_000 ? 500 : 2_000));
         Instant due = Instant.now().plus(margin).truncatedTo(ChronoUnit.MILLIS);
-        Receiver.Tally tally = receiver.begin(n, secret());
+        Receiver.Tally tally = target.begin(n, secret());
         long base = completed();
         long t0 = System.nanoTime();
-        writeAll(label, n, i -> due.plus(offset.apply(i)));
+        if (hanging != null) {
+            hanging.begin(hangingDue, null);
+            writeAll(label + "h", hanging.url(), hangingDue, i -> due);
+        }
+        writeAll(label, target.url(), n, i -> due.plus(offset.apply(i)));
         long insertNanos = System.nanoTime() - t0;
         boolean overran = Instant.now().isAfter(due);
         writesPerSecond = Math.max(200, n / (insertNanos / 1e9));
@@ -86,13 +109,23 @@ abstract class Contender implements AutoCloseable {
         Instant done = Instant.now();
         CpuUse cpu1 = CpuUse.sample();
         org.HdrHistogram.Histogram wakeLate = probe.stop();
-        Thread.sleep(SETTLE.toMillis()); // let a duplicate, if any, reach the receiver before counting
         long completed = completed() - base;
+        if (hanging != null) release(hanging);
+        Thread.sleep(SETTLE.toMillis()); // let a duplicate, if any, reach the receiver before counting
         return new Phase(name(), label, n, due, done.getEpochSecond() * 1_000_000L + done.getNano() / 1_000,
                 insertNanos / 1_000_000, overran, timedOut, completed, pending(), tally, tally.lag(), cpu0.until(cpu1), wakeLate);
     }
 
-    private void writeAll(String label, int n, IntFunction<Instant> due) throws Exception {
+    /** Lets the hanging receiver answer, gives the contender a minute to drain, then purges what is left. */
+    private void release(Receiver hanging) throws Exception {
+        hanging.release();
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (pending() > 0 && System.nanoTime() < deadline) Thread.sleep(100);
+        long purged = purge();
+        if (purged > 0) System.out.printf("      (%s: %,d deliveries to the hanging receiver still queued a minute after it was released; purged)%n", name(), purged);
+    }
+
+    private void writeAll(String label, String endpoint, int n, IntFunction<Instant> due) throws Exception {
         ExecutorService writers = Executors.newFixedThreadPool(options.insertThreads());
         try {
             List<Future<?>> parts = new ArrayList<>();
@@ -100,7 +133,7 @@ abstract class Contender implements AutoCloseable {
                 int f = from;
                 int to = Math.min(n, from + WRITE_CHUNK);
                 parts.add(writers.submit(() -> {
-                    write(label, f, to, due);
+                    write(label, endpoint, f, to, due);
                     return null;
                 }));
             }

@@ -42,6 +42,9 @@ final class DbSchedulerContender extends Contender {
     private final OneTimeTask<Void> task;
     private final RecurringTaskWithPersistentSchedule<PersistentCronSchedule> cronTask;
     private final SignedPost post;
+    private final SigningSecret secretForPosts;
+    /** The client of each endpoint a run writes to, by run label (a task instance's id carries its run's label). */
+    private final java.util.Map<String, SignedPost> posts = new java.util.concurrent.ConcurrentHashMap<>();
     private final SigningSecret secret = SigningSecret.generate(new SecureRandom());
     private final AtomicLong succeeded = new AtomicLong();
 
@@ -86,6 +89,7 @@ final class DbSchedulerContender extends Contender {
         h.setMaximumPoolSize(POOL);
         pool = new HikariDataSource(h);
         post = new SignedPost(receiver.url(), secret, http);
+        secretForPosts = secret;
         task = Tasks.oneTime("webhook").execute((instance, ctx) -> send(instance.getId(), ctx.getExecution().executionTime));
         cronTask = Tasks.recurringWithPersistentSchedule("cron-webhook", PersistentCronSchedule.class)
                 .execute((instance, ctx) -> send(instance.getId() + "@" + ctx.getExecution().executionTime.toEpochMilli(),
@@ -109,7 +113,9 @@ final class DbSchedulerContender extends Contender {
     private void send(String id, Instant due) {
         int status;
         try {
-            status = post.send(id, due);
+            // a run written to another receiver (the slow or hanging phases) is named in the instance id: dlv_<label>_<i>
+            SignedPost to = id.startsWith("dlv_") && id.lastIndexOf('_') > 3 ? posts.getOrDefault(id.substring("dlv_".length(), id.lastIndexOf('_')), post) : post;
+            status = to.send(id, due);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
@@ -143,7 +149,8 @@ final class DbSchedulerContender extends Contender {
     }
 
     @Override
-    void write(String label, int from, int to, IntFunction<Instant> due) {
+    void write(String label, String endpoint, int from, int to, IntFunction<Instant> due) {
+        if (!endpoint.equals(receiver.url())) posts.computeIfAbsent(label, l -> new SignedPost(endpoint, secretForPosts, post.http()));
         // one JDBC batch per chunk, each instance with its own due instant
         List<SchedulableInstance<?>> batch = new ArrayList<>(to - from);
         for (int i = from; i < to; i++) batch.add(SchedulableInstance.of(task.instance("dlv_" + label + "_" + i), due.apply(i)));
@@ -165,6 +172,11 @@ final class DbSchedulerContender extends Contender {
     }
 
     @Override
+    long purge() throws Exception {
+        return postgres.update(database, "DELETE FROM scheduled_tasks WHERE NOT picked");
+    }
+
+    @Override
     void between() throws Exception {
         postgres.execute(database, "VACUUM ANALYZE scheduled_tasks");
     }
@@ -173,6 +185,7 @@ final class DbSchedulerContender extends Contender {
     public void close() {
         scheduler.stop();
         post.close();
+        posts.values().forEach(SignedPost::close);
         pool.close();
     }
 }

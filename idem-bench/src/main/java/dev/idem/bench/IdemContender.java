@@ -63,7 +63,7 @@ final class IdemContender extends Contender {
         EngineConfig config = EngineConfig.defaults("bench-" + ProcessHandle.current().pid())
                 .withAllowPrivateEndpoints(true)
                 .withBatchSize(options.idemBatch())
-                .withSenderThreads(options.idemSenders());
+                .withMaxInFlight(options.idemMaxInFlight());
         engine = new Engine(store, config, clock, new SecureRandom(), meters);
         engine.start();
     }
@@ -79,13 +79,13 @@ final class IdemContender extends Contender {
     }
 
     @Override
-    void write(String label, int from, int to, IntFunction<Instant> due) {
+    void write(String label, String endpoint, int from, int to, IntFunction<Instant> due) {
         IdGenerator ids = new IdGenerator(clock, new SplittableRandom());
         store.useTransaction(tx -> {
             Instant now = clock.instant();
             for (int i = from; i < to; i++) {
                 Instant fireAt = due.apply(i);
-                ScheduleDefinition def = new ScheduleDefinition(receiver.url(), new Timing.Once(fireAt), null, null, null, Map.of(),
+                ScheduleDefinition def = new ScheduleDefinition(endpoint, new Timing.Once(fireAt), null, null, null, Map.of(),
                         null, null, null, RetryPolicy.DEFAULT, ScheduleDefinition.DEFAULT_TIMEOUT,
                         ScheduleDefinition.DEFAULT_AUTO_PAUSE_AFTER, HeaderProfile.STANDARD, null);
                 Schedule s = new Schedule(ids.next("sch"), tenant, ScheduleStatus.ACTIVE, def, fireAt, 0, null, 0, now, now);
@@ -107,6 +107,12 @@ final class IdemContender extends Contender {
     @Override
     long pending() {
         return store.queue().depth();
+    }
+
+    @Override
+    long purge() throws Exception {
+        return postgres.update(database, "UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL "
+                + "WHERE status IN ('scheduled', 'retrying')");
     }
 
     @Override

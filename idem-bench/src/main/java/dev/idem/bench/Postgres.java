@@ -40,6 +40,13 @@ final class Postgres {
         }
     }
 
+    /** Runs one data-changing statement in {@code database}; returns how many rows it changed. */
+    long update(String database, String statement) throws SQLException {
+        try (Connection c = connect(database); Statement s = c.createStatement()) {
+            return s.executeUpdate(statement);
+        }
+    }
+
     private Connection connect(String database) throws SQLException {
         Properties p = new Properties();
         if (options.user() != null) p.setProperty("user", options.user());

@@ -34,6 +34,11 @@ public final class Receiver implements AutoCloseable {
     private final HttpServer server;
     private final ExecutorService workers;
     private final SocketTransport socket;
+    /** How long the JDK server waits before answering (null: at once); never answers while {@link #hang} holds. */
+    private final java.time.Duration answerAfter;
+    private volatile boolean hang;
+    private final java.util.concurrent.ScheduledExecutorService timer;
+    private final Set<HttpExchange> parked = ConcurrentHashMap.newKeySet();
     private volatile Tally tally = new Tally(0, null);
 
     /** Counts of one measured run. Replace it with {@link #begin} before each run. */
@@ -89,7 +94,58 @@ public final class Receiver implements AutoCloseable {
      * @param jdk the JDK's {@code com.sun.net.httpserver} with {@code threads} workers; else a minimal blocking
      *     socket server ({@link SocketTransport}), one thread per connection, which costs far less CPU per request
      */
+    /** A receiver that answers each request 200 after {@code delay}, from a timer: no thread waits for it. */
+    public static Receiver answeringAfter(java.time.Duration delay) throws IOException {
+        return new Receiver(delay, false);
+    }
+
+    /** A receiver that reads each request and never answers it, until {@link #release()}. */
+    public static Receiver hanging() throws IOException {
+        return new Receiver(null, true);
+    }
+
+    private Receiver(java.time.Duration answerAfter, boolean hang) throws IOException {
+        this.answerAfter = answerAfter;
+        this.hang = hang;
+        this.timer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "receiver-timer");
+            t.setDaemon(true);
+            return t;
+        });
+        socket = null;
+        // thousands of kept-alive connections: the JDK server would otherwise close those beyond 200 as they fall idle
+        System.setProperty("sun.net.httpserver.maxIdleConnections", "100000");
+        workers = workers(4);
+        server = jdkServer(8192, workers);
+    }
+
+    private static ExecutorService workers(int threads) {
+        return Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "receiver");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    private HttpServer jdkServer(int backlog, ExecutorService executor) throws IOException {
+        System.setProperty("sun.net.httpserver.nodelay", "true");
+        HttpServer s = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), backlog);
+        s.setExecutor(executor);
+        s.createContext("/", this::handle);
+        s.start();
+        return s;
+    }
+
+    /** Answers every parked request now, and every later one at once or after the delay. */
+    public void release() {
+        hang = false;
+        for (HttpExchange ex : parked) answer(ex);
+    }
+
     public Receiver(boolean jdk, int threads) throws IOException {
+        this.answerAfter = null;
+        this.hang = false;
+        this.timer = null;
         if (!jdk) {
             server = null;
             workers = null;
@@ -97,16 +153,8 @@ public final class Receiver implements AutoCloseable {
             return;
         }
         socket = null;
-        System.setProperty("sun.net.httpserver.nodelay", "true");
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 2048);
-        workers = Executors.newFixedThreadPool(threads, r -> {
-            Thread t = new Thread(r, "receiver");
-            t.setDaemon(true);
-            return t;
-        });
-        server.setExecutor(workers);
-        server.createContext("/", this::handle);
-        server.start();
+        workers = workers(threads);
+        server = jdkServer(2048, workers);
     }
 
     /** The URL deliveries go to. */
@@ -132,7 +180,27 @@ public final class Receiver implements AutoCloseable {
             var h = ex.getRequestHeaders();
             record(h.getFirst("webhook-id"), h.getFirst("webhook-timestamp"), h.getFirst("webhook-signature"),
                     h.getFirst("Idem-Scheduled-For"), body);
+        } catch (IOException | RuntimeException e) {
+            ex.close();
+            throw e;
+        }
+        if (hang) {
+            parked.add(ex);
+            if (!hang) answer(ex);
+        } else if (answerAfter != null && !answerAfter.isZero()) {
+            timer.schedule(() -> answer(ex), answerAfter.toMillis(), TimeUnit.MILLISECONDS);
+        } else {
+            answer(ex);
+        }
+    }
+
+    private void answer(HttpExchange ex) {
+        if (hang && parked.contains(ex)) return;
+        parked.remove(ex);
+        try {
             ex.sendResponseHeaders(200, -1);
+        } catch (IOException e) {
+            // the sender gave up on this request (its timeout): the connection is gone
         } finally {
             ex.close();
         }
@@ -165,6 +233,8 @@ public final class Receiver implements AutoCloseable {
             return;
         }
         server.stop(0);
+        for (HttpExchange ex : parked) ex.close();
         workers.shutdownNow();
+        if (timer != null) timer.shutdownNow();
     }
 }

@@ -25,7 +25,7 @@ public record Report(List<Phase> phases, Map<SignedPost.Http, Bench.WireFigure> 
     static String line(Phase p) {
         String common = String.format("  %-19s %-12s n=%,d  written in %,d ms  first request %+.1f ms after due  %s",
                 p.contender(), p.label(), p.n(), p.insertMillis(), p.firstRequestMs(), p.exactlyOnce() ? "exactly once" : "NOT exactly once");
-        String figure = p.label().startsWith("steady")
+        String figure = p.label().startsWith("steady") || p.label().startsWith("healthy")
                 ? String.format("%n      lag due->arrival ms: %s  (last recorded %.2f s after the last due)", lag(p.lag()),
                         (p.doneMicros() - p.dueMicros()) / 1e6 - (p.n() - 1) / (double) p.n() * spanSeconds(p))
                 : String.format("%n      drained %,.0f deliveries/s  (%.3f s from due to last 2xx recorded)", p.rate(), p.drainSeconds());
@@ -35,7 +35,7 @@ public record Report(List<Phase> phases, Map<SignedPost.Http, Bench.WireFigure> 
     }
 
     private static double spanSeconds(Phase p) {
-        int rate = Integer.parseInt(p.label().substring("steady".length()));
+        int rate = Integer.parseInt(p.label().replaceAll("\\D+", ""));
         return p.n() / (double) rate;
     }
 
@@ -77,7 +77,23 @@ public record Report(List<Phase> phases, Map<SignedPost.Http, Bench.WireFigure> 
                 });
             }
         }
-        out.println("== aims (issue 3)");
+        if (options.slowDue() > 0) {
+            String label = "slow" + options.slowMillis();
+            out.printf("  %,d due at once to one destination answering in %d ms:%n", options.slowDue(), options.slowMillis());
+            for (String c : BenchOptions.ALL)
+                phase(c, label).ifPresent(p -> out.printf("    %-20s %,8.0f/s  (CPU per delivery %.0f µs)%n", c, p.rate(), p.cpu().microsPerDelivery(p.n())));
+        }
+        if (options.hangingDue() > 0 && options.steadySeconds() > 0) {
+            String label = "healthy" + options.healthyRate();
+            out.printf("  healthy destination at %d/s beside %,d due to one that never answers, lag ms:%n", options.healthyRate(), options.hangingDue());
+            for (String c : BenchOptions.ALL)
+                phase(c, label).ifPresent(p -> out.printf("    %-20s %s%s%n", c, lag(p.lag()), p.timedOut() ? "  (TIMED OUT: not all delivered)" : ""));
+        }
+        out.println("== aims (issues 3 and 10)");
+        phase("idem", "slow" + options.slowMillis()).ifPresent(p -> out.printf("  >= 2,000 deliveries/s to one destination answering in %d ms: %s (%,.0f/s)%n",
+                options.slowMillis(), p.rate() >= 2_000 ? "met" : "NOT met", p.rate()));
+        phase("idem", "healthy" + options.healthyRate()).ifPresent(p -> out.printf("  healthy destination's p99 lag <= 1 s beside a hanging one: %s (%.1f ms)%n",
+                !p.timedOut() && ms(p.lag(), 99) <= 1_000 ? "met" : "NOT met", ms(p.lag(), 99)));
         for (int n : options.bursts()) {
             phase("idem", "burst" + n).ifPresent(p -> out.printf("  >= %,.0f deliveries/s at %,d due: %s (%,.0f/s)%n", AIM_RATE, n,
                     p.rate() >= AIM_RATE ? "met" : "NOT met", p.rate()));

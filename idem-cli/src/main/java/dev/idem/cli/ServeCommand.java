@@ -38,6 +38,9 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--rate-limit", defaultValue = "${env:IDEM_RATE_LIMIT:-100}", description = "Requests per second per API key on this node, bursts of twice that; 0 = off (env IDEM_RATE_LIMIT, default ${DEFAULT-VALUE}).")
     int rateLimit;
 
+    @Option(names = "--max-in-flight", defaultValue = "${env:IDEM_MAX_IN_FLIGHT:-10000}", converter = MaxInFlightConverter.class, description = "Deliveries this node has in flight at once (env IDEM_MAX_IN_FLIGHT, default ${DEFAULT-VALUE}).")
+    int maxInFlight;
+
     @Option(names = "--node-id", defaultValue = "${env:IDEM_NODE_ID}", description = "This node's name in leases, unique among live nodes (env IDEM_NODE_ID, default host name + pid).")
     String nodeId;
 
@@ -57,7 +60,7 @@ public final class ServeCommand implements Callable<Integer> {
         ServerConfig config;
         try {
             config = new ServerConfig(host, port, dataDir, blankToNull(databaseUrl), System.getenv("IDEM_DATABASE_USER"),
-                    System.getenv("IDEM_DATABASE_PASSWORD"), blankToNull(bootstrapKey), allowPrivateEndpoints, blankToNull(nodeId), rateLimit, retention);
+                    System.getenv("IDEM_DATABASE_PASSWORD"), blankToNull(bootstrapKey), allowPrivateEndpoints, blankToNull(nodeId), rateLimit, retention, maxInFlight);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -94,6 +97,18 @@ public final class ServeCommand implements Callable<Integer> {
                 return ServerConfig.checkRetention(Durations.parse(value));
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    /** A whole number from 1 to 1,000,000; anything else is a usage error (exit 2) before anything starts. */
+    static final class MaxInFlightConverter implements CommandLine.ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String value) {
+            try {
+                return ServerConfig.checkMaxInFlight(Integer.parseInt(value.trim()));
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e instanceof NumberFormatException ? "'" + value + "' is not a whole number" : e.getMessage());
             }
         }
     }

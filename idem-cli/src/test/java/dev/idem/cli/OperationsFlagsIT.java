@@ -145,6 +145,8 @@ class OperationsFlagsIT {
         assertRefused(Map.of(), "is not a duration", "--retention", "soon");
         assertRefused(Map.of("IDEM_RETENTION", "0d"), "retention must be at least 1h");
         assertRefused(Map.of("IDEM_LOG_FORMAT", "yaml"), "Invalid value for option '--log-format'");
+        assertRefused(Map.of(), "--max-in-flight must be between 1 and 1000000 deliveries, got 0", "--max-in-flight", "0");
+        assertRefused(Map.of("IDEM_MAX_IN_FLIGHT", "lots"), "'lots' is not a whole number");
     }
 
     void assertRefused(Map<String, String> env, String message, String... flags) throws Exception {

@@ -14,6 +14,7 @@ import java.util.Objects;
  * @param contentType the body's content type; {@code application/json} for payload and envelope
  * @param headers extra request headers, none of them reserved
  * @param metadataJson free JSON kept with the schedule, compact text, or null
+ * @param flowControl the limits shared with other schedules of the same flow key, or null for none
  */
 public record ScheduleDefinition(
         String endpoint,
@@ -29,11 +30,20 @@ public record ScheduleDefinition(
         Duration timeout,
         int autoPauseAfter,
         HeaderProfile headerProfile,
-        String metadataJson) {
+        String metadataJson,
+        FlowControl flowControl) {
 
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
     public static final Duration MAX_TIMEOUT = Duration.ofSeconds(60);
     public static final int DEFAULT_AUTO_PAUSE_AFTER = 5;
+
+    /** A definition without flow control. */
+    public ScheduleDefinition(String endpoint, Timing timing, String payloadJson, String body, String contentType,
+                              Map<String, String> headers, String eventType, String idempotencyKey, String dedupId, RetryPolicy retry,
+                              Duration timeout, int autoPauseAfter, HeaderProfile headerProfile, String metadataJson) {
+        this(endpoint, timing, payloadJson, body, contentType, headers, eventType, idempotencyKey, dedupId, retry, timeout,
+                autoPauseAfter, headerProfile, metadataJson, null);
+    }
 
     public ScheduleDefinition {
         Objects.requireNonNull(endpoint, "endpoint");
@@ -55,10 +65,19 @@ public record ScheduleDefinition(
     }
 
     public ScheduleDefinition withEndpoint(String v) {
-        return new ScheduleDefinition(v, timing, payloadJson, body, contentType, headers, eventType, idempotencyKey, dedupId, retry, timeout, autoPauseAfter, headerProfile, metadataJson);
+        return new ScheduleDefinition(v, timing, payloadJson, body, contentType, headers, eventType, idempotencyKey, dedupId, retry, timeout, autoPauseAfter, headerProfile, metadataJson, flowControl);
+    }
+
+    public ScheduleDefinition withFlowControl(FlowControl v) {
+        return new ScheduleDefinition(endpoint, timing, payloadJson, body, contentType, headers, eventType, idempotencyKey, dedupId, retry, timeout, autoPauseAfter, headerProfile, metadataJson, v);
+    }
+
+    /** The destination (scheme, host, port) of the endpoint: the unit of fairness between receivers. */
+    public String destination() {
+        return Destination.of(endpoint);
     }
 
     public ScheduleDefinition withTiming(Timing v) {
-        return new ScheduleDefinition(endpoint, v, payloadJson, body, contentType, headers, eventType, idempotencyKey, dedupId, retry, timeout, autoPauseAfter, headerProfile, metadataJson);
+        return new ScheduleDefinition(endpoint, v, payloadJson, body, contentType, headers, eventType, idempotencyKey, dedupId, retry, timeout, autoPauseAfter, headerProfile, metadataJson, flowControl);
     }
 }

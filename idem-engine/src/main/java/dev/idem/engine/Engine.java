@@ -40,11 +40,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class Engine implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Engine.class);
+    private static final int WORKERS = Math.max(2, Runtime.getRuntime().availableProcessors());
 
     private final Store store;
     private final EngineConfig config;
     private final EndpointGuard guard;
-    private final ExecutorService senders;
+    private final ExecutorService workers;
+    private final ScheduledExecutorService timer;
     private final HttpSender sender;
     private final ScheduledExecutorService maintenanceThread;
     private final Recorder recorder;
@@ -73,8 +75,10 @@ public final class Engine implements AutoCloseable {
         String node = config.nodeId();
 
         this.guard = EndpointGuard.of(config.allowPrivateEndpoints());
-        this.sender = new HttpSender(guard, clock, config.senderThreads());
-        this.senders = Executors.newFixedThreadPool(config.senderThreads(), new NamedThreads("idem-sender-" + node));
+        this.sender = new HttpSender(guard, clock, config.maxInFlight());
+        // building and signing requests is CPU work: one thread per core; the exchanges themselves need none
+        this.workers = Executors.newFixedThreadPool(WORKERS, new NamedThreads("idem-send-" + node));
+        this.timer = Executors.newSingleThreadScheduledExecutor(new NamedThreads("idem-timer-" + node));
         Dispatcher[] wake = new Dispatcher[1];
         this.liveness = new Liveness(store.nodes(), node, config.livenessInterval(), config.takeoverWindow(), System::nanoTime,
                 ThisProcess.describe(), metrics, () -> {
@@ -85,8 +89,9 @@ public final class Engine implements AutoCloseable {
         this.recorder = new Recorder(store.queue(), liveness::owner, metrics);
         DeliveryAttempt attempt = new DeliveryAttempt(new SecretCache(store), new RequestBuilder(),
                 sender, new OutcomeDecider(ids, rnd, clock), recorder, metrics, clock);
-        this.dispatcher = new Dispatcher(store.queue(), config, clock, senders, attempt, liveness);
+        this.dispatcher = new Dispatcher(store.queue(), config, clock, workers, timer, attempt, liveness);
         wake[0] = dispatcher;
+        metrics.load(dispatcher::attemptsInFlight, dispatcher::destinationsThrottled);
         this.materialiser = new Materialiser(store, ids, clock, config.materialiserHorizon(), dispatcher::wakeUp);
         this.maintenance = new Maintenance(store, clock, config.retention(), metrics, dispatcher::wakeUp);
         this.maintenanceThread = Executors.newSingleThreadScheduledExecutor(new NamedThreads("idem-maintenance-" + node));
@@ -122,8 +127,8 @@ public final class Engine implements AutoCloseable {
         maintenanceThread.scheduleWithFixedDelay(guarded("reaping expired leases", maintenance::reap),
                 config.reaperInterval().toMillis(), config.reaperInterval().toMillis(), TimeUnit.MILLISECONDS);
         maintenanceThread.scheduleWithFixedDelay(guarded("pruning", maintenance::prune), 30_000, 60_000, TimeUnit.MILLISECONDS);
-        log.info("engine {} started: {} sender threads, batches of {}, lease {}, store {}", config.nodeId(),
-                config.senderThreads(), config.batchSize(), config.lease(), store.dialect());
+        log.info("engine {} started: at most {} deliveries in flight, batches of {}, lease {}, store {}", config.nodeId(),
+                config.maxInFlight(), config.batchSize(), config.lease(), store.dialect());
     }
 
     /** Tells the dispatcher a delivery may be due now; cheap, callable from any thread, before or after start. */
@@ -154,19 +159,21 @@ public final class Engine implements AutoCloseable {
         maintenanceThread.shutdown();
         for (Thread t : dispatcherThreads) join(t, 5_000);
         dispatcher.stopStartingSends();
-        senders.shutdown();
+        timer.shutdown();
         try {
-            if (!senders.awaitTermination(graceNanos, TimeUnit.NANOSECONDS)) {
-                log.warn("engine {}: requests still in flight after the {} shutdown grace are abandoned; their leases are released",
-                        config.nodeId(), config.shutdownGrace());
-                sender.abortInFlight();
-                senders.shutdownNow();
-                senders.awaitTermination(2, TimeUnit.SECONDS);
-            }
+            // deliveries held until their due instant start now, and find the engine stopping: they are given back
+            if (!timer.awaitTermination(2, TimeUnit.SECONDS)) timer.shutdownNow();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        int givenBack = dispatcher.giveBackUnstarted();
+        if (givenBack > 0) log.info("engine {} gave back {} claimed deliveries it had not started", config.nodeId(), givenBack);
+        long deadline = System.nanoTime() + graceNanos;
+        while (dispatcher.claimsHeld() > 0 && System.nanoTime() - deadline < 0) sleepQuietly(10);
+        if (dispatcher.claimsHeld() > 0) {
+            log.warn("engine {}: {} attempts still in flight after the {} shutdown grace are abandoned; their leases are released",
+                    config.nodeId(), dispatcher.attemptsInFlight(), config.shutdownGrace());
             sender.abortInFlight();
-            senders.shutdownNow();
         }
         recorder.stop(TimeUnit.SECONDS.toNanos(5));
         try {
@@ -175,6 +182,7 @@ public final class Engine implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         join(recorderThread, 10_000);
+        workers.shutdown();
         if (started) {
             try {
                 int released = store.queue().release(liveness.owner());
@@ -212,6 +220,24 @@ public final class Engine implements AutoCloseable {
                 log.error("engine {}: {} failed, retried on its next run", config.nodeId(), what, e);
             }
         };
+    }
+
+    /** Attempts of this node on the wire now. */
+    public int attemptsInFlight() {
+        return dispatcher.attemptsInFlight();
+    }
+
+    /** Destinations this node currently sends fewer attempts at once, because they time out, refuse or reset. */
+    public int destinationsThrottled() {
+        return dispatcher.destinationsThrottled();
+    }
+
+    private static void sleepQuietly(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static void join(Thread t, long ms) {

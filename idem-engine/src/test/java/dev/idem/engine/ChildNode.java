@@ -20,7 +20,7 @@ public final class ChildNode {
         Store store = JdbcStores.open(config, Clock.systemUTC());
         EngineConfig engineConfig = EngineConfig.defaults(args[2])
                 .withPollInterval(Duration.ofMillis(50))
-                .withSenderThreads(32)
+                .withMaxInFlight(2000)
                 .withAllowPrivateEndpoints(true);
         Engine engine = new Engine(store, engineConfig, Clock.systemUTC(), new SecureRandom(), new SimpleMeterRegistry());
         engine.start();

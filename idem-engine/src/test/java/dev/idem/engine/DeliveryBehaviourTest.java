@@ -295,12 +295,16 @@ abstract class DeliveryBehaviourTest {
     }
 
     @Test
-    void aConnectionClosedBeforeAnyResponseIsAFailedAttempt() throws Exception {
+    void aConnectionClosedBeforeAnyResponseIsAFailedAttemptAndTheReceiverSeesOneRequestPerAttempt() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger requests = new java.util.concurrent.atomic.AtomicInteger();
         try (java.net.ServerSocket hangUp = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
             Thread t = new Thread(() -> {
                 while (!hangUp.isClosed()) {
                     try (java.net.Socket s = hangUp.accept()) {
-                        s.getInputStream().read(new byte[256]);
+                        // the whole head (the body is small): then close without a byte of response
+                        byte[] buf = new byte[65536];
+                        int n = s.getInputStream().read(buf);
+                        if (n > 0 && new String(buf, 0, n, java.nio.charset.StandardCharsets.ISO_8859_1).startsWith("POST")) requests.incrementAndGet();
                     } catch (java.io.IOException e) {
                         return;
                     }
@@ -310,11 +314,45 @@ abstract class DeliveryBehaviourTest {
             t.start();
             start();
             Delivery d = world.create(Defs.retry(Defs.once("http://127.0.0.1:" + hangUp.getLocalPort() + "/hook", clock.instant()),
-                    new RetryPolicy(3, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofHours(1)), Duration.ofSeconds(2), 0));
+                    new RetryPolicy(2, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofHours(1)), Duration.ofSeconds(2), 0));
             engine.wakeUp();
-            awaitStatus(d.id(), DeliveryStatus.RETRYING);
+            nextRetryIsDue(d.id());
+            awaitStatus(d.id(), DeliveryStatus.DEAD);
             assertThat(world.delivery(d.id()).lastError()).startsWith("I/O error talking to 127.0.0.1:" + hangUp.getLocalPort());
+            Thread.sleep(300); // a resent copy, if any, would arrive within this
+            assertThat(world.attempts(d.id())).hasSize(2);
+            assertThat(requests.get()).as("requests read by the receiver for 2 attempts").isEqualTo(2);
         }
+    }
+
+    @Test
+    void anAttemptTheHttpClientCannotMakeIsARecordedFailureThatCountsTowardsDeadAndAutoPause() {
+        start();
+        // written through the store directly: the API refuses such an endpoint at create time
+        Delivery d = world.create(Defs.retry(Defs.once("http://127.0.0.1:99999/x", clock.instant()),
+                new RetryPolicy(2, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofHours(1)), Duration.ofSeconds(2), 2));
+        engine.wakeUp();
+        awaitStatus(d.id(), DeliveryStatus.RETRYING);
+        assertThat(world.attempts(d.id())).singleElement().satisfies(a -> assertThat(a.error()).contains("99999"));
+        assertThat(world.schedule(d.scheduleId()).consecutiveFailures()).isEqualTo(1);
+
+        nextRetryIsDue(d.id());
+        awaitStatus(d.id(), DeliveryStatus.DEAD);
+        assertThat(world.attempts(d.id())).hasSize(2);
+        Schedule s = world.schedule(d.scheduleId());
+        assertThat(s.status()).isEqualTo(ScheduleStatus.PAUSED);
+        assertThat(s.pausedReason()).isEqualTo(Schedule.PAUSED_BY_FAILURES);
+    }
+
+    @Test
+    void anEndpointThatDoesNotParseIsARecordedFailedAttemptNotALeaseLoop() {
+        start();
+        Delivery d = world.create(Defs.retry(Defs.once("http://exa mple.com/x", clock.instant()),
+                new RetryPolicy(1, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofHours(1)), Duration.ofSeconds(2), 0));
+        engine.wakeUp();
+        awaitStatus(d.id(), DeliveryStatus.DEAD);
+        assertThat(world.attempts(d.id())).singleElement().satisfies(a -> assertThat(a.error()).startsWith("endpoint refused"));
+        assertThat(world.delivery(d.id()).leaseOwner()).isNull();
     }
 
     @Test
@@ -448,12 +486,14 @@ abstract class DeliveryBehaviourTest {
         List<Delivery> due = world.createMany(once(), 5);
         java.util.Map<String, Integer> sentWithAttempt = new java.util.concurrent.ConcurrentHashMap<>();
         java.util.concurrent.ExecutorService senders = java.util.concurrent.Executors.newFixedThreadPool(4);
+        java.util.concurrent.ScheduledExecutorService timer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
         // the lease (90 s) outlives the test, and no reaper runs: only the dispatcher's own recovery can free the rows
         dev.idem.engine.internal.Dispatcher dispatcher = new dev.idem.engine.internal.Dispatcher(
                 new dev.idem.engine.testing.LossyClaims(store.queue(), 1), Engines.fast("node-a").withLease(Duration.ofSeconds(90), Duration.ofSeconds(30)), clock,
-                senders, (claim, timeout, recorded) -> {
+                senders, timer, (claim, timeout, listener) -> {
                     sentWithAttempt.merge(claim.delivery().id(), claim.delivery().attemptCount(), (a, b) -> -1);
-                    return false;
+                    listener.answered(dev.idem.engine.internal.AttemptResult.Congestion.ANSWER);
+                    listener.finished();
                 });
         Thread loop = new Thread(dispatcher.claimLoop());
         loop.start();
@@ -467,6 +507,7 @@ abstract class DeliveryBehaviourTest {
             dispatcher.stop();
             loop.join(5_000);
             senders.shutdownNow();
+            timer.shutdownNow();
         }
     }
 

@@ -26,7 +26,7 @@ class EngineConfigTest {
     @Test
     void refusesOutOfRangeValuesNamingTheField() {
         assertThatThrownBy(() -> defaults.withBatchSize(0)).hasMessageContaining("batchSize");
-        assertThatThrownBy(() -> defaults.withSenderThreads(5000)).hasMessageContaining("senderThreads");
+        assertThatThrownBy(() -> defaults.withMaxInFlight(0)).hasMessageContaining("maxInFlight");
         assertThatThrownBy(() -> defaults.withNodeId(" ")).hasMessageContaining("nodeId");
         assertThatThrownBy(() -> defaults.withRetention(Duration.ofMinutes(5))).hasMessageContaining("retention");
         assertThatThrownBy(() -> defaults.withShutdownGrace(Duration.ofSeconds(-1))).hasMessageContaining("shutdownGrace");

@@ -81,7 +81,7 @@ class MultiNodeTest {
 
         SimpleMeterRegistry metersA = new SimpleMeterRegistry();
         SimpleMeterRegistry metersB = new SimpleMeterRegistry();
-        EngineConfig config = Engines.fast("node-a").withBatchSize(50).withSenderThreads(32);
+        EngineConfig config = Engines.fast("node-a").withBatchSize(50).withMaxInFlight(2000);
         engine(a, config, metersA).wakeUp();
         engine(b, config.withNodeId("node-b"), metersB).wakeUp();
 
@@ -101,6 +101,33 @@ class MultiNodeTest {
         assertThat(byA + byB).isEqualTo(1000.0);
         assertThat(byA).as("node-a's share").isPositive();
         assertThat(byB).as("node-b's share").isPositive();
+    }
+
+    @Test
+    void flowControlParallelismHoldsAcrossTwoEnginesCountedAtTheReceiver() throws Exception {
+        try (dev.idem.engine.testing.ParkingReceiver slow = new dev.idem.engine.testing.ParkingReceiver(
+                new dev.idem.engine.testing.ParkingReceiver.Answer(Duration.ofMillis(100)))) {
+            Store a = store();
+            Store b = store();
+            World world = new World(a, clock);
+            // two schedules' worth of deliveries on one key, and both engines claiming at once
+            List<Delivery> due = new ArrayList<>(world.createMany(Defs.once(slow.url("/one"), clock.instant())
+                    .withFlowControl(new dev.idem.core.FlowControl("shared", 4, null)), 60));
+            due.addAll(world.createMany(Defs.once(slow.url("/two"), clock.instant())
+                    .withFlowControl(new dev.idem.core.FlowControl("shared", 4, null)), 60));
+            SimpleMeterRegistry metersA = new SimpleMeterRegistry();
+            SimpleMeterRegistry metersB = new SimpleMeterRegistry();
+            engine(a, Engines.fast("node-a"), metersA).wakeUp();
+            engine(b, Engines.fast("node-b"), metersB).wakeUp();
+
+            await().atMost(60, SECONDS).until(() -> due.stream().allMatch(d -> world.delivery(d.id()).status() == DeliveryStatus.SUCCEEDED));
+            assertThat(slow.maxOpen()).as("requests of flow key 'shared' at the receiver at once").isBetween(1, 4);
+            assertThat(slow.requests()).isEqualTo(120);
+            double byA = metersA.get("idem.deliveries").tag("outcome", "succeeded").counter().count();
+            double byB = metersB.get("idem.deliveries").tag("outcome", "succeeded").counter().count();
+            assertThat(byA).as("node-a's share").isPositive();
+            assertThat(byB).as("node-b's share").isPositive();
+        }
     }
 
     private static long succeededCount(Receiver receiver) {

@@ -50,7 +50,8 @@ public final class IdemServer implements AutoCloseable {
 
     /** Starts a node as configured, on the system clock, printing first-start keys to stdout. */
     public static IdemServer start(ServerConfig config) {
-        return start(config, openStore(config), true, EngineConfig.defaults(config.nodeId()), Clock.systemUTC(), new SecureRandom(), System.out);
+        return start(config, openStore(config), true, EngineConfig.defaults(config.nodeId()).withMaxInFlight(config.maxInFlight()),
+                Clock.systemUTC(), new SecureRandom(), System.out);
     }
 
     /**
@@ -76,7 +77,7 @@ public final class IdemServer implements AutoCloseable {
             var services = new HttpApi.Services(store, ids, clock, new Authenticator(store, new RateLimiter(config.rateLimitPerSecond(), clock), clock),
                     new RequestIdempotency(store, clock, engine::wakeUp),
                     new ScheduleService(store, parser, ids, clock, ec.materialiserHorizon()),
-                    new DeliveryService(store, clock), new SigningSecretService(store, clock, random), new PreviewService(clock),
+                    new DeliveryService(store, clock, engine), new SigningSecretService(store, clock, random), new PreviewService(clock),
                     metrics.registry());
             http = HttpApi.create(services);
             bind(http, config, metrics);

@@ -15,10 +15,11 @@ import java.util.Objects;
  * @param rateLimitPerSecond requests per second allowed per API key on this node (bursts of twice that); 0 turns it off
  * @param retention how long finished deliveries (succeeded, dead, cancelled) and their attempts are kept; at least
  *     {@link EngineConfig#MIN_RETENTION}
+ * @param maxInFlight deliveries this node holds in flight at once ({@code --max-in-flight})
  */
 public record ServerConfig(String host, int port, Path dataDir, String databaseUrl, String databaseUser,
                            String databasePassword, String bootstrapKey, boolean allowPrivateEndpoints, String nodeId,
-                           int rateLimitPerSecond, Duration retention) {
+                           int rateLimitPerSecond, Duration retention, int maxInFlight) {
     public static final int DEFAULT_PORT = 8080;
     public static final int DEFAULT_RATE_LIMIT = 100;
     public static final Duration DEFAULT_RETENTION = Duration.ofDays(30);
@@ -34,6 +35,13 @@ public record ServerConfig(String host, int port, Path dataDir, String databaseU
                         String bootstrapKey, boolean allowPrivateEndpoints, String nodeId, int rateLimitPerSecond) {
         this(host, port, dataDir, databaseUrl, databaseUser, databasePassword, bootstrapKey, allowPrivateEndpoints, nodeId, rateLimitPerSecond,
                 DEFAULT_RETENTION);
+    }
+
+    /** With the default in-flight bound. */
+    public ServerConfig(String host, int port, Path dataDir, String databaseUrl, String databaseUser, String databasePassword,
+                        String bootstrapKey, boolean allowPrivateEndpoints, String nodeId, int rateLimitPerSecond, Duration retention) {
+        this(host, port, dataDir, databaseUrl, databaseUser, databasePassword, bootstrapKey, allowPrivateEndpoints, nodeId, rateLimitPerSecond,
+                retention, EngineConfig.DEFAULT_MAX_IN_FLIGHT);
     }
 
     public ServerConfig {
@@ -54,6 +62,18 @@ public record ServerConfig(String host, int port, Path dataDir, String databaseU
         if (rateLimitPerSecond < 0 || rateLimitPerSecond > 1_000_000)
             throw new IllegalArgumentException("--rate-limit must be between 0 (off) and 1000000 requests per second, got " + rateLimitPerSecond);
         checkRetention(retention);
+        checkMaxInFlight(maxInFlight);
+    }
+
+    /**
+     * @return {@code maxInFlight} when it is between 1 and {@link EngineConfig#MAX_IN_FLIGHT_LIMIT}
+     * @throws IllegalArgumentException naming the flag, the bounds and the value, otherwise
+     */
+    public static int checkMaxInFlight(int maxInFlight) {
+        if (maxInFlight < 1 || maxInFlight > EngineConfig.MAX_IN_FLIGHT_LIMIT)
+            throw new IllegalArgumentException("--max-in-flight must be between 1 and " + EngineConfig.MAX_IN_FLIGHT_LIMIT
+                    + " deliveries, got " + maxInFlight);
+        return maxInFlight;
     }
 
     /**
@@ -89,6 +109,6 @@ public record ServerConfig(String host, int port, Path dataDir, String databaseU
         return "node " + nodeId + " on http://" + host + ":" + port + ", store " + db
                 + (allowPrivateEndpoints ? ", private endpoints ALLOWED" : "")
                 + (rateLimitPerSecond == 0 ? ", no rate limit" : ", rate limit " + rateLimitPerSecond + "/s per key")
-                + ", finished deliveries kept " + Durations.format(retention);
+                + ", at most " + maxInFlight + " deliveries in flight, finished deliveries kept " + Durations.format(retention);
     }
 }

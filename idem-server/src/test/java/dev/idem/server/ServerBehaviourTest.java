@@ -240,6 +240,38 @@ class ServerBehaviourTest {
     }
 
     @Test
+    void flowControlIsKeptShownReplacedByPatchAndRemovedWithNull() throws Exception {
+        start(Clock.systemUTC(), 0);
+        var created = node.call("POST", "/v1/schedules", "{\"endpoint\":\"" + receiver.url("/fc") + "\",\"fire_at\":\"2030-01-01T00:00:00Z\","
+                + "\"flow_control\":{\"key\":\"acme-api\",\"parallelism\":4,\"rate\":10}}");
+        assertThat(created.status()).as(created.raw()).isEqualTo(201);
+        assertThat(created.json().get("flow_control").toString()).isEqualTo("{\"key\":\"acme-api\",\"parallelism\":4,\"rate\":10}");
+        String id = created.json().get("id").asText();
+
+        var patched = node.call("PATCH", "/v1/schedules/" + id, "{\"flow_control\":{\"key\":\"other\",\"rate\":2}}");
+        assertThat(patched.status()).as(patched.raw()).isEqualTo(200);
+        assertThat(patched.json().get("flow_control").toString()).isEqualTo("{\"key\":\"other\",\"parallelism\":null,\"rate\":2}");
+        var bad = node.call("PATCH", "/v1/schedules/" + id, "{\"flow_control\":{\"key\":\"other\",\"parallelism\":-1}}");
+        assertThat(bad.status()).isEqualTo(400);
+        assertThat(bad.json().get("error").get("param").asText()).isEqualTo("flow_control.parallelism");
+        assertThat(node.call("GET", "/v1/schedules/" + id, null).json().get("flow_control").get("rate").asInt()).isEqualTo(2);
+
+        var removed = node.call("PATCH", "/v1/schedules/" + id, "{\"flow_control\":null}");
+        assertThat(removed.json().get("flow_control").isNull()).isTrue();
+        assertThat(node.call("GET", "/v1/schedules/" + id, null).json().get("flow_control").isNull()).isTrue();
+    }
+
+    @Test
+    void statsAndMetricsShowThisNodesAttemptsInFlightAndThrottledDestinations() throws Exception {
+        start(Clock.systemUTC(), 0);
+        var stats = node.call("GET", "/v1/stats", null).json();
+        assertThat(stats.get("attempts_in_flight").asInt()).as(stats.toString()).isZero();
+        assertThat(stats.get("destinations_throttled").asInt()).as(stats.toString()).isZero();
+        String metrics = node.call("GET", "/metrics", null).raw();
+        assertThat(metrics).contains("idem_attempts_in_flight", "idem_destinations_throttled");
+    }
+
+    @Test
     void patchingARuleAppliesFromTheNextOccurrence() throws Exception {
         start(Clock.systemUTC(), 0);
         var created = node.call("POST", "/v1/schedules", "{\"endpoint\":\"" + receiver.url("/rule") + "\",\"rrule\":\"FREQ=DAILY;BYHOUR=9;BYMINUTE=0;BYSECOND=0\",\"timezone\":\"America/New_York\"}");

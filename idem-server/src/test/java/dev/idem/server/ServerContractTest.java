@@ -338,6 +338,13 @@ abstract class ServerContractTest {
             "{\"endpoint\":\"https://example.com\",\"header_profile\":\"svix\"}|parameter_invalid|header_profile",
             "{\"endpoint\":\"https://example.com\",\"timezone\":\"Europe/Paris\"}|parameter_unexpected|timezone",
             "{\"endpoint\":\"https://example.com\",\"a\":1,\"a\":2}|invalid_json|",
+            "{\"endpoint\":\"https://example.com\",\"flow_control\":{\"key\":\"k\",\"parallelism\":0}}|parameter_out_of_range|flow_control.parallelism",
+            "{\"endpoint\":\"https://example.com\",\"flow_control\":{\"key\":\"k\",\"parallelism\":\"4\"}}|parameter_invalid_type|flow_control.parallelism",
+            "{\"endpoint\":\"https://example.com\",\"flow_control\":{\"key\":\"k\",\"rate\":100001}}|parameter_out_of_range|flow_control.rate",
+            "{\"endpoint\":\"https://example.com\",\"flow_control\":{\"key\":\"k\"}}|parameter_missing|flow_control.parallelism",
+            "{\"endpoint\":\"https://example.com\",\"flow_control\":{\"parallelism\":2}}|parameter_missing|flow_control.key",
+            "{\"endpoint\":\"https://example.com\",\"flow_control\":{\"key\":\"k\",\"rate\":1,\"burst\":3}}|parameter_unknown|flow_control.burst",
+            "{\"endpoint\":\"https://example.com\",\"flow_control\":[1]}|parameter_invalid_type|flow_control",
     })
     void badInputGetsA400NamingWhatToFixAndChangesNothing(String body, String code, String param) {
         String newest = newestScheduleId();

@@ -26,13 +26,61 @@ public interface DeliveryQueue {
         return claimDue(owner, lease, limit, Duration.ZERO);
     }
 
+    /** As {@link #claimDue(String, Duration, int, Duration, Fairness)} with no per-destination limit. */
+    default List<Claim> claimDue(String owner, Duration lease, int limit, Duration lookahead) {
+        return claimDue(owner, lease, limit, lookahead, Fairness.NONE);
+    }
+
     /**
      * As {@link #claimDue(String, Duration, int)}, also taking deliveries due within {@code lookahead} from
      * now: a dispatcher under a steady trickle claims a few milliseconds' worth in one transaction and holds
      * each until its due instant, instead of one claim per due millisecond. The caller must not send a
      * delivery before its {@code nextAttemptAt}.
+     *
+     * <p>Destinations (scheme, host, port) interleave: the claim takes the earliest due row of each destination
+     * first, then the second of each, and so on, and at most {@code fairness.freeFor(destination)} rows of each; a
+     * destination with no free slot is not read at all, so its backlog stays in the table. Deliveries whose schedule
+     * has {@code flow_control} are claimed only while their key's attempts in flight (deliveries {@code DELIVERING},
+     * on any node) stay within its {@code parallelism}, and attempts claimed in the current second of the store's
+     * clock within its {@code rate}; claims of flow-controlled deliveries are serialised across nodes.
      */
-    List<Claim> claimDue(String owner, Duration lease, int limit, Duration lookahead);
+    List<Claim> claimDue(String owner, Duration lease, int limit, Duration lookahead, Fairness fairness);
+
+    /**
+     * How many more deliveries of each destination a claim may take.
+     *
+     * @param free destination key ({@link dev.idem.core.Destination#of}) → free slots; 0 = none may be claimed
+     * @param otherwise the free slots of a destination absent from {@code free}
+     */
+    record Fairness(java.util.Map<String, Integer> free, int otherwise) {
+        /** No limit per destination. */
+        public static final Fairness NONE = new Fairness(java.util.Map.of(), Integer.MAX_VALUE);
+
+        public Fairness {
+            free = java.util.Map.copyOf(free);
+            if (otherwise < 0) throw new IllegalArgumentException("otherwise must not be negative, got " + otherwise);
+        }
+
+        public int freeFor(String destination) {
+            return free.getOrDefault(destination, otherwise);
+        }
+    }
+
+    /**
+     * Gives back claims that were never attempted: each returns to the queue as it was before its claim (pending,
+     * its attempt count one less), so a delivery that waited for a congested destination loses no attempt of its
+     * retry policy. Applied only while {@code owner} still holds that very claim.
+     *
+     * @return how many were given back
+     */
+    int unclaim(String owner, List<Claim> claims);
+
+    /**
+     * Fills the destination and flow-control columns of up to {@code limit} schedules written without them (by a
+     * writer that predates them); returns how many. Until then their deliveries are claimed as a destination of
+     * their own and without flow control.
+     */
+    int fillRouting(int limit);
 
     /** A claimed delivery (attemptCount already counts this attempt) and its schedule. */
     record Claim(Delivery delivery, Schedule schedule) {
@@ -113,7 +161,12 @@ public interface DeliveryQueue {
     int releaseExcept(String owner, java.util.Collection<String> keep);
 
     /** The earliest {@code nextAttemptAt} among claimable deliveries, for the dispatcher's timer. */
-    Optional<Instant> nextDueAt();
+    default Optional<Instant> nextDueAt() {
+        return nextDueAt(Fairness.NONE);
+    }
+
+    /** As {@link #nextDueAt()}, leaving out destinations that {@code fairness} gives no free slot. */
+    Optional<Instant> nextDueAt(Fairness fairness);
 
     /** The store's current time, as claims see it. */
     Instant now();

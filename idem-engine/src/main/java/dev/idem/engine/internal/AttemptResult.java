@@ -12,14 +12,27 @@ import java.util.Optional;
  * @param responseBody the first 1 KiB of the response, or null
  * @param retryAfter the receiver's {@code Retry-After} on a 429 or 503, when it gave one
  * @param sent whether the request left this node (false when refused before connecting)
+ * @param congestion what the attempt says about its destination's health, for the adaptive limit
  */
 public record AttemptResult(Instant startedAt, long durationMs, Integer statusCode, String error, String responseBody,
-                            Optional<Duration> retryAfter, boolean sent) {
+                            Optional<Duration> retryAfter, boolean sent, Congestion congestion) {
+    /** The destination's signal. */
+    public enum Congestion {
+        /** It answered (any status but 429 and 503): it can take more at once. */
+        ANSWER,
+        /** It asked to slow down (429, 503): neither more nor fewer at once; {@code Retry-After} spaces this delivery. */
+        BACK_OFF,
+        /** A timeout, a refused or failed connection, a reset: fewer at once, down to a single probe. */
+        DROP,
+        /** Nothing reached it (refused endpoint, bad header, a request that could not be built). */
+        NONE
+    }
+
     public boolean succeeded() {
         return error == null;
     }
 
     static AttemptResult notSent(Instant startedAt, String error) {
-        return new AttemptResult(startedAt, 0, null, error, null, Optional.empty(), false);
+        return new AttemptResult(startedAt, 0, null, error, null, Optional.empty(), false, Congestion.NONE);
     }
 }

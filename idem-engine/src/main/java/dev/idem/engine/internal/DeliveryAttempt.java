@@ -5,6 +5,8 @@ import dev.idem.core.Schedule;
 import dev.idem.core.SigningSecrets;
 import dev.idem.core.store.DeliveryQueue.Claim;
 import dev.idem.core.store.DeliveryQueue.Outcome;
+import dev.idem.core.store.StoreException;
+import dev.idem.engine.internal.AttemptResult.Congestion;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -12,9 +14,16 @@ import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** One attempt of a claimed delivery: sign, send, decide, hand the outcome to the recorder. */
-public final class DeliveryAttempt implements Dispatcher.AttemptRunner {
+/**
+ * One attempt of a claimed delivery: sign, send without waiting, and from the sender's callback decide the outcome
+ * and hand it to the recorder. Whatever goes wrong inside (a request that cannot be built, an endpoint the client
+ * rejects, any exception) is a recorded failed attempt that counts against the retry policy and auto-pause: an
+ * attempt never leaves its delivery {@code delivering} with nothing recorded. The one exception is the store being
+ * away while the signing secret is read: nothing was attempted, and the claim goes back to the queue.
+ */
+public final class DeliveryAttempt implements Dispatcher.AttemptStarter {
     private static final Logger log = LoggerFactory.getLogger(DeliveryAttempt.class);
+
     private final SecretCache secrets;
     private final RequestBuilder builder;
     private final HttpSender sender;
@@ -35,26 +44,72 @@ public final class DeliveryAttempt implements Dispatcher.AttemptRunner {
     }
 
     @Override
-    public boolean run(Claim claim, Duration timeout, Runnable recorded) throws InterruptedException {
-        Delivery d = claim.delivery();
-        Schedule s = claim.schedule();
-        int attempt = d.attemptCount();
-        Optional<SigningSecrets> tenantSecrets = secrets.get(d.tenant());
-        AttemptResult result;
-        if (tenantSecrets.isEmpty()) {
-            result = AttemptResult.notSent(clock.instant(), "no signing secret exists for project " + d.tenant().projectId()
-                    + " (" + d.tenant().mode().wireName() + " mode): nothing was sent; retried until one exists");
-        } else {
-            Instant now = clock.instant();
-            DeliveryRequest request = builder.build(d, s, attempt, tenantSecrets.get().activeAt(now), now);
-            metrics.lag(Duration.between(Dispatcher.dueAt(d), clock.instant()));
-            result = sender.send(request, timeout);
+    public void start(Claim claim, Duration timeout, Dispatcher.Listener listener) {
+        LogIds.set(claim.delivery());
+        try {
+            begin(claim, timeout, listener);
+        } finally {
+            LogIds.clear();
         }
-        metrics.attempt(EngineMetrics.resultOf(result), result.durationMs());
-        Outcome outcome = decider.decide(d, s, attempt, result);
-        logOutcome(d, outcome);
-        recorder.submit(outcome, recorded);
-        return true;
+    }
+
+    private void begin(Claim claim, Duration timeout, Dispatcher.Listener listener) {
+        Delivery d = claim.delivery();
+        Optional<SigningSecrets> tenantSecrets;
+        try {
+            tenantSecrets = secrets.get(d.tenant());
+        } catch (StoreException e) {
+            log.warn("delivery {} not attempted: its signing secret could not be read ({}); it goes back to the queue", d.id(), e.toString());
+            listener.notAttempted();
+            return;
+        }
+        Instant now = clock.instant();
+        try {
+            if (tenantSecrets.isEmpty()) {
+                finish(claim, AttemptResult.notSent(now, "no signing secret exists for project " + d.tenant().projectId()
+                        + " (" + d.tenant().mode().wireName() + " mode): nothing was sent; retried until one exists"), listener);
+                return;
+            }
+            DeliveryRequest request = builder.build(d, claim.schedule(), d.attemptCount(), tenantSecrets.get().activeAt(now), now);
+            metrics.lag(Duration.between(Dispatcher.dueAt(d), clock.instant()));
+            sender.send(request, timeout, new HttpSender.Callback() {
+                @Override
+                public void completed(AttemptResult result) {
+                    LogIds.set(claim.delivery());
+                    try {
+                        finish(claim, result, listener);
+                    } finally {
+                        LogIds.clear();
+                    }
+                }
+
+                @Override
+                public void aborted() {
+                    listener.answered(Congestion.NONE);
+                    listener.finished();
+                }
+            });
+        } catch (RuntimeException e) {
+            log.warn("attempt {} of delivery {} failed inside the engine; recorded as a failed attempt", d.attemptCount(), d.id(), e);
+            finish(claim, AttemptResult.notSent(now, "the request could not be built or sent: " + e), listener);
+        }
+    }
+
+    /** Records the attempt's outcome; the listener hears of the answer at once and of the outcome once it is written. */
+    private void finish(Claim claim, AttemptResult result, Dispatcher.Listener listener) {
+        listener.answered(result.congestion());
+        Outcome outcome;
+        try {
+            metrics.attempt(EngineMetrics.resultOf(result), result.durationMs());
+            outcome = decider.decide(claim.delivery(), claim.schedule(), claim.delivery().attemptCount(), result);
+        } catch (RuntimeException | Error e) {
+            log.error("the outcome of delivery {} attempt {} could not be decided; its lease will expire and it goes out again",
+                    claim.delivery().id(), claim.delivery().attemptCount(), e);
+            listener.finished();
+            return;
+        }
+        logOutcome(claim.delivery(), outcome);
+        recorder.submit(outcome, listener::finished);
     }
 
     /**

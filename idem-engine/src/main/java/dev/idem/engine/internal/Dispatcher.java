@@ -4,38 +4,59 @@ import dev.idem.core.Delivery;
 import dev.idem.core.Schedule;
 import dev.idem.core.store.DeliveryQueue;
 import dev.idem.core.store.DeliveryQueue.Claim;
+import dev.idem.core.store.DeliveryQueue.Fairness;
 import dev.idem.engine.EngineConfig;
+import dev.idem.engine.internal.AttemptResult.Congestion;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.Semaphore;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Claims due deliveries and hands them to the sender pool. It claims only what the pool can start soon (the
- * threads plus one more round of prefetch), so a claimed row never waits in a queue long enough to lose its
- * lease, and no more than the recorder can keep up with. While requests are in flight it lets a few sends
- * finish before claiming again, so claims stay batches rather than one row per transaction. Between claims it
- * sleeps until the earliest due row enters the look-ahead (at least {@code CLAIM_SPACING} after a claim that
- * was not full), a {@link #wakeUp()}, a finished attempt while it waits for send slots, or the poll interval,
- * whichever comes first.
+ * Claims due deliveries and starts their attempts, without a thread per attempt.
+ *
+ * <p>Bounds: a node holds at most {@link EngineConfig#maxInFlight()} claims not yet recorded (on the wire, waiting
+ * for a destination slot, or whose outcome the recorder has not written), and each destination (scheme, host, port)
+ * at most its {@link AdaptiveLimit}. A claim asks the store for at most the free slots of each destination
+ * ({@link Destinations#fairness()}), interleaving destinations, so a congested destination's backlog stays in the
+ * table (no lease, no memory) and never delays another's due rows. A claimed delivery that cannot start within
+ * {@link #MAX_WAIT} (its destination's limit shrank meanwhile) is given back unattempted ({@link DeliveryQueue#unclaim}),
+ * so only attempts actually made count against the retry policy and auto-pause.
  *
  * <p>Several claim loops may run at once ({@link #claimLoop()}, one thread each): when the database is slow to
  * answer, one loop's claim latency would cap throughput at a batch per round trip. Only the first follows the
- * timer; the others claim only while there is a backlog (the last claim came back full), so a quiet queue costs
- * one loop's queries. Each loop reserves its send slots before it claims, so together they never exceed the
- * pool's capacity.
+ * timer; the others claim only while there is a backlog. Each loop reserves node slots before it claims. Between
+ * claims the primary loop sleeps until the earliest due row of a destination with free slots enters the look-ahead,
+ * a {@link #wakeUp()}, an answer from a destination whose backlog the last claim left in the table, a freed node slot
+ * while it waits for one, or the poll interval.
+ *
+ * <p>Attempts are built and handed to the HTTP client on {@code workers} (a few threads: building and signing is
+ * CPU work, the exchange itself needs no thread); a delivery claimed within the look-ahead starts at its due instant
+ * from {@code timer}, never before.
  */
 public final class Dispatcher {
     private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
     private static final long MIN_SEND_MS = 100;
     private static final long GATHER_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+    /** A claimed delivery still waiting for its destination after this long goes back to the queue unattempted. */
+    static final Duration MAX_WAIT = Duration.ofSeconds(1);
     /**
      * Deliveries due this soon are claimed with those due now and held until their instant: under a steady
      * trickle one claim covers this much time instead of each due millisecond costing a transaction.
@@ -46,78 +67,119 @@ public final class Dispatcher {
      * claimed before its instant, and a steady trickle costs one claim per this interval, not one per row.
      */
     private static final long CLAIM_SPACING_NANOS = LOOKAHEAD.toNanos() / 2;
+    /**
+     * Where a new destination starts: the sender threads the engine had before it stopped needing them, so no
+     * destination starts slower than it did; slow start doubles it every round trip from there.
+     */
+    public static final int INITIAL_DESTINATION_LIMIT = 64;
+
+    /** Starts one attempt of a claimed delivery and reports on it through the listener. */
+    public interface AttemptStarter {
+        void start(Claim claim, Duration timeout, Listener listener);
+    }
+
+    /** What an attempt reports, in this order: {@link #answered} once, then {@link #finished} once; or {@link #notAttempted}. */
+    public interface Listener {
+        /** The exchange ended (the destination's slot is free again) with what it says about the destination. */
+        void answered(Congestion signal);
+
+        /** The outcome was written, or given up on. */
+        void finished();
+
+        /** Nothing was attempted (the store was away while building it): the claim goes back to the queue. */
+        void notAttempted();
+    }
+
+    /** A claimed delivery on this node, claimed as {@code owner} (the node's incarnation then). */
+    private record Held(Claim claim, String owner, String destination, long claimedAtNanos) {}
 
     private final DeliveryQueue queue;
     private final EngineConfig config;
     private final Clock clock;
-    private final ExecutorService senders;
-    private final AttemptRunner runner;
+    private final Executor workers;
+    private final ScheduledExecutorService timer;
+    private final AttemptStarter starter;
     /** The node's liveness: the owner to claim as, and whether this node may claim or start an attempt now. */
     private final ClaimGate gate;
-    /** Claimed deliveries not yet sent: the threads plus one round of prefetch. */
-    private final Semaphore capacity;
-    /** Claimed deliveries whose outcome is not yet written; bounds the recorder's backlog while sends go on. */
-    private final Semaphore unrecorded;
-    private final int sendSlots;
-    /** The smallest claim worth a transaction while the pool is busy. */
+    private final Destinations<Held> destinations;
+    /** Claims not yet finished (recorded, given back or given up on): at most {@code maxInFlight}. */
+    private final AtomicInteger slots = new AtomicInteger();
+    private final AtomicInteger onWire = new AtomicInteger();
+    /** The smallest claim worth a transaction while attempts are in flight. */
     private final int minBusyClaim;
-    private final java.util.List<Wakeup> wakeups = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<Wakeup> wakeups = new CopyOnWriteArrayList<>();
+    /** Destinations whose last claim took every free slot: more of their rows are probably due in the table. */
+    private final Set<String> backlogged = ConcurrentHashMap.newKeySet();
     /**
-     * Deliveries this node claimed and has not yet recorded (or given up on): after a failed claim, every other
-     * lease this node holds is one it lost track of, and is released instead of waiting for its lease to expire.
+     * Deliveries this node claimed and has not yet finished: after a failed claim, every other lease this node
+     * holds is one it lost track of, and is released instead of waiting for its lease to expire.
      */
-    private final java.util.Set<String> held = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<String> held = ConcurrentHashMap.newKeySet();
+    /** Deliveries whose start came after {@link #stopStartingSends()}: given back at shutdown. */
+    private final List<Held> notStarted = new CopyOnWriteArrayList<>();
     /** Claims hold it shared from their query until their rows are in {@link #held}; recovery holds it alone. */
-    private final java.util.concurrent.locks.ReadWriteLock claimLock = new java.util.concurrent.locks.ReentrantReadWriteLock();
+    private final ReadWriteLock claimLock = new ReentrantReadWriteLock();
     /** Set when a claim failed: its commit may have gone through with the answer lost. */
     private volatile boolean lostClaimPossible;
     private volatile boolean running = true;
     /** Whether the last claim came back full, so more rows are probably due now. */
     private volatile boolean backlog;
     private volatile boolean sendersStopping;
-    /** Whether a claim loop is waiting for send slots: only then does a finished send wake it. */
+    /** Whether a claim loop is waiting for node slots: only then does a finished attempt wake it. */
     private volatile boolean waitingForSlots;
 
-    /** Sends one claimed delivery and hands its outcome to the recorder without waiting for it to be written. */
-    public interface AttemptRunner {
-        /**
-         * @param recorded to be run once the outcome is written (or given up on), when this returns true
-         * @return whether the outcome went to the recorder; false when nothing is to be recorded
-         */
-        boolean run(Claim claim, Duration timeout, Runnable recorded) throws InterruptedException;
-    }
-
     /** A dispatcher whose gate is always open, claiming as the node id (tests of the dispatcher alone). */
-    public Dispatcher(DeliveryQueue queue, EngineConfig config, Clock clock, ExecutorService senders, AttemptRunner runner) {
-        this(queue, config, clock, senders, runner, ClaimGate.open(config.nodeId()));
+    public Dispatcher(DeliveryQueue queue, EngineConfig config, Clock clock, Executor workers, ScheduledExecutorService timer,
+                      AttemptStarter starter) {
+        this(queue, config, clock, workers, timer, starter, ClaimGate.open(config.nodeId()));
     }
 
-    public Dispatcher(DeliveryQueue queue, EngineConfig config, Clock clock, ExecutorService senders, AttemptRunner runner, ClaimGate gate) {
+    public Dispatcher(DeliveryQueue queue, EngineConfig config, Clock clock, Executor workers, ScheduledExecutorService timer,
+                      AttemptStarter starter, ClaimGate gate) {
         this.gate = gate;
         this.queue = queue;
         this.config = config;
         this.clock = clock;
-        this.senders = senders;
-        this.runner = runner;
-        this.sendSlots = config.senderThreads() + Math.min(config.batchSize(), config.senderThreads());
-        this.minBusyClaim = Math.max(1, Math.min(config.batchSize(), sendSlots / 4));
-        this.capacity = new Semaphore(sendSlots);
-        this.unrecorded = new Semaphore(sendSlots * 4);
+        this.workers = workers;
+        this.timer = timer;
+        this.starter = starter;
+        this.destinations = new Destinations<>(INITIAL_DESTINATION_LIMIT, config.maxInFlight());
+        this.minBusyClaim = Math.max(1, Math.min(config.batchSize() / 4, config.maxInFlight() / 4));
     }
 
     public void wakeUp() {
         for (Wakeup w : wakeups) w.signal();
     }
 
-    /** Stops claiming; in-flight attempts go on. */
+    /** Stops claiming; attempts in flight go on. */
     public void stop() {
         running = false;
         wakeUp();
     }
 
-    /** Attempts not yet started when this is called are skipped (their leases are released at shutdown). */
+    /** Claimed deliveries not yet started stay unstarted from now on; {@link #giveBackUnstarted()} returns them. */
     public void stopStartingSends() {
         sendersStopping = true;
+    }
+
+    /** Claims held on this node and not yet finished (on the wire, waiting for a slot, or being recorded). */
+    public int claimsHeld() {
+        return slots.get();
+    }
+
+    /** Attempts on the wire now. */
+    public int attemptsInFlight() {
+        return onWire.get();
+    }
+
+    /** Destinations currently sent fewer attempts at once because they time out, refuse or reset. */
+    public int destinationsThrottled() {
+        return destinations.throttled();
+    }
+
+    /** A destination's current limit of attempts at once (tests). */
+    int limitOf(String destination) {
+        return destinations.limitOf(destination);
     }
 
     /** A claim loop, to run on its own thread until {@link #stop()}; the first one made follows the timer. */
@@ -130,6 +192,7 @@ public final class Dispatcher {
 
     private void run(Wakeup wakeup, boolean primary) {
         long errorBackoffMs = 100;
+        long lastClaimNanos = System.nanoTime() - CLAIM_SPACING_NANOS;
         while (running) {
             try {
                 if (!primary && !backlog || !gate.mayClaim()) {
@@ -137,35 +200,25 @@ public final class Dispatcher {
                     wakeup.await(config.pollInterval().toNanos());
                     continue;
                 }
-                int free = freeSlots();
-                if (free == 0) {
-                    waitingForSlots = true;
-                    try {
-                        wakeup.await(config.pollInterval().toNanos());
-                    } finally {
-                        waitingForSlots = false;
-                    }
+                // answers of a backlogged destination wake the loop one by one: claims that are not full stay spaced,
+                // each taking what freed meanwhile, instead of one transaction per answer
+                long sinceClaim = System.nanoTime() - lastClaimNanos;
+                if (!backlog && sinceClaim < CLAIM_SPACING_NANOS) TimeUnit.NANOSECONDS.sleep(CLAIM_SPACING_NANOS - sinceClaim);
+                if (primary) giveBack(destinations.waitedLongerThan(MAX_WAIT.toNanos()));
+                if (freeSlots() == 0) {
+                    awaitSlots(wakeup, config.pollInterval().toNanos(), 1);
                     continue;
                 }
-                if (free < minBusyClaim && capacity.availablePermits() < sendSlots) {
-                    long deadline = System.nanoTime() + GATHER_NANOS;
-                    waitingForSlots = true;
-                    try {
-                        for (long left = GATHER_NANOS; left > 0 && running && freeSlots() < minBusyClaim; left = deadline - System.nanoTime())
-                            wakeup.await(left);
-                    } finally {
-                        waitingForSlots = false;
-                    }
-                    free = freeSlots();
-                }
+                if (freeSlots() < minBusyClaim && slots.get() > 0) awaitSlots(wakeup, GATHER_NANOS, minBusyClaim);
                 if (lostClaimPossible) releaseLostClaims();
-                int limit = Math.min(config.batchSize(), free);
+                int limit = Math.min(config.batchSize(), freeSlots());
                 if (limit <= 0 || !reserve(limit)) continue;
+                Fairness fairness = destinations.fairness();
                 List<Claim> claims;
                 String owner = gate.owner();
                 claimLock.readLock().lock();
                 try {
-                    claims = queue.claimDue(owner, config.lease(), limit, LOOKAHEAD);
+                    claims = queue.claimDue(owner, config.lease(), limit, LOOKAHEAD, fairness);
                     if (!owner.equals(gate.owner())) {
                         // declared dead while claiming: nobody else will return claims made as the dead incarnation
                         queue.release(owner);
@@ -174,21 +227,21 @@ public final class Dispatcher {
                     for (Claim c : claims) held.add(c.delivery().id());
                 } catch (RuntimeException | Error e) {
                     lostClaimPossible = true;
-                    unreserve(limit);
+                    slots.addAndGet(-limit);
                     throw e;
                 } finally {
                     claimLock.readLock().unlock();
                 }
-                unreserve(limit - claims.size());
-                long claimedAt = System.nanoTime();
-                for (Claim c : claims) submit(c, owner, claimedAt);
+                slots.addAndGet(claims.size() - limit);
+                lastClaimNanos = System.nanoTime();
+                accept(claims, owner, fairness);
                 errorBackoffMs = 100;
                 backlog = claims.size() == limit;
                 if (backlog) {
                     for (int i = 1; i < wakeups.size(); i++) wakeups.get(i).signal();
                     continue;
                 }
-                if (primary) wakeup.await(sleepNanos(claims.isEmpty()));
+                if (primary) wakeup.await(sleepNanos(claims.isEmpty(), destinations.fairness()));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
@@ -206,6 +259,150 @@ public final class Dispatcher {
         }
     }
 
+    private void awaitSlots(Wakeup wakeup, long nanos, int wanted) throws InterruptedException {
+        long deadline = System.nanoTime() + nanos;
+        waitingForSlots = true;
+        try {
+            for (long left = nanos; left > 0 && running && freeSlots() < wanted; left = deadline - System.nanoTime()) wakeup.await(left);
+        } finally {
+            waitingForSlots = false;
+        }
+    }
+
+    /** Counts the claims against their destinations and starts each at its due instant. */
+    private void accept(List<Claim> claims, String owner, Fairness fairness) {
+        long now = System.nanoTime();
+        Map<String, Integer> perDestination = new HashMap<>();
+        for (Claim c : claims) {
+            String d = c.schedule().definition().destination();
+            perDestination.merge(d, 1, Integer::sum);
+            destinations.claimed(d);
+        }
+        perDestination.forEach((d, n) -> {
+            if (n >= fairness.freeFor(d)) backlogged.add(d);
+            else backlogged.remove(d);
+        });
+        for (Claim c : claims) {
+            Held h = new Held(c, owner, c.schedule().definition().destination(), now);
+            long waitMs = Duration.between(clock.instant(), dueAt(c.delivery())).toMillis();
+            if (waitMs <= 0) begin(h);
+            else {
+                try {
+                    timer.schedule(() -> begin(h), Math.min(waitMs, LOOKAHEAD.toMillis()), TimeUnit.MILLISECONDS);
+                } catch (RejectedExecutionException e) {
+                    notStarted.add(h);
+                }
+            }
+        }
+    }
+
+    /** Starts the delivery now if its destination has a free slot, else it waits for one. */
+    private void begin(Held h) {
+        if (sendersStopping) {
+            notStarted.add(h);
+            return;
+        }
+        if (destinations.startOrWait(h.destination(), h)) execute(h);
+    }
+
+    private void execute(Held h) {
+        try {
+            workers.execute(() -> attempt(h));
+        } catch (RejectedExecutionException e) {
+            destinations.answered(h.destination(), Congestion.NONE);
+            notStarted.add(h);
+        }
+    }
+
+    private void attempt(Held h) {
+        if (sendersStopping) {
+            destinations.answered(h.destination(), Congestion.NONE);
+            notStarted.add(h);
+            return;
+        }
+        Duration timeout = timeoutWithinLease(h.claim().schedule(), h.claimedAtNanos());
+        if (timeout.toMillis() < MIN_SEND_MS) {
+            log.warn("delivery {} not sent: only {} ms of its lease left on node {}; it goes back to the queue unattempted",
+                    h.claim().delivery().id(), timeout.toMillis(), config.nodeId());
+            destinations.answered(h.destination(), Congestion.NONE);
+            giveBack(List.of(h));
+            return;
+        }
+        if (!gate.mayStart(h.owner())) {
+            // stale liveness: the claim may be in another node's hands. If it is still ours, the next claim releases it
+            log.debug("delivery {} not sent: {} cannot vouch for its claim (liveness not renewed, or declared dead)",
+                    h.claim().delivery().id(), h.owner());
+            destinations.answered(h.destination(), Congestion.NONE);
+            held.remove(h.claim().delivery().id());
+            slots.decrementAndGet();
+            // only once it is out of `held` may the release before the next claim return it
+            lostClaimPossible = true;
+            return;
+        }
+        onWire.incrementAndGet();
+        starter.start(h.claim(), timeout, new AttemptListener(h));
+    }
+
+    /** Reports of one attempt; each step runs once whatever calls it. */
+    private final class AttemptListener implements Listener {
+        private final Held h;
+        private final AtomicBoolean answered = new AtomicBoolean();
+        private final AtomicBoolean finished = new AtomicBoolean();
+
+        AttemptListener(Held h) {
+            this.h = h;
+        }
+
+        @Override
+        public void answered(Congestion signal) {
+            if (!answered.compareAndSet(false, true)) return;
+            onWire.decrementAndGet();
+            for (Held next : destinations.answered(h.destination(), signal)) execute(next);
+            if (!wakeups.isEmpty() && backlogged.contains(h.destination())) wakeups.get(0).signal();
+        }
+
+        @Override
+        public void finished() {
+            if (!finished.compareAndSet(false, true)) return;
+            held.remove(h.claim().delivery().id());
+            slots.decrementAndGet();
+            if (waitingForSlots) wakeUp();
+        }
+
+        @Override
+        public void notAttempted() {
+            answered(Congestion.NONE);
+            if (finished.compareAndSet(false, true)) giveBack(List.of(h));
+        }
+    }
+
+    /** Returns claims that were never attempted to the queue, their attempt not counted. */
+    private void giveBack(List<Held> unattempted) {
+        if (unattempted.isEmpty()) return;
+        try {
+            Map<String, List<Claim>> byOwner = new HashMap<>();
+            for (Held h : unattempted) byOwner.computeIfAbsent(h.owner(), o -> new ArrayList<>()).add(h.claim());
+            byOwner.forEach(queue::unclaim);
+        } catch (RuntimeException e) {
+            log.warn("node {} could not give back {} unattempted deliveries; they return when their lease expires: {}",
+                    config.nodeId(), unattempted.size(), e.toString());
+        }
+        for (Held h : unattempted) {
+            held.remove(h.claim().delivery().id());
+            slots.decrementAndGet();
+        }
+        if (waitingForSlots) wakeUp();
+    }
+
+    /** Gives back every claimed delivery not started (shutdown, after {@link #stopStartingSends()} and the claim loops ended). */
+    public int giveBackUnstarted() {
+        List<Held> back = new ArrayList<>(destinations.drainWaiting());
+        back.addAll(notStarted);
+        notStarted.clear();
+        giveBack(back);
+        return back.size();
+    }
+
     /**
      * Returns to the queue what this node holds but is not sending: rows of a claim whose commit went through
      * while its answer was lost. Without this they would wait for their lease to expire. Throws (and stays due)
@@ -214,11 +411,11 @@ public final class Dispatcher {
     private void releaseLostClaims() {
         claimLock.writeLock().lock();
         try {
-            // cleared before `held` is read: a send slot that gives up a claim meanwhile sets it again for the next round
+            // cleared before `held` is read: an attempt that gives up a claim meanwhile sets it again for the next round
             lostClaimPossible = false;
             int released;
             try {
-                released = queue.releaseExcept(gate.owner(), java.util.List.copyOf(held));
+                released = queue.releaseExcept(gate.owner(), List.copyOf(held));
             } catch (RuntimeException e) {
                 lostClaimPossible = true;
                 throw e;
@@ -231,114 +428,43 @@ public final class Dispatcher {
         }
     }
 
-    /** Takes {@code n} send slots and backlog places for a claim, all or none (another loop may be claiming too). */
+    /** Takes {@code n} node slots for a claim, all or none (another loop may be claiming too). */
     private boolean reserve(int n) {
-        if (!capacity.tryAcquire(n)) return false;
-        if (unrecorded.tryAcquire(n)) return true;
-        capacity.release(n);
-        return false;
-    }
-
-    private void unreserve(int n) {
-        if (n <= 0) return;
-        capacity.release(n);
-        unrecorded.release(n);
+        while (true) {
+            int now = slots.get();
+            if (now + n > config.maxInFlight()) return false;
+            if (slots.compareAndSet(now, now + n)) return true;
+        }
     }
 
     private int freeSlots() {
-        return Math.min(capacity.availablePermits(), unrecorded.availablePermits());
+        return Math.max(0, config.maxInFlight() - slots.get());
     }
 
-    /** Until the earliest claimable row is due, at most the poll interval; a little when one is due but was not claimable. */
-    private long sleepNanos(boolean claimedNone) {
+    /**
+     * Until the earliest row a claim could take (its destination has a free slot) is due, at most the poll
+     * interval; a little when one is due but was not claimable.
+     */
+    private long sleepNanos(boolean claimedNone, Fairness fairness) {
         long poll = config.pollInterval().toNanos();
-        Optional<Instant> next = queue.nextDueAt();
+        Optional<Instant> next = queue.nextDueAt(fairness);
         if (next.isEmpty()) return poll;
         long untilDue = Duration.between(clock.instant(), next.get()).toNanos() - LOOKAHEAD.toNanos();
         if (untilDue <= 0) return Math.min(poll, claimedNone ? TimeUnit.MILLISECONDS.toNanos(20) : CLAIM_SPACING_NANOS);
         return Math.min(poll, claimedNone ? untilDue : Math.max(untilDue, CLAIM_SPACING_NANOS));
     }
 
-    /** Hands a claimed delivery to the pool; its slot and backlog place were reserved before the claim. */
-    private void submit(Claim claim, String owner, long claimedAt) {
-        Runnable sent = once(capacity);
-        Runnable released = once(unrecorded);
-        String id = claim.delivery().id();
-        Runnable recorded = () -> {
-            held.remove(id);
-            released.run();
-        };
-        try {
-            senders.execute(() -> attempt(claim, owner, claimedAt, sent, recorded));
-        } catch (RejectedExecutionException e) {
-            sent.run();
-            recorded.run();
-        }
-    }
-
-    private Runnable once(Semaphore permits) {
-        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
-        return () -> {
-            if (done.compareAndSet(false, true)) {
-                permits.release();
-                if (waitingForSlots) wakeUp();
-            }
-        };
-    }
-
-    private void attempt(Claim claim, String owner, long claimedAt, Runnable sent, Runnable recorded) {
-        boolean handedOver = false;
-        LogIds.set(claim.delivery());
-        boolean refused = false;
-        try {
-            if (sendersStopping) return;
-            holdUntilDue(claim.delivery());
-            if (sendersStopping) return;
-            Duration timeout = timeoutWithinLease(claim.schedule(), claimedAt);
-            if (timeout.toMillis() < MIN_SEND_MS) {
-                log.warn("delivery {} not sent: only {} ms of its lease left on node {}; it goes out again once the lease expires",
-                        claim.delivery().id(), timeout.toMillis(), config.nodeId());
-                return;
-            }
-            if (!gate.mayStart(owner)) {
-                // stale liveness: the claim may be in another node's hands. If it is still ours, the next claim releases it
-                refused = true;
-                log.debug("delivery {} not sent: node {} cannot vouch for its claim (liveness not renewed, or declared dead)",
-                        claim.delivery().id(), owner);
-                return;
-            }
-            handedOver = runner.run(claim, timeout, recorded);
-        } catch (InterruptedException e) {
-            // shutting down past the grace: the lease is released by close()
-        } catch (RuntimeException | Error e) {
-            log.error("attempt of delivery {} failed inside the engine; its lease will expire and it will be sent again", claim.delivery().id(), e);
-        } finally {
-            LogIds.clear();
-            // the sender thread is free: claim more while the recorder writes this outcome
-            sent.run();
-            if (!handedOver) recorded.run();
-            // only once it is out of `held` may the release before the next claim return it
-            if (refused) lostClaimPossible = true;
-        }
-    }
-
     /**
      * The schedule's timeout, capped by the engine's ceiling and by what is left of the lease after a safety
      * margin for recording the outcome: a request must end while this node still holds the delivery.
      */
-    private Duration timeoutWithinLease(Schedule schedule, long claimedAt) {
+    private Duration timeoutWithinLease(Schedule schedule, long claimedAtNanos) {
         Duration t = schedule.definition().timeout();
         if (t.compareTo(config.maxRequestTimeout()) > 0) t = config.maxRequestTimeout();
         long leaseMs = config.lease().toMillis();
         long margin = Math.min(5000, leaseMs / 10);
-        long leftMs = leaseMs - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - claimedAt) - margin;
+        long leftMs = leaseMs - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - claimedAtNanos) - margin;
         return leftMs < t.toMillis() ? Duration.ofMillis(Math.max(leftMs, 0)) : t;
-    }
-
-    /** A delivery claimed within the look-ahead waits for its instant: never sent early. */
-    private void holdUntilDue(Delivery d) throws InterruptedException {
-        long waitMs = Duration.between(clock.instant(), dueAt(d)).toMillis();
-        if (waitMs > 0) Thread.sleep(Math.min(waitMs, LOOKAHEAD.toMillis()));
     }
 
     static Instant dueAt(Delivery d) {

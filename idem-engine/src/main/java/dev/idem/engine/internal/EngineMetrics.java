@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * The engine's meters (Prometheus names in brackets): deliveries by outcome ({@code idem_deliveries_total}),
  * attempt latency ({@code idem_attempt_duration_seconds}), due-to-sent lag ({@code idem_delivery_lag_seconds}),
  * queue depth ({@code idem_queue_depth}), leases reclaimed ({@code idem_leases_reclaimed_total}: expired, or taken over from
- * a dead node), whether this node may start attempts ({@code idem_node_live}: 0 while it cannot renew its liveness).
+ * a dead node), whether this node may start attempts ({@code idem_node_live}: 0 while it cannot renew its liveness),
+ * attempts in flight ({@code idem_attempts_in_flight}) and throttled destinations ({@code idem_destinations_throttled}).
  */
 public final class EngineMetrics {
     /** One HELP text for every {@code outcome}: Prometheus shows one per metric name (it showed the last one given). */
@@ -51,6 +52,17 @@ public final class EngineMetrics {
     public void liveness(java.util.function.BooleanSupplier live) {
         Gauge.builder("idem.node.live", () -> live.getAsBoolean() ? 1 : 0)
                 .description("1 while this node's liveness is renewed and it may start attempts; 0 while it cannot renew").register(registry);
+    }
+
+    /** Gauges of the node's load: attempts on the wire ({@code idem_attempts_in_flight}) and throttled destinations. */
+    public void load(java.util.function.IntSupplier inFlight, java.util.function.IntSupplier throttled) {
+        // strong references: a gauge holds its state weakly, and these suppliers are referenced by nothing else (the
+        // gauges read NaN after the first GC otherwise; the throttled-destination test caught it)
+        Gauge.builder("idem.attempts.in.flight", inFlight, s -> s.getAsInt()).description("Attempts of this node on the wire now")
+                .strongReference(true).register(registry);
+        Gauge.builder("idem.destinations.throttled", throttled, s -> s.getAsInt())
+                .description("Destinations sent fewer attempts at once because they time out, refuse connections or reset")
+                .strongReference(true).register(registry);
     }
 
     public void outcome(DeliveryStatus status) {

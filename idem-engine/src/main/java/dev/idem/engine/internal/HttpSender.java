@@ -1,13 +1,11 @@
 package dev.idem.engine.internal;
 
-import dev.idem.core.Attempt;
 import dev.idem.engine.EndpointGuard;
+import dev.idem.engine.internal.AttemptResult.Congestion;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,75 +14,90 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hc.client5.http.ConnectTimeoutException;
 import org.apache.hc.client5.http.DnsResolver;
-import org.apache.hc.client5.http.classic.methods.HttpPost;
+import org.apache.hc.client5.http.HttpHostConnectException;
 import org.apache.hc.client5.http.config.ConnectionConfig;
 import org.apache.hc.client5.http.config.RequestConfig;
-import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
-import org.apache.hc.client5.http.impl.classic.HttpClients;
-import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
-import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
-import org.apache.hc.core5.http.ClassicHttpResponse;
-import org.apache.hc.core5.http.Header;
-import org.apache.hc.core5.http.HttpEntity;
-import org.apache.hc.core5.http.NoHttpResponseException;
-import org.apache.hc.core5.http.io.SocketConfig;
-import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
+import org.apache.hc.client5.http.config.TlsConfig;
+import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
+import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
+import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManager;
+import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBuilder;
+import org.apache.hc.client5.http.protocol.HttpClientContext;
+import org.apache.hc.core5.concurrent.FutureCallback;
+import org.apache.hc.core5.http.ConnectionClosedException;
+import org.apache.hc.core5.http.HttpRequest;
+import org.apache.hc.core5.http.RequestNotExecutedException;
+import org.apache.hc.core5.http.config.Http1Config;
+import org.apache.hc.core5.http.nio.AsyncRequestProducer;
+import org.apache.hc.core5.http.nio.entity.BasicAsyncEntityProducer;
+import org.apache.hc.core5.http.nio.support.BasicRequestProducer;
+import org.apache.hc.core5.http.message.BasicHttpRequest;
+import org.apache.hc.core5.http2.HttpVersionPolicy;
 import org.apache.hc.core5.io.CloseMode;
-import org.apache.hc.core5.io.ModalCloseable;
 import org.apache.hc.core5.pool.PoolConcurrencyPolicy;
 import org.apache.hc.core5.pool.PoolReusePolicy;
+import org.apache.hc.core5.reactor.IOReactorConfig;
 import org.apache.hc.core5.util.TimeValue;
 import org.apache.hc.core5.util.Timeout;
 
 /**
- * Sends one attempt and classifies what came back. Called from the sender pool's threads, it blocks until the
- * response or the deadline, one thread per request in flight.
+ * Sends attempts without a thread each: Apache HttpClient 5's async client (one I/O reactor per core, HTTP/1.1 kept
+ * alive, callbacks), so a node may have thousands of attempts in flight to slow receivers. {@link #send} returns at
+ * once; the callback gets the classified result exactly once, from an I/O thread or the deadline watchdog.
  *
- * <p>The client is Apache HttpClient 5 (classic, blocking, pooled HTTP/1.1 kept alive), not
- * {@code java.net.http.HttpClient}: measured in idem-bench's wire baseline on this 2-core machine it costs about
- * half the CPU per signed POST (85–90 µs against 210 µs, receiver included) and passes 2.5× the requests per
- * second, and its resolver hook lets {@link EndpointGuard} check exactly the addresses a new connection is made to.
+ * <p>Safety kept from the blocking sender it replaced: every new connection resolves through
+ * {@link EndpointGuard#resolveForConnect} (the addresses checked are the ones connected to: no DNS-rebinding window);
+ * TLS certificates and host names are verified (the client's default TLS strategy); redirects are never followed (a
+ * 3xx is a failed attempt); header names and values are checked before anything is sent; only the first
+ * {@link dev.idem.core.Attempt#RESPONSE_BODY_LIMIT} bytes of a response are kept, at most 64 KiB more are read to keep
+ * the connection, and a longer body drops the connection instead ({@link LimitedResponseConsumer}); the attempt's
+ * deadline cancels the exchange (a watchdog sweeping every 50 ms), which closes its connection.
  *
- * <p>Deadlines: the per-read timeout is the attempt's timeout, and a shared watchdog, sweeping every
- * 50 ms, cancels (closes) a request still running past the deadline (a body that trickles in after
- * the headers). Redirects are never followed: a
- * 3xx is a failed attempt. Only the first {@link Attempt#RESPONSE_BODY_LIMIT} bytes of a response are kept; a
- * longer body is drained a little so the connection can be reused, then the connection is dropped instead.
+ * <p>One attempt reaches a receiver at most once: a receiver that closes the connection without answering gets no
+ * second copy of the attempt with the same {@code Idem-Attempt}. The client resends only a request it provably never
+ * wrote ({@link NotExecutedRetry}). A kept-alive connection the receiver closed while it sat idle is not reused: the
+ * reactor watches idle pooled connections and drops one as soon as the receiver's close arrives; a close that crosses
+ * the reuse on the wire is a failed attempt, retried by the delivery's policy like any other.
  */
 public final class HttpSender implements AutoCloseable {
-    /** Sweeps the senders' requests in flight and cancels those past their deadline. */
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(HttpSender.class);
+    /** What the sender reports, once per {@link #send}. */
+    public interface Callback {
+        void completed(AttemptResult result);
+
+        /** The exchange was abandoned at shutdown: nothing is known, nothing is to be recorded. */
+        void aborted();
+    }
+
     private static final ScheduledExecutorService WATCHDOG = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "idem-send-watchdog");
         t.setDaemon(true);
         return t;
     });
     /**
-     * How often the watchdog looks: a deadline is enforced within this much. One sweep over the (at most
-     * sender-threads) requests in flight costs less than a timer per request at thousands of requests a second.
+     * How often the watchdog looks: a deadline is enforced within this much. One sweep over every exchange in flight
+     * (10,000 take well under a millisecond) costs less than a timer per request at thousands of requests a second.
      */
     private static final long SWEEP_MS = 50;
-    /** Past the kept bytes, at most this much more body is read to keep the connection; more and it is dropped. */
-    private static final int DRAIN_LIMIT = 64 * 1024;
     private static final Timeout CONNECT_TIMEOUT = Timeout.ofSeconds(10);
+    static final int BUFFER_SIZE = 8 * 1024;
 
-    private final CloseableHttpClient client;
-    private final PoolingHttpClientConnectionManager connections;
+    private final CloseableHttpAsyncClient client;
+    private final PoolingAsyncClientConnectionManager connections;
     private final EndpointGuard guard;
     private final Clock clock;
-    /** Requests in flight, so shutdown can abort them: a blocking socket read ignores thread interrupts. */
-    private final Set<Deadline> inFlight = ConcurrentHashMap.newKeySet();
+    private final Set<Exchange> inFlight = ConcurrentHashMap.newKeySet();
     private final ScheduledFuture<?> sweeper;
     private volatile boolean aborting;
 
-    /**
-     * @param maxConnections connections kept per host and in all: the sender threads, so none waits for another's
-     *        connection
-     */
+    /** @param maxConnections connections kept per destination and in all: the node's attempts in flight */
     public HttpSender(EndpointGuard guard, Clock clock, int maxConnections) {
         this.guard = guard;
         this.clock = clock;
@@ -99,91 +112,98 @@ public final class HttpSender implements AutoCloseable {
                 return host;
             }
         };
-        this.connections = PoolingHttpClientConnectionManagerBuilder.create()
+        this.connections = PoolingAsyncClientConnectionManagerBuilder.create()
                 .setDnsResolver(resolver)
                 .setMaxConnTotal(maxConnections)
                 .setMaxConnPerRoute(maxConnections)
                 .setPoolConcurrencyPolicy(PoolConcurrencyPolicy.LAX)
                 .setConnPoolPolicy(PoolReusePolicy.LIFO)
-                .setDefaultSocketConfig(SocketConfig.custom().setTcpNoDelay(true).build())
                 .setDefaultConnectionConfig(ConnectionConfig.custom()
                         .setConnectTimeout(CONNECT_TIMEOUT)
-                        // a receiver may close an idle kept-alive connection: check one idle this long before reuse
                         .setValidateAfterInactivity(TimeValue.ofSeconds(1))
                         .setTimeToLive(TimeValue.ofMinutes(5))
                         .build())
+                // HTTP/2 is not offered to receivers: one attempt, one exchange, on its own connection's fate
+                .setDefaultTlsConfig(TlsConfig.custom().setVersionPolicy(HttpVersionPolicy.FORCE_HTTP_1).build())
                 .build();
-        this.client = HttpClients.custom()
+        this.client = HttpAsyncClients.custom()
                 .setConnectionManager(connections)
+                .setIOReactorConfig(IOReactorConfig.custom().setTcpNoDelay(true).setSoKeepAlive(true).build())
+                // three buffers of this size per connection: the 32 KiB default made an attempt in flight cost 105 KiB of
+                // heap (measured, bench/InFlightMemory); a webhook's head and kept body fit in a few KiB
+                .setHttp1Config(Http1Config.custom().setBufferSize(BUFFER_SIZE).build())
+                // an exchange cancelled by its deadline or at shutdown surfaces here too: each attempt already has its outcome
+                .setIoReactorExceptionCallback(e -> log.debug("HTTP client I/O reactor: {}", e.toString()))
                 .disableRedirectHandling()
-                .setRetryStrategy(new StaleConnectionRetry())
+                .setRetryStrategy(new NotExecutedRetry())
                 .disableCookieManagement()
                 .disableAuthCaching()
                 .disableContentCompression()
-                .disableDefaultUserAgent()
+                .disableConnectionState()
                 .evictIdleConnections(TimeValue.ofSeconds(30))
                 .build();
+        client.start();
         this.sweeper = WATCHDOG.scheduleWithFixedDelay(this::sweep, SWEEP_MS, SWEEP_MS, TimeUnit.MILLISECONDS);
     }
 
-    private void sweep() {
-        long now = System.nanoTime();
-        for (Deadline d : inFlight) if (now - d.deadlineNanos > 0) d.expire();
+    /** Kept-alive connections idle in the pool (tests). */
+    int idleConnections() {
+        return connections.getTotalStats().getAvailable();
+    }
+
+    /** Exchanges in flight now. */
+    public int inFlight() {
+        return inFlight.size();
     }
 
     /**
+     * Starts one attempt. Never throws: a request that cannot be built or sent (a bad endpoint, a header the wire
+     * cannot carry, anything the client throws) completes the callback with a failed result before this returns.
+     *
      * @param timeout the whole attempt's deadline, from connect to the last byte of the response
-     * @throws InterruptedException when the engine is shutting down past its grace; no outcome is recorded then
      */
-    public AttemptResult send(DeliveryRequest request, Duration timeout) throws InterruptedException {
+    public void send(DeliveryRequest request, Duration timeout, Callback callback) {
         Instant startedAt = clock.instant();
         long t0 = System.nanoTime();
         URI uri;
         try {
             uri = guard.checkBeforeConnect(request.endpoint());
+            if (uri.getPort() > 65535) throw new EndpointGuard.EndpointRefusedException("port " + uri.getPort() + " is out of range (1-65535)");
         } catch (EndpointGuard.EndpointRefusedException e) {
-            return AttemptResult.notSent(startedAt, "endpoint refused: " + e.getMessage());
+            callback.completed(AttemptResult.notSent(startedAt, "endpoint refused: " + e.getMessage()));
+            return;
         }
-        HttpPost post = new HttpPost(uri);
         for (Map.Entry<String, String> h : request.headers().entrySet()) {
             String refused = headerRefusal(h.getKey(), h.getValue());
-            if (refused != null) return AttemptResult.notSent(startedAt, "header '" + h.getKey() + "' cannot be sent: " + refused);
-            post.addHeader(h.getKey(), h.getValue());
+            if (refused != null) {
+                callback.completed(AttemptResult.notSent(startedAt, "header '" + h.getKey() + "' cannot be sent: " + refused));
+                return;
+            }
         }
-        post.setEntity(new ByteArrayEntity(request.body(), null));
-        Timeout perRead = Timeout.ofMilliseconds(Math.max(1, timeout.toMillis()));
-        post.setConfig(RequestConfig.custom().setResponseTimeout(perRead).setConnectionRequestTimeout(perRead).build());
-
-        Deadline deadline = new Deadline(post, t0 + timeout.toNanos());
-        inFlight.add(deadline);
-        if (aborting) deadline.abort();
+        Exchange ex = new Exchange(uri, timeout, startedAt, t0, callback);
+        inFlight.add(ex);
         try {
-            ClassicHttpResponse response = client.executeOpen(null, post, null);
-            int status = response.getCode();
-            String body = readBody(response);
-            long ms = elapsedMs(t0);
-            if (status >= 200 && status < 300) return new AttemptResult(startedAt, ms, status, null, body, Optional.empty(), true);
-            Optional<Duration> retryAfter = (status == 429 || status == 503)
-                    ? RetryAfter.parse(headerValue(response, "Retry-After"), clock.instant())
-                    : Optional.empty();
-            String location = headerValue(response, "Location");
-            String error = status >= 300 && status < 400
-                    ? "HTTP " + status + ": redirect not followed" + (location == null ? "" : " (Location: " + location + ")")
-                    : "HTTP " + status;
-            return new AttemptResult(startedAt, ms, status, error, body, retryAfter, true);
-        } catch (IOException | RuntimeException e) {
-            if (deadline.aborted() || Thread.interrupted()) throw new InterruptedException("send aborted at shutdown");
-            if (deadline.expired()) return failed(startedAt, t0, "timeout: no complete response within " + timeout.toMillis() + "ms");
-            return failed(startedAt, t0, describe(e, uri, timeout));
-        } finally {
-            inFlight.remove(deadline);
+            HttpRequest post = new BasicHttpRequest("POST", uri);
+            request.headers().forEach(post::addHeader);
+            AsyncRequestProducer producer = new BasicRequestProducer(post, new BasicAsyncEntityProducer(request.body(), null));
+            HttpClientContext context = HttpClientContext.create();
+            Timeout perRead = Timeout.ofMilliseconds(Math.max(1, timeout.toMillis()));
+            context.setRequestConfig(RequestConfig.custom().setResponseTimeout(perRead).setConnectionRequestTimeout(perRead).build());
+            if (aborting) {
+                ex.abort();
+                return;
+            }
+            ex.future = client.execute(producer, new LimitedResponseConsumer(), null, context, ex);
+            if (ex.done.get()) ex.future.cancel(true);
+        } catch (RuntimeException e) {
+            ex.finish(failure(ex, "request could not be sent: " + message(e)));
         }
     }
 
-    /** Aborts every request in flight and every one started from now on (shutdown past its grace). */
+    /** Aborts every exchange in flight and every one started from now on (shutdown past its grace). */
     public void abortInFlight() {
         aborting = true;
-        for (Deadline d : inFlight) d.abort();
+        for (Exchange ex : inFlight) ex.abort();
     }
 
     @Override
@@ -194,41 +214,111 @@ public final class HttpSender implements AutoCloseable {
         connections.close(CloseMode.IMMEDIATE);
     }
 
+    private void sweep() {
+        long now = System.nanoTime();
+        for (Exchange ex : inFlight) if (now - ex.deadlineNanos > 0) ex.expire();
+    }
+
     /**
-     * Keeps the first bytes; drains a little more so the connection goes back to the pool, else drops it. The
-     * response is closed when this returns or throws.
+     * Resends a request once, at once, only when the client never wrote it: its connection closed (the receiver closed
+     * a kept-alive connection) before the request was handed to it ({@link RequestNotExecutedException}). A request
+     * that may have been written, even partly, is never resent by the client.
      */
-    private static String readBody(ClassicHttpResponse response) throws IOException {
-        boolean reusable = false;
-        try {
-            HttpEntity entity = response.getEntity();
-            if (entity == null) {
-                reusable = true;
-                return null;
-            }
-            byte[] kept = new byte[Attempt.RESPONSE_BODY_LIMIT];
-            int length = 0;
-            InputStream in = entity.getContent();
-            int n = 0;
-            while (length < kept.length && (n = in.read(kept, length, kept.length - length)) != -1) length += n;
-            byte[] skip = new byte[4096];
-            int drained = 0;
-            while (n != -1 && drained <= DRAIN_LIMIT && (n = in.read(skip)) != -1) drained += n;
-            // closing the stream reads the rest of the body: with more left, the connection is dropped instead
-            if (n == -1) {
-                in.close();
-                reusable = true;
-            }
-            return length == 0 ? null : new String(kept, 0, length, StandardCharsets.UTF_8);
-        } finally {
-            if (!reusable && response instanceof ModalCloseable m) m.close(CloseMode.IMMEDIATE);
-            else response.close();
+    private static final class NotExecutedRetry implements org.apache.hc.client5.http.HttpRequestRetryStrategy {
+        @Override
+        public boolean retryRequest(org.apache.hc.core5.http.HttpRequest request, IOException exception, int execCount,
+                                    org.apache.hc.core5.http.protocol.HttpContext context) {
+            return execCount <= 1 && exception instanceof RequestNotExecutedException;
+        }
+
+        @Override
+        public boolean retryRequest(org.apache.hc.core5.http.HttpResponse response, int execCount,
+                                    org.apache.hc.core5.http.protocol.HttpContext context) {
+            return false;
+        }
+
+        @Override
+        public TimeValue getRetryInterval(org.apache.hc.core5.http.HttpResponse response, int execCount,
+                                          org.apache.hc.core5.http.protocol.HttpContext context) {
+            return TimeValue.ZERO_MILLISECONDS;
         }
     }
 
-    private static String headerValue(ClassicHttpResponse response, String name) {
-        Header h = response.getFirstHeader(name);
-        return h == null ? null : h.getValue();
+    /** One attempt on the wire; whichever of answer, failure, deadline or abort comes first decides it. */
+    private final class Exchange implements FutureCallback<LimitedResponseConsumer.Response> {
+        final URI uri;
+        final Duration timeout;
+        final Instant startedAt;
+        final long t0;
+        final long deadlineNanos;
+        final Callback callback;
+        final AtomicBoolean done = new AtomicBoolean();
+        volatile Future<?> future;
+
+        Exchange(URI uri, Duration timeout, Instant startedAt, long t0, Callback callback) {
+            this.uri = uri;
+            this.timeout = timeout;
+            this.startedAt = startedAt;
+            this.t0 = t0;
+            this.deadlineNanos = t0 + timeout.toNanos();
+            this.callback = callback;
+        }
+
+        @Override
+        public void completed(LimitedResponseConsumer.Response r) {
+            finish(result(this, r));
+        }
+
+        @Override
+        public void failed(Exception e) {
+            finish(failure(this, describe(e, uri, timeout)));
+        }
+
+        @Override
+        public void cancelled() {
+            // only this sender cancels, after deciding the outcome (deadline or abort)
+        }
+
+        void expire() {
+            if (finish(failure(this, "timeout: no complete response within " + timeout.toMillis() + "ms"))) cancel();
+        }
+
+        void abort() {
+            if (!done.compareAndSet(false, true)) return;
+            inFlight.remove(this);
+            cancel();
+            callback.aborted();
+        }
+
+        private void cancel() {
+            Future<?> f = future;
+            if (f != null) f.cancel(true);
+        }
+
+        boolean finish(AttemptResult result) {
+            if (!done.compareAndSet(false, true)) return false;
+            inFlight.remove(this);
+            callback.completed(result);
+            return true;
+        }
+    }
+
+    private AttemptResult result(Exchange ex, LimitedResponseConsumer.Response r) {
+        long ms = elapsedMs(ex.t0);
+        int status = r.status();
+        if (status >= 200 && status < 300) return new AttemptResult(ex.startedAt, ms, status, null, r.body(), Optional.empty(), true, Congestion.ANSWER);
+        Optional<Duration> retryAfter = (status == 429 || status == 503) ? RetryAfter.parse(r.retryAfter(), clock.instant()) : Optional.empty();
+        String error = status >= 300 && status < 400
+                ? "HTTP " + status + ": redirect not followed" + (r.location() == null ? "" : " (Location: " + r.location() + ")")
+                : "HTTP " + status;
+        Congestion signal = status == 429 || status == 503 ? Congestion.BACK_OFF : Congestion.ANSWER;
+        return new AttemptResult(ex.startedAt, ms, status, error, r.body(), retryAfter, true, signal);
+    }
+
+    private static AttemptResult failure(Exchange ex, String error) {
+        // a refused host (the guard) sent nothing and says nothing about the destination's health
+        Congestion signal = error.startsWith("endpoint refused") || error.startsWith("request could not") ? Congestion.NONE : Congestion.DROP;
+        return new AttemptResult(ex.startedAt, elapsedMs(ex.t0), null, error, null, Optional.empty(), true, signal);
     }
 
     /** What {@code java.net.http} would refuse too: a name that is not a token, a value with a line break. */
@@ -245,85 +335,15 @@ public final class HttpSender implements AutoCloseable {
         return null;
     }
 
-    /**
-     * Sends a request once more, at once, when the receiver closed the connection without a byte of response:
-     * what a kept-alive connection the receiver closed while it sat idle in the pool looks like (the check
-     * before reuse only runs after a second of idleness). The same attempt goes out again with the same headers;
-     * the request may have reached the receiver, which the idempotency key covers, as for any retry. Nothing
-     * else is retried here: the engine's retry policy decides.
-     */
-    private static final class StaleConnectionRetry implements org.apache.hc.client5.http.HttpRequestRetryStrategy {
-        @Override
-        public boolean retryRequest(org.apache.hc.core5.http.HttpRequest request, IOException exception, int execCount,
-                                    org.apache.hc.core5.http.protocol.HttpContext context) {
-            return execCount <= 1 && exception instanceof NoHttpResponseException;
-        }
-
-        @Override
-        public boolean retryRequest(org.apache.hc.core5.http.HttpResponse response, int execCount,
-                                    org.apache.hc.core5.http.protocol.HttpContext context) {
-            return false;
-        }
-
-        @Override
-        public TimeValue getRetryInterval(org.apache.hc.core5.http.HttpRequest request, IOException exception, int execCount,
-                                          org.apache.hc.core5.http.protocol.HttpContext context) {
-            return TimeValue.ZERO_MILLISECONDS;
-        }
-
-        @Override
-        public TimeValue getRetryInterval(org.apache.hc.core5.http.HttpResponse response, int execCount,
-                                          org.apache.hc.core5.http.protocol.HttpContext context) {
-            return TimeValue.ZERO_MILLISECONDS;
-        }
-    }
-
-    /**
-     * One send's deadline. Cancelling the request closes its connection, which ends a blocked connect or read in
-     * the sender thread with an I/O error; the flags say which cancel it was.
-     */
-    private static final class Deadline {
-        private final HttpPost request;
-        private final long deadlineNanos;
-        private volatile boolean expired;
-        private volatile boolean aborted;
-
-        Deadline(HttpPost request, long deadlineNanos) {
-            this.request = request;
-            this.deadlineNanos = deadlineNanos;
-        }
-
-        void expire() {
-            expired = true;
-            request.cancel();
-        }
-
-        void abort() {
-            aborted = true;
-            request.cancel();
-        }
-
-        boolean expired() {
-            return expired;
-        }
-
-        boolean aborted() {
-            return aborted;
-        }
-    }
-
-    private static AttemptResult failed(Instant startedAt, long t0, String error) {
-        return new AttemptResult(startedAt, elapsedMs(t0), null, error, null, Optional.empty(), true);
-    }
-
     private static String describe(Throwable t, URI uri, Duration timeout) {
         String target = uri.getHost() + ":" + (uri.getPort() > 0 ? uri.getPort() : "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80);
         if (t instanceof EndpointGuard.RefusedHostException) return "endpoint refused at connect: " + t.getMessage();
         if (t instanceof java.net.UnknownHostException) return "connection failed: host '" + uri.getHost() + "' does not resolve";
         if (t instanceof ConnectTimeoutException) return "connect timeout: no connection to " + target + " within " + CONNECT_TIMEOUT.toMilliseconds() + "ms";
         if (t instanceof SocketTimeoutException) return "timeout: no response within " + timeout.toMillis() + "ms";
-        if (t instanceof ConnectException) return "connection failed: could not connect to " + target + " (refused or unreachable)";
-        if (t instanceof NoHttpResponseException) return "I/O error talking to " + target + ": the connection closed without a response";
+        if (t instanceof ConnectException || t instanceof HttpHostConnectException)
+            return "connection failed: could not connect to " + target + " (refused or unreachable)";
+        if (t instanceof ConnectionClosedException) return "I/O error talking to " + target + ": the connection closed without a response";
         if (t instanceof javax.net.ssl.SSLException) return "TLS handshake with " + target + " failed: " + message(t);
         if (t instanceof IOException) return "I/O error talking to " + target + ": " + message(t);
         return "request failed: " + message(t);

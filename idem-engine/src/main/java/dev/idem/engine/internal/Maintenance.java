@@ -37,6 +37,7 @@ public final class Maintenance {
 
     /** Returns expired leases to the queue and samples the queue depth; returns how many leases it reclaimed. */
     public int reap() {
+        store.queue().fillRouting(500);
         int n = store.queue().reapExpired();
         if (n > 0) {
             metrics.reclaimed(n);

@@ -42,6 +42,7 @@ class DispatcherGateTest {
     private Store store;
     private World world;
     private ExecutorService senders;
+    private java.util.concurrent.ScheduledExecutorService timer;
     private Dispatcher dispatcher;
     private Thread loop;
 
@@ -55,6 +56,7 @@ class DispatcherGateTest {
         store = TestStores.sqlite(dir, clock);
         world = new World(store, clock);
         senders = Executors.newFixedThreadPool(4);
+        timer = Executors.newSingleThreadScheduledExecutor();
     }
 
     @AfterEach
@@ -62,6 +64,7 @@ class DispatcherGateTest {
         if (dispatcher != null) dispatcher.stop();
         if (loop != null) loop.join(5_000);
         senders.shutdownNow();
+        timer.shutdownNow();
         store.close();
     }
 
@@ -83,12 +86,13 @@ class DispatcherGateTest {
             }
         };
         // "sends" each attempt and records it as succeeded before returning, as the recorder would
-        dispatcher = new Dispatcher(store.queue(), config, clock, senders, (claim, timeout, recorded) -> {
+        dispatcher = new Dispatcher(store.queue(), config, clock, senders, timer, (claim, timeout, listener) -> {
             Delivery d = claim.delivery();
             sentWithAttempt.merge(d.id(), d.attemptCount(), (a, b) -> -1);
             Attempt attempt = new Attempt("att_" + java.util.UUID.randomUUID(), d.id(), d.attemptCount(), clock.instant(), 1, 200, null, null);
             store.queue().complete(owner.get(), List.of(new DeliveryQueue.Outcome(d.id(), attempt, DeliveryStatus.SUCCEEDED, null, null)));
-            return false;
+            listener.answered(AttemptResult.Congestion.ANSWER);
+            listener.finished();
         }, gate);
         loop = new Thread(dispatcher.claimLoop());
         loop.start();

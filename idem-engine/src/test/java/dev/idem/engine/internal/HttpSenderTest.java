@@ -88,6 +88,29 @@ class HttpSenderTest {
                 "{\"a\":1}".getBytes(StandardCharsets.UTF_8));
     }
 
+    /** Sends and waits for the callback; an aborted exchange is an {@link InterruptedException}, as the engine treats it. */
+    private AttemptResult send(DeliveryRequest request, Duration timeout) throws InterruptedException {
+        CompletableFuture<AttemptResult> result = new CompletableFuture<>();
+        sender.send(request, timeout, new HttpSender.Callback() {
+            @Override
+            public void completed(AttemptResult r) {
+                result.complete(r);
+            }
+
+            @Override
+            public void aborted() {
+                result.completeExceptionally(new InterruptedException("aborted"));
+            }
+        });
+        try {
+            return result.get(2, TimeUnit.MINUTES);
+        } catch (ExecutionException e) {
+            throw (InterruptedException) e.getCause();
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("no callback within 2 minutes", e);
+        }
+    }
+
     private static void write(OutputStream out, String s) throws IOException {
         out.write(s.getBytes(StandardCharsets.ISO_8859_1));
         out.flush();
@@ -104,7 +127,7 @@ class HttpSenderTest {
         });
         sender = new HttpSender(EndpointGuard.of(true), Clock.systemUTC(), 4);
 
-        AttemptResult r = sender.send(request(url), Duration.ofMillis(600));
+        AttemptResult r = send(request(url), Duration.ofMillis(600));
 
         assertThat(r.succeeded()).isFalse();
         assertThat(r.error()).startsWith("timeout");
@@ -117,8 +140,10 @@ class HttpSenderTest {
         String url = serve(out -> write(out, "HTTP/1.1 500 Internal Server Error\r\ncontent-length: " + body.length() + "\r\n\r\n" + body));
         sender = new HttpSender(EndpointGuard.of(true), Clock.systemUTC(), 4);
 
-        AttemptResult first = sender.send(request(url), Duration.ofSeconds(5));
-        AttemptResult second = sender.send(request(url), Duration.ofSeconds(5));
+        AttemptResult first = send(request(url), Duration.ofSeconds(5));
+        // the callback may run a moment before the client puts the connection back in its pool
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> sender.idleConnections() == 1);
+        AttemptResult second = send(request(url), Duration.ofSeconds(5));
 
         assertThat(first.statusCode()).isEqualTo(500);
         assertThat(first.error()).isEqualTo("HTTP 500");
@@ -138,8 +163,8 @@ class HttpSenderTest {
         });
         sender = new HttpSender(EndpointGuard.of(true), Clock.systemUTC(), 4);
 
-        AttemptResult first = sender.send(request(url), Duration.ofSeconds(20));
-        AttemptResult second = sender.send(request(url), Duration.ofSeconds(20));
+        AttemptResult first = send(request(url), Duration.ofSeconds(20));
+        AttemptResult second = send(request(url), Duration.ofSeconds(20));
 
         assertThat(first.error()).isNull();
         assertThat(first.responseBody()).hasSize(1024);
@@ -153,7 +178,7 @@ class HttpSenderTest {
         sender = new HttpSender(EndpointGuard.of(true), Clock.systemUTC(), 4);
         CompletableFuture<AttemptResult> send = CompletableFuture.supplyAsync(() -> {
             try {
-                return sender.send(request(url), Duration.ofSeconds(30));
+                return send(request(url), Duration.ofSeconds(30));
             } catch (InterruptedException e) {
                 throw new java.util.concurrent.CompletionException(e);
             }
@@ -180,7 +205,7 @@ class HttpSenderTest {
                 lookups.getAndIncrement() == 0 ? InetAddress.getByName("93.184.215.14") : InetAddress.getLoopbackAddress()});
         sender = new HttpSender(guard, Clock.systemUTC(), 4);
 
-        AttemptResult r = sender.send(request("http://rebind.example:" + port + "/hook"), Duration.ofSeconds(5));
+        AttemptResult r = send(request("http://rebind.example:" + port + "/hook"), Duration.ofSeconds(5));
 
         assertThat(r.succeeded()).isFalse();
         assertThat(r.error()).startsWith("endpoint refused at connect").contains("loopback");
@@ -193,7 +218,7 @@ class HttpSenderTest {
         String url = serve(out -> write(out, "HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n"));
         sender = new HttpSender(EndpointGuard.of(true), Clock.systemUTC(), 4);
 
-        AttemptResult r = sender.send(new DeliveryRequest(url, Map.of("X-Evil", "a\r\nHost: other"), new byte[0]), Duration.ofSeconds(5));
+        AttemptResult r = send(new DeliveryRequest(url, Map.of("X-Evil", "a\r\nHost: other"), new byte[0]), Duration.ofSeconds(5));
 
         assertThat(r.sent()).isFalse();
         assertThat(r.error()).startsWith("header 'X-Evil' cannot be sent");
@@ -232,7 +257,7 @@ class HttpSenderTest {
         try {
             sender = new HttpSender(EndpointGuard.of(true), Clock.systemUTC(), 4);
 
-            AttemptResult r = sender.send(request("https://127.0.0.1:" + https.getAddress().getPort() + "/hook"), Duration.ofSeconds(10));
+            AttemptResult r = send(request("https://127.0.0.1:" + https.getAddress().getPort() + "/hook"), Duration.ofSeconds(10));
 
             assertThat(r.succeeded()).isFalse();
             assertThat(r.statusCode()).isNull();
@@ -264,12 +289,55 @@ class HttpSenderTest {
         String url = "http://127.0.0.1:" + server.getLocalPort() + "/hook";
         sender = new HttpSender(EndpointGuard.of(true), Clock.systemUTC(), 4);
 
-        AttemptResult first = sender.send(request(url), Duration.ofSeconds(5));
+        AttemptResult first = send(request(url), Duration.ofSeconds(5));
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> closed.get() == 1);
-        AttemptResult second = sender.send(request(url), Duration.ofSeconds(5));
+        AttemptResult second = send(request(url), Duration.ofSeconds(5));
 
         assertThat(first.error()).isNull();
         assertThat(second.error()).as("sent on the pooled connection the receiver had closed").isNull();
         assertThat(connections.get()).isEqualTo(2);
+    }
+
+    @Test
+    void aReceiverThatClosesWithoutAnsweringGetsEachAttemptExactlyOnce() throws Exception {
+        // reads the whole request, then closes the connection without a byte of response
+        server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        AtomicInteger requests = new AtomicInteger();
+        Thread t = new Thread(() -> {
+            while (!server.isClosed()) {
+                try (Socket s = server.accept()) {
+                    connections.incrementAndGet();
+                    if (readRequest(s.getInputStream())) requests.incrementAndGet();
+                } catch (IOException e) {
+                    return;
+                }
+            }
+        });
+        t.setDaemon(true);
+        t.start();
+        String url = "http://127.0.0.1:" + server.getLocalPort() + "/hook";
+        sender = new HttpSender(EndpointGuard.of(true), Clock.systemUTC(), 4);
+
+        for (int attempt = 1; attempt <= 3; attempt++) {
+            AttemptResult r = send(request(url), Duration.ofSeconds(5));
+            assertThat(r.succeeded()).isFalse();
+            assertThat(r.error()).isEqualTo("I/O error talking to 127.0.0.1:" + server.getLocalPort() + ": the connection closed without a response");
+            assertThat(r.congestion()).isEqualTo(AttemptResult.Congestion.DROP);
+            int expected = attempt;
+            org.awaitility.Awaitility.await().pollDelay(Duration.ofMillis(200)).atMost(Duration.ofSeconds(5))
+                    .until(() -> requests.get() >= expected);
+            assertThat(requests.get()).as("requests the receiver read after attempt " + attempt).isEqualTo(attempt);
+        }
+    }
+
+    @Test
+    void anEndpointPortOutOfRangeIsAFailedAttemptNotAnException() throws Exception {
+        sender = new HttpSender(EndpointGuard.of(true), Clock.systemUTC(), 4);
+
+        AttemptResult r = send(request("http://127.0.0.1:99999/x"), Duration.ofSeconds(5));
+
+        assertThat(r.succeeded()).isFalse();
+        assertThat(r.sent()).isFalse();
+        assertThat(r.error()).isEqualTo("endpoint refused: port 99999 is out of range (1-65535)");
     }
 }

@@ -25,14 +25,14 @@ class OutcomeDeciderTest {
             Defs.retry(Defs.once("https://example.com/", DUE), policy, Duration.ofSeconds(5), 5), DUE);
 
     private AttemptResult failure(int status, Duration retryAfter) {
-        return new AttemptResult(clock.instant(), 12, status, "HTTP " + status, "busy", Optional.ofNullable(retryAfter), true);
+        return new AttemptResult(clock.instant(), 12, status, "HTTP " + status, "busy", Optional.ofNullable(retryAfter), true, AttemptResult.Congestion.ANSWER);
     }
 
     @Test
     void a2xxSucceedsAndKeepsTheAttempt() {
         Delivery d = Defs.claimed(schedule, "dlv_1", 1, 1);
         Outcome o = decider.decide(d, schedule, 1,
-                new AttemptResult(clock.instant(), 7, 204, null, null, Optional.empty(), true));
+                new AttemptResult(clock.instant(), 7, 204, null, null, Optional.empty(), true, AttemptResult.Congestion.ANSWER));
         assertThat(o.newStatus()).isEqualTo(DeliveryStatus.SUCCEEDED);
         assertThat(o.attempt().number()).isEqualTo(1);
         assertThat(o.attempt().statusCode()).isEqualTo(204);

@@ -9,7 +9,7 @@ public final class Engines {
 
     public static EngineConfig fast(String nodeId) {
         return EngineConfig.defaults(nodeId)
-                .withSenderThreads(16)
+                .withMaxInFlight(2000)
                 .withPollInterval(Duration.ofMillis(50))
                 .withReaperInterval(Duration.ofMillis(100))
                 .withShutdownGrace(Duration.ofSeconds(2))

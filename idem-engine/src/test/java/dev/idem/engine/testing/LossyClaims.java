@@ -24,8 +24,8 @@ public final class LossyClaims implements DeliveryQueue {
     }
 
     @Override
-    public List<Claim> claimDue(String owner, Duration lease, int limit, Duration lookahead) {
-        List<Claim> claims = real.claimDue(owner, lease, limit, lookahead);
+    public List<Claim> claimDue(String owner, Duration lease, int limit, Duration lookahead, Fairness fairness) {
+        List<Claim> claims = real.claimDue(owner, lease, limit, lookahead, fairness);
         if (!claims.isEmpty() && toLose.getAndDecrement() > 0)
             throw new StoreException("connection reset after the claim of " + claims.size() + " deliveries committed", null, true);
         return claims;
@@ -52,8 +52,18 @@ public final class LossyClaims implements DeliveryQueue {
     }
 
     @Override
-    public Optional<Instant> nextDueAt() {
-        return real.nextDueAt();
+    public Optional<Instant> nextDueAt(Fairness fairness) {
+        return real.nextDueAt(fairness);
+    }
+
+    @Override
+    public int unclaim(String owner, List<Claim> claims) {
+        return real.unclaim(owner, claims);
+    }
+
+    @Override
+    public int fillRouting(int limit) {
+        return real.fillRouting(limit);
     }
 
     @Override

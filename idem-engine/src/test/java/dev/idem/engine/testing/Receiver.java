@@ -72,6 +72,9 @@ public final class Receiver implements AutoCloseable {
     static {
         // the JDK server writes headers and body separately; without TCP_NODELAY, Nagle and delayed ACKs add 40 ms
         System.setProperty("sun.net.httpserver.nodelay", "true");
+        // the JDK server closes kept-alive connections beyond 200 idle ones as soon as they fall idle, racing the
+        // client's reuse of them (a failed attempt, retried by the policy): not what these tests are about
+        System.setProperty("sun.net.httpserver.maxIdleConnections", "100000");
     }
 
     private final HttpServer server;

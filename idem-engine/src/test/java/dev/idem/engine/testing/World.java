@@ -97,6 +97,20 @@ public final class World {
         return store.inTransaction(tx -> tx.schedules().find(Defs.TENANT, id)).orElseThrow(() -> new AssertionError("no schedule " + id));
     }
 
+    /** Every delivery of the tenant, newest first. */
+    public List<Delivery> deliveries() {
+        return store.inTransaction(tx -> {
+            List<Delivery> out = new ArrayList<>();
+            String after = null;
+            while (true) {
+                dev.idem.core.Page<Delivery> page = tx.deliveries().list(Defs.TENANT, null, null, 100, after);
+                out.addAll(page.data());
+                if (!page.hasMore() || page.data().isEmpty()) return out;
+                after = page.data().get(page.data().size() - 1).id();
+            }
+        });
+    }
+
     public List<Attempt> attempts(String deliveryId) {
         return store.inTransaction(tx -> tx.deliveries().attempts(deliveryId));
     }

@@ -15,10 +15,17 @@ public final class DeliveryService {
     static final java.time.Duration STATS_WINDOW = java.time.Duration.ofSeconds(60);
     private final Store store;
     private final Clock clock;
+    private final dev.idem.engine.Engine engine;
 
     public DeliveryService(Store store, Clock clock) {
+        this(store, clock, null);
+    }
+
+    /** @param engine this node's engine, whose load {@code /v1/stats} shows; null for none */
+    public DeliveryService(Store store, Clock clock, dev.idem.engine.Engine engine) {
         this.store = store;
         this.clock = clock;
+        this.engine = engine;
     }
 
     public ObjectNode get(Tenant tenant, String id) {
@@ -56,7 +63,13 @@ public final class DeliveryService {
     public ObjectNode stats(Tenant tenant) {
         java.time.Instant now = clock.instant();
         var stats = store.inReadTransaction(tx -> tx.stats().deliveryStats(tenant, now.minus(STATS_WINDOW), now));
-        return Views.stats(stats, now, STATS_WINDOW);
+        ObjectNode o = Views.stats(stats, now, STATS_WINDOW);
+        if (engine != null) {
+            // this node's load, not the tenant's: attempts on the wire and destinations sent fewer at once
+            o.put("attempts_in_flight", engine.attemptsInFlight());
+            o.put("destinations_throttled", engine.destinationsThrottled());
+        }
+        return o;
     }
 
     private static Delivery find(StoreTx tx, Tenant tenant, String id) {

@@ -2,6 +2,7 @@ package dev.idem.server.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.idem.core.FlowControl;
 import dev.idem.core.HeaderProfile;
 import dev.idem.core.RetryPolicy;
 import dev.idem.core.ScheduleDefinition;
@@ -25,8 +26,9 @@ import java.util.regex.Pattern;
 public final class ScheduleParser {
     static final Set<String> CREATE_FIELDS = Set.of("endpoint", "delay", "fire_at", "rrule", "cron", "timezone", "dtstart",
             "exdates", "until", "count", "catch_up", "payload", "body", "content_type", "headers", "event_type",
-            "idempotency_key", "dedup_id", "retry", "timeout", "auto_pause_after", "header_profile", "metadata");
+            "idempotency_key", "dedup_id", "retry", "timeout", "auto_pause_after", "header_profile", "metadata", "flow_control");
     private static final Set<String> RETRY_FIELDS = Set.of("max_attempts", "initial_backoff", "max_backoff", "max_age");
+    private static final Set<String> FLOW_CONTROL_FIELDS = Set.of("key", "parallelism", "rate");
     private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}");
     private static final Pattern EVENT_TYPE = Pattern.compile("[A-Za-z0-9._:\\-/]{1,255}");
     private static final Duration MAX_DELAY = Duration.ofDays(3650);
@@ -77,7 +79,7 @@ public final class ScheduleParser {
         String metadata = metadata(f);
         ScheduleDefinition def = new ScheduleDefinition(endpoint, timing, payload, rawBody, contentType, headers(f), eventType,
                 idempotencyKey, dedupId, retry(f), timeout == null ? ScheduleDefinition.DEFAULT_TIMEOUT : timeout,
-                autoPause == null ? ScheduleDefinition.DEFAULT_AUTO_PAUSE_AFTER : autoPause, profile, metadata);
+                autoPause == null ? ScheduleDefinition.DEFAULT_AUTO_PAUSE_AFTER : autoPause, profile, metadata).withFlowControl(flowControl(f));
         return new Parsed(def, dedupId);
     }
 
@@ -162,6 +164,19 @@ public final class ScheduleParser {
         } catch (IllegalArgumentException e) {
             throw ApiException.invalid("parameter_invalid", "retry", e.getMessage());
         }
+    }
+
+    /** {@code flow_control}: a key and at least one of parallelism (attempts at once) and rate (attempts per second). */
+    static FlowControl flowControl(Fields f) {
+        Fields fc = f.object("flow_control");
+        if (fc == null) return null;
+        fc.only(FLOW_CONTROL_FIELDS);
+        String key = fc.requiredString("key", FlowControl.MAX_KEY_LENGTH);
+        Integer parallelism = fc.integer("parallelism", 1, FlowControl.MAX_PARALLELISM);
+        Integer rate = fc.integer("rate", 1, FlowControl.MAX_RATE);
+        if (parallelism == null && rate == null)
+            throw ApiException.invalid("parameter_missing", "flow_control.parallelism", "flow_control needs parallelism, rate or both");
+        return new FlowControl(key, parallelism, rate);
     }
 
     private static String metadata(Fields f) {

@@ -13,7 +13,8 @@ import java.util.Set;
 /**
  * {@code PATCH /v1/schedules/{id}}: the patch is laid over the schedule's current definition, written
  * as a create body, and the result goes through the same validation as a create. A field set to
- * {@code null} is cleared (back to its default); {@code retry} merges field by field.
+ * {@code null} is cleared (back to its default); {@code retry} merges field by field; {@code flow_control} is
+ * replaced whole.
  */
 final class SchedulePatch {
     private static final Set<String> IMMUTABLE = Set.of("idempotency_key", "dedup_id");
@@ -94,6 +95,7 @@ final class SchedulePatch {
         o.put("auto_pause_after", d.autoPauseAfter());
         o.put("header_profile", d.headerProfile().wireName());
         if (d.metadataJson() != null) o.set("metadata", Json.parseStored(d.metadataJson()));
+        if (d.flowControl() != null) o.set("flow_control", Views.flowControl(d.flowControl()));
         return o;
     }
 }

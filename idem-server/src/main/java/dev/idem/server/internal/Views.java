@@ -53,6 +53,8 @@ public final class Views {
         o.put("header_profile", d.headerProfile().wireName());
         if (d.metadataJson() != null) o.set("metadata", Json.parseStored(d.metadataJson()));
         else o.putNull("metadata");
+        if (d.flowControl() != null) o.set("flow_control", flowControl(d.flowControl()));
+        else o.putNull("flow_control");
         o.put("sequence", s.lastSequence());
         o.put("created_at", Json.time(s.createdAt()));
         o.put("updated_at", Json.time(s.updatedAt()));
@@ -78,6 +80,16 @@ public final class Views {
         o.put("initial_backoff", Durations.format(r.initialBackoff()));
         o.put("max_backoff", Durations.format(r.maxBackoff()));
         o.put("max_age", Durations.format(r.maxAge()));
+        return o;
+    }
+
+    static ObjectNode flowControl(dev.idem.core.FlowControl fc) {
+        ObjectNode o = Json.object();
+        o.put("key", fc.key());
+        if (fc.parallelism() == null) o.putNull("parallelism");
+        else o.put("parallelism", fc.parallelism());
+        if (fc.rate() == null) o.putNull("rate");
+        else o.put("rate", fc.rate());
         return o;
     }
 

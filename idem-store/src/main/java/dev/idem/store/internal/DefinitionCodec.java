@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.idem.core.FlowControl;
 import dev.idem.core.HeaderProfile;
 import dev.idem.core.RetryPolicy;
 import dev.idem.core.ScheduleDefinition;
@@ -46,6 +47,12 @@ final class DefinitionCodec {
         n.put("auto_pause_after", d.autoPauseAfter());
         n.put("header_profile", d.headerProfile().wireName());
         putNullable(n, "metadata_json", d.metadataJson());
+        if (d.flowControl() != null) {
+            ObjectNode fc = n.putObject("flow_control");
+            fc.put("key", d.flowControl().key());
+            if (d.flowControl().parallelism() != null) fc.put("parallelism", d.flowControl().parallelism());
+            if (d.flowControl().rate() != null) fc.put("rate", d.flowControl().rate());
+        }
         try {
             return JSON.writeValueAsString(n);
         } catch (JsonProcessingException e) {
@@ -88,7 +95,13 @@ final class DefinitionCodec {
         return new ScheduleDefinition(text(n, "endpoint"), TimingCodec.read(required(n, "timing")), text(n, "payload_json"),
                 text(n, "body"), text(n, "content_type"), headers, text(n, "event_type"), text(n, "idempotency_key"),
                 text(n, "dedup_id"), retry, ms(n, "timeout_ms"), required(n, "auto_pause_after").asInt(),
-                HeaderProfile.parse(text(n, "header_profile")), text(n, "metadata_json"));
+                HeaderProfile.parse(text(n, "header_profile")), text(n, "metadata_json"), flowControl(n.get("flow_control")));
+    }
+
+    private static FlowControl flowControl(JsonNode fc) {
+        if (fc == null || fc.isNull()) return null;
+        return new FlowControl(text(fc, "key"), fc.hasNonNull("parallelism") ? fc.get("parallelism").asInt() : null,
+                fc.hasNonNull("rate") ? fc.get("rate").asInt() : null);
     }
 
     static JsonNode required(JsonNode n, String field) {

@@ -60,6 +60,18 @@ public interface Dialect {
     /** Whether claims lock rows with {@code FOR UPDATE SKIP LOCKED} (else the single writer serialises them). */
     boolean skipLocked();
 
+    /**
+     * A table expression over the entries of a JSON object bound as one text parameter, with text columns
+     * {@code key} and {@code value} ({@code json_each_text} on PostgreSQL, {@code json_each} on SQLite).
+     */
+    String jsonEntries();
+
+    /**
+     * A statement that serialises flow-controlled claims across processes until the transaction ends, or null where
+     * the single writer already does.
+     */
+    String flowControlLock();
+
     /** An SQL expression for the database's current time in epoch milliseconds. */
     String databaseNowMillis();
 

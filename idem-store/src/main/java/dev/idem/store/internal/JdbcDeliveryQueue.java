@@ -25,9 +25,6 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     /** Keeps IN lists well under every driver's parameter limit. */
     private static final int CHUNK = 500;
     private static final String NOW = "(SELECT ms FROM clk)";
-    /** Claimable rows due by now plus a bound look-ahead in milliseconds. */
-    private static final String CLAIMABLE = "q.status IN ('scheduled', 'retrying') AND q.next_attempt_at <= " + NOW
-            + " + ? AND qs.status NOT IN ('paused', 'deleted')";
     private static final String FINISHED = "status IN ('succeeded', 'dead', 'cancelled')";
 
     private final JdbcStore store;
@@ -38,6 +35,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     private final String claimSql;
     private final String reapSql;
     private final String releaseSql;
+    private final String flowClaimSql;
 
     JdbcDeliveryQueue(JdbcStore store, Clock clock, boolean databaseClock) {
         this.store = store;
@@ -50,6 +48,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
                 + ", lease_owner = NULL, lease_expires_at = NULL, updated_at = " + NOW + " WHERE status = 'delivering' AND ";
         this.reapSql = toQueue + "lease_expires_at < " + NOW;
         this.releaseSql = toQueue + "lease_owner = ?";
+        this.flowClaimSql = "WITH clk AS (SELECT CAST(? AS BIGINT) AS ms) " + leaseSql(pickSql(true));
     }
 
     /** {@code WITH clk AS (...)}: binds one parameter (the injected clock's now) unless the database clock is used. */
@@ -67,30 +66,144 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     }
 
     @Override
-    public List<Claim> claimDue(String owner, Duration lease, int limit, Duration lookahead) {
+    public List<Claim> claimDue(String owner, Duration lease, int limit, Duration lookahead, Fairness fairness) {
         if (limit <= 0) return List.of();
         java.util.Objects.requireNonNull(owner, "owner");
+        java.util.Objects.requireNonNull(fairness, "fairness");
         if (lookahead.isNegative()) throw new IllegalArgumentException("lookahead must not be negative, got " + lookahead);
-        Object[] args = args(owner, lease.toMillis(), lookahead.toMillis(), limit);
-        return retrying(() -> store.transact(sql -> dialect.skipLocked() ? claimSkipLocked(sql, args) : claimSerialised(sql, args)));
+        return retrying(() -> store.transact(sql -> {
+            Map<String, Integer> free = new HashMap<>(fairness.free());
+            List<Claim> claims = new ArrayList<>();
+            if (sql.one(ANY_FLOW_CONTROL, rs -> Boolean.TRUE).isPresent()) {
+                claims.addAll(claimFlowControlled(sql, owner, lease, limit, lookahead, free, fairness.otherwise()));
+                for (Claim c : claims) free.merge(destination(c.schedule()), -1, (a, b) -> Math.max(0, a + b));
+                for (Claim c : claims) free.putIfAbsent(destination(c.schedule()), Math.max(0, fairness.otherwise() - 1));
+            }
+            int left = limit - claims.size();
+            if (left > 0) {
+                Object[] args = args(owner, lease.toMillis(), json(free), lookahead.toMillis(), scan(left), lookahead.toMillis(), scan(left),
+                        cap(fairness.otherwise()), left);
+                claims.addAll(dialect.skipLocked() ? claimSkipLocked(sql, args) : claimedWithSchedules(sql, claimSql, args));
+            }
+            return claims;
+        }));
     }
 
-    /** One statement: lock the due rows nobody else holds, lease them, return them with their schedules. */
+    /** Whether any schedule has flow control: only then does a claim take the flow-control lock and count. */
+    private static final String ANY_FLOW_CONTROL = "SELECT 1 FROM schedules WHERE flow_key IS NOT NULL LIMIT 1";
+    /** A destination key as the claim groups by: a schedule written without one counts as its own destination. */
+    private static final String DESTINATION = "COALESCE(qs.destination, qs.id)";
+
+    /** The key {@link #DESTINATION} gives a claimed delivery's schedule. */
+    private static String destination(Schedule s) {
+        return s.definition().destination();
+    }
+
+    /** Candidates read per window: the claim's limit (the second window finds rows that fell due behind a backlog). */
+    private static int scan(int limit) {
+        return limit;
+    }
+
+    private static int cap(int otherwise) {
+        return Math.min(otherwise, 1_000_000);
+    }
+
+    /** The fairness map as the JSON object {@link Dialect#jsonEntries()} reads. */
+    private static String json(Map<String, Integer> free) {
+        com.fasterxml.jackson.databind.node.ObjectNode o = JSON.createObjectNode();
+        free.forEach((k, v) -> o.put(k, Math.max(0, Math.min(v, 1_000_000))));
+        return o.toString();
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
+    /**
+     * The ids a claim takes. Two windows of due rows of destinations with a free slot: the earliest (up to the claim's
+     * limit, locked skipping rows another claim holds on PostgreSQL: the classic queue claim, so a burst to one
+     * destination costs what it always did) and, among the latest {@code limit} due rows, those of other destinations
+     * (rows that just fell due, which would otherwise wait behind one destination's backlog filling the first window).
+     * Each destination's candidates are ranked by due time; the first of every destination goes first, then the
+     * second of every destination, and so on, within each destination's free slots; the chosen rows of the second
+     * window are locked at the end, skipping any another claim holds.
+     *
+     * <p>{@code flowControlled} picks between the two kinds of schedule; flow-controlled rows are also ranked per key
+     * and kept within the key's parallelism (live claims) and rate (claims this second).
+     */
+    private String pickSql(boolean flowControlled) {
+        String lock = dialect.skipLocked() ? " FOR UPDATE OF q SKIP LOCKED" : "";
+        String flowColumns = flowControlled ? ", qs.flow_key, qs.flow_parallelism AS par, qs.flow_rate AS rate" : "";
+        String filters = " AND qs.status NOT IN ('paused', 'deleted')" + (flowControlled ? " AND qs.flow_key IS NOT NULL" : " AND qs.flow_key IS NULL")
+                + " AND NOT EXISTS (SELECT 1 FROM caps WHERE caps.dest = " + DESTINATION + " AND caps.free <= 0)";
+        String due = "q.status IN ('scheduled', 'retrying') AND q.next_attempt_at <= " + NOW + " + ?";
+        StringBuilder q = new StringBuilder("WITH caps AS (SELECT key AS dest, CAST(value AS INTEGER) AS free FROM ")
+                .append(dialect.jsonEntries()).append(")");
+        if (flowControlled) {
+            q.append(", live AS (SELECT s.flow_key, COUNT(*) AS n FROM deliveries d JOIN schedules s ON s.id = d.schedule_id "
+                    + "WHERE d.status = 'delivering' AND s.flow_key IS NOT NULL GROUP BY s.flow_key)")
+             .append(", used AS (SELECT flow_key, used AS n FROM flow_usage WHERE window_second = " + NOW + " / 1000)");
+        }
+        q.append(", earliest AS (SELECT q.id, ").append(DESTINATION).append(" AS dest, q.next_attempt_at AS due").append(flowColumns)
+         .append(" FROM deliveries q JOIN schedules qs ON qs.id = q.schedule_id WHERE ").append(due).append(filters)
+         .append(" ORDER BY q.next_attempt_at LIMIT ?").append(lock).append(")")
+         .append(", latest AS (SELECT q.id, ").append(DESTINATION).append(" AS dest, q.next_attempt_at AS due").append(flowColumns)
+         .append(" FROM (SELECT q.id, q.schedule_id, q.next_attempt_at FROM deliveries q WHERE ").append(due)
+         .append(" ORDER BY q.next_attempt_at DESC LIMIT ?) q JOIN schedules qs ON qs.id = q.schedule_id WHERE ")
+         .append(DESTINATION).append(" NOT IN (SELECT dest FROM earliest)").append(filters).append(")")
+         .append(", cand AS (SELECT * FROM earliest UNION SELECT * FROM latest)")
+         .append(", ranked AS (SELECT cand.*, ROW_NUMBER() OVER (PARTITION BY cand.dest ORDER BY cand.due, cand.id) AS rn")
+         .append(flowControlled ? ", ROW_NUMBER() OVER (PARTITION BY cand.flow_key ORDER BY cand.due, cand.id) AS rk" : "")
+         .append(" FROM cand)")
+         .append(", picked AS (SELECT ranked.id, ranked.rn, ranked.due FROM ranked LEFT JOIN caps ON caps.dest = ranked.dest");
+        if (flowControlled) {
+            q.append(" LEFT JOIN live ON live.flow_key = ranked.flow_key LEFT JOIN used ON used.flow_key = ranked.flow_key")
+             .append(" WHERE (ranked.par IS NULL OR ranked.rk <= ranked.par - COALESCE(live.n, 0))")
+             .append(" AND (ranked.rate IS NULL OR ranked.rk <= ranked.rate - COALESCE(used.n, 0)) AND");
+        } else {
+            q.append(" WHERE");
+        }
+        return q.append(" ranked.rn <= COALESCE(caps.free, ?))")
+                .append(" SELECT q.id FROM deliveries q JOIN picked ON picked.id = q.id WHERE q.status IN ('scheduled', 'retrying')")
+                .append(" ORDER BY picked.rn, picked.due LIMIT ?").append(lock).toString();
+    }
+
+    /** One statement: pick the rows, lease them, return them with their schedules. */
     private String claimSkipLockedSql() {
         String returning = Arrays.stream(Rows.DELIVERY_READ.split(", ")).map(c -> "d." + c).collect(Collectors.joining(", "));
         return clock() + "UPDATE deliveries d SET status = 'delivering', lease_owner = ?, lease_expires_at = " + NOW + " + ?, "
                 + "attempt_count = d.attempt_count + 1, updated_at = " + NOW + " FROM schedules s "
-                + "WHERE s.id = d.schedule_id AND " + dialect.inSubquery("d.id", "SELECT q.id FROM deliveries q JOIN schedules qs ON "
-                + "qs.id = q.schedule_id WHERE " + CLAIMABLE + " ORDER BY q.next_attempt_at LIMIT ? FOR UPDATE OF q SKIP LOCKED") + " "
+                + "WHERE s.id = d.schedule_id AND " + dialect.inSubquery("d.id", pickSql(false)) + " "
                 + "RETURNING " + returning + ", " + Rows.scheduleColumnsAs("s", "s_");
     }
 
     /** SQLite's RETURNING cannot read a joined table: the write transaction already excludes every other claimer. */
     private String claimSerialisedSql() {
-        return clock() + "UPDATE deliveries SET status = 'delivering', lease_owner = ?, lease_expires_at = " + NOW + " + ?, "
-                + "attempt_count = attempt_count + 1, updated_at = " + NOW + " WHERE " + dialect.inSubquery("id", "SELECT q.id FROM deliveries q "
-                + "JOIN schedules qs ON qs.id = q.schedule_id WHERE " + CLAIMABLE + " ORDER BY q.next_attempt_at LIMIT ?") + " "
+        return clock() + leaseSql(pickSql(false));
+    }
+
+    private String leaseSql(String pick) {
+        return "UPDATE deliveries SET status = 'delivering', lease_owner = ?, lease_expires_at = " + NOW + " + ?, "
+                + "attempt_count = attempt_count + 1, updated_at = " + NOW + " WHERE " + dialect.inSubquery("id", pick) + " "
                 + "RETURNING " + Rows.DELIVERY_READ;
+    }
+
+    /**
+     * Claims flow-controlled deliveries under the flow-control lock, at one instant read once (so the rate's second
+     * and the claims agree), and counts them into this second's usage of their keys.
+     */
+    private List<Claim> claimFlowControlled(Sql sql, String owner, Duration lease, int limit, Duration lookahead,
+                                            Map<String, Integer> free, int otherwise) {
+        if (dialect.flowControlLock() != null) sql.one(dialect.flowControlLock(), rs -> Boolean.TRUE);
+        long now = nowMillis(sql);
+        List<Claim> claims = claimedWithSchedules(sql, flowClaimSql, new Object[] {now, owner, lease.toMillis(), json(free),
+            lookahead.toMillis(), scan(limit), lookahead.toMillis(), scan(limit), cap(otherwise), limit});
+        Map<String, Integer> perKey = new java.util.TreeMap<>();
+        for (Claim c : claims) perKey.merge(c.schedule().definition().flowControl().scopedKey(c.schedule().tenant()), 1, Integer::sum);
+        long second = now / 1000;
+        sql.batch("INSERT INTO flow_usage (flow_key, window_second, used) VALUES (?, ?, ?) ON CONFLICT (flow_key) DO UPDATE SET "
+                        + "used = CASE WHEN flow_usage.window_second = excluded.window_second THEN flow_usage.used + excluded.used "
+                        + "ELSE excluded.used END, window_second = excluded.window_second",
+                perKey.entrySet().stream().map(e -> new Object[] {e.getKey(), second, e.getValue()}).toList());
+        return claims;
     }
 
     private List<Claim> claimSkipLocked(Sql sql, Object[] args) {
@@ -106,7 +219,8 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         }, args);
     }
 
-    private List<Claim> claimSerialised(Sql sql, Object[] args) {
+    /** Runs a claim statement returning delivery rows, then reads their schedules. */
+    private static List<Claim> claimedWithSchedules(Sql sql, String claimSql, Object[] args) {
         List<Delivery> claimed = sql.query(claimSql, Rows::delivery, args);
         Map<String, Schedule> schedules = new HashMap<>();
         List<String> ids = claimed.stream().map(Delivery::scheduleId).distinct().toList();
@@ -115,6 +229,37 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
                     Rows::schedule, chunk.toArray())) schedules.put(s.id(), s);
         }
         return claimed.stream().map(d -> new Claim(d, schedules.get(d.scheduleId()))).toList();
+    }
+
+    @Override
+    public int unclaim(String owner, List<Claim> claims) {
+        java.util.Objects.requireNonNull(owner, "owner");
+        if (claims.isEmpty()) return 0;
+        return retrying(() -> store.transact(sql -> {
+            long now = nowMillis(sql);
+            int[] counts = sql.batch("UPDATE deliveries SET status = CASE WHEN attempt_count <= 1 AND NOT replayed THEN 'scheduled' "
+                            + "ELSE 'retrying' END, attempt_count = attempt_count - 1, lease_owner = NULL, lease_expires_at = NULL, "
+                            + "updated_at = ? WHERE id = ? AND status = 'delivering' AND lease_owner = ? AND attempt_count = ?",
+                    claims.stream().map(c -> new Object[] {now, c.delivery().id(), owner, c.delivery().attemptCount()}).toList());
+            int n = 0;
+            for (int c : counts) n += Math.max(c, 0);
+            return n;
+        }));
+    }
+
+    @Override
+    public int fillRouting(int limit) {
+        if (limit <= 0) return 0;
+        return retrying(() -> store.transact(sql -> {
+            List<Schedule> missing = sql.query("SELECT " + Rows.SCHEDULE + " FROM schedules WHERE destination IS NULL ORDER BY id LIMIT ?",
+                    Rows::schedule, limit);
+            sql.batch("UPDATE schedules SET " + JdbcSchedules.ROUTING.replace(",", " = ?,") + " = ? WHERE id = ? AND destination IS NULL",
+                    missing.stream().map(s -> {
+                        Object[] r = JdbcSchedules.routing(s);
+                        return new Object[] {r[0], r[1], r[2], r[3], s.id()};
+                    }).toList());
+            return missing.size();
+        }));
     }
 
     @Override
@@ -166,10 +311,15 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     }
 
     @Override
-    public Optional<Instant> nextDueAt() {
-        return store.autocommit(sql -> sql.one("SELECT q.next_attempt_at FROM deliveries q JOIN schedules qs ON qs.id = q.schedule_id "
+    public Optional<Instant> nextDueAt(Fairness fairness) {
+        boolean excluding = fairness.free().values().stream().anyMatch(f -> f <= 0);
+        String q = "SELECT q.next_attempt_at FROM deliveries q JOIN schedules qs ON qs.id = q.schedule_id "
                 + "WHERE q.status IN ('scheduled', 'retrying') AND qs.status NOT IN ('paused', 'deleted') "
-                + "ORDER BY q.next_attempt_at LIMIT 1", rs -> Sql.instant(rs, "next_attempt_at")));
+                + (excluding ? "AND NOT EXISTS (SELECT 1 FROM " + dialect.jsonEntries() + " c WHERE c.key = " + DESTINATION
+                        + " AND CAST(c.value AS INTEGER) <= 0) " : "")
+                + "ORDER BY q.next_attempt_at LIMIT 1";
+        Object[] args = excluding ? new Object[] {json(fairness.free())} : new Object[0];
+        return store.autocommit(sql -> sql.one(q, rs -> Sql.instant(rs, "next_attempt_at"), args));
     }
 
     @Override

@@ -27,13 +27,26 @@ final class JdbcSchedules implements ScheduleRepository {
     @Override
     public void insertAll(List<Schedule> schedules) {
         List<Object[]> rows = new ArrayList<>(schedules.size());
-        for (Schedule s : schedules)
+        for (Schedule s : schedules) {
+            Object[] routing = routing(s);
             rows.add(new Object[] {s.id(), s.tenant().projectId(), Rows.mode(s.tenant().mode()), s.status().wireName(),
                 DefinitionCodec.write(s.definition()), s.nextFireAt(), s.consecutiveFailures(), s.definition().autoPauseAfter(),
-                s.pausedReason(), s.lastSequence(), s.definition().dedupId(), s.createdAt(), s.updatedAt()});
+                s.pausedReason(), s.lastSequence(), s.definition().dedupId(), s.createdAt(), s.updatedAt(), routing[0], routing[1],
+                routing[2], routing[3]});
+        }
         sql.multiRowUpdate("INSERT INTO schedules (id, project_id, mode, status, definition, next_fire_at, consecutive_failures, "
-                + "auto_pause_after, paused_reason, last_sequence, dedup_id, created_at, updated_at) VALUES ",
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows, "");
+                + "auto_pause_after, paused_reason, last_sequence, dedup_id, created_at, updated_at, " + ROUTING + ") VALUES ",
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows, "");
+    }
+
+    /** The columns the claim reads instead of the definition: its destination and flow control. */
+    static final String ROUTING = "destination, flow_key, flow_parallelism, flow_rate";
+
+    /** The values of {@link #ROUTING} for a schedule, in that order. */
+    static Object[] routing(Schedule s) {
+        dev.idem.core.FlowControl fc = s.definition().flowControl();
+        return new Object[] {s.definition().destination(), fc == null ? null : fc.scopedKey(s.tenant()),
+            fc == null ? null : fc.parallelism(), fc == null ? null : fc.rate()};
     }
 
     @Override
@@ -65,10 +78,13 @@ final class JdbcSchedules implements ScheduleRepository {
 
     @Override
     public boolean update(Schedule s) {
+        Object[] routing = routing(s);
         return sql.update("UPDATE schedules SET status = ?, definition = ?, next_fire_at = ?, consecutive_failures = ?, "
-                        + "auto_pause_after = ?, paused_reason = ?, last_sequence = ?, dedup_id = ?, updated_at = ? WHERE id = ?",
+                        + "auto_pause_after = ?, paused_reason = ?, last_sequence = ?, dedup_id = ?, updated_at = ?, "
+                        + "destination = ?, flow_key = ?, flow_parallelism = ?, flow_rate = ? WHERE id = ?",
                 s.status().wireName(), DefinitionCodec.write(s.definition()), s.nextFireAt(), s.consecutiveFailures(),
-                s.definition().autoPauseAfter(), s.pausedReason(), s.lastSequence(), s.definition().dedupId(), s.updatedAt(), s.id()) == 1;
+                s.definition().autoPauseAfter(), s.pausedReason(), s.lastSequence(), s.definition().dedupId(), s.updatedAt(),
+                routing[0], routing[1], routing[2], routing[3], s.id()) == 1;
     }
 
     /**

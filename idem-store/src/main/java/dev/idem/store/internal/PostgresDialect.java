@@ -98,6 +98,20 @@ final class PostgresDialect implements Dialect {
     }
 
     @Override
+    public String jsonEntries() {
+        return "json_each_text(CAST(? AS json))";
+    }
+
+    /** A transaction-scoped advisory lock: two nodes counting one key's claims must not both see room for the last slot. */
+    @Override
+    public String flowControlLock() {
+        return "SELECT pg_advisory_xact_lock(" + FLOW_CONTROL_LOCK + ")";
+    }
+
+    /** The advisory lock's key: any constant no other statement uses (the bytes of "idemflow"). */
+    private static final long FLOW_CONTROL_LOCK = 0x6964656d666c6f77L;
+
+    @Override
     public String databaseNowMillis() {
         return "CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000) AS BIGINT)";
     }

@@ -104,6 +104,16 @@ final class SqliteDialect implements Dialect {
     }
 
     @Override
+    public String jsonEntries() {
+        return "json_each(?)";
+    }
+
+    @Override
+    public String flowControlLock() {
+        return null;
+    }
+
+    @Override
     public String databaseNowMillis() {
         return "CAST(unixepoch('subsec') * 1000 AS INTEGER)";
     }

@@ -422,4 +422,155 @@ abstract class QueueContract extends StoreTestBase {
         boolean ok = statusCode != null && statusCode / 100 == 2;
         return new Attempt(ids.next("att"), d.id(), number, clock.instant(), 10, statusCode, ok ? null : "HTTP " + statusCode, null);
     }
+
+    /** A schedule delivering to {@code endpoint}, optionally with flow control. */
+    Schedule scheduleTo(String endpoint, dev.idem.core.FlowControl flow) {
+        Instant now = clock.instant();
+        dev.idem.core.ScheduleDefinition d = definition(now).withEndpoint(endpoint).withFlowControl(flow);
+        Schedule s = new Schedule(ids.next("sch"), tenant, ScheduleStatus.ACTIVE, d, now, 0, null, 0, now, now);
+        store.useTransaction(tx -> tx.schedules().insert(s));
+        return s;
+    }
+
+    /** {@code n} deliveries of {@code s}, due one millisecond apart ending now. */
+    List<Delivery> due(Schedule s, int n, long offsetMs) {
+        List<Delivery> out = new ArrayList<>();
+        store.useTransaction(tx -> {
+            for (int i = 0; i < n; i++) {
+                Delivery d = Delivery.scheduled(ids.next("dlv"), s, clock.instant().minusMillis(offsetMs + n - i), i + 1, clock.instant());
+                tx.deliveries().insertIfAbsent(d);
+                out.add(d);
+            }
+        });
+        return out;
+    }
+
+    static long countOf(List<Claim> claims, Schedule s) {
+        return claims.stream().filter(c -> c.schedule().id().equals(s.id())).count();
+    }
+
+    @Test
+    void aClaimInterleavesDestinationsInsteadOfTakingTheOldestBacklogFirst() {
+        Schedule busy = scheduleTo("https://busy.example.com/a", null);
+        Schedule other = scheduleTo("https://OTHER.example.com:443/b", null);
+        due(busy, 50, 1000); // all older than the other destination's rows
+        due(other, 5, 0);
+
+        List<Claim> claims = queue().claimDue("n", LEASE, 10, Duration.ZERO, DeliveryQueue.Fairness.NONE);
+
+        assertThat(countOf(claims, other)).as("the other destination's rows, behind a backlog of 50").isEqualTo(5);
+        assertThat(countOf(claims, busy)).isEqualTo(5);
+    }
+
+    @Test
+    void aDestinationWithoutFreeSlotsIsNotClaimedAndOthersAreCappedAtTheirFreeSlots() {
+        Schedule full = scheduleTo("https://full.example.com/a", null);
+        Schedule capped = scheduleTo("http://capped.example.com/b", null);
+        Schedule fresh = scheduleTo("https://fresh.example.com/c", null);
+        due(full, 20, 100);
+        due(capped, 20, 50);
+        due(fresh, 20, 0);
+        var fairness = new DeliveryQueue.Fairness(java.util.Map.of("https://full.example.com:443", 0, "http://capped.example.com:80", 2), 3);
+
+        List<Claim> claims = queue().claimDue("n", LEASE, 100, Duration.ZERO, fairness);
+
+        assertThat(countOf(claims, full)).isZero();
+        assertThat(countOf(claims, capped)).isEqualTo(2);
+        assertThat(countOf(claims, fresh)).isEqualTo(3);
+        assertThat(queue().nextDueAt(fairness)).as("the earliest row a claim could take").contains(clock.instant().minusMillis(50 + 20 - 2));
+    }
+
+    @Test
+    void aChangedEndpointMovesTheSchedulesDeliveriesToItsNewDestination() {
+        Schedule s = scheduleTo("https://old.example.com/a", null);
+        due(s, 3, 0);
+        store.useTransaction(tx -> tx.schedules().update(s.withDefinition(s.definition().withEndpoint("https://new.example.com/b"),
+                clock.instant())));
+        Schedule other = scheduleTo("https://new.example.com/z", null);
+        due(other, 2, 0);
+
+        var newFull = new DeliveryQueue.Fairness(java.util.Map.of("https://new.example.com:443", 0), 10);
+        assertThat(queue().claimDue("n", LEASE, 10, Duration.ZERO, newFull)).as("the new destination is full").isEmpty();
+        var oldFull = new DeliveryQueue.Fairness(java.util.Map.of("https://old.example.com:443", 0), 10);
+        assertThat(queue().claimDue("n", LEASE, 10, Duration.ZERO, oldFull)).hasSize(5);
+    }
+
+    @Test
+    void unclaimReturnsAnUnattemptedDeliveryAsItWasBeforeItsClaim() {
+        Schedule s = schedule(tenant, T0);
+        Delivery d = delivery(s, T0);
+        Claim c = queue().claimDue("node-a", LEASE, 10).get(0);
+        assertThat(queue().unclaim("node-b", List.of(c))).as("another owner's claim").isZero();
+
+        assertThat(queue().unclaim("node-a", List.of(c))).isEqualTo(1);
+
+        Delivery back = store.inTransaction(tx -> tx.deliveries().find(tenant, d.id())).orElseThrow();
+        assertThat(back.status()).isEqualTo(DeliveryStatus.SCHEDULED);
+        assertThat(back.attemptCount()).isZero();
+        assertThat(back.leaseOwner()).isNull();
+        assertThat(back.nextAttemptAt()).isEqualTo(T0);
+        assertThat(queue().claimDue("node-b", LEASE, 10)).singleElement().satisfies(again -> assertThat(again.delivery().attemptCount()).isEqualTo(1));
+    }
+
+    @Test
+    void flowControlParallelismCountsLiveClaimsOfTheKeyAcrossSchedulesAndOwners() {
+        var flow = new dev.idem.core.FlowControl("acme", 3, null);
+        Schedule one = scheduleTo("https://a.example.com/", flow);
+        Schedule two = scheduleTo("https://b.example.com/", flow);
+        Schedule free = scheduleTo("https://c.example.com/", null);
+        due(one, 5, 10);
+        due(two, 5, 0);
+        due(free, 5, 0);
+
+        List<Claim> first = queue().claimDue("node-a", LEASE, 2);
+        List<Claim> second = queue().claimDue("node-b", LEASE, 100);
+        List<Claim> third = queue().claimDue("node-c", LEASE, 100);
+
+        long flowA = countOf(first, one) + countOf(first, two);
+        long flowB = countOf(second, one) + countOf(second, two);
+        assertThat(flowA + flowB).as("claims of key acme in flight").isEqualTo(3);
+        assertThat(countOf(third, one) + countOf(third, two)).isZero();
+        assertThat(countOf(first, free) + countOf(second, free)).isEqualTo(5);
+
+        Claim done = (flowA > 0 ? first : second).stream().filter(c -> c.schedule().definition().flowControl() != null).findFirst().orElseThrow();
+        queue().complete(done.delivery().leaseOwner(), List.of(new Outcome(done.delivery().id(), new Attempt(ids.next("att"),
+                done.delivery().id(), 1, T0, 5, 200, null, null), DeliveryStatus.SUCCEEDED, null, null)));
+        assertThat(queue().claimDue("node-c", LEASE, 100)).as("one slot of the key freed").hasSize(1);
+    }
+
+    @Test
+    void flowControlRateLimitsClaimsPerSecondOfTheStoresClock() {
+        Schedule s = scheduleTo("https://rated.example.com/", new dev.idem.core.FlowControl("rated", null, 4));
+        due(s, 10, 0);
+
+        assertThat(queue().claimDue("n", LEASE, 3)).hasSize(3);
+        assertThat(queue().claimDue("m", LEASE, 100)).hasSize(1);
+        assertThat(queue().claimDue("n", LEASE, 100)).isEmpty();
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(queue().claimDue("n", LEASE, 100)).hasSize(4);
+    }
+
+    @Test
+    void aScheduleWrittenWithoutItsRoutingColumnsGetsThemFilled() throws Exception {
+        Schedule s = scheduleTo("https://late.example.com/x", new dev.idem.core.FlowControl("k", 2, null));
+        clearRouting(s.id());
+
+        assertThat(queue().fillRouting(10)).isEqualTo(1);
+        assertThat(queue().fillRouting(10)).isZero();
+        due(s, 3, 0);
+        assertThat(queue().claimDue("n", LEASE, 10)).as("its flow control applies again").hasSize(2);
+    }
+
+    /** Sets a schedule's routing columns back to NULL, as a writer unaware of them leaves a row. */
+    void clearRouting(String scheduleId) throws java.sql.SQLException {
+        var config = database.config();
+        java.util.Properties p = new java.util.Properties();
+        if (config.user() != null) p.setProperty("user", config.user());
+        if (config.password() != null) p.setProperty("password", config.password());
+        try (var c = java.sql.DriverManager.getConnection(config.jdbcUrl(), p);
+             var st = c.prepareStatement("UPDATE schedules SET destination = NULL, flow_key = NULL, flow_parallelism = NULL, flow_rate = NULL WHERE id = ?")) {
+            st.setString(1, scheduleId);
+            assertThat(st.executeUpdate()).isEqualTo(1);
+        }
+    }
 }

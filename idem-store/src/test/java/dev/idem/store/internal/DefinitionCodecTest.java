@@ -42,6 +42,15 @@ class DefinitionCodecTest {
     }
 
     @Test
+    void flowControlIsStoredOnlyWhenGivenAndReadsBackWithAnAbsentLimitAbsent() {
+        ScheduleDefinition d = DEFINITION.withFlowControl(new dev.idem.core.FlowControl("acme", null, 7));
+        String stored = DefinitionCodec.write(d);
+        assertThat(stored).endsWith(",\"flow_control\":{\"key\":\"acme\",\"rate\":7}}");
+        assertThat(DefinitionCodec.read(stored)).isEqualTo(d);
+        assertThat(DefinitionCodec.read(STORED).flowControl()).as("a definition stored before flow control existed").isNull();
+    }
+
+    @Test
     void aRuleKeepsItsZoneAnchorExdatesBoundsAndCatchUp() {
         RecurrenceSpec spec = new RecurrenceSpec(RecurrenceSpec.Kind.RRULE, "FREQ=MONTHLY;BYDAY=+2MO;BYHOUR=18;BYMINUTE=0",
                 ZoneId.of("Europe/Paris"), LocalDateTime.parse("2026-01-01T09:00"), List.of(LocalDateTime.parse("2026-03-09T18:00")),

@@ -1,0 +1,31 @@
+package dev.idem.core;
+
+import java.util.Objects;
+
+/**
+ * A schedule's {@code flow_control} (SPEC section 2): every schedule of one tenant given the same {@code key} shares at
+ * most {@code parallelism} attempts in flight and {@code rate} attempts started per second, across all nodes. Either
+ * limit may be absent (null), not both.
+ */
+public record FlowControl(String key, Integer parallelism, Integer rate) {
+    public static final int MAX_KEY_LENGTH = 255;
+    public static final int MAX_PARALLELISM = 100_000;
+    public static final int MAX_RATE = 100_000;
+
+    public FlowControl {
+        Objects.requireNonNull(key, "flow_control.key");
+        if (key.isEmpty() || key.length() > MAX_KEY_LENGTH)
+            throw new IllegalArgumentException("flow_control.key must be 1 to " + MAX_KEY_LENGTH + " characters");
+        if (parallelism == null && rate == null)
+            throw new IllegalArgumentException("flow_control needs parallelism, rate or both");
+        if (parallelism != null && (parallelism < 1 || parallelism > MAX_PARALLELISM))
+            throw new IllegalArgumentException("flow_control.parallelism must be between 1 and " + MAX_PARALLELISM);
+        if (rate != null && (rate < 1 || rate > MAX_RATE))
+            throw new IllegalArgumentException("flow_control.rate must be between 1 and " + MAX_RATE + " attempts per second");
+    }
+
+    /** The key as the store keeps it: scoped to the tenant, so two projects' keys never meet. */
+    public String scopedKey(Tenant tenant) {
+        return tenant.projectId() + "/" + tenant.mode().wireName() + "/" + key;
+    }
+}

@@ -1,0 +1,145 @@
+package dev.idem.engine.testing;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A loopback receiver that holds no thread per request, so it can have thousands open at once: it answers 200 after
+ * a delay from a timer, or parks the exchange unanswered (a hanging receiver) until its mode changes or it closes.
+ * Counts requests per {@code webhook-id}, requests open now, and the most ever open at once.
+ */
+public final class ParkingReceiver implements AutoCloseable {
+    /** How it treats each request. */
+    public sealed interface Mode {}
+
+    /** 200 after {@code delay} (zero: at once). */
+    public record Answer(Duration delay) implements Mode {}
+
+    /** Never answers while this mode lasts. */
+    public record Hang() implements Mode {}
+
+    /** One request as it arrived. */
+    public record Arrival(String deliveryId, int attempt, long arrivedMillis) {}
+
+    static {
+        System.setProperty("sun.net.httpserver.nodelay", "true");
+        // the JDK server closes kept-alive connections beyond 200 idle ones as soon as they fall idle, racing the
+        // client's reuse of them (a failed attempt, retried by the policy): not what these tests are about
+        System.setProperty("sun.net.httpserver.maxIdleConnections", "100000");
+    }
+
+    private final HttpServer server;
+    private final ExecutorService handlers = Executors.newFixedThreadPool(4, r -> daemon(r, "parking-receiver"));
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "parking-receiver-timer"));
+    private final Set<HttpExchange> parked = ConcurrentHashMap.newKeySet();
+    private final List<Arrival> arrivals = new CopyOnWriteArrayList<>();
+    private final Map<String, AtomicInteger> perDelivery = new ConcurrentHashMap<>();
+    private final AtomicInteger open = new AtomicInteger();
+    private final AtomicInteger maxOpen = new AtomicInteger();
+    private volatile Mode mode;
+
+    public ParkingReceiver(Mode mode) throws IOException {
+        this.mode = mode;
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 4096);
+        server.setExecutor(handlers);
+        server.createContext("/", this::handle);
+        server.start();
+    }
+
+    public String url(String path) {
+        return "http://127.0.0.1:" + server.getAddress().getPort() + path;
+    }
+
+    /** From now on requests are treated so; switching away from {@link Hang} answers the parked ones at once. */
+    public void mode(Mode m) {
+        this.mode = m;
+        if (!(m instanceof Hang)) for (HttpExchange ex : parked) answer(ex);
+    }
+
+    public List<Arrival> arrivals() {
+        return List.copyOf(arrivals);
+    }
+
+    public int requests() {
+        return arrivals.size();
+    }
+
+    public int requestsFor(String deliveryId) {
+        AtomicInteger n = perDelivery.get(deliveryId);
+        return n == null ? 0 : n.get();
+    }
+
+    /** Requests received and not yet answered. */
+    public int open() {
+        return open.get();
+    }
+
+    public int maxOpen() {
+        return maxOpen.get();
+    }
+
+    /** Starts counting {@link #maxOpen()} afresh from the requests open now. */
+    public void resetMaxOpen() {
+        maxOpen.set(open.get());
+    }
+
+    private void handle(HttpExchange ex) throws IOException {
+        try (InputStream in = ex.getRequestBody()) {
+            in.readAllBytes();
+        }
+        String id = ex.getRequestHeaders().getFirst("webhook-id");
+        String attempt = ex.getRequestHeaders().getFirst("Idem-Attempt");
+        maxOpen.accumulateAndGet(open.incrementAndGet(), Math::max);
+        arrivals.add(new Arrival(id, attempt == null ? 0 : Integer.parseInt(attempt), System.currentTimeMillis()));
+        if (id != null) perDelivery.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
+        Mode m = mode;
+        if (m instanceof Answer a) {
+            if (a.delay().isZero()) answer(ex);
+            else timer.schedule(() -> answer(ex), a.delay().toMillis(), TimeUnit.MILLISECONDS);
+        } else {
+            parked.add(ex);
+            if (!(mode instanceof Hang)) answer(ex);
+        }
+    }
+
+    private void answer(HttpExchange ex) {
+        parked.remove(ex);
+        try {
+            ex.sendResponseHeaders(200, -1);
+        } catch (IOException e) {
+            // the sender gave up on it (deadline): the connection is gone
+        } finally {
+            open.decrementAndGet();
+            ex.close();
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        for (HttpExchange ex : parked) ex.close();
+        handlers.shutdownNow();
+        timer.shutdownNow();
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+}
