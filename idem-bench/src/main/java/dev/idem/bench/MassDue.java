@@ -299,7 +299,7 @@ public final class MassDue {
                 var z = due.atZone(ZoneOffset.UTC);
                 c.writeCron("c", n, z.getSecond() + " " + z.getMinute() + " " + z.getHour() + " * * *");
             } else {
-                for (int from = 0; from < n; from += Contender.WRITE_CHUNK) c.write("once" + n, from, Math.min(n, from + Contender.WRITE_CHUNK), i -> due);
+                for (int from = 0; from < n; from += Contender.WRITE_CHUNK) c.write("once" + n, receiver.url(), from, Math.min(n, from + Contender.WRITE_CHUNK), i -> due);
             }
             print("%s %,d db-scheduler+apache: scheduleBatch in %.1f s, due %s", cron ? "cron" : "once", n, (System.nanoTime() - t0) / 1e9, due);
             drain((cron ? "cron " : "once ") + n, "db-scheduler+apache", n, due, tally, -1);
