@@ -162,22 +162,52 @@ public final class EndpointGuard {
         return Optional.of("an unknown address family");
     }
 
+    /**
+     * Why {@code endpoint} is not a usable http(s) URL, whatever the network it points at: a syntax error, another
+     * scheme, no host, credentials, a port outside 1..65535, or an IPv6 zone id ({@code [fe80::1%25eth0]}). Empty
+     * when it is well formed. Independent of {@code allowPrivateEndpoints}; {@link #refusal} and
+     * {@link #checkBeforeConnect} include this check.
+     */
+    public static Optional<String> syntaxError(String endpoint) {
+        try {
+            parse(endpoint);
+            return Optional.empty();
+        } catch (EndpointRefusedException e) {
+            return Optional.of(e.getMessage());
+        }
+    }
+
     private static URI parse(String endpoint) throws EndpointRefusedException {
         if (endpoint == null || endpoint.isBlank()) throw new EndpointRefusedException("endpoint is empty: give an http(s) URL");
         URI uri;
         try {
-            uri = new URI(endpoint.trim());
+            uri = new URI(endpoint);
         } catch (URISyntaxException e) {
             throw new EndpointRefusedException("endpoint is not a valid URL: " + e.getReason());
         }
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         if (!scheme.equals("http") && !scheme.equals("https"))
             throw new EndpointRefusedException("endpoint must be an http or https URL, got scheme '" + scheme + "'");
-        if (uri.getHost() == null || uri.getHost().isEmpty())
+        if (uri.getHost() == null || uri.getHost().isEmpty()) {
+            // java.net.URI reads "host:99999999999" as a registry authority with no host rather than a bad port
+            String authority = uri.getRawAuthority();
+            if (authority != null && authority.matches(".*:[0-9]+") && !authority.contains("@"))
+                throw new EndpointRefusedException(portText(authority.substring(authority.lastIndexOf(':') + 1)));
             throw new EndpointRefusedException("endpoint has no host name: give a URL such as https://example.com/hook");
+        }
         if (uri.getRawUserInfo() != null)
             throw new EndpointRefusedException("endpoint must not carry credentials before the host: send them in 'headers'");
+        // -1 is "no port given" (the scheme's default); 0 would connect to the default port, 65536 and up to nothing
+        if (uri.getPort() == 0 || uri.getPort() > 65535) throw new EndpointRefusedException(portText(Integer.toString(uri.getPort())));
+        // a zone id names a network interface of the sending machine: meaningless to a service of several nodes,
+        // refused by the WHATWG URL standard, and a way around the address checks (fe80::1%25eth0 is link-local)
+        if (uri.getHost().indexOf('%') >= 0)
+            throw new EndpointRefusedException("endpoint host '" + uri.getHost() + "' carries an IPv6 zone id (%…): give a routable address or a host name");
         return uri;
+    }
+
+    private static String portText(String port) {
+        return "endpoint port must be between 1 and 65535, got " + port;
     }
 
     private static String bareHost(URI uri) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -123,5 +124,25 @@ class EndpointGuardTest {
         assertThatThrownBy(() -> g.resolveForConnect("metadata.google.internal")).isInstanceOf(EndpointGuard.RefusedHostException.class);
         assertThat(EndpointGuard.of(true, fakeDns(Map.of("sneaky.example", "10.0.0.7"))).resolveForConnect("sneaky.example"))
                 .extracting(InetAddress::getHostAddress).containsExactly("10.0.0.7");
+    }
+
+    /** Issue 18.1, 18.2, 18.9: what no connection can go to is refused with or without --allow-private-endpoints, at create and connect time. */
+    @ParameterizedTest
+    @ValueSource(strings = {"http://127.0.0.1:99999/x", "http://example.com:65536/", "http://example.com:0/", "http://8.8.8.8:0/",
+            "http://example.com:99999999999/x", "http://[fe80::1%25lo]/x", "http://[fe80::1%lo]/x", "https://[2001:db8::1%251]:443/"})
+    void anUnusablePortOrAZoneIdIsRefusedWhateverTheNetwork(String endpoint) {
+        for (EndpointGuard g : List.of(EndpointGuard.of(false), EndpointGuard.of(true))) {
+            assertThat(g.refusal(endpoint)).as(endpoint).isPresent();
+            assertThat(EndpointGuard.syntaxError(endpoint)).as(endpoint).isPresent();
+            assertThatThrownBy(() -> g.checkBeforeConnect(endpoint)).as(endpoint).isInstanceOf(EndpointGuard.EndpointRefusedException.class);
+        }
+        assertThat(EndpointGuard.syntaxError("http://example.com:70000/x")).contains("endpoint port must be between 1 and 65535, got 70000");
+    }
+
+    @Test
+    void portsOneAndTheHighestAreUsable() {
+        assertThat(EndpointGuard.syntaxError("http://example.com:1/")).isEmpty();
+        assertThat(EndpointGuard.syntaxError("https://example.com:65535/x")).isEmpty();
+        assertThat(EndpointGuard.syntaxError("https://[2001:db8::1]:8443/x")).isEmpty();
     }
 }

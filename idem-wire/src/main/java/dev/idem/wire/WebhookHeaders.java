@@ -32,15 +32,27 @@ public final class WebhookHeaders {
     private static final Set<String> RESERVED = Set.of(
             WEBHOOK_ID, WEBHOOK_TIMESTAMP, WEBHOOK_SIGNATURE, IDEMPOTENCY_KEY, SCHEDULE_ID, DELIVERY_ID,
             SCHEDULED_FOR, ATTEMPT, SEQUENCE, EVENT_TYPE, USER_AGENT, RRULE_EXECUTION_ID, RRULE_SCHEDULED_FOR,
-            RRULE_SCHEDULE_ID, SCHED_DELIVERY_ID, SCHED_ATTEMPT, SCHED_TIMESTAMP, SCHED_SIGNATURE,
-            "Host", "Content-Length", "Connection", "Transfer-Encoding", "Upgrade", "Expect")
+            RRULE_SCHEDULE_ID, SCHED_DELIVERY_ID, SCHED_ATTEMPT, SCHED_TIMESTAMP, SCHED_SIGNATURE)
             .stream().map(h -> h.toLowerCase(Locale.ROOT)).collect(java.util.stream.Collectors.toUnmodifiableSet());
+
+    /**
+     * Headers that describe one connection or its framing rather than the message (RFC 9110 section 7.6.1,
+     * RFC 9112): the HTTP client sets them for each connection, and a proxy would strip them anyway.
+     */
+    private static final Set<String> HOP_BY_HOP = Set.of("Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate",
+            "Proxy-Authorization", "TE", "Trailer", "Transfer-Encoding", "Upgrade", "Host", "Content-Length", "Expect",
+            "HTTP2-Settings").stream().map(h -> h.toLowerCase(Locale.ROOT)).collect(java.util.stream.Collectors.toUnmodifiableSet());
 
     private WebhookHeaders() {}
 
-    /** True for a header a user may not set on a schedule: Idem owns it, or HTTP does. */
+    /** True for a header a user may not set on a schedule: Idem owns it, or HTTP does ({@link #isHopByHop}). */
     public static boolean isReserved(String name) {
         String n = name.toLowerCase(Locale.ROOT);
-        return RESERVED.contains(n) || n.startsWith("idem-") || n.startsWith("webhook-");
+        return RESERVED.contains(n) || n.startsWith("idem-") || n.startsWith("webhook-") || HOP_BY_HOP.contains(n);
+    }
+
+    /** True for a connection-level header ({@code Connection}, {@code TE}, {@code Keep-Alive}, {@code Host}, …). */
+    public static boolean isHopByHop(String name) {
+        return HOP_BY_HOP.contains(name.toLowerCase(Locale.ROOT));
     }
 }

@@ -65,24 +65,34 @@ public final class Recurrences {
     }
 
     /**
-     * Parses an IANA time-zone id ({@code Europe/Paris}, {@code UTC}).
+     * Parses a time-zone id: {@code UTC} or an IANA region id ({@code Europe/Paris}); offsets, {@code Etc/*} and
+     * legacy aliases are refused with a pointer to the id to use (see {@link ZoneIds}).
      *
-     * @throws InvalidRecurrenceException with param {@code timezone} when unknown
+     * @throws InvalidRecurrenceException with param {@code timezone} when unknown or not a region
      */
     public static ZoneId zone(String id) {
         if (id == null || id.isBlank()) {
             throw new InvalidRecurrenceException("timezone", "invalid_timezone",
                     "timezone is empty; give an IANA zone such as Europe/Paris or UTC");
         }
+        String name = id.strip();
+        ZoneId zone;
         try {
-            return ZoneId.of(id.strip());
+            zone = ZoneId.of(name);
         } catch (DateTimeException e) {
             String hint = ZoneId.getAvailableZoneIds().stream()
-                    .filter(z -> z.equalsIgnoreCase(id.strip()))
+                    .filter(z -> z.equalsIgnoreCase(name))
                     .findFirst().map(z -> " (did you mean " + z + "?)").orElse("");
             throw new InvalidRecurrenceException("timezone", "invalid_timezone",
                     "timezone '" + id + "' is not a known IANA zone" + hint + "; use a zone such as Europe/Paris, America/New_York or UTC");
         }
+        if (!ZoneIds.accepted(name)) {
+            String hint = ZoneIds.replacement(zone).map(z -> " (it has the rules of " + z + ")").orElse("");
+            throw new InvalidRecurrenceException("timezone", "invalid_timezone",
+                    "timezone '" + id + "' is not an IANA region id" + hint + "; give UTC or an Area/Location zone such as Europe/Paris or"
+                            + " America/New_York, which follows that region's daylight-saving changes");
+        }
+        return zone;
     }
 
     private static CompiledRecurrence compileRule(RecurrenceSpec spec) {

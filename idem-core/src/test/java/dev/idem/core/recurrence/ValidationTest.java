@@ -97,6 +97,20 @@ class ValidationTest {
         assertThat(Recurrences.zone("UTC").getId()).isEqualTo("UTC");
     }
 
+    /** Issue 18.9: ZoneId.of parses offsets, Etc/*, SystemV/* and aliases; a schedule takes UTC or an IANA region only. */
+    @Test
+    void zonesThatAreNotIanaRegionsAreRefusedWithWhatToUseInstead() {
+        for (String id : new String[] {"Z", "GMT+14", "UTC+01:00", "+02:00", "SystemV/AST4", "EST5EDT", "Etc/GMT+5", "GMT0"})
+            rejects(() -> Recurrences.zone(id), "timezone", "invalid_timezone", "is not an IANA region id");
+        rejects(() -> Recurrences.zone("Etc/UTC"), "timezone", "invalid_timezone", "it has the rules of UTC");
+        rejects(() -> Recurrences.zone("Zulu"), "timezone", "invalid_timezone", "it has the rules of UTC");
+        rejects(() -> Recurrences.zone("US/Eastern"), "timezone", "invalid_timezone", "it has the rules of America/New_York");
+        rejects(() -> Recurrences.zone("Japan"), "timezone", "invalid_timezone", "it has the rules of Asia/Tokyo");
+        for (String id : new String[] {"America/Argentina/Buenos_Aires", "America/Indiana/Knox", "Antarctica/Troll", "Arctic/Longyearbyen",
+                "Indian/Maldives", "Atlantic/Azores", "Europe/Isle_of_Man", "America/Port-au-Prince", "Etc/UTC".replace("Etc/", "")})
+            assertThat(Recurrences.zone(id).getId()).isEqualTo(id);
+    }
+
     @Test
     void previewSizeMustBeBetweenOneAndAThousand() {
         RecurrenceSpec spec = RecurrenceSpec.rrule("FREQ=MINUTELY", ZoneOffset.UTC, local("2025-01-01T09:00"));

@@ -40,7 +40,8 @@ public final class RequestBuilder {
         String scheduledFor = IdempotencyKeys.Rfc3339.format(delivery.scheduledFor());
 
         Map<String, String> h = new LinkedHashMap<>();
-        // the user's own headers first, so none of ours can be shadowed (reserved names are refused at create time)
+        // the user's own headers first, so none of ours can be shadowed. Reserved and hop-by-hop names are refused at
+        // create time; dropping them here too keeps a definition stored before a name was reserved from sending it.
         def.headers().forEach((k, v) -> {
             if (!WebhookHeaders.isReserved(k) && !k.equalsIgnoreCase(WebhookHeaders.CONTENT_TYPE)) h.put(k, v);
         });

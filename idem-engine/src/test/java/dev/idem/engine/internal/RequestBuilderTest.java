@@ -154,4 +154,28 @@ class RequestBuilderTest {
         assertThat(r.headers()).containsEntry("webhook-id", "dlv_1").containsEntry("Content-Type", "application/json");
         assertThat(r.headers().keySet().stream().filter(k -> k.equalsIgnoreCase("webhook-id"))).hasSize(1);
     }
+
+    /** Issue 18.3: a definition stored before hop-by-hop names were refused still never sends them. */
+    @Test
+    void hopByHopHeadersOfAStoredDefinitionAreNotSent() {
+        Map<String, String> stored = new java.util.LinkedHashMap<>();
+        for (String name : List.of("TE", "Keep-Alive", "Proxy-Authorization", "Proxy-Authenticate", "Connection", "Upgrade", "Trailer",
+                "Transfer-Encoding", "Host", "Content-Length", "proxy-connection"))
+            stored.put(name, "x");
+        stored.put("X-Kept", "1");
+        Schedule s = schedule(Defs.with(Defs.once("https://example.com/hook", DUE), null, null, null, stored, null, null));
+        DeliveryRequest r = builder.build(Defs.claimed(s, "dlv_1", 1, 1), s, 1, List.of(secret), NOW);
+        assertThat(r.headers()).containsEntry("X-Kept", "1");
+        for (String name : stored.keySet())
+            if (!name.equals("X-Kept")) assertThat(r.headers().keySet()).as(name).noneMatch(k -> k.equalsIgnoreCase(name));
+    }
+
+    /** Issue 18.5: the payload's bytes are the stored text's, whatever its numbers, key order, escapes and spacing. */
+    @Test
+    void thePayloadIsSentAsItsStoredText() {
+        String payload = "{\"b\": 1, \"a\": [1.0, 100.0, 123456789012345678901234567890], \"c\": \"caf\\u00e9 \u00e9\"}";
+        Schedule s = schedule(Defs.with(Defs.once("https://example.com/hook", DUE), payload, null, null, Map.of(), null, null));
+        DeliveryRequest r = builder.build(Defs.claimed(s, "dlv_1", 1, 1), s, 1, List.of(secret), NOW);
+        assertThat(r.body()).isEqualTo(payload.getBytes(StandardCharsets.UTF_8));
+    }
 }

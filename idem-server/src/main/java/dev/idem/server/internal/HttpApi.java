@@ -116,16 +116,18 @@ public final class HttpApi {
         };
     }
 
-    /** A parameter whose value cannot be decoded is bad input, not an absent parameter. */
+    /** A parameter whose value cannot be decoded, or holds text no store keeps, is bad input, not an absent parameter. */
     private static void checkQueryString(String query) {
         if (query == null) return;
         for (String part : query.split("&")) {
+            String name = part.contains("=") ? part.substring(0, part.indexOf('=')) : part;
+            String decoded;
             try {
-                java.net.URLDecoder.decode(part, java.nio.charset.StandardCharsets.UTF_8);
+                decoded = java.net.URLDecoder.decode(part, java.nio.charset.StandardCharsets.UTF_8);
             } catch (IllegalArgumentException e) {
-                String name = part.contains("=") ? part.substring(0, part.indexOf('=')) : part;
                 throw ApiException.invalid("parameter_invalid_encoding", name, "Query parameter '" + name + "' is not valid percent-encoding");
             }
+            StorableText.check(decoded, decoded.contains("=") ? decoded.substring(0, decoded.indexOf('=')) : decoded);
         }
     }
 
@@ -135,7 +137,7 @@ public final class HttpApi {
     }
 
     static ObjectNode body(Context ctx) {
-        return Json.parseObject(ctx.bodyAsBytes());
+        return JsonBody.parse(ctx.bodyAsBytes());
     }
 
     static void json(Context ctx, int status, JsonNode body) {

@@ -7,16 +7,11 @@ import dev.idem.core.HeaderProfile;
 import dev.idem.core.RetryPolicy;
 import dev.idem.core.ScheduleDefinition;
 import dev.idem.core.Timing;
-import dev.idem.wire.WebhookHeaders;
+import dev.idem.engine.EndpointGuard;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
@@ -29,10 +24,8 @@ public final class ScheduleParser {
             "idempotency_key", "dedup_id", "retry", "timeout", "auto_pause_after", "header_profile", "metadata", "flow_control");
     private static final Set<String> RETRY_FIELDS = Set.of("max_attempts", "initial_backoff", "max_backoff", "max_age");
     private static final Set<String> FLOW_CONTROL_FIELDS = Set.of("key", "parallelism", "rate");
-    private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}");
     private static final Pattern EVENT_TYPE = Pattern.compile("[A-Za-z0-9._:\\-/]{1,255}");
     private static final Duration MAX_DELAY = Duration.ofDays(3650);
-    private static final int MAX_HEADERS = 50;
     private static final int MAX_METADATA_BYTES = 16 * 1024;
 
     private final Function<URI, Optional<String>> endpointCheck;
@@ -53,7 +46,7 @@ public final class ScheduleParser {
         String rawBody = f.string("body", 256 * 1024);
         if (f.has("payload")) {
             if (rawBody != null) throw ApiException.invalid("parameter_conflict", "body", "Give payload or body, not both");
-            payload = Json.compact(f.raw("payload"));
+            payload = JsonBody.text(f.raw("payload"));
         }
         String contentType = f.string("content_type", 255);
         if (contentType != null && rawBody == null)
@@ -77,7 +70,7 @@ public final class ScheduleParser {
             }
         }
         String metadata = metadata(f);
-        ScheduleDefinition def = new ScheduleDefinition(endpoint, timing, payload, rawBody, contentType, headers(f), eventType,
+        ScheduleDefinition def = new ScheduleDefinition(endpoint, timing, payload, rawBody, contentType, HeaderFields.parse(f), eventType,
                 idempotencyKey, dedupId, retry(f), timeout == null ? ScheduleDefinition.DEFAULT_TIMEOUT : timeout,
                 autoPause == null ? ScheduleDefinition.DEFAULT_AUTO_PAUSE_AFTER : autoPause, profile, metadata).withFlowControl(flowControl(f));
         return new Parsed(def, dedupId);
@@ -85,23 +78,14 @@ public final class ScheduleParser {
 
     private String endpoint(Fields f) {
         String s = f.requiredString("endpoint", 2048);
-        URI uri;
-        try {
-            uri = new URI(s);
-        } catch (URISyntaxException e) {
-            throw ApiException.invalid("endpoint_invalid", "endpoint", "endpoint is not a valid URL: " + e.getReason());
-        }
-        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-        if (!scheme.equals("http") && !scheme.equals("https"))
-            throw ApiException.invalid("endpoint_invalid", "endpoint", "endpoint must be an http:// or https:// URL");
-        if (uri.getHost() == null || uri.getHost().isEmpty())
-            throw ApiException.invalid("endpoint_invalid", "endpoint", "endpoint must name a host");
-        if (uri.getUserInfo() != null)
-            throw ApiException.invalid("endpoint_invalid", "endpoint", "endpoint must not carry credentials; use headers instead");
-        endpointCheck.apply(uri).ifPresent(reason -> {
+        // one definition of a well-formed endpoint, shared with the engine's connect-time check
+        EndpointGuard.syntaxError(s).ifPresent(reason -> {
+            throw ApiException.invalid("endpoint_invalid", "endpoint", reason);
+        });
+        endpointCheck.apply(URI.create(s)).ifPresent(reason -> {
             throw ApiException.invalid("endpoint_not_allowed", "endpoint", reason);
         });
-        return uri.toString();
+        return s;
     }
 
     private Timing timing(Fields f, Instant now) {
@@ -120,32 +104,6 @@ public final class ScheduleParser {
             return new Timing.Once(at);
         }
         return new Timing.Once(now);
-    }
-
-    private static Map<String, String> headers(Fields f) {
-        Fields h = f.object("headers");
-        if (h == null) return Map.of();
-        Map<String, String> out = new LinkedHashMap<>();
-        for (Iterator<Map.Entry<String, JsonNode>> it = h.node().fields(); it.hasNext(); ) {
-            var e = it.next();
-            String name = e.getKey();
-            if (!HEADER_NAME.matcher(name).matches())
-                throw ApiException.invalid("header_invalid", "headers." + name, "'" + name + "' is not a valid header name");
-            if (WebhookHeaders.isReserved(name))
-                throw ApiException.invalid("header_reserved", "headers." + name, "'" + name + "' is set by Idem and cannot be overridden");
-            if (name.equalsIgnoreCase("content-type"))
-                throw ApiException.invalid("header_reserved", "headers." + name, "set content_type instead of a Content-Type header");
-            if (!e.getValue().isTextual())
-                throw ApiException.invalid("parameter_invalid_type", "headers." + name, "header values must be strings");
-            String value = e.getValue().asText();
-            if (value.length() > 8192 || value.chars().anyMatch(c -> c == '\r' || c == '\n' || c == 0))
-                throw ApiException.invalid("header_invalid", "headers." + name, "header values must be at most 8192 characters without line breaks");
-            if (out.keySet().stream().anyMatch(k -> k.equalsIgnoreCase(name)))
-                throw ApiException.invalid("header_invalid", "headers." + name, "header '" + name + "' is given twice");
-            out.put(name, value);
-        }
-        if (out.size() > MAX_HEADERS) throw ApiException.invalid("parameter_too_long", "headers", "at most " + MAX_HEADERS + " headers");
-        return out;
     }
 
     static RetryPolicy retry(Fields f) {

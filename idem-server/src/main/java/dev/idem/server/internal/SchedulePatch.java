@@ -78,7 +78,7 @@ final class SchedulePatch {
             if (spec.count() != null) o.put("count", spec.count());
             o.put("catch_up", r.catchUp().wireName());
         }
-        if (d.payloadJson() != null) o.set("payload", Json.parseStored(d.payloadJson()));
+        if (d.payloadJson() != null) o.set("payload", JsonBody.verbatim(d.payloadJson()));
         if (d.body() != null) {
             o.put("body", d.body());
             o.put("content_type", d.contentType());

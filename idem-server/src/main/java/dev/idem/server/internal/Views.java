@@ -38,7 +38,7 @@ public final class Views {
         o.put("consecutive_failures", s.consecutiveFailures());
         o.put("paused_reason", s.pausedReason());
         o.put("last_delivery_status", lastDeliveryStatus == null ? null : lastDeliveryStatus.wireName());
-        if (d.payloadJson() != null) o.set("payload", Json.parseStored(d.payloadJson()));
+        if (d.payloadJson() != null) o.set("payload", JsonBody.verbatim(d.payloadJson()));
         else o.putNull("payload");
         o.put("body", d.body());
         o.put("content_type", d.contentType());

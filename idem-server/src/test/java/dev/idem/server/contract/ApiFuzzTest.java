@@ -54,7 +54,7 @@ class ApiFuzzTest {
     static Path dir;
     static ContractServer node;
     static LoopbackReceiver receiver;
-    static SqliteRows rows;
+    static StoreRows rows;
     static OpenApiDocument doc;
     static String closedPortUrl;
     static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -67,7 +67,7 @@ class ApiFuzzTest {
             closedPortUrl = "http://127.0.0.1:" + s.getLocalPort() + "/closed";
         }
         node = ContractServer.start(TestStores.sqlite(dir, Clock.systemUTC()), dir, true, true, 0);
-        rows = new SqliteRows(dir);
+        rows = new StoreRows(dir);
         doc = OpenApiDocument.load();
     }
 

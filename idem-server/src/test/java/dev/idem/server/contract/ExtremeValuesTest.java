@@ -22,13 +22,13 @@ class ExtremeValuesTest {
     @TempDir
     static Path dir;
     ContractServer node;
-    SqliteRows rows;
+    StoreRows rows;
     static final String ENDPOINT = "http://127.0.0.1:9/extreme";
 
     @BeforeAll
     void start() {
         node = ContractServer.start(TestStores.sqlite(dir, Clock.systemUTC()), dir, true, true, 0);
-        rows = new SqliteRows(dir);
+        rows = new StoreRows(dir);
     }
 
     @AfterAll

@@ -31,12 +31,12 @@ class MalformedRequestTest {
     @TempDir
     static Path dir;
     ContractServer node;
-    SqliteRows rows;
+    StoreRows rows;
 
     @BeforeAll
     void start() {
         node = ContractServer.start(TestStores.sqlite(dir, Clock.systemUTC()), dir, true, true, 0);
-        rows = new SqliteRows(dir);
+        rows = new StoreRows(dir);
     }
 
     @AfterAll
