@@ -79,7 +79,7 @@ public final class IdemServer implements AutoCloseable {
                     new ScheduleService(store, parser, ids, clock, ec.materialiserHorizon()),
                     new DeliveryService(store, clock, engine), new SigningSecretService(store, clock, random), new PreviewService(clock),
                     metrics.registry());
-            http = HttpApi.create(services);
+            http = HttpApi.create(services, config.httpTimeouts());
             bind(http, config, metrics);
             engine.start();
             IdemServer node = new IdemServer(store, ownsStore, engine, http, metrics, config.host());

@@ -16,13 +16,22 @@ import java.util.Objects;
  * @param retention how long finished deliveries (succeeded, dead, cancelled) and their attempts are kept; at least
  *     {@link EngineConfig#MIN_RETENTION}
  * @param maxInFlight deliveries this node holds in flight at once ({@code --max-in-flight})
+ * @param httpTimeouts how long a client may take to send a request; null means {@link HttpTimeouts#DEFAULTS}
  */
 public record ServerConfig(String host, int port, Path dataDir, String databaseUrl, String databaseUser,
                            String databasePassword, String bootstrapKey, boolean allowPrivateEndpoints, String nodeId,
-                           int rateLimitPerSecond, Duration retention, int maxInFlight) {
+                           int rateLimitPerSecond, Duration retention, int maxInFlight, HttpTimeouts httpTimeouts) {
     public static final int DEFAULT_PORT = 8080;
     public static final int DEFAULT_RATE_LIMIT = 100;
     public static final Duration DEFAULT_RETENTION = Duration.ofDays(30);
+
+    /** With the default HTTP timeouts. */
+    public ServerConfig(String host, int port, Path dataDir, String databaseUrl, String databaseUser, String databasePassword,
+                        String bootstrapKey, boolean allowPrivateEndpoints, String nodeId, int rateLimitPerSecond, Duration retention,
+                        int maxInFlight) {
+        this(host, port, dataDir, databaseUrl, databaseUser, databasePassword, bootstrapKey, allowPrivateEndpoints, nodeId, rateLimitPerSecond,
+                retention, maxInFlight, null);
+    }
 
     /** With the default rate limit. */
     public ServerConfig(String host, int port, Path dataDir, String databaseUrl, String databaseUser, String databasePassword,
@@ -63,6 +72,12 @@ public record ServerConfig(String host, int port, Path dataDir, String databaseU
             throw new IllegalArgumentException("--rate-limit must be between 0 (off) and 1000000 requests per second, got " + rateLimitPerSecond);
         checkRetention(retention);
         checkMaxInFlight(maxInFlight);
+        if (httpTimeouts == null) httpTimeouts = HttpTimeouts.DEFAULTS;
+    }
+
+    public ServerConfig withHttpTimeouts(HttpTimeouts timeouts) {
+        return new ServerConfig(host, port, dataDir, databaseUrl, databaseUser, databasePassword, bootstrapKey, allowPrivateEndpoints, nodeId,
+                rateLimitPerSecond, retention, maxInFlight, timeouts);
     }
 
     /**

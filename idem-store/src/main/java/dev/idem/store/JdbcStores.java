@@ -19,6 +19,9 @@ import org.flywaydb.core.Flyway;
 
 /** Opens the JDBC {@link Store}: migrates the schema, then pools connections. */
 public final class JdbcStores {
+    /** The longest wait for a pooled connection before a store call fails with a transient {@link StoreException}. */
+    public static final java.time.Duration CONNECTION_TIMEOUT = java.time.Duration.ofSeconds(5);
+
     private JdbcStores() {}
 
     /**
@@ -85,7 +88,11 @@ public final class JdbcStores {
         if (config.password() != null) h.setPassword(config.password());
         h.setMaximumPoolSize(config.poolSize());
         h.setMinimumIdle(Math.min(2, config.poolSize()));
-        h.setConnectionTimeout(30_000);
+        // How long a caller waits for a connection: when the database refuses or drops connections, an API request
+        // fails within this bound (a 503 the client retries) instead of hanging for Hikari's default 30 s; when it is
+        // up, a wait this long means the pool is exhausted, which a retry after a pause also handles best.
+        h.setConnectionTimeout(CONNECTION_TIMEOUT.toMillis());
+        h.setValidationTimeout(Math.min(2_000, CONNECTION_TIMEOUT.toMillis() / 2));
         h.setInitializationFailTimeout(10_000);
         dialect.configure(h);
         return h;
@@ -94,7 +101,7 @@ public final class JdbcStores {
     /**
      * The node registry's own connection: renewals never queue behind the main pool, and a database that stops
      * answering fails a renewal within seconds (the node then stops starting attempts) instead of after the main pool's
-     * 30 s connection timeout. It starts empty: opening the store does not wait for it.
+     * connection timeout. It starts empty: opening the store does not wait for it.
      */
     private static HikariConfig liveness(StoreConfig config, Dialect dialect) {
         HikariConfig h = hikari(config, dialect);

@@ -8,48 +8,70 @@ public final class ApiException extends RuntimeException {
     private final String type;
     private final String code;
     private final String param;
-    private final String retryAfterSeconds;
+    private final java.util.Map<String, String> headers;
 
-    private ApiException(int status, String type, String code, String message, String param, String retryAfterSeconds) {
+    private ApiException(int status, String type, String code, String message, String param, java.util.Map<String, String> headers) {
         super(message, null, false, false);
         this.status = status;
         this.type = type;
         this.code = code;
         this.param = param;
-        this.retryAfterSeconds = retryAfterSeconds;
+        this.headers = headers;
+    }
+
+    private ApiException(int status, String type, String code, String message, String param) {
+        this(status, type, code, message, param, java.util.Map.of());
     }
 
     public static ApiException invalid(String code, String param, String message) {
-        return new ApiException(400, "invalid_request_error", code, message, param, null);
+        return new ApiException(400, "invalid_request_error", code, message, param);
     }
 
     public static ApiException unauthenticated(String code, String message) {
-        return new ApiException(401, "authentication_error", code, message, null, null);
+        return new ApiException(401, "authentication_error", code, message, null);
     }
 
     public static ApiException notFound(String what, String id) {
-        return new ApiException(404, "not_found_error", "resource_missing", "No such " + what + ": '" + id + "'", "id", null);
+        return new ApiException(404, "not_found_error", "resource_missing", "No such " + what + ": '" + id + "'", "id");
     }
 
     public static ApiException routeNotFound(String method, String path) {
-        return new ApiException(404, "not_found_error", "route_not_found", "Unrecognized request URL (" + method + " " + path + ")", null, null);
+        return new ApiException(404, "not_found_error", "route_not_found", "Unrecognized request URL (" + method + " " + path + ")", null);
     }
 
     public static ApiException conflict(String code, String message) {
-        return new ApiException(409, "idempotency_error", code, message, null, null);
+        return new ApiException(409, "idempotency_error", code, message, null);
     }
 
     public static ApiException rateLimited(long retryAfterSeconds) {
         return new ApiException(429, "rate_limit_error", "rate_limited",
-                "Too many requests for this API key; retry after " + retryAfterSeconds + "s", null, Long.toString(retryAfterSeconds));
+                "Too many requests for this API key; retry after " + retryAfterSeconds + "s", null,
+                java.util.Map.of("Retry-After", Long.toString(retryAfterSeconds)));
     }
 
     public static ApiException internal(String message) {
-        return new ApiException(500, "api_error", "internal_error", message, null, null);
+        return new ApiException(500, "api_error", "internal_error", message, null);
     }
 
-    public static ApiException unavailable(String message) {
-        return new ApiException(503, "api_error", "store_unavailable", message, null, "1");
+    /** The store did not answer (refused, lost or timed-out connections): the client may retry after {@code retryAfterSeconds}. */
+    public static ApiException unavailable(String message, int retryAfterSeconds) {
+        return new ApiException(503, "api_error", "store_unavailable", message, null, java.util.Map.of("Retry-After", Integer.toString(retryAfterSeconds)));
+    }
+
+    /** The store lost a COMMIT's answer and could not say whether it took effect: retry only what is idempotent. */
+    public static ApiException outcomeUnknown(String message, int retryAfterSeconds) {
+        return new ApiException(503, "api_error", "store_outcome_unknown", message, null, java.util.Map.of("Retry-After", Integer.toString(retryAfterSeconds)));
+    }
+
+    /** The path exists, not with this method; {@code allow} lists the methods it has (the {@code Allow} header). */
+    public static ApiException methodNotAllowed(String method, String path, String allow) {
+        return new ApiException(405, "invalid_request_error", "method_not_allowed",
+                "Method " + method + " is not allowed on " + path + "; use " + allow, null, java.util.Map.of("Allow", allow));
+    }
+
+    /** The request did not arrive in time (its body stalled). */
+    public static ApiException requestTimeout(String message) {
+        return new ApiException(408, "invalid_request_error", "request_timeout", message, null, java.util.Map.of("Connection", "close"));
     }
 
     public int status() {
@@ -68,7 +90,8 @@ public final class ApiException extends RuntimeException {
         return param;
     }
 
-    public String retryAfterSeconds() {
-        return retryAfterSeconds;
+    /** Headers the error response carries ({@code Retry-After}, {@code Allow}). */
+    public java.util.Map<String, String> headers() {
+        return headers;
     }
 }

@@ -23,8 +23,13 @@ public final class HttpApi {
 
     private HttpApi() {}
 
-    public static Javalin create(Services s) {
+    public static Javalin create(Services s, dev.idem.server.HttpTimeouts timeouts) {
+        ReadinessProbe readiness = new ReadinessProbe(s.store());
         return Javalin.create(config -> {
+            SlowClients.install(config, timeouts, 4L * MAX_BODY_BYTES);
+            config.events.serverStarting(readiness::start);
+            config.events.serverStopping(readiness::close);
+            config.events.serverStartFailed(readiness::close);
             config.startup.showJavalinBanner = false;
             // larger than our limits (a batch's is the largest) so an oversized body reaches us and gets the API's own 400
             config.http.maxRequestSize = 4L * ScheduleBatch.MAX_BODY_BYTES;
@@ -46,7 +51,7 @@ public final class HttpApi {
 
             r.get("/healthz", ctx -> json(ctx, 200, Json.object().put("status", "ok")));
             r.get("/readyz", ctx -> {
-                boolean up = s.store().isReachable();
+                boolean up = readiness.ready();
                 json(ctx, up ? 200 : 503, Json.object().put("status", up ? "ready" : "store_unreachable").put("store", s.store().dialect()));
             });
             r.get("/openapi.json", ctx -> ctx.contentType("application/json").result(OpenApi.document()));

@@ -1,6 +1,5 @@
 package dev.idem.server.internal;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.idem.core.IdGenerator;
 import java.nio.ByteBuffer;
 import org.eclipse.jetty.http.HttpHeader;
@@ -23,18 +22,10 @@ final class JsonErrorHandler extends ErrorHandler {
     @Override
     protected void generateResponse(Request request, Response response, int code, String message, Throwable cause, Callback callback) {
         String requestId = ids.next("req");
-        boolean ours = code >= 500;
-        ObjectNode err = Json.object();
-        err.put("type", ours ? "api_error" : code == 404 ? "not_found_error" : "invalid_request_error");
-        err.put("code", ours ? "internal_error" : code == 404 ? "route_not_found" : "malformed_request");
-        err.put("message", ours ? "Something went wrong on our side; it is safe to retry"
-                : "The request could not be read (" + code + (message == null ? "" : ": " + message) + "); check its URL, headers and body");
-        err.putNull("param");
-        err.put("request_id", requestId);
-        ObjectNode body = Json.object();
-        body.set("error", err);
+        ApiException e = ErrorMapper.forStatus(code, message, request.getMethod(), request.getHttpURI() == null ? "?" : request.getHttpURI().getPath());
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
         response.getHeaders().put("Request-Id", requestId);
-        response.write(true, ByteBuffer.wrap(Json.bytes(body)), callback);
+        e.headers().forEach((k, v) -> response.getHeaders().put(k, v));
+        response.write(true, ByteBuffer.wrap(Json.bytes(ErrorMapper.body(e, requestId))), callback);
     }
 }

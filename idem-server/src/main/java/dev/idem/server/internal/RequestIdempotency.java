@@ -62,7 +62,12 @@ public final class RequestIdempotency {
                     return r;
                 });
             } catch (RuntimeException e) {
-                store.useTransaction(tx -> tx.idempotency().delete(tenant, key));
+                try {
+                    store.useTransaction(tx -> tx.idempotency().delete(tenant, key));
+                } catch (RuntimeException releaseFailed) {
+                    // the store is failing: the key stays "in progress" until its lock expires; answer for the first failure
+                    e.addSuppressed(releaseFailed);
+                }
                 throw e;
             }
         }

@@ -190,6 +190,35 @@ class MalformedRequestTest {
         assertThat(rows.counts().idempotencyRecords()).isEqualTo(before.idempotencyRecords());
     }
 
+    /** Issue 18.9: a path the API has, with a method it does not: 405 naming the methods it has, not a 404 saying the path is unknown. */
+    @ParameterizedTest(name = "{0} {1}")
+    @org.junit.jupiter.params.provider.CsvSource(delimiter = '|', value = {
+            "PUT|/v1/schedules|GET, HEAD, POST", "TRACE|/v1/schedules|GET, HEAD, POST", "DELETE|/v1/schedules|GET, HEAD, POST",
+            "OPTIONS|/v1/schedules|GET, HEAD, POST", "PUT|/v1/schedules/sch_x|GET, HEAD, PATCH, DELETE",
+            "POST|/v1/schedules/sch_x|GET, HEAD, PATCH, DELETE", "GET|/v1/schedules/sch_x/pause|POST", "PATCH|/v1/deliveries/dlv_x|GET, HEAD",
+            "TRACE|/v1/signing-secret|GET, HEAD", "PUT|/healthz|GET, HEAD"})
+    void aMethodThePathDoesNotHaveIs405WithAllow(String method, String path, String allow) throws IOException {
+        var before = rows.counts();
+        Raw r = send(method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + AUTH + "Content-Length: 2\r\nConnection: close\r\n\r\n{}");
+        assertThat(r.status()).as("%s %s -> %s %s", method, path, r.head(), r.body()).isEqualTo(405);
+        assertSpecError(r, method + " " + path);
+        assertThat(ApiClientForTests.JSON.readTree(r.body()).at("/error/code").asText()).isEqualTo("method_not_allowed");
+        assertThat(java.util.Arrays.stream(r.header("Allow").split(",")).map(String::trim).sorted().toList())
+                .isEqualTo(java.util.Arrays.stream(allow.split(",")).map(String::trim).sorted().toList());
+        assertThat(rows.counts()).isEqualTo(before);
+    }
+
+    /** Issue 18.9: an HTTP/0.9 request line (no version) is the client's mistake, never "internal_error". */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"GET /v1/schedules\r\n\r\n", "GET /healthz\r\n", "GET /\r\n\r\n", "GET /v1/schedules HTTP/0.9\r\n\r\n"})
+    void anHttp09RequestGetsAClientErrorInTheSpecShape(String request) throws IOException {
+        Raw r = send(request);
+        assertThat(r.status()).as("%s -> %s %s", request, r.head(), r.body()).isBetween(400, 505).isNotIn(500, 501, 502, 503, 504);
+        assertSpecError(r, request);
+        assertThat(r.body()).doesNotContain("internal_error");
+        assertThat(ApiClientForTests.JSON.readTree(r.body()).at("/error/type").asText()).isEqualTo("invalid_request_error");
+    }
+
     private static void assertSpecError(Raw r, String what) throws IOException {
         assertThat(r.header("Content-Type")).as("%s -> %s", what, r.head()).startsWith("application/json");
         JsonNode json = ApiClientForTests.JSON.readTree(r.body());

@@ -504,6 +504,8 @@ class OpenApiContractTest {
         try (ContractServer broken = ContractServer.start(store, other, true, false)) {
             store.close();
             ApiClientForTests api = broken.api;
+            // /readyz answers from a probe refreshed every second
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).until(() -> api.call("GET", "/readyz", null, null).status() == 503);
             var ready = api.call("GET", "/readyz", null, null);
             var list = api.call("GET", "/v1/schedules", KEY, null);
             var create = api.call("POST", "/v1/schedules", KEY, "{\"endpoint\":\"https://example.com\",\"fire_at\":\"2035-01-01T00:00:00Z\"}");

@@ -75,6 +75,19 @@ public interface Dialect {
     /** An SQL expression for the database's current time in epoch milliseconds. */
     String databaseNowMillis();
 
+    /**
+     * An id of the open write transaction that outlives its connection, taken just before COMMIT, so that a COMMIT
+     * whose answer was lost (the connection died) can be asked about on another connection; null when the
+     * transaction wrote nothing, or where a failed COMMIT is always a rollback (SQLite, in process).
+     */
+    Long transactionId(Connection c) throws SQLException;
+
+    /**
+     * What became of transaction {@code id} ({@link #transactionId}): {@code committed}, {@code aborted},
+     * {@code in progress}, or null when the database can no longer tell.
+     */
+    String transactionStatus(Connection c, long id) throws SQLException;
+
     static Dialect forName(String name) {
         return switch (name) {
             case "postgresql" -> new PostgresDialect();

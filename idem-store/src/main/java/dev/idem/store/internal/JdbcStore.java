@@ -1,6 +1,7 @@
 package dev.idem.store.internal;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.idem.core.store.CommitOutcomeUnknownException;
 import dev.idem.core.store.DeliveryQueue;
 import dev.idem.core.store.NodeRegistry;
 import dev.idem.core.store.Store;
@@ -15,6 +16,7 @@ import java.util.function.Function;
 
 /** The {@link Store} over a pooled JDBC data source and one {@link Dialect}. */
 public final class JdbcStore implements Store {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(JdbcStore.class);
     private final HikariDataSource pool;
     private final Dialect dialect;
     private final DueSignal signal;
@@ -53,10 +55,10 @@ public final class JdbcStore implements Store {
     @Override
     public <T> T inTransaction(Function<StoreTx, T> work) {
         JdbcTx[] tx = new JdbcTx[1];
-        T result = transact(sql -> {
+        T result = transactOn(pool, sql -> {
             tx[0] = new JdbcTx(sql, dialect, signal);
             return work.apply(tx[0]);
-        });
+        }, true);
         if (tx[0].signalled()) signal.afterCommit();
         return result;
     }
@@ -103,12 +105,12 @@ public final class JdbcStore implements Store {
      * throws (the exception propagates unchanged; SQL failures as {@link StoreException}).
      */
     <T> T transact(TxWork<T> work) {
-        return transactOn(pool, work);
+        return transactOn(pool, work, false);
     }
 
     /** As {@link #transact}, on the liveness connection: the node registry's renewals and takeovers. */
     <T> T transactLiveness(TxWork<T> work) {
-        return transactOn(livenessPool(), work);
+        return transactOn(livenessPool(), work, false);
     }
 
     private synchronized HikariDataSource livenessPool() {
@@ -117,7 +119,12 @@ public final class JdbcStore implements Store {
         return livenessPool;
     }
 
-    private <T> T transactOn(HikariDataSource source, TxWork<T> work) {
+    /**
+     * @param resolveLostCommit when the COMMIT's answer is lost with its connection, ask the database on another
+     *     connection whether it committed: the result is returned if it did, a transient {@link StoreException} says
+     *     nothing happened if it did not, a {@link CommitOutcomeUnknownException} when it cannot be told
+     */
+    private <T> T transactOn(HikariDataSource source, TxWork<T> work, boolean resolveLostCommit) {
         Lock lock = dialect.writeLock();
         if (lock instanceof java.util.concurrent.locks.ReentrantLock r && r.isHeldByCurrentThread())
             // The inner transaction would wait for the outer one's write lock forever.
@@ -130,8 +137,10 @@ public final class JdbcStore implements Store {
                 throw Sql.failure("BEGIN", e);
             }
             T result;
+            Long id = null;
             try {
                 result = work.run(new Sql(c));
+                if (resolveLostCommit) id = dialect.transactionId(c);
             } catch (Throwable t) {
                 rollbackQuietly(source, c, t);
                 if (t instanceof SQLException e) throw Sql.failure("transaction", e);
@@ -141,7 +150,13 @@ public final class JdbcStore implements Store {
                 dialect.commit(c);
             } catch (SQLException e) {
                 rollbackQuietly(source, c, e);
-                throw Sql.failure("COMMIT", e);
+                if (id == null || !Sql.isTransient(e)) throw Sql.failure("COMMIT", e);
+                String status = statusAfterLostCommit(id);
+                log.warn("the connection was lost during the COMMIT of transaction {}; asked again, it is {}", id, status);
+                if ("committed".equals(status)) return result;
+                if ("aborted".equals(status)) throw Sql.failure("COMMIT (rolled back)", e);
+                throw new CommitOutcomeUnknownException("the connection was lost during COMMIT and the database could not say whether"
+                        + " transaction " + id + " committed (" + status + "): " + e.getMessage(), e);
             }
             return result;
         } catch (SQLException e) {
@@ -149,6 +164,29 @@ public final class JdbcStore implements Store {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * What became of transaction {@code id} after its COMMIT lost its connection, asked on a fresh connection: a
+     * terminated backend may still be finishing, so "in progress" and a failed ask are tried again for up to a second.
+     */
+    private String statusAfterLostCommit(long id) {
+        String status = null;
+        for (int attempt = 0; attempt < 10; attempt++) {
+            try (Connection c = pool.getConnection()) {
+                status = dialect.transactionStatus(c, id);
+                if ("committed".equals(status) || "aborted".equals(status)) return status;
+            } catch (SQLException | RuntimeException e) {
+                status = "not asked: " + e.getMessage();
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return status;
+            }
+        }
+        return status;
     }
 
     /** Work on a connection in autocommit mode (single statements, reads). */

@@ -116,6 +116,32 @@ final class PostgresDialect implements Dialect {
         return "CAST(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000) AS BIGINT)";
     }
 
+    /**
+     * {@code txid_current_if_assigned()}: one round trip before each COMMIT of {@link dev.idem.core.store.Store#inTransaction}
+     * (not of the queue's batches). A backend terminated while its COMMIT flushes WAL commits and then dies before
+     * answering: in one run of PostgresStoreTroubleTest (350 backends terminated under 306 creates), 26 COMMITs lost
+     * their answer and 21 of them had committed. {@code txid_status} (PostgreSQL 10+) tells them apart.
+     */
+    @Override
+    public Long transactionId(Connection c) throws SQLException {
+        try (Statement s = c.createStatement(); java.sql.ResultSet rs = s.executeQuery("SELECT txid_current_if_assigned()")) {
+            rs.next();
+            long id = rs.getLong(1);
+            return rs.wasNull() ? null : id;
+        }
+    }
+
+    @Override
+    public String transactionStatus(Connection c, long id) throws SQLException {
+        try (java.sql.PreparedStatement ps = c.prepareStatement("SELECT txid_status(?)")) {
+            ps.setLong(1, id);
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getString(1);
+            }
+        }
+    }
+
     /** PostgreSQL's row locks do the work; nothing to hold in Java. */
     enum NoLock implements Lock {
         INSTANCE;

@@ -117,4 +117,15 @@ final class SqliteDialect implements Dialect {
     public String databaseNowMillis() {
         return "CAST(unixepoch('subsec') * 1000 AS INTEGER)";
     }
+
+    /** The database is a file in this process: a COMMIT that fails has not happened. */
+    @Override
+    public Long transactionId(Connection c) {
+        return null;
+    }
+
+    @Override
+    public String transactionStatus(Connection c, long id) {
+        throw new UnsupportedOperationException("SQLite transactions have no id to ask about");
+    }
 }
