@@ -39,7 +39,7 @@ abstract class BadInputContract {
     @BeforeAll
     void start() throws Exception {
         db = database(dir);
-        node = ContractServer.start(db.open(Clock.systemUTC()), dir, true);
+        node = ContractServer.start(db.open(Clock.systemUTC()), dir, true, true, 0);
         rows = new StoreRows(db.config());
         receiver = new LoopbackReceiver();
     }

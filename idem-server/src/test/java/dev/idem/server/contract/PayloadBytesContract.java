@@ -40,7 +40,7 @@ abstract class PayloadBytesContract {
     @BeforeAll
     void start() throws Exception {
         db = database(dir);
-        node = ContractServer.start(db.open(Clock.systemUTC()), dir, true);
+        node = ContractServer.start(db.open(Clock.systemUTC()), dir, true, true, 0);
         receiver = new LoopbackReceiver();
     }
 

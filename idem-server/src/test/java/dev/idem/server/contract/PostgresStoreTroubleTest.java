@@ -69,7 +69,7 @@ class PostgresStoreTroubleTest {
     @Test
     void whileConnectionsAreTerminatedEachCreateIs201Or503AndEveryRefusedOneCreatedNothing() throws Exception {
         try (TestDatabase db = TestStores.postgresDatabase();
-             ContractServer node = ContractServer.start(db.open(Clock.systemUTC()), dir, true);
+             ContractServer node = ContractServer.start(db.open(Clock.systemUTC()), dir, true, true, 0);
              Connection admin = admin(db.config())) {
             List<String[]> outcomes = Collections.synchronizedList(new ArrayList<>()); // {dedup_id, status, raw}
             AtomicBoolean stop = new AtomicBoolean();

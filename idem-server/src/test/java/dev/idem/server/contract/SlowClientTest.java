@@ -98,6 +98,7 @@ class SlowClientTest {
                     assertThat(created.status()).as(created.raw()).isEqualTo(201);
                 }
                 Collections.sort(millis);
+                System.out.printf("GET /v1/schedules beside %d slow connections: %s ms%n", slow.size(), millis);
                 assertThat(slow.size()).as("the slow connections were still open while the normal requests ran").isGreaterThan(900);
                 // the bound under test; the median keeps one stall of a loaded machine from deciding it
                 assertThat(millis.get(millis.size() / 2)).as("GET latencies %s ms beside 1,000 slow senders", millis).isLessThan(1000);

@@ -44,7 +44,7 @@ abstract class UnstorableTextProperties {
             if (n == null) {
                 Path dir = Files.createTempDirectory("idem-unstorable");
                 TestDatabase db = database(dir);
-                n = new Object[] {ContractServer.start(db.open(Clock.systemUTC()), dir, true), db};
+                n = new Object[] {ContractServer.start(db.open(Clock.systemUTC()), dir, true, true, 0), db};
                 NODES.put(getClass(), n);
             }
             node = (ContractServer) n[0];
