@@ -144,10 +144,23 @@ public final class IdemServer implements AutoCloseable {
     /** Stops taking requests, stops the engine gracefully (in-flight deliveries finish or are released), closes the store. */
     @Override
     public void close() {
-        http.stop();
-        engine.close();
-        metrics.close();
-        if (ownsStore) store.close();
+        try {
+            http.stop();
+        } catch (RuntimeException e) {
+            // Jetty waited its stop timeout for requests still arriving (a slow client's body) and then stopped anyway:
+            // the engine, the metrics and the store must still be closed
+            log.warn("the HTTP server stopped without waiting for every request to finish: {}", String.valueOf(e.getCause() == null ? e : e.getCause()));
+        } finally {
+            try {
+                engine.close();
+            } finally {
+                try {
+                    metrics.close();
+                } finally {
+                    if (ownsStore) store.close();
+                }
+            }
+        }
         log.info("idem stopped");
     }
 }

@@ -106,7 +106,7 @@ class SlowClientTest {
                 trickle.shutdownNow();
                 for (Socket s : List.copyOf(slow)) s.close();
             }
-        }
+        } // closing the node with requests still arriving: Jetty waits its stop timeout, the node still closes without error
     }
 
     @Test
