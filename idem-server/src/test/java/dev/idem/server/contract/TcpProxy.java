@@ -63,17 +63,23 @@ final class TcpProxy implements AutoCloseable {
             } catch (IOException closed) {
                 return;
             }
-            Socket upstream;
-            try {
-                upstream = new Socket("127.0.0.1", targetPort);
-            } catch (IOException e) {
-                closeQuietly(client);
-                continue;
+            synchronized (this) {
+                if (server != s) { // stopped while this one was being accepted: it must not outlive the stop
+                    closeQuietly(client);
+                    return;
+                }
+                Socket upstream;
+                try {
+                    upstream = new Socket("127.0.0.1", targetPort);
+                } catch (IOException e) {
+                    closeQuietly(client);
+                    continue;
+                }
+                open.add(client);
+                open.add(upstream);
+                pump(client, upstream);
+                pump(upstream, client);
             }
-            open.add(client);
-            open.add(upstream);
-            pump(client, upstream);
-            pump(upstream, client);
         }
     }
 
