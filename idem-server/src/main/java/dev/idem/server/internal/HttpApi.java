@@ -26,13 +26,14 @@ public final class HttpApi {
     public static Javalin create(Services s, dev.idem.server.HttpTimeouts timeouts) {
         ReadinessProbe readiness = new ReadinessProbe(s.store());
         return Javalin.create(config -> {
-            SlowClients.install(config, timeouts, 4L * MAX_BODY_BYTES);
             config.events.serverStarting(readiness::start);
             config.events.serverStopping(readiness::close);
             config.events.serverStartFailed(readiness::close);
             config.startup.showJavalinBanner = false;
             // larger than our limits (a batch's is the largest) so an oversized body reaches us and gets the API's own 400
             config.http.maxRequestSize = 4L * ScheduleBatch.MAX_BODY_BYTES;
+            // every body Javalin would read is read before a request thread is taken (a larger one is refused by its length)
+            SlowClients.install(config, timeouts, config.http.maxRequestSize);
             config.http.defaultContentType = "application/json";
             config.jetty.modifyServer(server -> {
                 server.setStopTimeout(5_000);

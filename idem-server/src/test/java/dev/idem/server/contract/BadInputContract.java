@@ -146,6 +146,16 @@ abstract class BadInputContract {
         assertRefusedAtCreateAndPatch("\"idempotency_key\":\"k\\ud800\"", "parameter_invalid_characters", "idempotency_key");
     }
 
+    /** In a batch such a string is refused like malformed JSON: the whole call, naming the item and field. */
+    @Test
+    void aNulInABatchItemRefusesTheCallNamingTheItem() {
+        var before = rows.counts();
+        String ok = "{\"endpoint\":\"" + receiver.url("/x") + "\",\"fire_at\":\"2035-01-01T00:00:00Z\"}";
+        var r = call("POST", "/v1/schedules/batch", "{\"schedules\":[" + ok + ",{\"endpoint\":\"" + receiver.url("/x") + "\",\"dedup_id\":\"a\\u0000\"}]}");
+        assertRefused(r, "parameter_invalid_characters", "schedules[1].dedup_id", "batch");
+        assertThat(rows.counts()).isEqualTo(before);
+    }
+
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"/v1/deliveries?schedule_id=%00", "/v1/schedules?starting_after=sch_%00", "/v1/deliveries?starting_after=%00x",
             "/v1/schedules?status=%00"})

@@ -95,6 +95,20 @@ abstract class PayloadBytesContract {
     }
 
     @Test
+    void eachPayloadOfABatchReachesItsReceiverByteForByte() {
+        String a = "{\"n\": 1.0, \"big\": 123456789012345678901234567890}";
+        String b = "[ 100.0 , \"\\u00e9\" ]";
+        String pa = "/batch/" + UUID.randomUUID();
+        String pb = "/batch/" + UUID.randomUUID();
+        var r = call("POST", "/v1/schedules/batch", "{\"schedules\": [{\"endpoint\":\"" + receiver.url(pa) + "\",\"payload\":" + a + "},"
+                + " {\"payload\" : " + b + " , \"endpoint\":\"" + receiver.url(pb) + "\"}]}");
+        assertThat(r.status()).as(r.raw()).isEqualTo(200);
+        assertThat(r.json().get("created").asInt()).as(r.raw()).isEqualTo(2);
+        assertThat(awaitRequest(receiver, pa, 1).body()).isEqualTo(a.getBytes(StandardCharsets.UTF_8));
+        assertThat(awaitRequest(receiver, pb, 1).body()).isEqualTo(b.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
     void aPatchedPayloadIsSentVerbatimOnTheNextAttempt() throws Exception {
         try (LoopbackReceiver failing = new LoopbackReceiver()) {
             failing.status.set(500);

@@ -74,8 +74,9 @@ class SlowClientTest {
                 for (int i = 0; i < 500; i++) {
                     // headers that never end
                     slow.add(open(port, "GET /v1/schedules HTTP/1.1\r\nHost: x\r\n" + AUTH + "X-Slow-" + i + ": "));
-                    // a body that never ends
-                    slow.add(open(port, "POST /v1/schedules HTTP/1.1\r\nHost: x\r\n" + AUTH + "Content-Type: application/json\r\nContent-Length: 400\r\n\r\n{\"endpoint\":"));
+                    // a body that never ends (every other one announces a batch of 3 MB, under the batch limit)
+                    String target = i % 2 == 0 ? "/v1/schedules HTTP/1.1\r\nContent-Length: 400" : "/v1/schedules/batch HTTP/1.1\r\nContent-Length: 3000000";
+                    slow.add(open(port, "POST " + target + "\r\nHost: x\r\n" + AUTH + "Content-Type: application/json\r\n\r\n{\"endpoint\":"));
                 }
                 trickle.scheduleWithFixedDelay(() -> {
                     for (Socket s : List.copyOf(slow)) {
