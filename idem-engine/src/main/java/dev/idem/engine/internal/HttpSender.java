@@ -167,8 +167,7 @@ public final class HttpSender implements AutoCloseable {
         long t0 = System.nanoTime();
         URI uri;
         try {
-            uri = guard.checkBeforeConnect(request.endpoint());
-            if (uri.getPort() > 65535) throw new EndpointGuard.EndpointRefusedException("port " + uri.getPort() + " is out of range (1-65535)");
+            uri = guard.checkBeforeConnect(request.endpoint()); // refuses a port outside 1..65535 too (EndpointGuard.syntaxError)
         } catch (EndpointGuard.EndpointRefusedException e) {
             callback.completed(AttemptResult.notSent(startedAt, "endpoint refused: " + e.getMessage()));
             return;

@@ -338,6 +338,6 @@ class HttpSenderTest {
 
         assertThat(r.succeeded()).isFalse();
         assertThat(r.sent()).isFalse();
-        assertThat(r.error()).isEqualTo("endpoint refused: port 99999 is out of range (1-65535)");
+        assertThat(r.error()).isEqualTo("endpoint refused: endpoint port must be between 1 and 65535, got 99999");
     }
 }
