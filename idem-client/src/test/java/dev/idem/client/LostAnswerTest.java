@@ -82,12 +82,13 @@ class LostAnswerTest {
     @Test
     void aNodeThatStopsAfterCommittingAndComesBackElsewhereAnswersTheRetryFromItsStore() throws Exception {
         ScheduleCreate req = ScheduleCreate.builder("https://example.com/restart").fireAt(Instant.parse("2030-01-01T00:00:00Z")).build();
-        proxy.dropNextAnswers(1);
+        proxy.dropNextAnswerThenRefuse(); // else a retry 200 ms later can reach the old node before it stops
         CompletableFuture<IdemResponse<Schedule>> call = CompletableFuture.supplyAsync(() ->
-                IdemClient.create(TestNode.config(proxy.url()).maxAttempts(20).initialBackoff(Duration.ofMillis(200)).maxBackoff(Duration.ofMillis(500))
+                IdemClient.create(TestNode.config(proxy.url()).maxAttempts(20).initialBackoff(Duration.ofMillis(200)).maxBackoff(Duration.ofMillis(1000))
                         .build()).schedules().createWithResponse(req, RequestOptions.none()));
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> proxy.answersDropped() == 1);
-        node.restart(); // on a new port: until the proxy is pointed there, the retries find no node
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> proxy.answersDropped() == 1 || call.isDone());
+        assertThat(call).as("the call waits for a node").isNotDone();
+        node.restart(); // on a new port: until the proxy is pointed there, the retries are refused
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> proxy.connectionsRefused() >= 1);
         proxy.upstream(node.port());
 

@@ -36,6 +36,8 @@ public final class LoopbackProxy implements AutoCloseable {
     private final AtomicInteger answersDropped = new AtomicInteger();
     private final AtomicInteger answersForwarded = new AtomicInteger();
     private final AtomicInteger refused = new AtomicInteger();
+    private volatile boolean refuseAfterDrop;
+    private volatile boolean refusing;
     private volatile CountDownLatch gate = new CountDownLatch(0);
     private volatile CountDownLatch answerGate = new CountDownLatch(0);
     private final AtomicInteger answersArrived = new AtomicInteger();
@@ -64,11 +66,21 @@ public final class LoopbackProxy implements AutoCloseable {
 
     public void upstream(int port) {
         this.upstreamPort = port;
+        this.refusing = false;
     }
 
     /** The next {@code n} answers are lost after the server started sending them. */
     public void dropNextAnswers(int n) {
         dropsPending.set(n);
+    }
+
+    /**
+     * The next answer is lost, and from that moment on every connection is refused until {@link #upstream(int)}
+     * names a server again: the caller's retries cannot reach the node that committed before the test restarts it.
+     */
+    public void dropNextAnswerThenRefuse() {
+        refuseAfterDrop = true;
+        dropsPending.set(1);
     }
 
     public void holdRequests() {
@@ -133,6 +145,11 @@ public final class LoopbackProxy implements AutoCloseable {
 
     private void serve(Socket caller) {
         Socket upstream;
+        if (refusing) {
+            refused.incrementAndGet();
+            closeQuietly(caller);
+            return;
+        }
         try {
             upstream = new Socket(InetAddress.getLoopbackAddress(), upstreamPort);
         } catch (IOException down) {
@@ -175,6 +192,10 @@ public final class LoopbackProxy implements AutoCloseable {
                 answersArrived.incrementAndGet();
                 answerGate.await();
                 if (dropsPending.getAndUpdate(d -> Math.max(0, d - 1)) > 0) {
+                    if (refuseAfterDrop) {
+                        refusing = true; // before the caller can see the connection end and retry
+                        refuseAfterDrop = false;
+                    }
                     answersDropped.incrementAndGet();
                     return;
                 }
