@@ -44,7 +44,6 @@ public final class Engine implements AutoCloseable {
 
     private final Store store;
     private final EngineConfig config;
-    private final EndpointGuard guard;
     private final ExecutorService workers;
     private final ScheduledExecutorService timer;
     private final HttpSender sender;
@@ -74,8 +73,7 @@ public final class Engine implements AutoCloseable {
         IdGenerator ids = new IdGenerator(clock, rnd);
         String node = config.nodeId();
 
-        this.guard = EndpointGuard.of(config.allowPrivateEndpoints());
-        this.sender = new HttpSender(guard, clock, config.maxInFlight());
+        this.sender = new HttpSender(EndpointGuard.of(config.allowPrivateEndpoints()), clock, config.maxInFlight());
         // building and signing requests is CPU work: one thread per core; the exchanges themselves need none
         this.workers = Executors.newFixedThreadPool(WORKERS, new NamedThreads("idem-send-" + node));
         this.timer = Executors.newSingleThreadScheduledExecutor(new NamedThreads("idem-timer-" + node));
@@ -134,11 +132,6 @@ public final class Engine implements AutoCloseable {
     /** Tells the dispatcher a delivery may be due now; cheap, callable from any thread, before or after start. */
     public void wakeUp() {
         dispatcher.wakeUp();
-    }
-
-    /** The guard this engine checks endpoints with (the server uses it for the create-time check too). */
-    public EndpointGuard endpointGuard() {
-        return guard;
     }
 
     public EngineConfig config() {
