@@ -9,6 +9,8 @@ import java.util.Objects;
  * @param nextFireAt the next occurrence not yet materialised as a delivery; null when none remains
  * @param lastSequence the {@code Idem-Sequence} of the latest materialised occurrence (0 before the first)
  * @param pausedReason why it paused ({@code "consecutive_failures"}, {@code "user"}), else null
+ * @param origin who made it when no user did (an inbound source's event, an alert: see {@link Origin}); null for a
+ *     schedule created through the API
  */
 public record Schedule(
         String id,
@@ -20,10 +22,17 @@ public record Schedule(
         String pausedReason,
         long lastSequence,
         Instant createdAt,
-        Instant updatedAt) {
+        Instant updatedAt,
+        Origin origin) {
 
     public static final String PAUSED_BY_FAILURES = "consecutive_failures";
     public static final String PAUSED_BY_USER = "user";
+
+    /** A schedule created through the API (no {@link Origin}). */
+    public Schedule(String id, Tenant tenant, ScheduleStatus status, ScheduleDefinition definition, Instant nextFireAt,
+                    int consecutiveFailures, String pausedReason, long lastSequence, Instant createdAt, Instant updatedAt) {
+        this(id, tenant, status, definition, nextFireAt, consecutiveFailures, pausedReason, lastSequence, createdAt, updatedAt, null);
+    }
 
     public Schedule {
         Objects.requireNonNull(id, "id");
@@ -35,18 +44,27 @@ public record Schedule(
     }
 
     public Schedule withStatus(ScheduleStatus s, String reason, Instant now) {
-        return new Schedule(id, tenant, s, definition, nextFireAt, consecutiveFailures, reason, lastSequence, createdAt, now);
+        return new Schedule(id, tenant, s, definition, nextFireAt, consecutiveFailures, reason, lastSequence, createdAt, now, origin);
     }
 
     public Schedule withDefinition(ScheduleDefinition d, Instant now) {
-        return new Schedule(id, tenant, status, d, nextFireAt, consecutiveFailures, pausedReason, lastSequence, createdAt, now);
+        return new Schedule(id, tenant, status, d, nextFireAt, consecutiveFailures, pausedReason, lastSequence, createdAt, now, origin);
     }
 
     public Schedule withCursor(Instant next, long sequence, Instant now) {
-        return new Schedule(id, tenant, status, definition, next, consecutiveFailures, pausedReason, sequence, createdAt, now);
+        return new Schedule(id, tenant, status, definition, next, consecutiveFailures, pausedReason, sequence, createdAt, now, origin);
     }
 
     public Schedule withConsecutiveFailures(int n, Instant now) {
-        return new Schedule(id, tenant, status, definition, nextFireAt, n, pausedReason, lastSequence, createdAt, now);
+        return new Schedule(id, tenant, status, definition, nextFireAt, n, pausedReason, lastSequence, createdAt, now, origin);
+    }
+
+    /** Whether Idem made this schedule itself (it has an {@link Origin}); such schedules are hidden from users' lists. */
+    public boolean internal() {
+        return origin != null;
+    }
+
+    public Schedule withOrigin(Origin o) {
+        return new Schedule(id, tenant, status, definition, nextFireAt, consecutiveFailures, pausedReason, lastSequence, createdAt, updatedAt, o);
     }
 }

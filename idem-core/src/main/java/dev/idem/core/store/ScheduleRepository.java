@@ -26,7 +26,8 @@ public interface ScheduleRepository {
     Optional<Schedule> findForUpdate(Tenant tenant, String id);
 
     /**
-     * Newest first (ids descend). {@code status} null means any; {@code startingAfter} is the id of the
+     * The user's schedules, newest first (ids descend): those with an {@link dev.idem.core.Origin} (made by Idem
+     * itself) are never listed. {@code status} null means any; {@code startingAfter} is the id of the
      * last item of the previous page, or null for the first page.
      */
     Page<Schedule> list(Tenant tenant, ScheduleStatus status, int limit, String startingAfter);

@@ -1,10 +1,10 @@
 package dev.idem.server.internal;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.idem.core.DedupReservation;
 import dev.idem.core.Delivery;
 import dev.idem.core.DeliveryStatus;
 import dev.idem.core.IdGenerator;
-import dev.idem.core.IdempotencyRecord;
 import dev.idem.core.Materialisation;
 import dev.idem.core.Schedule;
 import dev.idem.core.ScheduleStatus;
@@ -26,7 +26,6 @@ import java.util.Optional;
  * batch finds the first).
  */
 final class Creation {
-    static final Duration DEDUP_WINDOW = Duration.ofHours(24);
     /** A delivery due this soon signals the dispatchers (every node) at commit; later ones are found by their timers. */
     static final Duration SIGNAL_WITHIN = Duration.ofSeconds(2);
 
@@ -53,7 +52,7 @@ final class Creation {
         for (ScheduleParser.Parsed parsed : items) {
             String id = ids.next("sch");
             if (parsed.dedupId() != null) {
-                Optional<String> first = reserveDedupId(tx, tenant, parsed.dedupId(), id, now);
+                Optional<String> first = DedupReservation.reserve(tx, tenant, "dedup\n" + parsed.dedupId(), id, now);
                 if (first.isPresent()) {
                     ObjectNode view = newViews.get(first.get());
                     if (view == null) view = ScheduleViews.one(tx, tenant, first.get(), now);
@@ -79,22 +78,5 @@ final class Creation {
         tx.deliveries().insertAll(deliveries);
         if (dueSoon) tx.notifyDeliveriesDue();
         return new Results(out, dueSoon);
-    }
-
-    /**
-     * Reserves {@code dedupId} for schedule {@code id} for 24 hours, or returns the schedule that holds it.
-     * The reservation is a row under a unique key (in the request-idempotency table, in a namespace no
-     * header value can reach), so two concurrent creates with one dedup_id cannot both win.
-     */
-    private static Optional<String> reserveDedupId(StoreTx tx, Tenant tenant, String dedupId, String id, Instant now) {
-        String key = "dedup\n" + dedupId;
-        for (int tries = 0; tries < 3; tries++) {
-            if (tx.idempotency().tryInsert(new IdempotencyRecord(tenant, key, id, now, null, 200, new byte[0]))) return Optional.empty();
-            Optional<IdempotencyRecord> held = tx.idempotency().find(tenant, key);
-            if (held.isEmpty()) continue;
-            if (!held.get().createdAt().isBefore(now.minus(DEDUP_WINDOW))) return Optional.of(held.get().fingerprint());
-            tx.idempotency().delete(tenant, key);
-        }
-        throw new IllegalStateException("dedup_id reservation did not settle after 3 tries for " + dedupId);
     }
 }

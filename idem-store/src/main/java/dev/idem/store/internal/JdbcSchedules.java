@@ -32,11 +32,12 @@ final class JdbcSchedules implements ScheduleRepository {
             rows.add(new Object[] {s.id(), s.tenant().projectId(), Rows.mode(s.tenant().mode()), s.status().wireName(),
                 DefinitionCodec.write(s.definition()), s.nextFireAt(), s.consecutiveFailures(), s.definition().autoPauseAfter(),
                 s.pausedReason(), s.lastSequence(), s.definition().dedupId(), s.createdAt(), s.updatedAt(), routing[0], routing[1],
-                routing[2], routing[3]});
+                routing[2], routing[3], s.origin() == null ? null : s.origin().kind().wireName(),
+                s.origin() == null ? null : s.origin().sourceId()});
         }
         sql.multiRowUpdate("INSERT INTO schedules (id, project_id, mode, status, definition, next_fire_at, consecutive_failures, "
-                + "auto_pause_after, paused_reason, last_sequence, dedup_id, created_at, updated_at, " + ROUTING + ") VALUES ",
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows, "");
+                + "auto_pause_after, paused_reason, last_sequence, dedup_id, created_at, updated_at, " + ROUTING + ", origin, source_id) VALUES ",
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows, "");
     }
 
     /** The columns the claim reads instead of the definition: its destination and flow control. */
@@ -63,7 +64,8 @@ final class JdbcSchedules implements ScheduleRepository {
 
     @Override
     public Page<Schedule> list(Tenant tenant, ScheduleStatus status, int limit, String startingAfter) {
-        StringBuilder q = new StringBuilder("SELECT " + Rows.SCHEDULE + " FROM schedules WHERE " + TENANT);
+        // only the user's own schedules: the tenant indexes are partial on origin IS NULL (V8)
+        StringBuilder q = new StringBuilder("SELECT " + Rows.SCHEDULE + " FROM schedules WHERE " + TENANT + " AND origin IS NULL");
         List<Object> args = new ArrayList<>(List.of(tenant.projectId(), Rows.mode(tenant.mode())));
         if (status != null) {
             q.append(" AND status = ?");

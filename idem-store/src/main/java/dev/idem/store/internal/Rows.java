@@ -7,6 +7,7 @@ import dev.idem.core.Attempt;
 import dev.idem.core.Delivery;
 import dev.idem.core.DeliveryStatus;
 import dev.idem.core.Mode;
+import dev.idem.core.Origin;
 import dev.idem.core.Schedule;
 import dev.idem.core.ScheduleStatus;
 import dev.idem.core.Tenant;
@@ -19,7 +20,7 @@ import java.util.stream.Collectors;
 /** Column lists and row mappers shared by the repositories and the queue. */
 final class Rows {
     static final String[] SCHEDULE_COLUMNS = {"id", "project_id", "mode", "status", "definition", "next_fire_at",
-        "consecutive_failures", "paused_reason", "last_sequence", "created_at", "updated_at"};
+        "consecutive_failures", "paused_reason", "last_sequence", "created_at", "updated_at", "origin", "source_id"};
     static final String SCHEDULE = String.join(", ", SCHEDULE_COLUMNS);
     static final String DELIVERY = "id, project_id, mode, schedule_id, scheduled_for, sequence, status, attempt_count, "
             + "next_attempt_at, idempotency_key, lease_owner, lease_expires_at, last_error, created_at, updated_at";
@@ -50,7 +51,12 @@ final class Rows {
         return new Schedule(rs.getString(p + "id"), tenant(rs, p), ScheduleStatus.parse(rs.getString(p + "status")),
                 DefinitionCodec.read(rs.getString(p + "definition")), instant(rs, p + "next_fire_at"),
                 rs.getInt(p + "consecutive_failures"), rs.getString(p + "paused_reason"), rs.getLong(p + "last_sequence"),
-                instant(rs, p + "created_at"), instant(rs, p + "updated_at"));
+                instant(rs, p + "created_at"), instant(rs, p + "updated_at"), origin(rs.getString(p + "origin"), rs.getString(p + "source_id")));
+    }
+
+    /** A schedule's {@link Origin} from its two columns; null (made through the API) when {@code origin} is NULL. */
+    static Origin origin(String kind, String sourceId) {
+        return kind == null ? null : new Origin(Origin.Kind.parse(kind), sourceId);
     }
 
     static Delivery delivery(ResultSet rs) throws SQLException {

@@ -1,0 +1,48 @@
+package dev.idem.core;
+
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * Who made a schedule that no user created: Idem itself, for an inbound source's event or an alert. A schedule made
+ * through the API has no origin (null). Such schedules are ordinary one-shots to the engine (claim, retries,
+ * dead-letter, replay) but are hidden from the user's schedule lists.
+ *
+ * @param sourceId the source whose event this is ({@link Kind#SOURCE} only, required there), else null
+ */
+public record Origin(Kind kind, String sourceId) {
+    /** What made the schedule. */
+    public enum Kind {
+        /** An event received on an inbound source's ingest route, forwarded to the source's destination. */
+        SOURCE,
+        /** An operational alert sent to the project's alert endpoint. */
+        ALERT;
+
+        /** The stored and API form: {@code source}, {@code alert}. */
+        public String wireName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        public static Kind parse(String s) {
+            for (Kind k : values()) if (k.wireName().equals(s)) return k;
+            throw new IllegalArgumentException("unknown schedule origin '" + s + "'");
+        }
+    }
+
+    public Origin {
+        Objects.requireNonNull(kind, "kind");
+        if (kind == Kind.SOURCE && (sourceId == null || sourceId.isEmpty()))
+            throw new IllegalArgumentException("an origin of kind source needs its source id");
+        if (kind != Kind.SOURCE && sourceId != null) throw new IllegalArgumentException("only an origin of kind source has a source id");
+    }
+
+    /** An event of inbound source {@code sourceId}. */
+    public static Origin source(String sourceId) {
+        return new Origin(Kind.SOURCE, sourceId);
+    }
+
+    /** An alert. */
+    public static Origin alert() {
+        return new Origin(Kind.ALERT, null);
+    }
+}
