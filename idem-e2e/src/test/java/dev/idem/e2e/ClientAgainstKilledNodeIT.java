@@ -33,7 +33,9 @@ class ClientAgainstKilledNodeIT {
     void aCreateCommittedByANodeKilledBeforeItAnsweredIsReplayedByTheRestartedNode() throws Exception {
         try (IdemProcess idem = new IdemProcess(dir).start(); LoopbackProxy proxy = new LoopbackProxy(idem.port())) {
             IdemClient client = IdemClient.create(IdemClientConfig.builder(proxy.url()).apiKey(IdemProcess.API_KEY).maxAttempts(20)
-                    .initialBackoff(Duration.ofMillis(250)).maxBackoff(Duration.ofSeconds(2)).build());
+                    // 20 attempts with waits up to 6 s span about a minute: the restart below (a JVM, Flyway, the bind) took
+                    // longer than the 25 s that waits up to 2 s gave, on a machine at load 40
+                    .initialBackoff(Duration.ofMillis(250)).maxBackoff(Duration.ofSeconds(6)).build());
             ScheduleCreate req = ScheduleCreate.builder("https://example.com/killed").fireAt(Instant.parse("2030-01-01T00:00:00Z")).build();
             proxy.holdAnswers();
             CompletableFuture<IdemResponse<Schedule>> call = CompletableFuture.supplyAsync(() -> client.schedules().createWithResponse(req, RequestOptions.none()));
