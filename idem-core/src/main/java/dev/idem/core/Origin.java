@@ -11,6 +11,14 @@ import java.util.Objects;
  * @param sourceId the source whose event this is ({@link Kind#SOURCE} only, required there), else null
  */
 public record Origin(Kind kind, String sourceId) {
+    /**
+     * The prefix under which a source's event keeps the provider's request headers ({@code Idem-Source-Header-<name>}):
+     * the only {@code Idem-} names a definition's headers may carry, and only on a source's one-shots.
+     */
+    public static final String SOURCE_HEADER_PREFIX = "Idem-Source-Header-";
+    /** The header naming the source on each delivery of its events. */
+    public static final String SOURCE_ID_HEADER = "Idem-Source-Id";
+
     /** What made the schedule. */
     public enum Kind {
         /** An event received on an inbound source's ingest route, forwarded to the source's destination. */

@@ -50,6 +50,12 @@ public interface DeliveryRepository {
     /** Newest first (ids descend); null filters mean any; {@code startingAfter} as for schedules. */
     Page<Delivery> list(Tenant tenant, String scheduleId, DeliveryStatus status, int limit, String startingAfter);
 
+    /**
+     * The deliveries of inbound source {@code sourceId}'s events (internal one-shots with that source id), newest first;
+     * null status means any; {@code startingAfter} as for {@link #list}.
+     */
+    Page<Delivery> listBySource(Tenant tenant, String sourceId, DeliveryStatus status, int limit, String startingAfter);
+
     /** Attempts of a delivery, by number ascending. */
     List<Attempt> attempts(String deliveryId);
 

@@ -16,6 +16,9 @@ public interface StoreTx {
 
     StatsRepository stats();
 
+    /** Inbound sources (issue 14). */
+    SourceRepository sources();
+
     /**
      * Signals {@link Store#onDeliveriesDue} subscribers, on every node, once this transaction commits
      * (nothing is sent when it rolls back). Call it after writing a delivery that is due now or soon.

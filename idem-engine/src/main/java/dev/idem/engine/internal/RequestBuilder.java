@@ -2,6 +2,7 @@ package dev.idem.engine.internal;
 
 import dev.idem.core.Delivery;
 import dev.idem.core.HeaderProfile;
+import dev.idem.core.Origin;
 import dev.idem.core.Schedule;
 import dev.idem.core.ScheduleDefinition;
 import dev.idem.core.Timing;
@@ -42,8 +43,11 @@ public final class RequestBuilder {
         Map<String, String> h = new LinkedHashMap<>();
         // the user's own headers first, so none of ours can be shadowed. Reserved and hop-by-hop names are refused at
         // create time; dropping them here too keeps a definition stored before a name was reserved from sending it.
+        boolean fromSource = schedule.origin() != null && schedule.origin().kind() == Origin.Kind.SOURCE;
         def.headers().forEach((k, v) -> {
             if (!WebhookHeaders.isReserved(k) && !k.equalsIgnoreCase(WebhookHeaders.CONTENT_TYPE)) h.put(k, v);
+            // a source's event carries the provider's headers under a prefix of ours, which no user definition can hold
+            else if (fromSource && k.regionMatches(true, 0, Origin.SOURCE_HEADER_PREFIX, 0, Origin.SOURCE_HEADER_PREFIX.length())) h.put(k, v);
         });
         h.put(WebhookHeaders.CONTENT_TYPE, def.contentType());
         h.put(WebhookHeaders.USER_AGENT, USER_AGENT);
@@ -57,6 +61,7 @@ public final class RequestBuilder {
         h.put(WebhookHeaders.ATTEMPT, Integer.toString(attempt));
         h.put(WebhookHeaders.SEQUENCE, Long.toString(delivery.sequence()));
         if (def.eventType() != null) h.put(WebhookHeaders.EVENT_TYPE, def.eventType());
+        if (fromSource) h.put(Origin.SOURCE_ID_HEADER, schedule.origin().sourceId());
         if (def.headerProfile() == HeaderProfile.RRULE) {
             h.put(WebhookHeaders.RRULE_EXECUTION_ID, delivery.id());
             h.put(WebhookHeaders.RRULE_SCHEDULED_FOR, scheduledFor);

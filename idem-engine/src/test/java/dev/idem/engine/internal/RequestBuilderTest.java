@@ -155,6 +155,25 @@ class RequestBuilderTest {
         assertThat(r.headers().keySet().stream().filter(k -> k.equalsIgnoreCase("webhook-id"))).hasSize(1);
     }
 
+    /** Issue 14: a source's event keeps the provider's headers under Idem-Source-Header-; a user's definition cannot. */
+    @Test
+    void providerHeadersPassOnlyOnASourcesEventWithTheSourceId() {
+        Map<String, String> headers = Map.of("Idem-Source-Header-Stripe-Signature", "t=1,v1=ab", "Idem-Source-Id", "forged",
+                "Idem-Delivery-Id", "forged");
+        ScheduleDefinition def = Defs.with(Defs.once("https://example.com/hook", DUE), null, "{}", null, headers, null, null);
+        Schedule user = schedule(def);
+        Schedule event = user.withOrigin(dev.idem.core.Origin.source("src_1"));
+
+        DeliveryRequest fromSource = builder.build(Defs.claimed(event, "dlv_1", 1, 1), event, 1, List.of(secret), NOW);
+        assertThat(fromSource.headers()).containsEntry("Idem-Source-Header-Stripe-Signature", "t=1,v1=ab")
+                .containsEntry("Idem-Source-Id", "src_1").containsEntry("Idem-Delivery-Id", "dlv_1");
+        DeliveryRequest fromUser = builder.build(Defs.claimed(user, "dlv_1", 1, 1), user, 1, List.of(secret), NOW);
+        assertThat(fromUser.headers().keySet()).noneMatch(k -> k.startsWith("Idem-Source"));
+        Schedule alert = user.withOrigin(dev.idem.core.Origin.alert());
+        assertThat(builder.build(Defs.claimed(alert, "dlv_1", 1, 1), alert, 1, List.of(secret), NOW).headers().keySet())
+                .noneMatch(k -> k.startsWith("Idem-Source"));
+    }
+
     /** Issue 18.3: a definition stored before hop-by-hop names were refused still never sends them. */
     @Test
     void hopByHopHeadersOfAStoredDefinitionAreNotSent() {

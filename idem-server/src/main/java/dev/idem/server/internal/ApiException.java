@@ -44,9 +44,24 @@ public final class ApiException extends RuntimeException {
     }
 
     public static ApiException rateLimited(long retryAfterSeconds) {
+        return rateLimited(retryAfterSeconds, "this API key");
+    }
+
+    /** Too many requests for {@code subject} ("this API key", "source src_…"). */
+    public static ApiException rateLimited(long retryAfterSeconds, String subject) {
         return new ApiException(429, "rate_limit_error", "rate_limited",
-                "Too many requests for this API key; retry after " + retryAfterSeconds + "s", null,
+                "Too many requests for " + subject + "; retry after " + retryAfterSeconds + "s", null,
                 java.util.Map.of("Retry-After", Long.toString(retryAfterSeconds)));
+    }
+
+    /** An inbound source's request whose signature did not verify (SPEC section 2, inbound sources). */
+    public static ApiException badSignature(String reason) {
+        return new ApiException(403, "authentication_error", "BAD_SIGNATURE", "The signature did not verify: " + reason, null);
+    }
+
+    /** A request body over a limit; {@code message} names the limit. */
+    public static ApiException tooLarge(String message) {
+        return new ApiException(413, "invalid_request_error", "body_too_large", message, null);
     }
 
     public static ApiException internal(String message) {

@@ -36,9 +36,18 @@ public final class DeliveryService {
     }
 
     public ObjectNode list(Tenant tenant, String scheduleId, DeliveryStatus status, int limit, String startingAfter) {
+        return list(tenant, scheduleId, null, status, limit, startingAfter);
+    }
+
+    /** @param sourceId an inbound source's id: only the deliveries of its events (not with {@code scheduleId}) */
+    public ObjectNode list(Tenant tenant, String scheduleId, String sourceId, DeliveryStatus status, int limit, String startingAfter) {
+        if (scheduleId != null && !scheduleId.isEmpty() && sourceId != null && !sourceId.isEmpty())
+            throw ApiException.invalid("parameter_conflict", "source_id", "Give schedule_id or source_id, not both");
         return store.inReadTransaction(tx -> {
             if (startingAfter != null) find(tx, tenant, startingAfter);
-            Page<Delivery> page = tx.deliveries().list(tenant, scheduleId, status, limit, startingAfter);
+            Page<Delivery> page = sourceId != null && !sourceId.isEmpty()
+                    ? tx.deliveries().listBySource(tenant, sourceId, status, limit, startingAfter)
+                    : tx.deliveries().list(tenant, scheduleId, status, limit, startingAfter);
             return Views.list("/v1/deliveries", page, d -> Views.delivery(d, null));
         });
     }

@@ -89,7 +89,7 @@ public final class HttpApi {
             r.post("/v1/schedules/{id}/resume", mutation(s, (tx, ctx) -> s.schedules().resume(tx, Authenticator.tenant(ctx), ctx.pathParam("id"))));
 
             r.get("/v1/deliveries", ctx -> json(ctx, 200, s.deliveries().list(Authenticator.tenant(ctx), ctx.queryParam("schedule_id"),
-                    enumParam(ctx, "status", DeliveryStatus::parse), Pagination.limit(ctx), Pagination.startingAfter(ctx))));
+                    ctx.queryParam("source_id"), enumParam(ctx, "status", DeliveryStatus::parse), Pagination.limit(ctx), Pagination.startingAfter(ctx))));
             r.get("/v1/deliveries/{id}", ctx -> json(ctx, 200, s.deliveries().get(Authenticator.tenant(ctx), ctx.pathParam("id"))));
             r.get("/v1/stats", ctx -> json(ctx, 200, s.deliveries().stats(Authenticator.tenant(ctx))));
             r.post("/v1/deliveries/{id}/replay", mutation(s, (tx, ctx) -> s.deliveries().replay(tx, Authenticator.tenant(ctx), ctx.pathParam("id"))));
@@ -101,6 +101,7 @@ public final class HttpApi {
             });
             r.get("/v1/signing-secret", ctx -> json(ctx, 200, s.secrets().get(Authenticator.tenant(ctx))));
             r.post("/v1/signing-secret/rotate", mutation(s, (tx, ctx) -> s.secrets().rotate(tx, Authenticator.tenant(ctx))));
+            SourceRoutes.install(r, s);
         });
     }
 

@@ -9,7 +9,6 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class RateLimiter {
     private final int perSecond;
-    private final double burst;
     private final Clock clock;
     private final ConcurrentHashMap<String, Bucket> buckets = new ConcurrentHashMap<>();
 
@@ -26,26 +25,35 @@ public final class RateLimiter {
     /** @param perSecond 0 turns limiting off */
     public RateLimiter(int perSecond, Clock clock) {
         this.perSecond = perSecond;
-        this.burst = 2.0 * perSecond;
         this.clock = clock;
     }
 
     /** Takes one token for {@code key}; throws 429 with {@code Retry-After} when there is none. */
     public void acquire(String key) {
         if (perSecond == 0) return;
+        acquire(key, perSecond, "this API key");
+    }
+
+    /**
+     * Takes one token for {@code key} from a bucket of {@code rate} tokens a second (bursts up to twice that); throws
+     * 429 with {@code Retry-After}, naming {@code subject}, when there is none. Buckets of every rate share this limiter's
+     * table, so keys must not collide across uses (prefix them).
+     */
+    void acquire(String key, int rate, String subject) {
         long now = clock.millis();
-        Bucket b = buckets.computeIfAbsent(key, k -> new Bucket(burst, now));
+        double cap = 2.0 * rate;
+        Bucket b = buckets.computeIfAbsent(key, k -> new Bucket(cap, now));
         double wait;
         synchronized (b) {
-            b.tokens = Math.min(burst, b.tokens + (now - b.lastMillis) * perSecond / 1000.0);
+            b.tokens = Math.min(cap, b.tokens + (now - b.lastMillis) * rate / 1000.0);
             b.lastMillis = Math.max(b.lastMillis, now);
             if (b.tokens >= 1) {
                 b.tokens -= 1;
                 return;
             }
-            wait = (1 - b.tokens) / perSecond;
+            wait = (1 - b.tokens) / rate;
         }
         if (buckets.size() > 100_000) buckets.clear();
-        throw ApiException.rateLimited(Math.max(1, (long) Math.ceil(wait)));
+        throw ApiException.rateLimited(Math.max(1, (long) Math.ceil(wait)), subject);
     }
 }

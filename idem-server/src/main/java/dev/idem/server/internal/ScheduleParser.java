@@ -77,13 +77,18 @@ public final class ScheduleParser {
     }
 
     private String endpoint(Fields f) {
-        String s = f.requiredString("endpoint", 2048);
+        return endpoint(f, "endpoint");
+    }
+
+    /** The URL in {@code field}, checked as a schedule's endpoint is (also an inbound source's destination). */
+    String endpoint(Fields f, String field) {
+        String s = f.requiredString(field, 2048);
         // one definition of a well-formed endpoint, shared with the engine's connect-time check
         EndpointGuard.syntaxError(s).ifPresent(reason -> {
-            throw ApiException.invalid("endpoint_invalid", "endpoint", reason);
+            throw ApiException.invalid("endpoint_invalid", f.name(field), reason);
         });
         endpointCheck.apply(URI.create(s)).ifPresent(reason -> {
-            throw ApiException.invalid("endpoint_not_allowed", "endpoint", reason);
+            throw ApiException.invalid("endpoint_not_allowed", f.name(field), reason);
         });
         return s;
     }

@@ -100,6 +100,11 @@ public final class ScheduleService {
         return parser.parseCreate(body, now);
     }
 
+    /** The parser, whose endpoint check inbound sources' destinations share. */
+    ScheduleParser parser() {
+        return parser;
+    }
+
     public ObjectNode get(Tenant tenant, String id) {
         Instant now = clock.instant();
         return store.inReadTransaction(tx -> ScheduleViews.one(tx, tenant, id, now));

@@ -135,7 +135,9 @@ class OpenApiContractTest {
                 assertThat(r.path("description").asText()).as("%s %s is described", op, status).isNotEmpty();
                 assertThat(r.path("headers").has("Request-Id")).as("%s %s declares Request-Id", op, status).isTrue();
             });
-            boolean mutation = op.method().equals("post") || op.method().equals("patch") || op.method().equals("delete");
+            // the ingest route of a source is the provider's, not an API client's: no Idempotency-Key (its dedup is the event id)
+            boolean mutation = (op.method().equals("post") || op.method().equals("patch") || op.method().equals("delete"))
+                    && !op.template().startsWith("/in/");
             if (mutation) {
                 assertThat(o.path("parameters").toString()).as("%s takes an Idempotency-Key", op).contains("IdempotencyKey");
                 assertThat(o.path("responses").has("409")).as("%s documents 409", op).isTrue();
@@ -378,6 +380,42 @@ class OpenApiContractTest {
         call(401, "GET", "/v1/signing-secret", null, null);
         call(401, "POST", "/v1/signing-secret/rotate", null, null);
 
+        // inbound sources (issue 14): CRUD under the API key, ingest under the provider's signature
+        String srcBody = "{\"name\":\"stripe\",\"verify\":{\"scheme\":\"stripe\",\"secret\":\"whsec_walk\"},\"destination\":\"" + ok.url("/src") + "\"}";
+        String sourceId = create(call(201, "POST", "/v1/sources", KEY, srcBody, Map.of("Idempotency-Key", "walk-source")));
+        call(201, "POST", "/v1/sources", KEY, srcBody, Map.of("Idempotency-Key", "walk-source"));
+        call(409, "POST", "/v1/sources", KEY, "{}", Map.of("Idempotency-Key", "walk-source"));
+        call(400, "POST", "/v1/sources", KEY, "{\"name\":\"x\"}");
+        call(401, "POST", "/v1/sources", null, srcBody);
+        call(200, "GET", "/v1/sources");
+        call(404, "GET", "/v1/sources?starting_after=src_nosuchsource");
+        call(401, "GET", "/v1/sources", null, null);
+        call(200, "GET", "/v1/sources/" + sourceId);
+        call(404, "GET", "/v1/sources/src_nosuchsource");
+        call(401, "GET", "/v1/sources/" + sourceId, null, null);
+        call(200, "PATCH", "/v1/sources/" + sourceId, KEY, "{\"verify\":{\"secret\":\"whsec_walk2\"}}", Map.of("Idempotency-Key", "walk-src-patch"));
+        call(409, "PATCH", "/v1/sources/" + sourceId, KEY, "{}", Map.of("Idempotency-Key", "walk-src-patch"));
+        call(400, "PATCH", "/v1/sources/" + sourceId, KEY, "{\"dedup\":\"body\"}");
+        call(404, "PATCH", "/v1/sources/src_nosuchsource", KEY, "{}");
+        call(401, "PATCH", "/v1/sources/" + sourceId, null, "{}");
+        String event = "{\"id\":\"evt_walk\"}";
+        long ts = System.currentTimeMillis() / 1000;
+        Map<String, String> signed = Map.of("Stripe-Signature", dev.idem.wire.StripeSignatureVerifier.sign("whsec_walk2", ts,
+                event.getBytes(java.nio.charset.StandardCharsets.UTF_8)), "Content-Type", "application/json");
+        var ingested = call(200, "POST", "/in/" + sourceId, null, event, signed);
+        call(200, "POST", "/in/" + sourceId, null, event, signed);
+        call(403, "POST", "/in/" + sourceId, null, event + " ", signed);
+        call(413, "POST", "/in/" + sourceId, null, "x".repeat(1024 * 1024 + 1), signed);
+        call(404, "POST", "/in/src_nosuchsource", null, event, signed);
+        call(200, "GET", "/v1/deliveries?source_id=" + sourceId);
+        assertThat(call(200, "GET", "/v1/deliveries?source_id=" + sourceId).json().at("/data/0/id").asText())
+                .isEqualTo(ingested.json().get("delivery_id").asText());
+        call(400, "GET", "/v1/deliveries?source_id=" + sourceId + "&schedule_id=" + nowId);
+        call(200, "DELETE", "/v1/sources/" + sourceId, KEY, null, Map.of("Idempotency-Key", "walk-src-delete"));
+        call(409, "DELETE", "/v1/sources/" + sourceId, KEY, "{}", Map.of("Idempotency-Key", "walk-src-delete"));
+        call(404, "DELETE", "/v1/sources/src_nosuchsource");
+        call(401, "DELETE", "/v1/sources/" + sourceId, null, null);
+
         // recurrence preview (no key)
         var preview = call(200, "GET", "/v1/recurrence/preview?rrule=" + q("FREQ=WEEKLY;BYDAY=TU,TH;COUNT=5") + "&dtstart=1997-09-02T09:00:00&timezone=America/New_York&count=10", null, null);
         assertThat(preview.json().get("occurrences")).hasSize(5);
@@ -391,7 +429,7 @@ class OpenApiContractTest {
 
         // a query parameter that is not valid percent-encoding is a 400 on every route
         for (var op : doc.operations()) {
-            String path = op.template().replace("{id}", op.template().contains("deliver") ? dead : laterId);
+            String path = op.template().replace("{id}", op.template().contains("deliver") ? dead : laterId).replace("{source_id}", "src_x");
             String key = op.template().startsWith("/v1/") && !op.template().equals("/v1/recurrence/preview") ? KEY : null;
             ApiClientForTests.Reply r = rawQuery(op.method().toUpperCase(Locale.ROOT), path + "?x=%zz", key);
             assertThat(r.status()).as("%s with ?x=%%zz -> %s", op, r.raw()).isEqualTo(400);

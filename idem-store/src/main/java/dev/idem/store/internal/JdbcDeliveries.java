@@ -92,6 +92,20 @@ final class JdbcDeliveries implements DeliveryRepository {
     }
 
     @Override
+    public Page<Delivery> listBySource(Tenant tenant, String sourceId, DeliveryStatus status, int limit, String startingAfter) {
+        // a source's events are internal one-shots carrying its id (schedules_source index), one delivery each
+        StringBuilder q = new StringBuilder("SELECT " + Rows.DELIVERY_READ + " FROM deliveries WHERE project_id = ? AND mode = ? "
+                + "AND schedule_id IN (SELECT id FROM schedules WHERE source_id = ?)");
+        List<Object> args = new ArrayList<>(List.of(tenant.projectId(), Rows.mode(tenant.mode()), sourceId));
+        if (status != null) q.append(" AND status = '").append(status.wireName()).append("'");
+        if (startingAfter != null) {
+            q.append(" AND id < ?");
+            args.add(startingAfter);
+        }
+        return Pages.fetch(sql, q, args, limit, Rows::delivery);
+    }
+
+    @Override
     public List<Attempt> attempts(String deliveryId) {
         return sql.query("SELECT " + Rows.ATTEMPT + " FROM attempts WHERE delivery_id = ? ORDER BY number, started_at", Rows::attempt,
                 deliveryId);

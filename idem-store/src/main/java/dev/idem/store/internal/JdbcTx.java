@@ -6,6 +6,7 @@ import dev.idem.core.store.IdempotencyRepository;
 import dev.idem.core.store.ProjectRepository;
 import dev.idem.core.store.ScheduleRepository;
 import dev.idem.core.store.SigningSecretRepository;
+import dev.idem.core.store.SourceRepository;
 import dev.idem.core.store.StatsRepository;
 import dev.idem.core.store.StoreTx;
 
@@ -55,6 +56,11 @@ final class JdbcTx implements StoreTx {
     @Override
     public StatsRepository stats() {
         return new JdbcStats(sql);
+    }
+
+    @Override
+    public SourceRepository sources() {
+        return new JdbcSources(sql, dialect);
     }
 
     @Override

@@ -1,0 +1,167 @@
+package dev.idem.server.internal;
+
+import com.fasterxml.jackson.core.JsonPointer;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.idem.core.IdGenerator;
+import dev.idem.core.InternalOneShots;
+import dev.idem.core.Origin;
+import dev.idem.core.Source;
+import dev.idem.core.store.Store;
+import dev.idem.wire.SignatureCheck;
+import dev.idem.wire.WebhookHeaders;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.UnaryOperator;
+
+/**
+ * {@code POST /in/{source_id}}: the exposed, unauthenticated surface of inbound sources. In order: the per-source rate
+ * limit, the body limit, the source (a cached read), the signature over the raw bytes. Only a verified request writes
+ * anything: its event as an internal one-shot to the source's destination, deduplicated for 24 h by the provider's
+ * event id, committed before the 200. A forgery gets 403 {@code BAD_SIGNATURE}; a store that does not answer, 503 (the
+ * provider retries, and the dedup keeps a retry of an event that did commit from being forwarded twice).
+ */
+public final class SourceIngest {
+    /** The largest body accepted: providers' events are far smaller (Stripe's are a few KiB). */
+    static final int MAX_BODY_BYTES = 1024 * 1024;
+    /** Forwarded under {@code Idem-Source-Header-<name>}; these describe the connection, not the event. */
+    private static final java.util.Set<String> NOT_FORWARDED = java.util.Set.of("host", "content-length", "content-type", "expect");
+    /** How long a looked-up source (or its absence) is reused: a flood of requests costs one read per id per period. */
+    private static final long CACHE_MILLIS = 2_000;
+    /** Cache misses (reads of the store) a second per node, whatever the ids: random ids cannot flood the database. */
+    private static final int LOOKUPS_PER_SECOND = 500;
+    private static final int CACHE_LIMIT = 10_000;
+
+    private final Store store;
+    private final IdGenerator ids;
+    private final Clock clock;
+    private final RateLimiter limiter;
+    private final Map<String, Cached> cache = new ConcurrentHashMap<>();
+    /** A test's hook between the commit and the answer (a node that dies there); null in production. */
+    private static volatile Runnable afterCommitForTests;
+
+    /** For tests only: runs {@code hook} on every ingest after its commit and before its answer (null: none). */
+    public static void afterCommitForTests(Runnable hook) {
+        afterCommitForTests = hook;
+    }
+
+    private record Cached(Optional<Source> source, long until) {}
+
+    SourceIngest(Store store, IdGenerator ids, Clock clock) {
+        this.store = store;
+        this.ids = ids;
+        this.clock = clock;
+        this.limiter = new RateLimiter(0, clock);
+    }
+
+    /** What ingest answers: the status and JSON body. */
+    record Answer(int status, ObjectNode body) {}
+
+    /**
+     * @param headers the request's header names and values (a name given twice: its values joined by ", ")
+     */
+    Answer ingest(String sourceId, Map<String, String> headers, String contentType, byte[] body) {
+        Source source = lookup(sourceId);
+        limiter.acquire("in\n" + sourceId, source.rateLimit(), "source " + sourceId);
+        if (body.length > MAX_BODY_BYTES)
+            throw ApiException.tooLarge("The body is " + body.length + " bytes, over the ingest limit of 1 MiB (" + MAX_BODY_BYTES + " bytes)");
+        UnaryOperator<String> header = caseInsensitive(headers);
+        SignatureCheck check = SourceSchemes.verify(source, header, body, clock);
+        if (!check.valid()) throw ApiException.badSignature(check.reason());
+        if (!utf8(body)) throw ApiException.invalid("body_not_utf8", null, "The body is not UTF-8 text; Idem forwards text bodies only");
+        String eventId = eventId(source, header, body);
+        Instant now = clock.instant();
+        InternalOneShots.Request req = InternalOneShots.Request.of(source.tenant(), Origin.source(source.id()), source.destination(), body,
+                contentType == null || contentType.isBlank() ? "application/octet-stream" : contentType)
+                .withHeaders(forwarded(headers)).withDedupId(eventId);
+        InternalOneShots.Created c = store.inTransaction(tx -> InternalOneShots.create(tx, ids, req, now));
+        Runnable hook = afterCommitForTests;
+        if (hook != null) hook.run();
+        ObjectNode o = Json.object();
+        o.put("object", "ingest");
+        o.put("source_id", source.id());
+        o.put("event_id", eventId);
+        o.put("delivery_id", c.deliveryId());
+        o.put("deduplicated", c.deduplicated());
+        return new Answer(200, o);
+    }
+
+    /** Drops a cached source after its change on this node (other nodes see it within {@link #CACHE_MILLIS}). */
+    void forget(String sourceId) {
+        cache.remove(sourceId);
+    }
+
+    private Source lookup(String id) {
+        long now = clock.millis();
+        Cached c = cache.get(id);
+        if (c == null || c.until() < now) {
+            limiter.acquire("lookup\n", LOOKUPS_PER_SECOND, "unknown sources on this node");
+            c = new Cached(store.inReadTransaction(tx -> tx.sources().findForIngest(id)), now + CACHE_MILLIS);
+            if (cache.size() >= CACHE_LIMIT) cache.clear();
+            cache.put(id, c);
+        }
+        return c.source().orElseThrow(() -> ApiException.notFound("source", id));
+    }
+
+    /** The provider's event id per the source's {@code dedup}, or null (no dedup: every request is forwarded). */
+    static String eventId(Source source, UnaryOperator<String> header, byte[] body) {
+        String how = source.dedup().equals("auto") ? SourceSchemes.autoDedup(source.scheme()) : source.dedup();
+        if (how == null || how.equals("none")) return null;
+        if (how.startsWith("header:")) {
+            String v = header.apply(how.substring(7));
+            return v == null || v.isBlank() ? null : v.trim();
+        }
+        try {
+            JsonNode n = Json.MAPPER.readTree(body).at(JsonPointer.compile(how.substring(5)));
+            return n.isValueNode() && !n.isNull() ? n.asText() : null;
+        } catch (IOException | RuntimeException notJson) {
+            return null;
+        }
+    }
+
+    /** The provider's headers under {@code Idem-Source-Header-<name>}, minus those about the connection. */
+    static Map<String, String> forwarded(Map<String, String> headers) {
+        Map<String, String> out = new LinkedHashMap<>();
+        headers.forEach((name, value) -> {
+            String n = name.toLowerCase(Locale.ROOT);
+            if (NOT_FORWARDED.contains(n) || WebhookHeaders.isHopByHop(n)) return;
+            out.put(Origin.SOURCE_HEADER_PREFIX + name, value);
+        });
+        return out;
+    }
+
+    private static UnaryOperator<String> caseInsensitive(Map<String, String> headers) {
+        Map<String, String> lower = new java.util.HashMap<>();
+        headers.forEach((k, v) -> lower.put(k.toLowerCase(Locale.ROOT), v));
+        return name -> lower.get(name.toLowerCase(Locale.ROOT));
+    }
+
+    private static boolean utf8(byte[] body) {
+        try {
+            StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(body));
+            return true;
+        } catch (java.nio.charset.CharacterCodingException e) {
+            return false;
+        }
+    }
+
+    /** The request's headers, a repeated name's values joined by ", " (as HTTP allows). */
+    static Map<String, String> headersOf(io.javalin.http.Context ctx) {
+        Map<String, String> out = new LinkedHashMap<>();
+        var req = ctx.req();
+        for (var names = req.getHeaderNames(); names.hasMoreElements(); ) {
+            String name = names.nextElement();
+            List<String> values = java.util.Collections.list(req.getHeaders(name));
+            out.put(name, String.join(", ", values));
+        }
+        return out;
+    }
+}
