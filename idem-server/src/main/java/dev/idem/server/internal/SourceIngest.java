@@ -111,8 +111,25 @@ public final class SourceIngest {
         return c.source().orElseThrow(() -> ApiException.notFound("source", id));
     }
 
-    /** The provider's event id per the source's {@code dedup}, or null (no dedup: every request is forwarded). */
+    /** Longer event ids are kept as their SHA-256: a B-tree entry (the dedup reservation's key) has a size limit. */
+    static final int MAX_EVENT_ID = 255;
+
+    /**
+     * The provider's event id per the source's {@code dedup}, or null (no dedup: every request is forwarded); one over
+     * {@link #MAX_EVENT_ID} characters becomes {@code sha256:<hex>}.
+     */
     static String eventId(Source source, UnaryOperator<String> header, byte[] body) {
+        String id = rawEventId(source, header, body);
+        if (id == null || id.length() <= MAX_EVENT_ID) return id;
+        try {
+            return "sha256:" + java.util.HexFormat.of().formatHex(
+                    java.security.MessageDigest.getInstance("SHA-256").digest(id.getBytes(StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is not available in this JDK", e);
+        }
+    }
+
+    private static String rawEventId(Source source, UnaryOperator<String> header, byte[] body) {
         String how = source.dedup().equals("auto") ? SourceSchemes.autoDedup(source.scheme()) : source.dedup();
         if (how == null || how.equals("none")) return null;
         if (how.startsWith("header:")) {

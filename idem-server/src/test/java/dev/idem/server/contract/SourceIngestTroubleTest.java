@@ -1,0 +1,64 @@
+package dev.idem.server.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.idem.store.JdbcStores;
+import dev.idem.store.StoreConfig;
+import dev.idem.store.testing.TestDatabase;
+import dev.idem.store.testing.TestStores;
+import dev.idem.wire.StripeSignatureVerifier;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Issue 14, item 2: an inbound source's ingest answers 503 while its database is gone, so the provider retries. */
+class SourceIngestTroubleTest {
+    static final String KEY = ContractServer.TEST_KEY;
+    @TempDir
+    Path dir;
+
+    private static Map<String, String> signed(String body) {
+        return Map.of("Stripe-Signature", StripeSignatureVerifier.sign("whsec_trouble", System.currentTimeMillis() / 1000,
+                body.getBytes(StandardCharsets.UTF_8)), "Content-Type", "application/json");
+    }
+
+    @Test
+    void withTheDatabaseGoneIngestIs503AndTheProvidersRetryLaterIsAccepted() throws Exception {
+        try (TestDatabase db = TestStores.postgresDatabase(); TcpProxy proxy = new TcpProxy(PostgresStoreTroubleTest.port(db.config().jdbcUrl()))) {
+            StoreConfig viaProxy = new StoreConfig(db.config().jdbcUrl().replaceFirst("//[^/]+/", "//127.0.0.1:" + proxy.port() + "/"),
+                    db.config().user(), db.config().password(), 8, false);
+            try (ContractServer node = ContractServer.start(JdbcStores.open(viaProxy, Clock.systemUTC()), dir, true)) {
+                var created = node.api.call("POST", "/v1/sources", KEY, "{\"name\":\"s\",\"verify\":{\"scheme\":\"stripe\",\"secret\":"
+                        + "\"whsec_trouble\"},\"destination\":\"http://127.0.0.1:9/x\"}");
+                assertThat(created.status()).as(created.raw()).isEqualTo(201);
+                String id = created.json().get("id").asText();
+                String before = "{\"id\":\"evt_before\"}";
+                assertThat(node.api.call("POST", "/in/" + id, null, before, signed(before)).status()).isEqualTo(200);
+
+                proxy.stop();
+                String during = "{\"id\":\"evt_during\"}";
+                var refused = node.api.call("POST", "/in/" + id, null, during, signed(during));
+                PostgresStoreTroubleTest.assertUnavailable(refused, "POST /in/{source_id} with the database gone");
+
+                proxy.start();
+                // the provider's retry, once the database is back
+                await().atMost(Duration.ofSeconds(60)).until(() -> node.api.call("GET", "/readyz", null, null).status() == 200);
+                var retried = node.api.call("POST", "/in/" + id, null, during, signed(during));
+                assertThat(retried.status()).as(retried.raw()).isEqualTo(200);
+                assertThat(retried.json().get("deduplicated").asBoolean()).isFalse();
+                try (var admin = PostgresStoreTroubleTest.admin(db.config()); Statement s = admin.createStatement();
+                     ResultSet rs = s.executeQuery("SELECT count(*) FROM schedules WHERE source_id = '" + id + "'")) {
+                    rs.next();
+                    assertThat(rs.getInt(1)).as("one event before, one after, none from the refused request").isEqualTo(2);
+                }
+            }
+        }
+    }
+}
