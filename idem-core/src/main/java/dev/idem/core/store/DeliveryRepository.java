@@ -68,6 +68,23 @@ public interface DeliveryRepository {
      */
     boolean requeueForReplay(Tenant tenant, String deliveryId, Instant now);
 
+    /**
+     * One page of a bulk replay's scan: the tenant's {@code DEAD} deliveries matching {@code filter}, ids ascending,
+     * after {@code afterId} (null: from the first). Ascending ids make the scan a cursor that never revisits a row,
+     * whatever happens to the rows behind it.
+     */
+    List<Delivery> deadForReplay(Tenant tenant, DeadFilter filter, String afterId, int limit);
+
+    /**
+     * What a bulk replay matches besides {@code status = dead}; null fields match anything.
+     *
+     * @param destination only deliveries of schedules with this {@link dev.idem.core.Destination} (or none recorded
+     *     yet): a coarse pre-filter, the caller compares the exact endpoint
+     * @param deadSince inclusive, on the time the delivery went dead (its last update)
+     * @param deadBefore exclusive, same time
+     */
+    record DeadFilter(String scheduleId, String destination, Instant deadSince, Instant deadBefore) {}
+
     /** Whether the schedule has any pending delivery. */
     boolean hasPending(String scheduleId);
 

@@ -18,6 +18,13 @@ public interface IdempotencyRepository {
      */
     boolean takeOverExpired(Tenant tenant, String key, String fingerprint, Instant now, Instant lockedUntil);
 
+    /**
+     * Saves the progress of an in-progress request done in several transactions (kept where the response will be)
+     * and moves its lock, only while the caller still holds it ({@code locked_until} is still {@code expectedLock}):
+     * a holder whose lock expired and was taken over gets false and must roll back.
+     */
+    boolean saveProgress(Tenant tenant, String key, byte[] progress, Instant expectedLock, Instant newLock);
+
     /** Stores the response of a completed request. */
     void complete(Tenant tenant, String key, int status, byte[] body);
 

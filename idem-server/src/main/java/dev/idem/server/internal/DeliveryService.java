@@ -55,17 +55,35 @@ public final class DeliveryService {
     /** Sends a dead or succeeded delivery once more, same id and key, the attempt number counting on. */
     public ApiResponse replay(StoreTx tx, Tenant tenant, String id) {
         Delivery d = find(tx, tenant, id);
-        // the schedule's row first (as every change of its deliveries' pending-ness takes it): a completed schedule
-        // has something to attempt again, so it is active until the replay's outcome completes it again
+        // the schedule's row first (as every change of its deliveries' pending-ness takes it)
         var schedule = tx.schedules().findForUpdate(tenant, d.scheduleId());
-        if (!tx.deliveries().requeueForReplay(tenant, id, clock.instant()))
+        if (scheduleDeleted(schedule))
+            throw ApiException.invalid("schedule_deleted", "id", "Delivery " + id + " belongs to schedule " + d.scheduleId()
+                    + ", which was deleted; its deliveries are not sent again (create a new schedule to send it)");
+        if (!requeue(tx, tenant, id, schedule, clock.instant()))
             throw ApiException.invalid("delivery_not_replayable", "id",
                     "Delivery " + id + " is " + d.status().wireName() + "; only dead or succeeded deliveries can be replayed");
-        schedule.filter(sc -> sc.status() == dev.idem.core.ScheduleStatus.COMPLETED)
-                .ifPresent(sc -> tx.schedules().update(sc.withStatus(dev.idem.core.ScheduleStatus.ACTIVE, null, clock.instant())));
         tx.notifyDeliveriesDue();
         Delivery now = find(tx, tenant, id);
         return ApiResponse.ok(Views.delivery(now, tx.deliveries().attempts(id))).waking();
+    }
+
+    /** A delivery whose schedule was deleted (or is gone) is not sent again, alone or in bulk. */
+    static boolean scheduleDeleted(java.util.Optional<dev.idem.core.Schedule> schedule) {
+        return schedule.map(sc -> sc.status() == dev.idem.core.ScheduleStatus.DELETED).orElse(true);
+    }
+
+    /**
+     * Makes a dead or succeeded delivery due now, the caller holding its schedule's row; false when it is in another
+     * state. A completed schedule has something to attempt again, so it is active until the replay's outcome completes
+     * it again.
+     */
+    static boolean requeue(StoreTx tx, Tenant tenant, String deliveryId, java.util.Optional<dev.idem.core.Schedule> schedule,
+                           java.time.Instant now) {
+        if (!tx.deliveries().requeueForReplay(tenant, deliveryId, now)) return false;
+        schedule.filter(sc -> sc.status() == dev.idem.core.ScheduleStatus.COMPLETED)
+                .ifPresent(sc -> tx.schedules().update(sc.withStatus(dev.idem.core.ScheduleStatus.ACTIVE, null, now)));
+        return true;
     }
 
     /** The dashboard's counters for one tenant, over the last {@link #STATS_WINDOW} (docs/api.md says how each is computed). */

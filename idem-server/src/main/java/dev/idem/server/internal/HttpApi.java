@@ -92,6 +92,7 @@ public final class HttpApi {
                     ctx.queryParam("source_id"), enumParam(ctx, "status", DeliveryStatus::parse), Pagination.limit(ctx), Pagination.startingAfter(ctx))));
             r.get("/v1/deliveries/{id}", ctx -> json(ctx, 200, s.deliveries().get(Authenticator.tenant(ctx), ctx.pathParam("id"))));
             r.get("/v1/stats", ctx -> json(ctx, 200, s.deliveries().stats(Authenticator.tenant(ctx))));
+            r.post("/v1/deliveries/replay", BulkReplay.handler(s.idempotency(), s.clock()));
             r.post("/v1/deliveries/{id}/replay", mutation(s, (tx, ctx) -> s.deliveries().replay(tx, Authenticator.tenant(ctx), ctx.pathParam("id"))));
 
             r.get(PREVIEW_PATH, ctx -> {

@@ -1,5 +1,6 @@
 package dev.idem.server.internal;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.idem.core.IdempotencyRecord;
 import dev.idem.core.Tenant;
 import dev.idem.core.store.Store;
@@ -43,18 +44,8 @@ public final class RequestIdempotency {
         if (key == null) {
             response = store.inTransaction(mutation);
         } else {
-            if (key.isEmpty() || key.length() > 255)
-                throw ApiException.invalid("idempotency_key_invalid", HEADER, "Idempotency-Key must be 1 to 255 characters");
-            String fingerprint = fingerprint(ctx.method().name(), ctx.path(), ctx.bodyAsBytes());
-            Optional<IdempotencyRecord> replay = claim(tenant, key, fingerprint);
-            if (replay.isPresent()) {
-                IdempotencyRecord done = replay.get();
-                Stored stored = Stored.decode(done.responseBody());
-                stored.headers().forEach(ctx::header);
-                ctx.header("Idempotent-Replayed", "true");
-                ctx.status(done.responseStatus()).contentType("application/json").result(stored.body());
-                return;
-            }
+            String fingerprint = fingerprint(ctx, key);
+            if (replayed(ctx, claim(tenant, key, fingerprint))) return;
             try {
                 response = store.inTransaction(tx -> {
                     ApiResponse r = mutation.apply(tx);
@@ -72,17 +63,127 @@ public final class RequestIdempotency {
             }
         }
         if (response.wakeEngine()) wakeUp.run();
+        answer(ctx, response);
+    }
+
+    private static void answer(Context ctx, ApiResponse response) {
         response.headers().forEach(ctx::header);
         ctx.status(response.status()).contentType("application/json").result(Json.bytes(response.body()));
     }
 
+    private static String fingerprint(Context ctx, String key) {
+        if (key.isEmpty() || key.length() > 255)
+            throw ApiException.invalid("idempotency_key_invalid", HEADER, "Idempotency-Key must be 1 to 255 characters");
+        return fingerprint(ctx.method().name(), ctx.path(), ctx.bodyAsBytes());
+    }
+
+    /**
+     * A mutation too large for one transaction (a bulk replay of thousands), run as steps, each in a transaction of
+     * its own, carrying a JSON state from one step to the next.
+     */
+    public interface Steps {
+        /** The state before the first step (taken once per request, not again when a retry carries on). */
+        ObjectNode start();
+
+        /** One step, in its own transaction: the state after it, and the response when it was the last. */
+        Step step(StoreTx tx, ObjectNode state);
+    }
+
+    /** @param response null while more steps are to come */
+    public record Step(ObjectNode state, ApiResponse response) {}
+
+    /**
+     * Runs {@code steps} until one answers. With an {@code Idempotency-Key}, every step's transaction also saves the
+     * state after it in the key's record and moves the key's lock on (fenced: a holder whose lock was taken over rolls
+     * back), and the last step's stores the response. So a retry after a failure or a crash part-way carries on from
+     * the last committed step (the state says where) instead of doing the committed steps again, and a retry after
+     * the end replays the response as {@link #run} does. A failure releases the lock at once (keeping the progress);
+     * a crash leaves it to expire {@link #IN_PROGRESS_LOCK} after the last step, until when a retry gets 409
+     * {@code idempotency_in_progress}.
+     */
+    public void runInSteps(Context ctx, Tenant tenant, Steps steps) {
+        String key = ctx.header(HEADER);
+        if (key == null) {
+            ObjectNode state = steps.start();
+            while (true) {
+                ObjectNode at = state;
+                Step step = store.inTransaction(tx -> steps.step(tx, at));
+                wakeUp.run();
+                if (step.response() != null) {
+                    answer(ctx, step.response());
+                    return;
+                }
+                state = step.state();
+            }
+        }
+        Claim claim = claim(tenant, key, fingerprint(ctx, key));
+        if (replayed(ctx, claim)) return;
+        ObjectNode state = claim.progress() == null ? steps.start() : Json.parseObject(claim.progress());
+        Instant lock = claim.lock();
+        byte[] saved = claim.progress();
+        try {
+            while (true) {
+                ObjectNode at = state;
+                Instant held = lock;
+                Instant next = clock.instant().plus(IN_PROGRESS_LOCK).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+                Step step = store.inTransaction(tx -> {
+                    Step s = steps.step(tx, at);
+                    if (!tx.idempotency().saveProgress(tenant, key, Json.bytes(s.state()), held, next))
+                        throw ApiException.conflict("idempotency_in_progress", "This request's Idempotency-Key was taken over by a retry "
+                                + "while this one was slow; the retry carries on from here");
+                    if (s.response() != null)
+                        tx.idempotency().complete(tenant, key, s.response().status(),
+                                new Stored(s.response().headers(), Json.bytes(s.response().body())).encode());
+                    return s;
+                });
+                lock = next;
+                saved = Json.bytes(step.state());
+                wakeUp.run();
+                if (step.response() != null) {
+                    answer(ctx, step.response());
+                    return;
+                }
+                state = step.state();
+            }
+        } catch (RuntimeException e) {
+            byte[] progress = saved;
+            Instant held = lock;
+            try {
+                // keep what committed, and let a retry take the key now rather than when the lock expires
+                store.useTransaction(tx -> tx.idempotency().saveProgress(tenant, key, progress, held,
+                        clock.instant().minusMillis(1).truncatedTo(java.time.temporal.ChronoUnit.MILLIS)));
+            } catch (RuntimeException releaseFailed) {
+                e.addSuppressed(releaseFailed);
+            }
+            throw e;
+        }
+    }
+
+    /** Answers with the stored response when {@code claim} found one; false when the request is to run. */
+    private static boolean replayed(Context ctx, Claim claim) {
+        if (claim.done() == null) return false;
+        Stored stored = Stored.decode(claim.done().responseBody());
+        stored.headers().forEach(ctx::header);
+        ctx.header("Idempotent-Replayed", "true");
+        ctx.status(claim.done().responseStatus()).contentType("application/json").result(stored.body());
+        return true;
+    }
+
+    /**
+     * What taking a key found: a completed request to replay ({@code done}), or the key taken by this request until
+     * {@code lock}, with the progress a previous holder saved before it died ({@link #runInSteps}), or null.
+     */
+    record Claim(IdempotencyRecord done, Instant lock, byte[] progress) {}
+
     /** Takes the key for this request, or returns the completed record to replay; 409 when it cannot. */
-    private Optional<IdempotencyRecord> claim(Tenant tenant, String key, String fingerprint) {
+    private Claim claim(Tenant tenant, String key, String fingerprint) {
         return store.inTransaction(tx -> {
             Instant now = clock.instant();
-            Instant lock = now.plus(IN_PROGRESS_LOCK);
+            // whole milliseconds, as stored: saveProgress compares the lock it holds with the stored one
+            Instant lock = now.plus(IN_PROGRESS_LOCK).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
             for (int tries = 0; tries < 3; tries++) {
-                if (tx.idempotency().tryInsert(new IdempotencyRecord(tenant, key, fingerprint, now, lock, null, null))) return Optional.empty();
+                if (tx.idempotency().tryInsert(new IdempotencyRecord(tenant, key, fingerprint, now, lock, null, null)))
+                    return new Claim(null, lock, null);
                 Optional<IdempotencyRecord> found = tx.idempotency().find(tenant, key);
                 if (found.isEmpty()) continue;
                 IdempotencyRecord r = found.get();
@@ -91,15 +192,20 @@ public final class RequestIdempotency {
                     continue;
                 }
                 if (!r.completed()) {
+                    // work of another request already committed under this key (steps of runInSteps): only the same
+                    // request may carry it on
+                    if (r.responseBody() != null && !r.fingerprint().equals(fingerprint))
+                        throw ApiException.conflict("idempotency_key_reuse",
+                                "This Idempotency-Key was used with another request (method, path or body differ); use a new key");
                     if (r.lockedUntil() != null && r.lockedUntil().isBefore(now)
-                            && tx.idempotency().takeOverExpired(tenant, key, fingerprint, now, lock)) return Optional.empty();
+                            && tx.idempotency().takeOverExpired(tenant, key, fingerprint, now, lock)) return new Claim(null, lock, r.responseBody());
                     throw ApiException.conflict("idempotency_in_progress",
                             "A request with this Idempotency-Key is still being processed; retry in a moment");
                 }
                 if (!r.fingerprint().equals(fingerprint))
                     throw ApiException.conflict("idempotency_key_reuse",
                             "This Idempotency-Key was used with another request (method, path or body differ); use a new key");
-                return Optional.of(r);
+                return new Claim(r, null, null);
             }
             throw ApiException.conflict("idempotency_in_progress", "A request with this Idempotency-Key is still being processed; retry in a moment");
         });

@@ -124,6 +124,36 @@ final class JdbcDeliveries implements DeliveryRepository {
                 now, now, deliveryId, tenant.projectId(), Rows.mode(tenant.mode())) == 1;
     }
 
+    /** Walks the dead-letter partial index ({@code project_id, mode, id WHERE status = 'dead'}) forward from the cursor. */
+    @Override
+    public List<Delivery> deadForReplay(Tenant tenant, DeadFilter filter, String afterId, int limit) {
+        StringBuilder q = new StringBuilder("SELECT " + Rows.DELIVERY_READ + " FROM deliveries WHERE project_id = ? AND mode = ? AND status = 'dead'");
+        List<Object> args = new ArrayList<>(List.of(tenant.projectId(), Rows.mode(tenant.mode())));
+        if (afterId != null) {
+            q.append(" AND id > ?");
+            args.add(afterId);
+        }
+        if (filter.scheduleId() != null) {
+            q.append(" AND schedule_id = ?");
+            args.add(filter.scheduleId());
+        }
+        if (filter.deadSince() != null) {
+            q.append(" AND updated_at >= ?");
+            args.add(filter.deadSince());
+        }
+        if (filter.deadBefore() != null) {
+            q.append(" AND updated_at < ?");
+            args.add(filter.deadBefore());
+        }
+        if (filter.destination() != null) {
+            q.append(" AND EXISTS (SELECT 1 FROM schedules s WHERE s.id = deliveries.schedule_id AND (s.destination = ? OR s.destination IS NULL))");
+            args.add(filter.destination());
+        }
+        q.append(" ORDER BY id LIMIT ?");
+        args.add(limit);
+        return sql.query(q.toString(), Rows::delivery, args.toArray());
+    }
+
     @Override
     public boolean hasPending(String scheduleId) {
         return sql.one("SELECT 1 FROM deliveries WHERE schedule_id = ? AND " + PENDING + " LIMIT 1", rs -> Boolean.TRUE, scheduleId)

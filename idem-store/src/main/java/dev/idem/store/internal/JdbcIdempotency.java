@@ -40,6 +40,13 @@ final class JdbcIdempotency implements IdempotencyRepository {
     }
 
     @Override
+    public boolean saveProgress(Tenant tenant, String key, byte[] progress, Instant expectedLock, Instant newLock) {
+        return sql.update("UPDATE idempotency_records SET response_body = ?, locked_until = ? WHERE " + KEY
+                        + " AND response_status IS NULL AND locked_until = ?",
+                progress, newLock, tenant.projectId(), Rows.mode(tenant.mode()), key, expectedLock) == 1;
+    }
+
+    @Override
     public void complete(Tenant tenant, String key, int status, byte[] body) {
         sql.update("UPDATE idempotency_records SET response_status = ?, response_body = ?, locked_until = NULL WHERE " + KEY,
                 status, body, tenant.projectId(), Rows.mode(tenant.mode()), key);

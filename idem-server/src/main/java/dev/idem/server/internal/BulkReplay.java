@@ -1,0 +1,136 @@
+package dev.idem.server.internal;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.idem.core.Delivery;
+import dev.idem.core.Destination;
+import dev.idem.core.Durations;
+import dev.idem.core.Schedule;
+import dev.idem.core.Tenant;
+import dev.idem.core.store.DeliveryRepository.DeadFilter;
+import dev.idem.core.store.StoreTx;
+import io.javalin.http.Handler;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * {@code POST /v1/deliveries/replay}, bulk recovery (SPEC section 2): every dead delivery matching a filter is replayed
+ * as {@code POST /v1/deliveries/{id}/replay} does, {@value #CHUNK} per transaction (docs/api.md says why), under
+ * {@link RequestIdempotency#runInSteps}, so a retried call with the same {@code Idempotency-Key} carries on where the
+ * first stopped and replays nothing twice.
+ */
+public final class BulkReplay {
+    /**
+     * Deliveries per transaction. Each one locks the schedules of its deliveries and, on SQLite, the only writer: 500
+     * keeps that to tens of milliseconds (the engine's claims and outcomes wait behind it no longer than behind one of
+     * its own batches, whose default size is also 500), while 10,000 dead deliveries still take only 20 transactions.
+     */
+    static final int CHUNK = 500;
+    private static final Set<String> FIELDS = Set.of("status", "schedule_id", "endpoint", "since", "until");
+
+    private BulkReplay() {}
+
+    /** The route's handler: the filter is checked before anything is claimed or written. */
+    public static Handler handler(RequestIdempotency idempotency, Clock clock) {
+        return ctx -> {
+            if (ctx.bodyAsBytes().length > HttpApi.MAX_BODY_BYTES)
+                throw ApiException.invalid("body_too_large", null, "Request body is over 256 KiB");
+            Filter filter = Filter.parse(HttpApi.body(ctx));
+            Tenant tenant = Authenticator.tenant(ctx);
+            idempotency.runInSteps(ctx, tenant, new Run(tenant, filter, clock));
+        };
+    }
+
+    /**
+     * The request's filter. {@code since} and {@code until} are on the time a delivery went dead, each an RFC 3339
+     * instant or a duration back from the call's start ({@code 1h}); only what was dead when the call started matches.
+     */
+    record Filter(String scheduleId, String endpoint, String since, String until) {
+        static Filter parse(ObjectNode body) {
+            Fields f = Fields.of(body).only(FIELDS);
+            String status = f.requiredString("status", 64);
+            if (!status.equals("dead"))
+                throw ApiException.invalid("parameter_invalid", "status", "status must be \"dead\": only dead deliveries are replayed in bulk "
+                        + "(replay a succeeded one with POST /v1/deliveries/{id}/replay)");
+            Filter filter = new Filter(f.string("schedule_id", 255), f.string("endpoint", 2048), f.string("since", 64), f.string("until", 64));
+            filter.resolve(Instant.now()); // refuses a bad since/until (or since after until) before anything runs
+            return filter;
+        }
+
+        /** The store's filter, times resolved against {@code start}, the call's start. */
+        DeadFilter resolve(Instant start) {
+            Instant since = time("since", this.since, start);
+            Instant until = time("until", this.until, start);
+            if (since != null && until != null && !since.isBefore(until))
+                throw ApiException.invalid("parameter_out_of_range", "until", "until must be after since");
+            Instant before = start.plusMillis(1); // what was dead at the start, at the store's millisecond precision
+            if (until != null && until.isBefore(before)) before = until;
+            return new DeadFilter(scheduleId, endpoint == null ? null : Destination.of(endpoint), since, before);
+        }
+
+        private static Instant time(String field, String text, Instant start) {
+            if (text == null) return null;
+            try {
+                return OffsetDateTime.parse(text).toInstant();
+            } catch (DateTimeParseException notAnInstant) {
+                try {
+                    java.time.Duration ago = Durations.parse(text);
+                    if (ago.isNegative()) throw new IllegalArgumentException("negative");
+                    return start.minus(ago);
+                } catch (IllegalArgumentException | ArithmeticException | java.time.DateTimeException notADuration) {
+                    throw ApiException.invalid("parameter_invalid_time", field, field + " must be an RFC 3339 instant such as "
+                            + "2026-03-10T17:00:00Z, or a duration back from now such as 1h or PT30M; got '" + text + "'");
+                }
+            }
+        }
+    }
+
+    /** The steps: a cursor over the dead-letter queue, ids ascending, {@value #CHUNK} deliveries a step. */
+    private record Run(Tenant tenant, Filter filter, Clock clock) implements RequestIdempotency.Steps {
+        @Override
+        public ObjectNode start() {
+            return Json.object().put("started_at", clock.instant().toEpochMilli()).put("replayed", 0).put("skipped_schedule_deleted", 0);
+        }
+
+        @Override
+        public RequestIdempotency.Step step(StoreTx tx, ObjectNode state) {
+            DeadFilter dead = filter.resolve(Instant.ofEpochMilli(state.get("started_at").asLong()));
+            List<Delivery> page = tx.deliveries().deadForReplay(tenant, dead, state.path("after").textValue(), CHUNK);
+            Instant now = clock.instant();
+            // the schedules' rows first, in id order as the engine takes them (no deadlock with its outcome batches)
+            Map<String, Optional<Schedule>> schedules = new TreeMap<>();
+            for (Delivery d : page) schedules.put(d.scheduleId(), null);
+            schedules.replaceAll((id, none) -> tx.schedules().findForUpdate(tenant, id));
+            int replayed = 0;
+            int skipped = 0;
+            for (Delivery d : page) {
+                Optional<Schedule> schedule = schedules.get(d.scheduleId());
+                if (filter.endpoint() != null && schedule.map(sc -> !sc.definition().endpoint().equals(filter.endpoint())).orElse(true))
+                    continue; // another endpoint on the same destination: not a match
+                if (DeliveryService.scheduleDeleted(schedule)) {
+                    skipped++;
+                } else if (DeliveryService.requeue(tx, tenant, d.id(), schedule, now)) {
+                    replayed++;
+                    // a completed schedule was made active: read it again so the next delivery sees that
+                    if (schedule.get().status() == dev.idem.core.ScheduleStatus.COMPLETED)
+                        schedules.put(d.scheduleId(), tx.schedules().find(tenant, d.scheduleId()));
+                }
+            }
+            if (replayed > 0) tx.notifyDeliveriesDue();
+            ObjectNode next = state.deepCopy();
+            next.put("replayed", state.get("replayed").asLong() + replayed);
+            next.put("skipped_schedule_deleted", state.get("skipped_schedule_deleted").asLong() + skipped);
+            if (!page.isEmpty()) next.put("after", page.get(page.size() - 1).id());
+            if (page.size() == CHUNK) return new RequestIdempotency.Step(next, null);
+            ObjectNode body = Json.object().put("replayed", next.get("replayed").asLong())
+                    .put("skipped_schedule_deleted", next.get("skipped_schedule_deleted").asLong());
+            return new RequestIdempotency.Step(next, ApiResponse.ok(body));
+        }
+    }
+}
