@@ -76,6 +76,12 @@ public interface DeliveryRepository {
     List<Delivery> deadForReplay(Tenant tenant, DeadFilter filter, String afterId, int limit);
 
     /**
+     * {@link #requeueForReplay} for many, in one statement, for those still {@code DEAD} (a bulk replay, whose caller
+     * holds their schedules' rows); returns how many were requeued.
+     */
+    int requeueDeadForReplay(Tenant tenant, java.util.Collection<String> deliveryIds, Instant now);
+
+    /**
      * What a bulk replay matches besides {@code status = dead}; null fields match anything.
      *
      * @param destination only deliveries of schedules with this {@link dev.idem.core.Destination} (or none recorded

@@ -5,6 +5,7 @@ import dev.idem.core.Delivery;
 import dev.idem.core.Destination;
 import dev.idem.core.Durations;
 import dev.idem.core.Schedule;
+import dev.idem.core.ScheduleStatus;
 import dev.idem.core.Tenant;
 import dev.idem.core.store.DeliveryRepository.DeadFilter;
 import dev.idem.core.store.StoreTx;
@@ -13,11 +14,13 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * {@code POST /v1/deliveries/replay}, bulk recovery (SPEC section 2): every dead delivery matching a filter is replayed
@@ -107,7 +110,8 @@ public final class BulkReplay {
             Map<String, Optional<Schedule>> schedules = new TreeMap<>();
             for (Delivery d : page) schedules.put(d.scheduleId(), null);
             schedules.replaceAll((id, none) -> tx.schedules().findForUpdate(tenant, id));
-            int replayed = 0;
+            List<String> eligible = new ArrayList<>();
+            Set<String> activated = new TreeSet<>();
             int skipped = 0;
             for (Delivery d : page) {
                 Optional<Schedule> schedule = schedules.get(d.scheduleId());
@@ -115,13 +119,17 @@ public final class BulkReplay {
                     continue; // another endpoint on the same destination: not a match
                 if (DeliveryService.scheduleDeleted(schedule)) {
                     skipped++;
-                } else if (DeliveryService.requeue(tx, tenant, d.id(), schedule, now)) {
-                    replayed++;
-                    // a completed schedule was made active: read it again so the next delivery sees that
-                    if (schedule.get().status() == dev.idem.core.ScheduleStatus.COMPLETED)
-                        schedules.put(d.scheduleId(), tx.schedules().find(tenant, d.scheduleId()));
+                    continue;
                 }
+                eligible.add(d.id());
+                // a completed schedule has something to attempt again: active until the replays' outcomes complete it
+                Schedule sc = schedule.get();
+                if (sc.status() == ScheduleStatus.COMPLETED && activated.add(sc.id()))
+                    tx.schedules().update(sc.withStatus(ScheduleStatus.ACTIVE, null, now));
             }
+            int replayed = eligible.isEmpty() ? 0 : tx.deliveries().requeueDeadForReplay(tenant, eligible, now);
+            // one pruned meanwhile (the rest are held by their schedules' rows): completed again if nothing is pending
+            if (replayed < eligible.size() && !activated.isEmpty()) tx.schedules().completeIfFinished(activated, now);
             if (replayed > 0) tx.notifyDeliveriesDue();
             ObjectNode next = state.deepCopy();
             next.put("replayed", state.get("replayed").asLong() + replayed);

@@ -357,6 +357,10 @@ class OpenApiContractTest {
         call(401, "GET", "/v1/deliveries", null, null);
         call(200, "POST", "/v1/deliveries/" + dead + "/replay", KEY, null, Map.of("Idempotency-Key", "walk-replay"));
         call(200, "POST", "/v1/deliveries/" + dead + "/replay", KEY, null, Map.of("Idempotency-Key", "walk-replay"));
+        call(200, "POST", "/v1/deliveries/replay", KEY, "{\"status\":\"dead\",\"since\":\"1h\"}", Map.of("Idempotency-Key", "walk-bulk"));
+        call(200, "POST", "/v1/deliveries/replay", KEY, "{\"status\":\"dead\",\"since\":\"1h\"}", Map.of("Idempotency-Key", "walk-bulk"));
+        call(400, "POST", "/v1/deliveries/replay", KEY, "{\"status\":\"succeeded\"}");
+        call(401, "POST", "/v1/deliveries/replay", null, "{\"status\":\"dead\"}");
         call(409, "POST", "/v1/deliveries/" + refused + "/replay", KEY, null, Map.of("Idempotency-Key", "walk-replay"));
         call(200, "POST", "/v1/deliveries/" + succeeded + "/replay");
         call(400, "POST", "/v1/deliveries/" + scheduled + "/replay");

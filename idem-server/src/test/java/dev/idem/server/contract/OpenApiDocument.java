@@ -79,7 +79,9 @@ public final class OpenApiDocument {
 
     /** The template a concrete path (no query) matches, if any. */
     public Optional<String> template(String path) {
-        return templates.entrySet().stream().filter(e -> e.getValue().matcher(path).matches()).map(Map.Entry::getKey).findFirst();
+        // concrete paths before templated ones, as OpenAPI says (POST /v1/deliveries/replay is not /v1/deliveries/{id})
+        return templates.entrySet().stream().filter(e -> e.getValue().matcher(path).matches()).map(Map.Entry::getKey)
+                .min(java.util.Comparator.comparingLong(t -> t.chars().filter(c -> c == '{').count()));
     }
 
     public JsonNode operation(Operation op) {

@@ -124,6 +124,18 @@ final class JdbcDeliveries implements DeliveryRepository {
                 now, now, deliveryId, tenant.projectId(), Rows.mode(tenant.mode())) == 1;
     }
 
+    @Override
+    public int requeueDeadForReplay(Tenant tenant, java.util.Collection<String> deliveryIds, Instant now) {
+        int n = 0;
+        for (List<String> chunk : JdbcDeliveryQueue.chunks(List.copyOf(deliveryIds))) {
+            List<Object> args = new ArrayList<>(List.of(now, now, tenant.projectId(), Rows.mode(tenant.mode())));
+            args.addAll(chunk);
+            n += sql.update("UPDATE deliveries SET status = 'retrying', replayed = TRUE, next_attempt_at = ?, updated_at = ? "
+                    + "WHERE project_id = ? AND mode = ? AND status = 'dead' AND id IN (" + Sql.marks(chunk.size()) + ")", args.toArray());
+        }
+        return n;
+    }
+
     /** Walks the dead-letter partial index ({@code project_id, mode, id WHERE status = 'dead'}) forward from the cursor. */
     @Override
     public List<Delivery> deadForReplay(Tenant tenant, DeadFilter filter, String afterId, int limit) {
