@@ -4,12 +4,15 @@ import com.fasterxml.jackson.databind.JavaType;
 import dev.idem.client.internal.ApiCall;
 import dev.idem.client.internal.Json;
 import dev.idem.client.internal.Query;
+import dev.idem.client.model.BulkReplay;
 import dev.idem.client.model.Delivery;
 import dev.idem.client.model.ListParams;
+import dev.idem.client.model.ReplayFilter;
 
-/** {@code /v1/deliveries}: list (status {@code dead} is the dead-letter queue), read with attempts, replay. */
+/** {@code /v1/deliveries}: list (status {@code dead} is the dead-letter queue), read with attempts, replay one or in bulk. */
 public final class Deliveries {
     private static final JavaType DELIVERY = Json.MAPPER.constructType(Delivery.class);
+    private static final JavaType BULK = Json.MAPPER.constructType(BulkReplay.class);
     private final IdemClient client;
 
     Deliveries(IdemClient client) {
@@ -33,6 +36,19 @@ public final class Deliveries {
 
     public Delivery replay(String id, RequestOptions options) {
         return client.send(ApiCall.<Delivery>mutate("POST", path(id) + "/replay", null, DELIVERY), options).value();
+    }
+
+    /**
+     * {@code POST /v1/deliveries/replay}: replays every dead delivery matching {@code filter} (bulk recovery). The call's
+     * automatic {@code Idempotency-Key} covers its retries: one after a lost answer or a failure part-way carries on
+     * where the first stopped on the server, and nothing is replayed twice.
+     */
+    public BulkReplay replayAll(ReplayFilter filter) {
+        return replayAll(filter, RequestOptions.none());
+    }
+
+    public BulkReplay replayAll(ReplayFilter filter, RequestOptions options) {
+        return client.send(ApiCall.<BulkReplay>mutate("POST", "/v1/deliveries/replay", filter.bytes(), BULK), options).value();
     }
 
     private static String path(String id) {

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.idem.client.model.BulkReplay;
 import dev.idem.client.model.Delivery;
+import dev.idem.client.model.ReplayFilter;
 import dev.idem.client.model.FlowControl;
 import dev.idem.client.model.Health;
 import dev.idem.client.model.ListParams;
@@ -142,6 +144,42 @@ class IdemClientAgainstNodeTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> idem.deliveries().get(listed.id()).attempts().size() == 2);
         assertThat(idem.deliveries().get(listed.id()).attempts().get(1).number()).isEqualTo(2);
         assertThat(idem.deliveries().list(ListParams.builder().status("succeeded").build()).stream()).allMatch(d -> d.status().equals("succeeded"));
+    }
+
+    @Test
+    void deadDeliveriesAreReplayedInBulkByFilterAndARetriedKeyReplaysNothingTwice() {
+        // nothing listens on port 1: the one attempt allowed fails, the delivery is dead
+        String endpoint = "http://127.0.0.1:1/bulk-" + System.nanoTime();
+        ScheduleCreate dying = ScheduleCreate.builder(endpoint).retry(new RetryPolicy(1, null, null, null)).autoPauseAfter(0).build();
+        Schedule a = idem.schedules().create(dying);
+        Schedule b = idem.schedules().create(dying);
+        awaitDead(a.id(), 1);
+        awaitDead(b.id(), 1);
+
+        BulkReplay one = idem.deliveries().replayAll(ReplayFilter.dead().scheduleId(a.id()).since(Duration.ofHours(1)).build());
+        assertThat(one).isEqualTo(new BulkReplay(1, 0));
+        awaitDead(a.id(), 2);
+
+        RequestOptions key = RequestOptions.idempotencyKey("bulk-" + System.nanoTime());
+        ReplayFilter both = ReplayFilter.dead().endpoint(endpoint).build();
+        assertThat(idem.deliveries().replayAll(both, key)).isEqualTo(new BulkReplay(2, 0));
+        awaitDead(a.id(), 3);
+        awaitDead(b.id(), 2);
+        assertThat(idem.deliveries().replayAll(both, key)).as("the same key: the first answer, nothing replayed").isEqualTo(new BulkReplay(2, 0));
+        assertThat(idem.deliveries().list(ListParams.builder().scheduleId(b.id()).build()).data().get(0).attemptCount()).isEqualTo(2);
+
+        IdemException bad = catchThrowableOfType(IdemException.class,
+                () -> idem.deliveries().replayAll(ReplayFilter.dead().since("yesterday").build()));
+        assertThat(bad.httpStatus()).isEqualTo(400);
+        assertThat(bad.param()).isEqualTo("since");
+    }
+
+    /** Waits until the schedule's one delivery is dead after {@code attempts} attempts. */
+    private static void awaitDead(String scheduleId, int attempts) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            Delivery d = idem.deliveries().list(ListParams.builder().scheduleId(scheduleId).build()).data().stream().findFirst().orElse(null);
+            return d != null && d.status().equals("dead") && d.attemptCount() != null && d.attemptCount() == attempts;
+        });
     }
 
     @Test
