@@ -47,12 +47,8 @@ final class BatchFile {
     }
 
     /** Whether every item of a batch answer was created or deduplicated. */
-    static boolean allCreated(String answer) {
-        try {
-            return JSON.readTree(answer).path("failed").asInt(-1) == 0;
-        } catch (IOException e) {
-            return false;
-        }
+    static boolean allCreated(com.fasterxml.jackson.databind.JsonNode answer) {
+        return answer.path("failed").asInt(-1) == 0;
     }
 
     private static String getOriginalMessageOrNull(IOException e) {

@@ -1,10 +1,8 @@
 package dev.idem.cli;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.PrintWriter;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -13,54 +11,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code idem schedules create|list|get|pause|resume|delete}: talks to a running server. The four commands that
- * take only a schedule id are methods of this class (picocli adds {@code @Command} methods as subcommands).
+ * {@code idem schedules create|list|get|pause|resume|delete}: talks to a running server through the Java client
+ * ({@link Api}). The four commands that take only a schedule id are methods of this class (picocli adds
+ * {@code @Command} methods as subcommands).
  */
 @Command(name = "schedules", mixinStandardHelpOptions = true, description = "Manage schedules on a running Idem server.",
         subcommands = {SchedulesCommand.Create.class, SchedulesCommand.List.class})
 public final class SchedulesCommand {
     private static final ObjectMapper JSON = new ObjectMapper();
-
-    /** --url and --api-key, shared by every subcommand. */
-    static final class Connection {
-        @Option(names = "--url", defaultValue = "${env:IDEM_URL:-http://127.0.0.1:8080}", description = "Server URL (env IDEM_URL, default ${DEFAULT-VALUE}).")
-        String url;
-
-        @Option(names = "--api-key", defaultValue = "${env:IDEM_API_KEY}", description = "API key sk_test_…/sk_live_… (env IDEM_API_KEY).")
-        String apiKey;
-
-        @CommandLine.Spec(CommandLine.Spec.Target.MIXEE)
-        CommandLine.Model.CommandSpec spec;
-
-        int call(String method, String path, String body) {
-            return call(method, path, body, answer -> true);
-        }
-
-        /** @param ok whether a 2xx answer's body means success (a batch answers 200 with per-item errors) */
-        int call(String method, String path, String body, java.util.function.Predicate<String> ok) {
-            if (apiKey == null || apiKey.isBlank())
-                throw new CommandLine.ParameterException(spec.commandLine(), "an API key is needed: --api-key sk_test_… or IDEM_API_KEY");
-            ApiClient.Response r = new ApiClient(url, apiKey).send(method, path, body);
-            if (!r.ok()) throw CliException.refused(ApiClient.refusal(r));
-            PrintWriter out = spec.commandLine().getOut();
-            out.println(pretty(r.body()));
-            out.flush();
-            // a batch's 200 may list items the API refused: the answer is printed (it names them) and the exit code is 1
-            return ok.test(r.body()) ? 0 : 1;
-        }
-    }
-
-    static String pretty(String body) {
-        try {
-            return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(JSON.readTree(body));
-        } catch (java.io.IOException e) {
-            return body;
-        }
-    }
-
-    static String enc(String s) {
-        return URLEncoder.encode(s, StandardCharsets.UTF_8);
-    }
 
     @Command(name = "create", mixinStandardHelpOptions = true, description = "Create a schedule (POST /v1/schedules).")
     static final class Create implements Callable<Integer> {
@@ -91,8 +49,14 @@ public final class SchedulesCommand {
                 } catch (IllegalArgumentException | java.io.IOException e) {
                     throw new CommandLine.ParameterException(conn.spec.commandLine(), "--file: " + e.getMessage());
                 }
-                int code = 0;
-                for (String batch : batches) code = Math.max(code, conn.call("POST", "/v1/schedules/batch", batch, BatchFile::allCreated));
+                Api api = conn.api();
+                int code = Failures.OK;
+                for (String batch : batches) {
+                    JsonNode answer = api.send("POST", "/v1/schedules/batch", batch, null);
+                    conn.print(answer, Views::batch);
+                    // a batch's 200 may list items the API refused: the answer names them, and the exit code says so
+                    if (!BatchFile.allCreated(answer)) code = Failures.REFUSED;
+                }
                 return code;
             }
             if (endpoint == null && data == null)
@@ -116,7 +80,8 @@ public final class SchedulesCommand {
                 putIf(o, "dedup_id", dedupId);
                 json = JSON.writeValueAsString(o);
             }
-            return conn.call("POST", "/v1/schedules", json);
+            conn.print(conn.api().send("POST", "/v1/schedules", json, null), Views::object);
+            return Failures.OK;
         }
 
         /** The option's value as JSON, or bad usage saying where it is not JSON. */
@@ -145,30 +110,33 @@ public final class SchedulesCommand {
 
         @Override
         public Integer call() {
-            StringBuilder q = new StringBuilder("/v1/schedules?limit=").append(limit);
-            if (status != null) q.append("&status=").append(enc(status));
-            if (startingAfter != null) q.append("&starting_after=").append(enc(startingAfter));
-            return conn.call("GET", q.toString(), null);
+            String q = "/v1/schedules" + Query.of("limit", Integer.toString(limit), "status", status, "starting_after", startingAfter);
+            conn.print(conn.api().get(q), Views::schedules);
+            return Failures.OK;
         }
     }
 
     @Command(name = "get", mixinStandardHelpOptions = true, description = "Show one schedule.")
     int get(@Mixin Connection conn, @Parameters(paramLabel = "ID") String id) {
-        return conn.call("GET", "/v1/schedules/" + enc(id), null);
+        conn.print(conn.api().get("/v1/schedules/" + Api.segment(id)), Views::object);
+        return Failures.OK;
     }
 
     @Command(name = "pause", mixinStandardHelpOptions = true, description = "Pause a schedule.")
     int pause(@Mixin Connection conn, @Parameters(paramLabel = "ID") String id) {
-        return conn.call("POST", "/v1/schedules/" + enc(id) + "/pause", null);
+        conn.print(conn.api().send("POST", "/v1/schedules/" + Api.segment(id) + "/pause", null, null), Views::object);
+        return Failures.OK;
     }
 
     @Command(name = "resume", mixinStandardHelpOptions = true, description = "Resume a schedule (resets consecutive failures).")
     int resume(@Mixin Connection conn, @Parameters(paramLabel = "ID") String id) {
-        return conn.call("POST", "/v1/schedules/" + enc(id) + "/resume", null);
+        conn.print(conn.api().send("POST", "/v1/schedules/" + Api.segment(id) + "/resume", null, null), Views::object);
+        return Failures.OK;
     }
 
     @Command(name = "delete", mixinStandardHelpOptions = true, description = "Delete a schedule (cancels pending deliveries).")
     int delete(@Mixin Connection conn, @Parameters(paramLabel = "ID") String id) {
-        return conn.call("DELETE", "/v1/schedules/" + enc(id), null);
+        conn.print(conn.api().send("DELETE", "/v1/schedules/" + Api.segment(id), null, null), Views::object);
+        return Failures.OK;
     }
 }

@@ -36,11 +36,17 @@ class CommandLineIT {
     }
 
     static Run idem(String... args) throws Exception {
+        return idem(java.util.Map.of(), args);
+    }
+
+    /** @param env {@code IDEM_*} variables for the process (any others it inherited are removed) */
+    static Run idem(java.util.Map<String, String> env, String... args) throws Exception {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
                 Path.of("target", "idem.jar").toAbsolutePath().toString()));
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().keySet().removeIf(k -> k.startsWith("IDEM_"));
+        pb.environment().putAll(env);
         Path out = Files.createTempFile("idem-out", ".txt");
         Path err = Files.createTempFile("idem-err", ".txt");
         Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
@@ -72,6 +78,18 @@ class CommandLineIT {
         assertThat(r.code()).isEqualTo(3);
         assertThat(r.errLines()).containsExactly("idem: cannot reach the Idem server at http://127.0.0.1:" + port
                 + ": connection refused; is `./idem serve` running there? (set --url or IDEM_URL)");
+    }
+
+    @Test
+    void theServerAndKeyComeFromIdemUrlAndIdemApiKeyWhenTheFlagsAreAbsent() throws Exception {
+        int port = freePort();
+        Run unreachable = idem(java.util.Map.of("IDEM_URL", "http://127.0.0.1:" + port, "IDEM_API_KEY", "sk_test_whatever123"),
+                "deliveries", "list", "--status", "dead").clean();
+        assertThat(unreachable.code()).isEqualTo(3);
+        assertThat(unreachable.errLines()).singleElement().asString().startsWith("idem: cannot reach the Idem server at http://127.0.0.1:" + port);
+        Run noKey = idem(java.util.Map.of("IDEM_URL", "http://127.0.0.1:" + port), "deliveries", "replay", "--dead", "--since", "1h").clean();
+        assertThat(noKey.code()).isEqualTo(2);
+        assertThat(noKey.errLines().get(0)).isEqualTo("idem: an API key is needed: --api-key sk_test_… or IDEM_API_KEY");
     }
 
     @Test
