@@ -19,6 +19,9 @@ public interface StoreTx {
     /** Inbound sources (issue 14). */
     SourceRepository sources();
 
+    /** Per-tenant settings (alert endpoint and events). */
+    SettingsRepository settings();
+
     /**
      * Signals {@link Store#onDeliveriesDue} subscribers, on every node, once this transaction commits
      * (nothing is sent when it rolls back). Call it after writing a delivery that is due now or soon.

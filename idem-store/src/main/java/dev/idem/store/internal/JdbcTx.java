@@ -64,6 +64,11 @@ final class JdbcTx implements StoreTx {
     }
 
     @Override
+    public dev.idem.core.store.SettingsRepository settings() {
+        return new JdbcSettings(sql);
+    }
+
+    @Override
     public void notifyDeliveriesDue() {
         if (signalled) return;
         signalled = true;

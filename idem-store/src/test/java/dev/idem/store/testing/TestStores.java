@@ -32,7 +32,7 @@ public final class TestStores {
     private static final String PREFIX = "idem_store_";
     private static final Duration ABANDONED_AFTER = Duration.ofHours(6);
     private static boolean sweptAbandoned;
-    static final List<String> TABLES = List.of("nodes", "attempts", "deliveries", "flow_usage", "schedules", "idempotency_records", "signing_secrets", "sources",
+    static final List<String> TABLES = List.of("nodes", "attempts", "deliveries", "flow_usage", "schedules", "idempotency_records", "signing_secrets", "sources", "project_settings",
             "api_keys", "projects");
 
     private TestStores() {}

@@ -1,0 +1,31 @@
+package dev.idem.core;
+
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The settings of one tenant (project and mode): where its operational alerts go and which ones it wants.
+ *
+ * @param alertEndpoint the http(s) URL alerts are delivered to, or null for no alerts
+ * @param alertEvents the events that raise an alert (every event unless the project chose otherwise)
+ */
+public record ProjectSettings(Tenant tenant, String alertEndpoint, Set<AlertEvent> alertEvents) {
+    public ProjectSettings {
+        Objects.requireNonNull(tenant, "tenant");
+        Objects.requireNonNull(alertEvents, "alertEvents");
+        alertEvents = alertEvents.isEmpty() ? Collections.unmodifiableSet(EnumSet.noneOf(AlertEvent.class))
+                : Collections.unmodifiableSet(EnumSet.copyOf(alertEvents));
+    }
+
+    /** A tenant that never changed its settings: no alert endpoint, every event chosen (so setting an endpoint is enough). */
+    public static ProjectSettings defaults(Tenant tenant) {
+        return new ProjectSettings(tenant, null, EnumSet.allOf(AlertEvent.class));
+    }
+
+    /** Whether {@code event} is sent somewhere. */
+    public boolean alerts(AlertEvent event) {
+        return alertEndpoint != null && alertEvents.contains(event);
+    }
+}
