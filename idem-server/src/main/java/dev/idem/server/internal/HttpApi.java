@@ -103,6 +103,7 @@ public final class HttpApi {
             r.get("/v1/signing-secret", ctx -> json(ctx, 200, s.secrets().get(Authenticator.tenant(ctx))));
             r.post("/v1/signing-secret/rotate", mutation(s, (tx, ctx) -> s.secrets().rotate(tx, Authenticator.tenant(ctx))));
             SourceRoutes.install(r, s);
+            SettingsRoutes.install(r, s);
         });
     }
 
@@ -139,7 +140,7 @@ public final class HttpApi {
         }
     }
 
-    private static void checkSize(Context ctx) {
+    static void checkSize(Context ctx) {
         if (ctx.bodyAsBytes().length > MAX_BODY_BYTES)
             throw ApiException.invalid("body_too_large", null, "Request body is over 256 KiB");
     }

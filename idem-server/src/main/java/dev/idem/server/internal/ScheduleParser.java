@@ -80,7 +80,10 @@ public final class ScheduleParser {
         return endpoint(f, "endpoint");
     }
 
-    /** The URL in {@code field}, checked as a schedule's endpoint is (also an inbound source's destination). */
+    /**
+     * The URL in {@code field}, checked as a schedule's endpoint is: also an inbound source's destination and the
+     * settings' {@code alert_endpoint}.
+     */
     String endpoint(Fields f, String field) {
         String s = f.requiredString(field, 2048);
         // one definition of a well-formed endpoint, shared with the engine's connect-time check

@@ -100,7 +100,7 @@ public final class ScheduleService {
         return parser.parseCreate(body, now);
     }
 
-    /** The parser, whose endpoint check inbound sources' destinations share. */
+    /** The parser, whose endpoint check inbound sources' destinations and the settings' alert_endpoint share. */
     ScheduleParser parser() {
         return parser;
     }

@@ -420,6 +420,20 @@ class OpenApiContractTest {
         call(404, "DELETE", "/v1/sources/src_nosuchsource");
         call(401, "DELETE", "/v1/sources/" + sourceId, null, null);
 
+        // settings (no event chosen while the walk runs: its dead deliveries raise no alert)
+        var settings = call(200, "GET", "/v1/settings");
+        assertThat(settings.json().get("alert_endpoint").isNull()).isTrue();
+        String alerts = "{\"alert_endpoint\":\"" + ok.url("/alerts") + "\",\"alert_events\":[]}";
+        assertThat(call(200, "PATCH", "/v1/settings", KEY, alerts, Map.of("Idempotency-Key", "walk-settings")).json().get("alert_endpoint").asText())
+                .isEqualTo(ok.url("/alerts"));
+        call(200, "PATCH", "/v1/settings", KEY, alerts, Map.of("Idempotency-Key", "walk-settings"));
+        call(409, "PATCH", "/v1/settings", KEY, "{}", Map.of("Idempotency-Key", "walk-settings"));
+        call(400, "PATCH", "/v1/settings", KEY, "{\"alert_events\":[\"delivery.lost\"]}");
+        call(400, "PATCH", "/v1/settings", KEY, "{\"alert_endpoint\":\"ftp://example.com\"}");
+        call(200, "PATCH", "/v1/settings", KEY, "{\"alert_endpoint\":null}");
+        call(401, "GET", "/v1/settings", null, null);
+        call(401, "PATCH", "/v1/settings", null, "{}");
+
         // recurrence preview (no key)
         var preview = call(200, "GET", "/v1/recurrence/preview?rrule=" + q("FREQ=WEEKLY;BYDAY=TU,TH;COUNT=5") + "&dtstart=1997-09-02T09:00:00&timezone=America/New_York&count=10", null, null);
         assertThat(preview.json().get("occurrences")).hasSize(5);
