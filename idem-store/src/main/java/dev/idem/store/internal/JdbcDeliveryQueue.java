@@ -36,6 +36,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     private final String reapSql;
     private final String releaseSql;
     private final String flowClaimSql;
+    private final Alerts alerts;
 
     JdbcDeliveryQueue(JdbcStore store, Clock clock, boolean databaseClock) {
         this.store = store;
@@ -49,6 +50,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         this.reapSql = toQueue + "lease_expires_at < " + NOW;
         this.releaseSql = toQueue + "lease_owner = ?";
         this.flowClaimSql = "WITH clk AS (SELECT CAST(? AS BIGINT) AS ms) " + leaseSql(pickSql(true));
+        this.alerts = new Alerts(new dev.idem.core.IdGenerator(clock, new java.security.SecureRandom()));
     }
 
     /** {@code WITH clk AS (...)}: binds one parameter (the injected clock's now) unless the database clock is used. */
@@ -266,15 +268,20 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     public Completed complete(String owner, List<Outcome> outcomes) {
         if (outcomes.isEmpty()) return Completed.NONE;
         java.util.Objects.requireNonNull(owner, "owner");
-        return retrying(() -> store.transact(sql -> {
+        boolean[] alerted = new boolean[1];
+        Completed done = retrying(() -> store.transact(sql -> {
             long now = nowMillis(sql);
             Completed completed = completion.apply(sql, owner, outcomes, now);
             // a schedule whose last delivery just became final is completed (SPEC section 2), in the same transaction
             java.util.Set<String> appliedIds = new java.util.HashSet<>(completed.applied());
             Settlement.afterOutcomes(sql, dialect, outcomes.stream().filter(o -> o.newStatus() != dev.idem.core.DeliveryStatus.RETRYING)
                     .map(Outcome::deliveryId).filter(appliedIds::contains).distinct().toList(), now);
+            // the alerts of what this batch made dead or paused, as durable as the outcomes (see Alerts)
+            alerted[0] = alerts.raise(new JdbcTx(sql, dialect, store.signal()), sql, outcomes, completed, now);
             return completed;
         }));
+        if (alerted[0]) store.signal().afterCommit();
+        return done;
     }
 
     @Override
