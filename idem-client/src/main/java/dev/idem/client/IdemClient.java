@@ -11,6 +11,8 @@ import dev.idem.client.model.Health;
 import dev.idem.client.model.ListParams;
 import dev.idem.client.model.Occurrence;
 import dev.idem.client.model.PreviewRequest;
+import dev.idem.client.model.Settings;
+import dev.idem.client.model.SettingsUpdate;
 import dev.idem.client.model.SigningSecret;
 import dev.idem.client.model.Stats;
 import java.util.List;
@@ -64,6 +66,21 @@ public final class IdemClient {
     /** {@code POST /v1/signing-secret/rotate}: a new secret; for 24 h deliveries carry signatures by both. */
     public SigningSecret rotateSigningSecret(RequestOptions options) {
         return send(ApiCall.<SigningSecret>mutate("POST", "/v1/signing-secret/rotate", null, type(SigningSecret.class)), options).value();
+    }
+
+    /** {@code GET /v1/settings}: the alert endpoint and events of this project and mode. */
+    public Settings settings() {
+        return send(ApiCall.<Settings>get("/v1/settings", type(Settings.class)), RequestOptions.none()).value();
+    }
+
+    /** {@code PATCH /v1/settings}: changes the fields {@code update} sets; a bad value is a 400 naming the field and changes nothing. */
+    public Settings updateSettings(SettingsUpdate update) {
+        return updateSettings(update, RequestOptions.none());
+    }
+
+    public Settings updateSettings(SettingsUpdate update, RequestOptions options) {
+        return send(ApiCall.<Settings>mutate("PATCH", "/v1/settings", update.toJson().getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                type(Settings.class)), options).value();
     }
 
     /** {@code GET /v1/recurrence/preview}: the first occurrences of a rule (no API key needed). */
