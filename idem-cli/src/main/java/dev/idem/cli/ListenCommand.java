@@ -13,7 +13,7 @@ import dev.idem.receiver.KeyExtractor;
 import dev.idem.receiver.MemoryInbox;
 import dev.idem.receiver.Outcome;
 import dev.idem.receiver.RedisInbox;
-import dev.idem.receiver.Verification;
+import dev.idem.wire.SignatureCheck;
 import dev.idem.receiver.Verifier;
 import dev.idem.receiver.Work;
 import dev.idem.receiver.VerifierMode;
@@ -173,7 +173,7 @@ public final class ListenCommand implements Callable<Integer> {
                 String key = keys.extract(headers, body);
                 String attempt = headers.apply(WebhookHeaders.ATTEMPT);
                 if (attempt == null || attempt.isBlank()) attempt = "-";
-                Verification v = verifier.verify(headers, body);
+                SignatureCheck v = verifier.verify(headers, body);
                 if (!v.valid()) {
                     line("REJECTED", key, attempt, "bad signature: " + v.reason());
                     respond(ex, 403, "{\"error\":{\"code\":\"BAD_SIGNATURE\",\"message\":\"" + v.reason() + "\"}}");

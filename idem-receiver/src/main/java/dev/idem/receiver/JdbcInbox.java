@@ -38,6 +38,7 @@ public final class JdbcInbox implements Inbox {
     private final Dialect dialect;
     private final String insertSql;
     private final String selectSql;
+    private final String selectInTxSql;
     private final String claimSql;
 
     private JdbcInbox(Builder b) {
@@ -53,6 +54,7 @@ public final class JdbcInbox implements Inbox {
         }
         this.insertSql = dialect.insertIfAbsent(table);
         this.selectSql = dialect.selectState(table);
+        this.selectInTxSql = dialect.selectStateInTransaction(table);
         this.claimSql = dialect.claimQuery(table);
     }
 
@@ -94,7 +96,7 @@ public final class JdbcInbox implements Inbox {
             } catch (SQLException e) {
                 // only our own claim statements get here (the handler's failures travel as HandlerFailed)
                 c.rollback();
-                if (!Dialect.isTransient(e) || attempt >= MAX_CLAIM_TRIES) throw storeFailure(key, e);
+                if (!dialect.isTransient(e) || attempt >= MAX_CLAIM_TRIES) throw storeFailure(key, e);
                 log.debug("transient conflict claiming {}, try {}: {}", key, attempt, e.getMessage());
                 return null;
             } finally {
@@ -108,7 +110,7 @@ public final class JdbcInbox implements Inbox {
     /** Returns null to ask for another try (a race with a release or a takeover). */
     private Outcome processIn(Connection c, String key, TransactionalHandler handler) throws Exception {
         long now = clock.millis();
-        Row row = insertOrRead(c, key, DONE, null, null, now, now, selectSql);
+        Row row = insertOrRead(c, key, DONE, null, null, now, now, selectInTxSql);
         if (row != JdbcRows.INSERTED) {
             if (row == null) {
                 c.rollback();
@@ -164,7 +166,7 @@ public final class JdbcInbox implements Inbox {
                 if (!c.getAutoCommit()) c.setAutoCommit(true);
                 long now = clock.millis();
                 long until = now + lease.toMillis();
-                Row row = insertOrRead(c, key, CLAIMED, token, until, now, null, selectSql.replace(" LOCK IN SHARE MODE", ""));
+                Row row = insertOrRead(c, key, CLAIMED, token, until, now, null, selectSql);
                 if (row == JdbcRows.INSERTED) return ClaimAttempt.granted(new JdbcClaim(key, token, false));
                 if (row == null) continue;
                 if (DONE.equals(row.status())) return ClaimAttempt.refused(Outcome.duplicate(key, row.result()));
@@ -177,7 +179,7 @@ public final class JdbcInbox implements Inbox {
                     return ClaimAttempt.granted(new JdbcClaim(key, token, true));
                 }
             } catch (SQLException e) {
-                if (!Dialect.isTransient(e) || attempt >= MAX_CLAIM_TRIES) throw storeFailure(key, e);
+                if (!dialect.isTransient(e) || attempt >= MAX_CLAIM_TRIES) throw storeFailure(key, e);
             }
         }
     }
@@ -231,9 +233,9 @@ public final class JdbcInbox implements Inbox {
         }
     }
 
-    // a replica creating the table at the same moment, or MySQL's CREATE INDEX without IF NOT EXISTS
+    // a replica creating the table or the index at the same moment
     private boolean alreadyExists(Connection c, String ddl, SQLException e) throws SQLException {
-        if (ddl.startsWith("CREATE INDEX")) return e.getErrorCode() == 1061 || "42P07".equals(e.getSQLState());
+        if (ddl.startsWith("CREATE INDEX")) return dialect.indexAlreadyExists(e);
         return JdbcRows.tableExists(c, table);
     }
 

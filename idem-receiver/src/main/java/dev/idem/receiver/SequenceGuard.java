@@ -29,8 +29,7 @@ public final class SequenceGuard {
             Dialect d = Dialect.of(c);
             if (!c.getAutoCommit()) c.setAutoCommit(true);
             try (Statement s = c.createStatement()) {
-                s.execute("CREATE TABLE IF NOT EXISTS " + table + " (resource VARCHAR(255) NOT NULL PRIMARY KEY,"
-                        + " last_sequence BIGINT NOT NULL)");
+                s.execute(d.createSequenceTable(table));
             } catch (SQLException e) {
                 if (!JdbcRows.tableExists(c, table)) throw e;
             }
@@ -47,14 +46,6 @@ public final class SequenceGuard {
      */
     public boolean advance(Connection tx, String resource, long sequence) throws SQLException {
         Objects.requireNonNull(resource, "resource");
-        if (dialect == Dialect.MYSQL) {
-            if (JdbcRows.update(tx, "INSERT IGNORE INTO " + table + " (resource, last_sequence) VALUES (?, ?)",
-                    resource, sequence) == 1) return true;
-            return JdbcRows.update(tx, "UPDATE " + table + " SET last_sequence = ? WHERE resource = ? AND last_sequence < ?",
-                    sequence, resource, sequence) == 1;
-        }
-        return JdbcRows.update(tx, "INSERT INTO " + table + " AS s (resource, last_sequence) VALUES (?, ?)"
-                + " ON CONFLICT (resource) DO UPDATE SET last_sequence = excluded.last_sequence"
-                + " WHERE s.last_sequence < excluded.last_sequence", resource, sequence) == 1;
+        return dialect.advanceSequence(tx, table, resource, sequence);
     }
 }

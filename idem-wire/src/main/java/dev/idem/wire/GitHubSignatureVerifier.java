@@ -32,14 +32,14 @@ public final class GitHubSignatureVerifier {
 
     /** Checks {@code header} (the {@code X-Hub-Signature-256} value) against the raw body bytes. */
     public SignatureCheck verify(String header, byte[] body) {
-        if (header == null || header.isBlank()) return SignatureCheck.fail("missing X-Hub-Signature-256 header");
+        if (header == null || header.isBlank()) return SignatureCheck.failed("missing X-Hub-Signature-256 header");
         String h = header.trim();
-        if (!h.startsWith("sha256=")) return SignatureCheck.fail("X-Hub-Signature-256 must start with sha256=");
+        if (!h.startsWith("sha256=")) return SignatureCheck.failed("X-Hub-Signature-256 must start with sha256=");
         byte[] given = Hmac.fromHex(h.substring("sha256=".length()));
-        if (given == null) return SignatureCheck.fail("X-Hub-Signature-256 is not hex");
+        if (given == null) return SignatureCheck.failed("X-Hub-Signature-256 is not hex");
         boolean matched = false;
         for (byte[] key : secrets) matched |= MessageDigest.isEqual(Hmac.sha256(key, null, body), given);
-        return matched ? SignatureCheck.OK : SignatureCheck.fail("no signature matches");
+        return matched ? SignatureCheck.ok() : SignatureCheck.failed("no signature matches");
     }
 
     /** The header GitHub would send; for tests and local tools. */

@@ -1,8 +1,6 @@
 package dev.idem.wire;
 
 import java.time.Instant;
-import java.time.format.DateTimeFormatter;
-import java.time.temporal.ChronoUnit;
 
 /** Derives the {@code Idempotency-Key} of a delivery; stable per occurrence across retries and reclaims. */
 public final class IdempotencyKeys {
@@ -16,40 +14,21 @@ public final class IdempotencyKeys {
      */
     public static String forOccurrence(String userKey, boolean recurring, Instant scheduledFor, String deliveryId) {
         if (userKey == null || userKey.isEmpty()) return deliveryId;
-        return recurring ? userKey + ":" + Rfc3339.format(scheduledFor) : userKey;
+        return recurring ? userKey + ":" + dev.idem.wire.Rfc3339.format(scheduledFor) : userKey;
     }
 
-    /** RFC 3339 in UTC with milliseconds, the one form Idem writes instants in. */
+    /**
+     * @deprecated moved to the top-level {@link dev.idem.wire.Rfc3339}; this alias stays until core, server, engine
+     *     and bench import that one (issue 16), then goes.
+     */
+    @Deprecated
     public static final class Rfc3339 {
-        private static final DateTimeFormatter F = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'")
-                .withZone(java.time.ZoneOffset.UTC);
-
         private Rfc3339() {}
 
+        /** @deprecated use {@link dev.idem.wire.Rfc3339#format}. */
+        @Deprecated
         public static String format(Instant instant) {
-            long seconds = instant.getEpochSecond();
-            // years 0000-9999 by hand: DateTimeFormatter was a tenth of a sender thread's CPU (three per request)
-            if (seconds < MIN_FAST || seconds > MAX_FAST) return F.format(instant.truncatedTo(ChronoUnit.MILLIS));
-            java.time.LocalDateTime t = java.time.LocalDateTime.ofEpochSecond(seconds, 0, java.time.ZoneOffset.UTC);
-            char[] c = "0000-00-00T00:00:00.000Z".toCharArray();
-            digits(c, 0, t.getYear(), 4);
-            digits(c, 5, t.getMonthValue(), 2);
-            digits(c, 8, t.getDayOfMonth(), 2);
-            digits(c, 11, t.getHour(), 2);
-            digits(c, 14, t.getMinute(), 2);
-            digits(c, 17, t.getSecond(), 2);
-            digits(c, 20, instant.getNano() / 1_000_000, 3);
-            return new String(c);
-        }
-
-        private static final long MIN_FAST = java.time.LocalDateTime.of(0, 1, 1, 0, 0).toEpochSecond(java.time.ZoneOffset.UTC);
-        private static final long MAX_FAST = java.time.LocalDateTime.of(9999, 12, 31, 23, 59, 59).toEpochSecond(java.time.ZoneOffset.UTC);
-
-        private static void digits(char[] c, int at, int value, int width) {
-            for (int i = at + width - 1; i >= at; i--) {
-                c[i] = (char) ('0' + value % 10);
-                value /= 10;
-            }
+            return dev.idem.wire.Rfc3339.format(instant);
         }
     }
 }

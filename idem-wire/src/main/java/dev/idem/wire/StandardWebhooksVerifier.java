@@ -27,27 +27,23 @@ public final class StandardWebhooksVerifier {
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
-    /** Outcome of a verification; {@code reason} says why it failed, never echoing secrets. */
-    public record Result(boolean valid, String reason) {
-        static final Result OK = new Result(true, null);
-
-        static Result fail(String reason) {
-            return new Result(false, reason);
-        }
-    }
-
-    public Result verify(String webhookId, String timestamp, String signatureHeader, byte[] body) {
-        if (webhookId == null || webhookId.isBlank()) return Result.fail("missing webhook-id header");
-        if (timestamp == null || timestamp.isBlank()) return Result.fail("missing webhook-timestamp header");
-        if (signatureHeader == null || signatureHeader.isBlank()) return Result.fail("missing webhook-signature header");
+    /**
+     * Checks the three {@code webhook-*} header values against the raw body bytes.
+     *
+     * @return valid when any {@code v1,} signature matches any secret and the timestamp is within the tolerance
+     */
+    public SignatureCheck verify(String webhookId, String timestamp, String signatureHeader, byte[] body) {
+        if (webhookId == null || webhookId.isBlank()) return SignatureCheck.failed("missing webhook-id header");
+        if (timestamp == null || timestamp.isBlank()) return SignatureCheck.failed("missing webhook-timestamp header");
+        if (signatureHeader == null || signatureHeader.isBlank()) return SignatureCheck.failed("missing webhook-signature header");
         long ts;
         try {
             ts = Long.parseLong(timestamp.trim());
         } catch (NumberFormatException e) {
-            return Result.fail("webhook-timestamp is not unix seconds");
+            return SignatureCheck.failed("webhook-timestamp is not unix seconds");
         }
         long now = clock.instant().getEpochSecond();
-        if (Math.abs(now - ts) > tolerance.toSeconds()) return Result.fail("webhook-timestamp outside tolerance");
+        if (Math.abs(now - ts) > tolerance.toSeconds()) return SignatureCheck.failed("webhook-timestamp outside tolerance");
         boolean matched = false;
         for (SigningSecret secret : secrets) {
             byte[] expected = WebhookSigner.hmac(secret, webhookId, ts, body);
@@ -64,6 +60,6 @@ public final class StandardWebhooksVerifier {
                 matched |= MessageDigest.isEqual(expected, given);
             }
         }
-        return matched ? Result.OK : Result.fail("no signature matches");
+        return matched ? SignatureCheck.ok() : SignatureCheck.failed("no signature matches");
     }
 }

@@ -41,7 +41,7 @@ public final class StripeSignatureVerifier {
 
     /** Checks {@code header} (the {@code Stripe-Signature} value) against the raw body bytes. */
     public SignatureCheck verify(String header, byte[] body) {
-        if (header == null || header.isBlank()) return SignatureCheck.fail("missing Stripe-Signature header");
+        if (header == null || header.isBlank()) return SignatureCheck.failed("missing Stripe-Signature header");
         Long ts = null;
         List<byte[]> given = new ArrayList<>();
         for (String item : header.split(",")) {
@@ -53,17 +53,17 @@ public final class StripeSignatureVerifier {
                 try {
                     ts = Long.parseLong(v);
                 } catch (NumberFormatException e) {
-                    return SignatureCheck.fail("Stripe-Signature timestamp is not unix seconds");
+                    return SignatureCheck.failed("Stripe-Signature timestamp is not unix seconds");
                 }
             } else if (k.equals("v1")) {
                 byte[] b = Hmac.fromHex(v);
                 if (b != null) given.add(b);
             }
         }
-        if (ts == null) return SignatureCheck.fail("Stripe-Signature has no t= timestamp");
-        if (given.isEmpty()) return SignatureCheck.fail("Stripe-Signature has no v1= signature");
+        if (ts == null) return SignatureCheck.failed("Stripe-Signature has no t= timestamp");
+        if (given.isEmpty()) return SignatureCheck.failed("Stripe-Signature has no v1= signature");
         if (Math.abs(clock.instant().getEpochSecond() - ts) > tolerance.toSeconds()) {
-            return SignatureCheck.fail("Stripe-Signature timestamp outside tolerance");
+            return SignatureCheck.failed("Stripe-Signature timestamp outside tolerance");
         }
         byte[] prefix = (ts + ".").getBytes(StandardCharsets.UTF_8);
         boolean matched = false;
@@ -72,7 +72,7 @@ public final class StripeSignatureVerifier {
             // no early exit: timing must not tell which secret or entry matched
             for (byte[] g : given) matched |= MessageDigest.isEqual(expected, g);
         }
-        return matched ? SignatureCheck.OK : SignatureCheck.fail("no signature matches");
+        return matched ? SignatureCheck.ok() : SignatureCheck.failed("no signature matches");
     }
 
     /** The header a Stripe sender would produce; for tests and local tools. */

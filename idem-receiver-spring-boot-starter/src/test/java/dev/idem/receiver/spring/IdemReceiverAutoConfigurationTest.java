@@ -10,8 +10,8 @@ import dev.idem.receiver.MemoryInbox;
 import dev.idem.receiver.RedisInbox;
 import dev.idem.receiver.TestDatabases;
 import dev.idem.receiver.Verifier;
-import dev.idem.receiver.Verification;
 import dev.idem.receiver.servlet.IdemReceiverFilter;
+import dev.idem.wire.SignatureCheck;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import javax.sql.DataSource;
@@ -77,7 +77,7 @@ class IdemReceiverAutoConfigurationTest {
                 "idem.receiver.key-json-field=delivery.id").run(ctx -> {
                     Verifier v = ctx.getBean(Verifier.class);
                     byte[] body = "Hello, World!".getBytes(StandardCharsets.UTF_8);
-                    Verification ok = v.verify(Map.of("X-Hub-Signature-256",
+                    SignatureCheck ok = v.verify(Map.of("X-Hub-Signature-256",
                             "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17")::get, body);
                     assertThat(ok.valid()).isTrue();
                     assertThat(ctx.getBean(KeyExtractor.class).extract(Map.<String, String>of()::get,
@@ -101,7 +101,7 @@ class IdemReceiverAutoConfigurationTest {
     @Test
     void disabledMeansNoBeansAndAnApplicationVerifierWins() {
         web.withPropertyValues("idem.receiver.enabled=false").run(ctx -> assertThat(ctx).doesNotHaveBean(Inbox.class));
-        Verifier mine = (h, b) -> Verification.ok();
+        Verifier mine = (h, b) -> SignatureCheck.ok();
         web.withBean(Verifier.class, () -> mine).run(ctx -> assertThat(ctx.getBean(Verifier.class)).isSameAs(mine));
     }
 

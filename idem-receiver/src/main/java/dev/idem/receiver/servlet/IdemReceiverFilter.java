@@ -5,7 +5,7 @@ import dev.idem.receiver.InboxException;
 import dev.idem.receiver.JdbcInbox;
 import dev.idem.receiver.KeyExtractor;
 import dev.idem.receiver.Outcome;
-import dev.idem.receiver.Verification;
+import dev.idem.wire.SignatureCheck;
 import dev.idem.receiver.Verifier;
 import dev.idem.receiver.internal.BufferedResponse;
 import dev.idem.receiver.internal.CachedBodyRequest;
@@ -79,7 +79,7 @@ public final class IdemReceiverFilter implements Filter {
             return;
         }
         Function<String, String> headers = request::getHeader;
-        Verification v = verifier.verify(headers, body);
+        SignatureCheck v = verifier.verify(headers, body);
         if (!v.valid()) {
             log.info("refused webhook with bad signature on {}: {}", request.getRequestURI(), v.reason());
             error(response, 403, "BAD_SIGNATURE", v.reason());
