@@ -12,8 +12,9 @@ import dev.idem.receiver.JdbcInbox;
 import dev.idem.receiver.KeyExtractor;
 import dev.idem.receiver.MemoryInbox;
 import dev.idem.receiver.Outcome;
+import dev.idem.receiver.Receipt;
+import dev.idem.receiver.Receiver;
 import dev.idem.receiver.RedisInbox;
-import dev.idem.wire.SignatureCheck;
 import dev.idem.receiver.Verifier;
 import dev.idem.receiver.Work;
 import dev.idem.receiver.VerifierMode;
@@ -130,7 +131,9 @@ public final class ListenCommand implements Callable<Integer> {
 
     /** A running receiver. */
     final class Running implements AutoCloseable {
-        private final Verifier verifier;
+        private static final String INBOX_FAILED = "{\"error\":{\"code\":\"INBOX_UNAVAILABLE\",\"message\":\"inbox failed\"}}";
+
+        private final Receiver receiver;
         private final KeyExtractor keys;
         private final Inbox inbox;
         private final String inboxName;
@@ -142,7 +145,8 @@ public final class ListenCommand implements Callable<Integer> {
         private final PrintWriter err;
 
         Running(Verifier verifier, KeyExtractor keys, Inbox inbox, String inboxName, boolean verified) throws IOException {
-            this.verifier = verifier;
+            // claim → work → mark on every inbox: listen's handler writes nothing, so a transaction would hold nothing
+            this.receiver = Receiver.builder(verifier, inbox).keys(keys).transactional(false).build();
             this.keys = keys;
             this.inbox = inbox;
             this.inboxName = inboxName;
@@ -170,42 +174,45 @@ public final class ListenCommand implements Callable<Integer> {
             try (ex) {
                 byte[] body = ex.getRequestBody().readAllBytes();
                 Function<String, String> headers = ex.getRequestHeaders()::getFirst;
-                String key = keys.extract(headers, body);
                 String attempt = headers.apply(WebhookHeaders.ATTEMPT);
                 if (attempt == null || attempt.isBlank()) attempt = "-";
-                SignatureCheck v = verifier.verify(headers, body);
-                if (!v.valid()) {
-                    line("REJECTED", key, attempt, "bad signature: " + v.reason());
-                    respond(ex, 403, "{\"error\":{\"code\":\"BAD_SIGNATURE\",\"message\":\"" + v.reason() + "\"}}");
-                    return;
-                }
-                Outcome o;
+                Receipt r;
                 try {
-                    o = inbox.execute(key, () -> {
+                    r = receiver.receive(headers, body, delivery -> {
                         if (failRate > 0 && nextDouble() < failRate) throw new FailOnPurpose();
                         return null;
                     });
                 } catch (FailOnPurpose e) {
-                    line("REJECTED", key, attempt, "failed on purpose (--fail-rate)");
+                    line("REJECTED", keys.extract(headers, body), attempt, "failed on purpose (--fail-rate)");
                     respond(ex, 500, "{\"error\":{\"code\":\"FAIL_RATE\",\"message\":\"failed on purpose (--fail-rate)\"}}");
                     return;
                 } catch (Exception e) {
-                    line("REJECTED", key, attempt, "inbox failed: " + e.getMessage());
-                    respond(ex, 503, "{\"error\":{\"code\":\"INBOX_UNAVAILABLE\",\"message\":\"inbox failed\"}}");
+                    // e.g. a Redis client error the inbox did not wrap
+                    line("REJECTED", keys.extract(headers, body), attempt, "inbox failed: " + e.getMessage());
+                    respond(ex, 503, INBOX_FAILED);
                     return;
                 }
-                switch (o.status()) {
+                // the SDK's standard answers (Receipt.answer) differ in wording; listen keeps its own, unchanged
+                switch (r.status()) {
+                    case REJECTED -> {
+                        line("REJECTED", r.key(), attempt, "bad signature: " + r.reason());
+                        respond(ex, 403, "{\"error\":{\"code\":\"BAD_SIGNATURE\",\"message\":\"" + r.reason() + "\"}}");
+                    }
+                    case UNAVAILABLE -> {
+                        line("REJECTED", r.key(), attempt, "inbox failed: " + r.reason());
+                        respond(ex, 503, INBOX_FAILED);
+                    }
                     case PROCESSED -> {
-                        line("PROCESSED", key, attempt, null);
+                        line("PROCESSED", r.key(), attempt, null);
                         respond(ex, 200, "{\"status\":\"processed\"}");
                     }
                     case DUPLICATE -> {
-                        line("DUPLICATE", key, attempt, null);
+                        line("DUPLICATE", r.key(), attempt, null);
                         respond(ex, 200, "{\"status\":\"duplicate\"}");
                     }
                     case IN_PROGRESS -> {
-                        line("REJECTED", key, attempt, "in progress on another replica");
-                        ex.getResponseHeaders().set("Retry-After", Long.toString(Math.max(1, o.retryAfter().toSeconds())));
+                        line("REJECTED", r.key(), attempt, "in progress on another replica");
+                        ex.getResponseHeaders().set("Retry-After", Long.toString(Math.max(1, r.retryAfter().toSeconds())));
                         respond(ex, 409, "{\"error\":{\"code\":\"IN_PROGRESS\",\"message\":\"another replica is processing this delivery\"}}");
                     }
                 }

@@ -8,8 +8,8 @@ import java.time.Instant;
  *
  * <p>Every inbox offers claim → work → mark ({@link #execute}): an expiring claim is taken, the work runs
  * outside any inbox transaction, and the key is marked processed. A worker that crashes leaves a claim that
- * expires, after which the next delivery does the work. A {@link JdbcInbox} also offers
- * {@link JdbcInbox#process}, where the claim and the handler's writes share one transaction.
+ * expires, after which the next delivery does the work. A {@link TransactionalInbox} ({@link JdbcInbox}) also
+ * offers {@link TransactionalInbox#process}, where the claim and the handler's writes share one transaction.
  */
 public interface Inbox {
 

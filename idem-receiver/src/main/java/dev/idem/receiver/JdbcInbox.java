@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe; any number of instances (processes) may share the table. Times are taken from the injected
  * {@link Clock} as epoch milliseconds, so replicas' clocks should agree to well within a claim lease.
  */
-public final class JdbcInbox implements Inbox {
+public final class JdbcInbox implements TransactionalInbox {
     private static final Logger log = LoggerFactory.getLogger(JdbcInbox.class);
     private static final int MAX_CLAIM_TRIES = 8;
     static final String DONE = "done";
@@ -63,16 +63,7 @@ public final class JdbcInbox implements Inbox {
         return new Builder(dataSource);
     }
 
-    /**
-     * Runs {@code handler} once per key, inside the transaction that claims the key: the handler's writes on
-     * {@code tx} and the claim commit together, or roll back together when the handler throws (then no claim
-     * is left and the next delivery does the work). Duplicates, including concurrent ones, return DUPLICATE
-     * without calling the handler, with the first call's result. A key held by an unexpired
-     * {@link #claim claim → work → mark} claim returns IN_PROGRESS; an expired one is taken over.
-     *
-     * @throws Exception what the handler threw (after rolling back)
-     * @throws InboxException when the database fails before or after the handler
-     */
+    @Override
     public Outcome process(String key, TransactionalHandler handler) throws Exception {
         checkKey(key);
         Objects.requireNonNull(handler, "handler");

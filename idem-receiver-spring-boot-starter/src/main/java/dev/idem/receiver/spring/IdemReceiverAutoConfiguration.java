@@ -6,6 +6,7 @@ import dev.idem.receiver.InboxPruner;
 import dev.idem.receiver.JdbcInbox;
 import dev.idem.receiver.KeyExtractor;
 import dev.idem.receiver.MemoryInbox;
+import dev.idem.receiver.Receiver;
 import dev.idem.receiver.Verifier;
 import dev.idem.receiver.servlet.IdemReceiverFilter;
 import java.time.Clock;
@@ -26,9 +27,10 @@ import org.springframework.core.Ordered;
 
 /**
  * Configures the receiver SDK from {@code idem.receiver.*}: a {@link Verifier}, a {@link KeyExtractor}, an
- * {@link Inbox} (JDBC over the application's DataSource, else Redis, else memory), a pruner and, in a servlet
- * application, the {@link IdemReceiverFilter} on {@code idem.receiver.url-patterns}. Every bean backs off when
- * the application defines its own.
+ * {@link Inbox} (JDBC over the application's DataSource, else Redis, else memory), the {@link Receiver} that
+ * puts them together (inject it to receive webhooks outside the filter, e.g. from a message listener), a pruner
+ * and, in a servlet application, the {@link IdemReceiverFilter} around that Receiver on
+ * {@code idem.receiver.url-patterns}. Every bean backs off when the application defines its own.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
 @ConditionalOnProperty(prefix = "idem.receiver", name = "enabled", matchIfMissing = true)
@@ -90,6 +92,15 @@ public class IdemReceiverAutoConfiguration {
         }
     }
 
+    /** Verify → key → inbox → handler; handlers run in the claiming transaction over a JDBC inbox by default. */
+    @Bean
+    @ConditionalOnMissingBean
+    public Receiver idemReceiver(Verifier verifier, KeyExtractor keys, Inbox inbox, IdemReceiverProperties props) {
+        Receiver.Builder b = Receiver.builder(verifier, inbox).keys(keys);
+        if (props.getTransactional() != null) b.transactional(props.getTransactional());
+        return b.build();
+    }
+
     /** Prunes every {@code idem.receiver.prune-interval}; an interval of 0 leaves it to the application. */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
@@ -106,13 +117,13 @@ public class IdemReceiverAutoConfiguration {
     static class FilterConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "idemReceiverFilter")
-        FilterRegistrationBean<IdemReceiverFilter> idemReceiverFilter(Verifier verifier, KeyExtractor keys, Inbox inbox,
-                IdemReceiverProperties props, ObjectProvider<DataSource> dataSources) {
-            IdemReceiverFilter.Builder b = IdemReceiverFilter.builder(verifier, inbox).keys(keys)
+        FilterRegistrationBean<IdemReceiverFilter> idemReceiverFilter(Receiver receiver, IdemReceiverProperties props,
+                ObjectProvider<DataSource> dataSources) {
+            IdemReceiverFilter.Builder b = IdemReceiverFilter.builder(receiver)
                     .storeResponses(props.isStoreResponses()).maxBodyBytes(props.getMaxBodyBytes());
-            if (props.getTransactional() != null) b.transactional(props.getTransactional());
             DataSource ds = dataSources.getIfUnique();
-            if (inbox instanceof JdbcInbox && ds != null && springJdbcPresent()) b.connectionBinder(new SpringConnectionBinder(ds));
+            // the binder only acts on a claiming transaction, which only a JDBC inbox opens
+            if (receiver.inbox() instanceof JdbcInbox && ds != null && springJdbcPresent()) b.connectionBinder(new SpringConnectionBinder(ds));
             FilterRegistrationBean<IdemReceiverFilter> reg = new FilterRegistrationBean<>(b.build());
             reg.setName("idemReceiverFilter");
             reg.setUrlPatterns(props.getUrlPatterns());

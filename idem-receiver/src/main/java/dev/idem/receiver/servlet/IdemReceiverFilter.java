@@ -1,11 +1,10 @@
 package dev.idem.receiver.servlet;
 
 import dev.idem.receiver.Inbox;
-import dev.idem.receiver.InboxException;
 import dev.idem.receiver.JdbcInbox;
 import dev.idem.receiver.KeyExtractor;
-import dev.idem.receiver.Outcome;
-import dev.idem.wire.SignatureCheck;
+import dev.idem.receiver.Receipt;
+import dev.idem.receiver.Receiver;
 import dev.idem.receiver.Verifier;
 import dev.idem.receiver.internal.BufferedResponse;
 import dev.idem.receiver.internal.CachedBodyRequest;
@@ -20,13 +19,15 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.util.Map;
 import java.util.Objects;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Verifies, deduplicates and then calls the rest of the chain at most once per key:
+ * The {@link Receiver} as a Servlet filter: verifies, deduplicates and then calls the rest of the chain at most
+ * once per key:
  * <ul>
  *   <li>bad or missing signature: 403 {@code {"error":{"code":"BAD_SIGNATURE",…}}}, the chain never runs;</li>
  *   <li>duplicate: 200 (with the first response's body when {@code storeResponses}), header
@@ -41,22 +42,13 @@ import org.slf4j.LoggerFactory;
 public final class IdemReceiverFilter implements Filter {
     private static final Logger log = LoggerFactory.getLogger(IdemReceiverFilter.class);
 
-    private final Verifier verifier;
-    private final KeyExtractor keys;
-    private final Inbox inbox;
-    private final boolean transactional;
+    private final Receiver receiver;
     private final boolean storeResponses;
     private final int maxBodyBytes;
     private final ConnectionBinder binder;
 
     private IdemReceiverFilter(Builder b) {
-        this.verifier = b.verifier;
-        this.keys = b.keys;
-        this.inbox = b.inbox;
-        this.transactional = b.transactional == null ? inbox instanceof JdbcInbox : b.transactional;
-        if (transactional && !(inbox instanceof JdbcInbox)) {
-            throw new IllegalArgumentException("transactional mode needs a JdbcInbox, not " + inbox.getClass().getSimpleName());
-        }
+        this.receiver = b.receiver != null ? b.receiver : b.receiverBuilder.build();
         this.storeResponses = b.storeResponses;
         this.maxBodyBytes = b.maxBodyBytes;
         this.binder = b.binder;
@@ -64,7 +56,12 @@ public final class IdemReceiverFilter implements Filter {
 
     /** Starts a builder; a verifier and an inbox are required. */
     public static Builder builder(Verifier verifier, Inbox inbox) {
-        return new Builder(verifier, inbox);
+        return new Builder(Receiver.builder(verifier, inbox), null);
+    }
+
+    /** Starts a builder around a configured {@link Receiver} (keys and transactional mode are set there). */
+    public static Builder builder(Receiver receiver) {
+        return new Builder(null, Objects.requireNonNull(receiver, "receiver"));
     }
 
     @Override
@@ -75,40 +72,27 @@ public final class IdemReceiverFilter implements Filter {
         }
         byte[] body = readBody(request.getInputStream());
         if (body == null) {
-            error(response, 413, "BODY_TOO_LARGE", "request body is larger than " + maxBodyBytes + " bytes");
+            write(response, Receipt.Answer.error(413, "BODY_TOO_LARGE", "request body is larger than " + maxBodyBytes + " bytes", Map.of()));
             return;
         }
-        Function<String, String> headers = request::getHeader;
-        SignatureCheck v = verifier.verify(headers, body);
-        if (!v.valid()) {
-            log.info("refused webhook with bad signature on {}: {}", request.getRequestURI(), v.reason());
-            error(response, 403, "BAD_SIGNATURE", v.reason());
-            return;
-        }
-        String key = keys.extract(headers, body);
         CachedBodyRequest wrapped = new CachedBodyRequest(request, body);
-        wrapped.setAttribute(WebhookRequests.KEY, key);
         BufferedResponse buffered = new BufferedResponse(response);
-        Outcome outcome;
+        Receipt receipt;
         try {
-            outcome = transactional
-                    ? ((JdbcInbox) inbox).process(key, tx -> {
-                        wrapped.setAttribute(WebhookRequests.TX, tx);
-                        try (AutoCloseable bound = binder.bind(tx)) {
-                            return runChain(chain, wrapped, buffered);
-                        } finally {
-                            wrapped.removeAttribute(WebhookRequests.TX);
-                        }
-                    })
-                    : inbox.execute(key, () -> runChain(chain, wrapped, buffered));
+            receipt = receiver.receive(request::getHeader, body, delivery -> {
+                wrapped.setAttribute(WebhookRequests.KEY, delivery.key());
+                Connection tx = delivery.tx();
+                if (tx == null) return runChain(chain, wrapped, buffered);
+                wrapped.setAttribute(WebhookRequests.TX, tx);
+                try (AutoCloseable bound = binder.bind(tx)) {
+                    return runChain(chain, wrapped, buffered);
+                } finally {
+                    wrapped.removeAttribute(WebhookRequests.TX);
+                }
+            });
         } catch (NotSuccessful e) {
-            log.info("handler answered {} for key {}: rolled back, the sender will retry", buffered.getStatus(), key);
+            log.info("handler answered {} for key {}: rolled back, the sender will retry", buffered.getStatus(), WebhookRequests.key(wrapped));
             buffered.writeTo(response);
-            return;
-        } catch (InboxException e) {
-            log.error("inbox failed for key {}", key, e);
-            if (!response.isCommitted()) response.reset();
-            error(response, 503, "INBOX_UNAVAILABLE", "the inbox could not record this delivery; retry later");
             return;
         } catch (IOException | ServletException | RuntimeException e) {
             if (!response.isCommitted()) response.reset();
@@ -117,13 +101,18 @@ public final class IdemReceiverFilter implements Filter {
             if (!response.isCommitted()) response.reset();
             throw new ServletException(e);
         }
-        switch (outcome.status()) {
+        switch (receipt.status()) {
             case PROCESSED -> buffered.writeTo(response);
-            case DUPLICATE -> duplicate(response, outcome);
-            case IN_PROGRESS -> {
-                response.setHeader("Retry-After", Long.toString(Math.max(1, (outcome.retryAfter().toMillis() + 999) / 1000)));
-                error(response, 409, "IN_PROGRESS", "another worker is processing this delivery");
+            case REJECTED -> {
+                log.info("refused webhook with bad signature on {}: {}", request.getRequestURI(), receipt.reason());
+                write(response, receipt.answer());
             }
+            case UNAVAILABLE -> {
+                log.error("inbox failed for key {}", receipt.key(), receipt.failure());
+                if (!response.isCommitted()) response.reset();
+                write(response, receipt.answer());
+            }
+            case DUPLICATE, IN_PROGRESS -> write(response, receipt.answer());
         }
     }
 
@@ -133,34 +122,13 @@ public final class IdemReceiverFilter implements Filter {
         return storeResponses ? new String(res.body(), StandardCharsets.UTF_8) : null;
     }
 
-    private void duplicate(HttpServletResponse response, Outcome outcome) throws IOException {
-        response.setStatus(200);
-        response.setHeader("Idempotent-Replayed", "true");
-        String body = outcome.result() != null ? outcome.result()
-                : "{\"duplicate\":true,\"idempotency_key\":" + quote(outcome.key()) + "}";
-        boolean json = body.startsWith("{") || body.startsWith("[");
-        response.setContentType(json ? "application/json" : "text/plain;charset=utf-8");
-        byte[] b = body.getBytes(StandardCharsets.UTF_8);
+    private static void write(HttpServletResponse response, Receipt.Answer answer) throws IOException {
+        response.setStatus(answer.status());
+        for (Map.Entry<String, String> h : answer.headers().entrySet()) response.setHeader(h.getKey(), h.getValue());
+        byte[] b = answer.body();
+        if (answer.contentType() != null) response.setContentType(answer.contentType());
         response.setContentLength(b.length);
         response.getOutputStream().write(b);
-    }
-
-    private static void error(HttpServletResponse response, int status, String code, String message) throws IOException {
-        response.setStatus(status);
-        response.setContentType("application/json");
-        byte[] b = ("{\"error\":{\"code\":\"" + code + "\",\"message\":" + quote(message) + "}}").getBytes(StandardCharsets.UTF_8);
-        response.setContentLength(b.length);
-        response.getOutputStream().write(b);
-    }
-
-    private static String quote(String s) {
-        StringBuilder b = new StringBuilder("\"");
-        for (char c : String.valueOf(s).toCharArray()) {
-            if (c == '"' || c == '\\') b.append('\\').append(c);
-            else if (c < 0x20) b.append(String.format("\\u%04x", (int) c));
-            else b.append(c);
-        }
-        return b.append('"').toString();
     }
 
     private byte[] readBody(InputStream in) throws IOException {
@@ -183,28 +151,26 @@ public final class IdemReceiverFilter implements Filter {
 
     /** Builds an {@link IdemReceiverFilter}. */
     public static final class Builder {
-        private final Verifier verifier;
-        private final Inbox inbox;
-        private KeyExtractor keys = KeyExtractor.standard();
-        private Boolean transactional;
+        private final Receiver.Builder receiverBuilder;
+        private final Receiver receiver;
         private boolean storeResponses;
         private int maxBodyBytes = 1 << 20;
         private ConnectionBinder binder = ConnectionBinder.none();
 
-        private Builder(Verifier verifier, Inbox inbox) {
-            this.verifier = Objects.requireNonNull(verifier, "verifier");
-            this.inbox = Objects.requireNonNull(inbox, "inbox");
+        private Builder(Receiver.Builder receiverBuilder, Receiver receiver) {
+            this.receiverBuilder = receiverBuilder;
+            this.receiver = receiver;
         }
 
         /** How the dedup key is found (default {@link KeyExtractor#standard()}). */
         public Builder keys(KeyExtractor keys) {
-            this.keys = Objects.requireNonNull(keys, "keys");
+            receiverBuilder("keys").keys(keys);
             return this;
         }
 
         /** Run the chain inside the claiming transaction (default: true over a JdbcInbox, else false). */
         public Builder transactional(boolean transactional) {
-            this.transactional = transactional;
+            receiverBuilder("transactional").transactional(transactional);
             return this;
         }
 
@@ -227,8 +193,16 @@ public final class IdemReceiverFilter implements Filter {
             return this;
         }
 
+        /** @throws IllegalArgumentException when transactional mode is asked of an inbox that cannot do it */
         public IdemReceiverFilter build() {
             return new IdemReceiverFilter(this);
+        }
+
+        private Receiver.Builder receiverBuilder(String setting) {
+            if (receiverBuilder == null) {
+                throw new IllegalStateException(setting + " is set on the Receiver this filter was built from");
+            }
+            return receiverBuilder;
         }
     }
 }

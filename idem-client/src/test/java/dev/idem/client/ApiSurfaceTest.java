@@ -1,0 +1,12 @@
+package dev.idem.client;
+
+import dev.idem.wire.ApiSurface;
+import org.junit.jupiter.api.Test;
+
+/** The API of the client is the checked-in list api-surface.txt, and never exposes a type from an internal package. */
+class ApiSurfaceTest {
+    @Test
+    void apiIsTheCheckedInListAndExposesNoInternalType() {
+        ApiSurface.assertSealed(IdemClient.class, ApiSurfaceTest.class);
+    }
+}
