@@ -8,7 +8,8 @@ package dev.idem.wire;
  * @param reason why it failed, null when valid; never echoes a secret or an expected signature
  */
 public record SignatureCheck(boolean valid, String reason) {
-    private static final SignatureCheck OK = new SignatureCheck(true, null);
+    // package-private short forms, kept for the verifiers written against them (HmacSha256Verifier)
+    static final SignatureCheck OK = new SignatureCheck(true, null);
 
     /** A passed check. */
     public static SignatureCheck ok() {
@@ -18,5 +19,9 @@ public record SignatureCheck(boolean valid, String reason) {
     /** A failed check with its reason. */
     public static SignatureCheck failed(String reason) {
         return new SignatureCheck(false, reason);
+    }
+
+    static SignatureCheck fail(String reason) {
+        return failed(reason);
     }
 }
