@@ -152,10 +152,10 @@ public final class Engine implements AutoCloseable {
         maintenanceThread.shutdown();
         for (Thread t : dispatcherThreads) join(t, 5_000);
         dispatcher.stopStartingSends();
-        timer.shutdown();
+        // deliveries held until their due instant (up to the claim look-ahead) are given back by giveBackUnstarted below
+        timer.shutdownNow();
         try {
-            // deliveries held until their due instant start now, and find the engine stopping: they are given back
-            if (!timer.awaitTermination(2, TimeUnit.SECONDS)) timer.shutdownNow();
+            timer.awaitTermination(2, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -24,6 +24,13 @@ import org.slf4j.LoggerFactory;
 final class Destinations<T> {
     private static final Logger log = LoggerFactory.getLogger(Destinations.class);
     static final long IDLE_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(10);
+    /**
+     * A claim may take, beyond a destination's free slots, about as many rows as the destination answered in the last
+     * half second to second (two buckets of this length): they wait in memory and go on the wire as slots free, so the
+     * wire stays full between two claims. A destination that answers nothing (hanging, or new) gets no such rows, and
+     * what a claim takes beyond the limit drains within about a second, well before {@link Dispatcher#MAX_WAIT}.
+     */
+    static final long RATE_BUCKET_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(500);
 
     private final int initial;
     private final int max;
@@ -39,6 +46,21 @@ final class Destinations<T> {
         boolean throttled;
         int drops;
         long lastUsedNanos = System.nanoTime();
+        /** Answers in the current and the previous {@link #RATE_BUCKET_NANOS}: what the destination took lately. */
+        int answersNow;
+        int answersBefore;
+        long bucketStartNanos = System.nanoTime();
+
+        /** Answers in the last one to two buckets. */
+        int recentAnswers(long now) {
+            long elapsed = now - bucketStartNanos;
+            if (elapsed >= RATE_BUCKET_NANOS) {
+                answersBefore = elapsed >= 2 * RATE_BUCKET_NANOS ? 0 : answersNow;
+                answersNow = 0;
+                bucketStartNanos = now - elapsed % RATE_BUCKET_NANOS;
+            }
+            return answersNow + answersBefore;
+        }
 
         State(int initial, int max) {
             limit = new AdaptiveLimit(initial, max);
@@ -60,12 +82,17 @@ final class Destinations<T> {
         return states.computeIfAbsent(key, k -> new State<>(initial, max));
     }
 
-    /** How many more of each destination the next claim may take; a destination not listed may have {@code initial}. */
+    /**
+     * How many more of each destination the next claim may take: its limit and what it answered lately, less what is
+     * claimed and not answered yet. A destination not listed may have {@code initial}.
+     */
     Fairness fairness() {
         Map<String, Integer> free = new HashMap<>();
+        long now = System.nanoTime();
         states.forEach((key, s) -> {
             synchronized (s) {
-                int f = Math.max(0, s.limit.get() - s.active);
+                long room = (long) s.limit.get() + s.recentAnswers(now) - s.active;
+                int f = (int) Math.max(0, Math.min(max, room));
                 if (f != initial) free.put(key, f);
             }
         });
@@ -95,18 +122,24 @@ final class Destinations<T> {
     }
 
     /**
-     * An attempt of {@code key} ended with {@code signal}: frees its slot, adapts the limit, and returns the waiting
-     * items that may start now (their slots taken).
+     * An attempt of {@code key} ended with {@code signal} after {@code rttNanos} on the wire: frees its slot, adapts the
+     * limit, and returns the waiting items that may start now (their slots taken).
      */
-    List<T> answered(String key, Congestion signal) {
+    List<T> answered(String key, Congestion signal, long rttNanos) {
         State<T> s = state(key);
         List<T> next = new ArrayList<>(1);
         String change = null;
+        long now = System.nanoTime();
         synchronized (s) {
-            if (signal == Congestion.ANSWER) s.limit.onAnswer(s.active);
+            if (signal == Congestion.ANSWER) {
+                // wanted: on the wire and due but waiting (rows claimed ahead of their instant are not wanted yet)
+                s.limit.onAnswer(s.started + s.waiting.size(), rttNanos, now);
+                s.recentAnswers(now);
+                s.answersNow++;
+            }
             s.started--;
             s.active--;
-            s.lastUsedNanos = System.nanoTime();
+            s.lastUsedNanos = now;
             if (signal == Congestion.DROP) {
                 s.limit.onDrop();
                 s.drops++;

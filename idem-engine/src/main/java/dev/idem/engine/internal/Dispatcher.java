@@ -55,18 +55,26 @@ public final class Dispatcher {
     private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
     private static final long MIN_SEND_MS = 100;
     private static final long GATHER_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
-    /** A claimed delivery still waiting for its destination after this long goes back to the queue unattempted. */
-    static final Duration MAX_WAIT = Duration.ofSeconds(1);
     /**
-     * Deliveries due this soon are claimed with those due now and held until their instant: under a steady
-     * trickle one claim covers this much time instead of each due millisecond costing a transaction.
+     * A claimed delivery still waiting for its destination after this long goes back to the queue unattempted. Twice
+     * what a claim takes beyond a destination's slots should need to drain ({@link Destinations#RATE_BUCKET_NANOS}).
      */
-    static final Duration LOOKAHEAD = Duration.ofMillis(20);
+    static final Duration MAX_WAIT = Duration.ofSeconds(2);
     /**
-     * The least time between two claims that were not full: with the look-ahead twice as long, every row is
-     * claimed before its instant, and a steady trickle costs one claim per this interval, not one per row.
+     * Deliveries due this soon are claimed with those due now and held in memory until their instant, when a timer
+     * starts them: a claim that takes longer than usual (a loaded database: 100–400 ms round trips were measured) makes
+     * nothing late unless it takes longer than this, and under a steady trickle one claim covers many rows. Rows held
+     * ahead count against their destination ({@link Destinations#fairness()}) and the node's {@code maxInFlight}.
+     * It was 20 ms: any claim slower than that made the steady phase's rows late (p99 313 ms at 1,000/s under load).
      */
-    private static final long CLAIM_SPACING_NANOS = LOOKAHEAD.toNanos() / 2;
+    static final Duration LOOKAHEAD = Duration.ofSeconds(1);
+    /**
+     * The least time between two claims that were not full: a steady trickle costs one claim per this interval, not
+     * one per row, and every row is claimed well before its instant (the look-ahead is a hundred times longer).
+     */
+    private static final long CLAIM_SPACING_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    /** Between claims of rows that are inside the look-ahead but not due soon: see {@link #sleepNanos}. */
+    private static final long TRICKLE_SPACING_NANOS = LOOKAHEAD.toNanos() / 10;
     /**
      * Where a new destination starts: the sender threads the engine had before it stopped needing them, so no
      * destination starts slower than it did; slow start doubles it every round trip from there.
@@ -117,6 +125,8 @@ public final class Dispatcher {
     private final Set<String> held = ConcurrentHashMap.newKeySet();
     /** Deliveries whose start came after {@link #stopStartingSends()}: given back at shutdown. */
     private final List<Held> notStarted = new CopyOnWriteArrayList<>();
+    /** Deliveries claimed ahead of their instant, waiting in {@code timer}: given back at shutdown without waiting for it. */
+    private final Map<String, Held> ahead = new ConcurrentHashMap<>();
     /** Claims hold it shared from their query until their rows are in {@link #held}; recovery holds it alone. */
     private final ReadWriteLock claimLock = new ReentrantReadWriteLock();
     /** Set when a claim failed: its commit may have gone through with the answer lost. */
@@ -282,15 +292,21 @@ public final class Dispatcher {
             if (n >= fairness.freeFor(d)) backlogged.add(d);
             else backlogged.remove(d);
         });
+        Instant at = clock.instant();
         for (Claim c : claims) {
             Held h = new Held(c, owner, c.schedule().definition().destination(), now);
-            long waitMs = Duration.between(clock.instant(), dueAt(c.delivery())).toMillis();
-            if (waitMs <= 0) begin(h);
+            long waitNanos = Duration.between(at, dueAt(c.delivery())).toNanos();
+            if (waitNanos <= 0) begin(h);
             else {
+                // nanoseconds, not milliseconds: a wait truncated to the millisecond would start it before its instant
+                String id = c.delivery().id();
+                ahead.put(id, h);
                 try {
-                    timer.schedule(() -> begin(h), Math.min(waitMs, LOOKAHEAD.toMillis()), TimeUnit.MILLISECONDS);
+                    timer.schedule(() -> {
+                        if (ahead.remove(id, h)) begin(h);
+                    }, Math.min(waitNanos, LOOKAHEAD.toNanos()), TimeUnit.NANOSECONDS);
                 } catch (RejectedExecutionException e) {
-                    notStarted.add(h);
+                    if (ahead.remove(id, h)) notStarted.add(h);
                 }
             }
         }
@@ -309,14 +325,14 @@ public final class Dispatcher {
         try {
             workers.execute(() -> attempt(h));
         } catch (RejectedExecutionException e) {
-            destinations.answered(h.destination(), Congestion.NONE);
+            destinations.answered(h.destination(), Congestion.NONE, 0);
             notStarted.add(h);
         }
     }
 
     private void attempt(Held h) {
         if (sendersStopping) {
-            destinations.answered(h.destination(), Congestion.NONE);
+            destinations.answered(h.destination(), Congestion.NONE, 0);
             notStarted.add(h);
             return;
         }
@@ -324,7 +340,7 @@ public final class Dispatcher {
         if (timeout.toMillis() < MIN_SEND_MS) {
             log.warn("delivery {} not sent: only {} ms of its lease left on node {}; it goes back to the queue unattempted",
                     h.claim().delivery().id(), timeout.toMillis(), config.nodeId());
-            destinations.answered(h.destination(), Congestion.NONE);
+            destinations.answered(h.destination(), Congestion.NONE, 0);
             giveBack(List.of(h));
             return;
         }
@@ -332,7 +348,7 @@ public final class Dispatcher {
             // stale liveness: the claim may be in another node's hands. If it is still ours, the next claim releases it
             log.debug("delivery {} not sent: {} cannot vouch for its claim (liveness not renewed, or declared dead)",
                     h.claim().delivery().id(), h.owner());
-            destinations.answered(h.destination(), Congestion.NONE);
+            destinations.answered(h.destination(), Congestion.NONE, 0);
             held.remove(h.claim().delivery().id());
             slots.decrementAndGet();
             // only once it is out of `held` may the release before the next claim return it
@@ -348,6 +364,8 @@ public final class Dispatcher {
         private final Held h;
         private final AtomicBoolean answered = new AtomicBoolean();
         private final AtomicBoolean finished = new AtomicBoolean();
+        /** When the attempt was handed to the sender: its answer's round trip is measured from here. */
+        private final long startedNanos = System.nanoTime();
 
         AttemptListener(Held h) {
             this.h = h;
@@ -357,7 +375,7 @@ public final class Dispatcher {
         public void answered(Congestion signal) {
             if (!answered.compareAndSet(false, true)) return;
             onWire.decrementAndGet();
-            for (Held next : destinations.answered(h.destination(), signal)) execute(next);
+            for (Held next : destinations.answered(h.destination(), signal, System.nanoTime() - startedNanos)) execute(next);
             if (!wakeups.isEmpty() && backlogged.contains(h.destination())) wakeups.get(0).signal();
         }
 
@@ -399,6 +417,13 @@ public final class Dispatcher {
         List<Held> back = new ArrayList<>(destinations.drainWaiting());
         back.addAll(notStarted);
         notStarted.clear();
+        for (Map.Entry<String, Held> e : List.copyOf(ahead.entrySet())) {
+            Held h = e.getValue();
+            if (ahead.remove(e.getKey(), h)) {
+                destinations.forget(h.destination());
+                back.add(h);
+            }
+        }
         giveBack(back);
         return back.size();
     }
@@ -442,15 +467,21 @@ public final class Dispatcher {
     }
 
     /**
-     * Until the earliest row a claim could take (its destination has a free slot) is due, at most the poll
-     * interval; a little when one is due but was not claimable.
+     * Until the earliest row a claim could take (its destination has a free slot) enters the look-ahead, at most the
+     * poll interval; a little when one is inside it but was not claimable; a tenth of the look-ahead when the next row
+     * is inside it but not due for a while (a steady trickle: one claim per {@link #TRICKLE_SPACING_NANOS} takes what
+     * entered the look-ahead meanwhile, each row still claimed most of a look-ahead before its instant).
      */
     private long sleepNanos(boolean claimedNone, Fairness fairness) {
         long poll = config.pollInterval().toNanos();
         Optional<Instant> next = queue.nextDueAt(fairness);
         if (next.isEmpty()) return poll;
-        long untilDue = Duration.between(clock.instant(), next.get()).toNanos() - LOOKAHEAD.toNanos();
-        if (untilDue <= 0) return Math.min(poll, claimedNone ? TimeUnit.MILLISECONDS.toNanos(20) : CLAIM_SPACING_NANOS);
+        long untilInstant = Duration.between(clock.instant(), next.get()).toNanos();
+        long untilDue = untilInstant - LOOKAHEAD.toNanos();
+        if (untilDue <= 0) {
+            if (claimedNone) return Math.min(poll, TimeUnit.MILLISECONDS.toNanos(20));
+            return Math.min(poll, untilInstant > 2 * TRICKLE_SPACING_NANOS ? TRICKLE_SPACING_NANOS : CLAIM_SPACING_NANOS);
+        }
         return Math.min(poll, claimedNone ? untilDue : Math.max(untilDue, CLAIM_SPACING_NANOS));
     }
 

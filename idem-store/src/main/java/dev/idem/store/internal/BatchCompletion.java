@@ -38,7 +38,7 @@ final class BatchCompletion extends Completion {
     }
 
     @Override
-    Map<String, Counter> lockCounters(Sql sql, Set<String> scheduleIds, Set<String> withFailures) {
+    Map<String, Counter> lockCounters(Sql sql, Set<String> scheduleIds, Set<String> withFailures, Set<String> finalIn) {
         // SQLite's write transaction already excludes every other writer: no row locks to take.
         Map<String, Counter> out = new HashMap<>();
         for (List<String> chunk : JdbcDeliveryQueue.chunks(List.copyOf(scheduleIds))) {

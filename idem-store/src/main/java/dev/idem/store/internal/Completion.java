@@ -36,9 +36,11 @@ abstract class Completion {
         insertAttempts(sql, outcomes.stream().map(o -> scheduleOfApplied.containsKey(o.deliveryId()) ? o : stale(o)).toList());
         if (scheduleOfApplied.isEmpty()) return DeliveryQueue.Completed.NONE;
         Map<String, List<Boolean>> bySchedule = new LinkedHashMap<>();
+        Set<String> finalIn = new java.util.HashSet<>();
         for (Outcome o : outcomes) {
             String s = scheduleOfApplied.get(o.deliveryId());
             if (s != null) bySchedule.computeIfAbsent(s, k -> new ArrayList<>()).add(o.newStatus() == DeliveryStatus.SUCCEEDED);
+            if (s != null && o.newStatus() != DeliveryStatus.RETRYING) finalIn.add(s);
         }
         // A schedule that only succeeded in this batch needs its counter at 0 and cannot pause, so its row is read
         // and written only when the counter is not 0 already: with every delivery succeeding (the common case) the
@@ -47,7 +49,7 @@ abstract class Completion {
         bySchedule.forEach((id, results) -> {
             if (results.contains(Boolean.FALSE)) withFailures.add(id);
         });
-        Map<String, Counter> stored = lockCounters(sql, bySchedule.keySet(), withFailures);
+        Map<String, Counter> stored = lockCounters(sql, bySchedule.keySet(), withFailures, finalIn);
         List<NewCounter> changes = new ArrayList<>();
         bySchedule.keySet().stream().sorted().forEach(id -> {
             Counter c = stored.get(id);
@@ -94,9 +96,12 @@ abstract class Completion {
 
     /**
      * Locks in id order and reads the counters of the schedules in {@code withFailures}, and of the others in
-     * {@code scheduleIds} whose counter is not 0; the rest are neither read nor locked.
+     * {@code scheduleIds} whose counter is not 0; the rest are neither read nor locked, except those of {@code finalIn}
+     * (a delivery of theirs became final) whose rule has ended: {@link Settlement#afterOutcomes} locks those next, and
+     * taking them here in the same id-ordered pass keeps two nodes' batches from locking the same two schedules in
+     * opposite orders (the counters' pass, then the settlement's, each ordered only within itself).
      */
-    abstract Map<String, Counter> lockCounters(Sql sql, Set<String> scheduleIds, Set<String> withFailures);
+    abstract Map<String, Counter> lockCounters(Sql sql, Set<String> scheduleIds, Set<String> withFailures, Set<String> finalIn);
 
     abstract void updateCounters(Sql sql, List<NewCounter> changes, long now);
 

@@ -4,6 +4,7 @@ import dev.idem.core.Delivery;
 import dev.idem.core.Schedule;
 import dev.idem.core.store.DeliveryQueue;
 import dev.idem.core.store.StoreException;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -73,10 +74,21 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         java.util.Objects.requireNonNull(owner, "owner");
         java.util.Objects.requireNonNull(fairness, "fairness");
         if (lookahead.isNegative()) throw new IllegalArgumentException("lookahead must not be negative, got " + lookahead);
+        if (dialect.skipLocked() && noFlowControlLately()) {
+            // one statement, one round trip: no BEGIN/COMMIT around a claim that is a single UPDATE ... RETURNING
+            Object[] args = args(owner, lease.toMillis(), json(fairness.free()), lookahead.toMillis(), scan(limit), lookahead.toMillis(),
+                    scan(limit), cap(fairness.otherwise()), limit);
+            return retrying(() -> {
+                List<Undecodable> buried = new ArrayList<>();
+                List<Claim> claims = store.autocommit(sql -> claimSkipLocked(sql, args, buried));
+                if (!buried.isEmpty()) store.transact(sql -> bury(sql, owner, buried));
+                return claims;
+            });
+        }
         return retrying(() -> store.transact(sql -> {
             Map<String, Integer> free = new HashMap<>(fairness.free());
             List<Claim> claims = new ArrayList<>();
-            if (sql.one(ANY_FLOW_CONTROL, rs -> Boolean.TRUE).isPresent()) {
+            if (anyFlowControl(sql)) {
                 claims.addAll(claimFlowControlled(sql, owner, lease, limit, lookahead, free, fairness.otherwise()));
                 for (Claim c : claims) free.merge(destination(c.schedule()), -1, (a, b) -> Math.max(0, a + b));
                 for (Claim c : claims) free.putIfAbsent(destination(c.schedule()), Math.max(0, fairness.otherwise() - 1));
@@ -85,7 +97,13 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
             if (left > 0) {
                 Object[] args = args(owner, lease.toMillis(), json(free), lookahead.toMillis(), scan(left), lookahead.toMillis(), scan(left),
                         cap(fairness.otherwise()), left);
-                claims.addAll(dialect.skipLocked() ? claimSkipLocked(sql, args) : claimedWithSchedules(sql, claimSql, args));
+                if (dialect.skipLocked()) {
+                    List<Undecodable> buried = new ArrayList<>();
+                    claims.addAll(claimSkipLocked(sql, args, buried));
+                    bury(sql, owner, buried);
+                } else {
+                    claims.addAll(claimedWithSchedules(sql, owner, claimSql, args));
+                }
             }
             return claims;
         }));
@@ -93,6 +111,39 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
 
     /** Whether any schedule has flow control: only then does a claim take the flow-control lock and count. */
     private static final String ANY_FLOW_CONTROL = "SELECT 1 FROM schedules WHERE flow_key IS NOT NULL LIMIT 1";
+    /**
+     * How long "no schedule has flow control" is believed without asking again. Believing it wrongly is safe: the claim
+     * without flow control leaves flow-controlled schedules' rows out ({@code flow_key IS NULL}), so a schedule given
+     * flow control meanwhile (on any node) has its rows claimed at most this much later, never past its limits.
+     */
+    static final long FLOW_CHECK_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
+    /** When {@link #ANY_FLOW_CONTROL} last answered no; 0 while it answered yes (or was never asked). */
+    private volatile long noFlowControlSeenAt;
+    /** {@link #FLOW_WRITES} when it answered no. */
+    private volatile long noFlowControlGeneration;
+    /**
+     * Schedule writes with flow control in this process: one makes every queue of the process ask again at its next
+     * claim, so a schedule given flow control here is claimed under it at once (other processes: within a second).
+     */
+    private static final java.util.concurrent.atomic.AtomicLong FLOW_WRITES = new java.util.concurrent.atomic.AtomicLong();
+
+    /** Called for every schedule row written with flow control. */
+    static void flowControlWritten() {
+        FLOW_WRITES.incrementAndGet();
+    }
+
+    private boolean noFlowControlLately() {
+        long seen = noFlowControlSeenAt;
+        return seen != 0 && System.nanoTime() - seen < FLOW_CHECK_NANOS && noFlowControlGeneration == FLOW_WRITES.get();
+    }
+
+    private boolean anyFlowControl(Sql sql) {
+        long generation = FLOW_WRITES.get();
+        boolean any = sql.one(ANY_FLOW_CONTROL, rs -> Boolean.TRUE).isPresent();
+        noFlowControlGeneration = generation;
+        noFlowControlSeenAt = any ? 0 : Math.max(1, System.nanoTime());
+        return any;
+    }
     /** A destination key as the claim groups by: a schedule written without one counts as its own destination. */
     private static final String DESTINATION = "COALESCE(qs.destination, qs.id)";
 
@@ -196,7 +247,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
                                             Map<String, Integer> free, int otherwise) {
         if (dialect.flowControlLock() != null) sql.one(dialect.flowControlLock(), rs -> Boolean.TRUE);
         long now = nowMillis(sql);
-        List<Claim> claims = claimedWithSchedules(sql, flowClaimSql, new Object[] {now, owner, lease.toMillis(), json(free),
+        List<Claim> claims = claimedWithSchedules(sql, owner, flowClaimSql, new Object[] {now, owner, lease.toMillis(), json(free),
             lookahead.toMillis(), scan(limit), lookahead.toMillis(), scan(limit), cap(otherwise), limit});
         Map<String, Integer> perKey = new java.util.TreeMap<>();
         for (Claim c : claims) perKey.merge(c.schedule().definition().flowControl().scopedKey(c.schedule().tenant()), 1, Integer::sum);
@@ -208,29 +259,99 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         return claims;
     }
 
-    private List<Claim> claimSkipLocked(Sql sql, Object[] args) {
+    /** Claims with {@link #claimSql}; rows that do not decode go to {@code buried} (for {@link #bury}). */
+    private List<Claim> claimSkipLocked(Sql sql, Object[] args, List<Undecodable> buried) {
         // Deliveries of one schedule share its row: decode its definition once per batch.
         Map<String, Schedule> decoded = new HashMap<>();
-        return sql.query(claimSql, rs -> {
-            Schedule s = decoded.get(rs.getString("s_id"));
-            if (s == null) {
-                s = Rows.schedule(rs, "s_");
-                decoded.put(s.id(), s);
+        Map<String, String> undecodable = new HashMap<>();
+        List<Claim> claims = new ArrayList<>();
+        sql.query(claimSql, rs -> {
+            String scheduleId = rs.getString("s_id");
+            try {
+                Schedule s = decoded.get(scheduleId);
+                if (s == null && !undecodable.containsKey(scheduleId)) {
+                    try {
+                        s = Rows.schedule(rs, "s_");
+                        decoded.put(scheduleId, s);
+                    } catch (RuntimeException | SQLException e) {
+                        undecodable.put(scheduleId, e.toString());
+                    }
+                }
+                if (s != null) claims.add(new Claim(Rows.delivery(rs), s));
+                else buried.add(new Undecodable(rs.getString("id"), rs.getInt("attempt_count"), "the stored definition of schedule "
+                        + scheduleId + " cannot be read: " + undecodable.get(scheduleId)));
+            } catch (RuntimeException | SQLException e) {
+                buried.add(new Undecodable(rs.getString("id"), rs.getInt("attempt_count"), "the stored delivery cannot be read: " + e));
             }
-            return new Claim(Rows.delivery(rs), s);
+            return Boolean.TRUE;
         }, args);
+        return claims;
     }
 
     /** Runs a claim statement returning delivery rows, then reads their schedules. */
-    private static List<Claim> claimedWithSchedules(Sql sql, String claimSql, Object[] args) {
-        List<Delivery> claimed = sql.query(claimSql, Rows::delivery, args);
+    private List<Claim> claimedWithSchedules(Sql sql, String owner, String claimSql, Object[] args) {
+        List<Undecodable> buried = new ArrayList<>();
+        List<Delivery> claimed = new ArrayList<>();
+        sql.query(claimSql, rs -> {
+            try {
+                claimed.add(Rows.delivery(rs));
+            } catch (RuntimeException | SQLException e) {
+                buried.add(new Undecodable(rs.getString("id"), rs.getInt("attempt_count"), "the stored delivery cannot be read: " + e));
+            }
+            return Boolean.TRUE;
+        }, args);
         Map<String, Schedule> schedules = new HashMap<>();
+        Map<String, String> undecodable = new HashMap<>();
         List<String> ids = claimed.stream().map(Delivery::scheduleId).distinct().toList();
         for (List<String> chunk : chunks(ids)) {
-            for (Schedule s : sql.query("SELECT " + Rows.SCHEDULE + " FROM schedules WHERE id IN (" + Sql.marks(chunk.size()) + ")",
-                    Rows::schedule, chunk.toArray())) schedules.put(s.id(), s);
+            sql.query("SELECT " + Rows.SCHEDULE + " FROM schedules WHERE id IN (" + Sql.marks(chunk.size()) + ")", rs -> {
+                try {
+                    Schedule s = Rows.schedule(rs);
+                    schedules.put(s.id(), s);
+                } catch (RuntimeException | SQLException e) {
+                    undecodable.put(rs.getString("id"), e.toString());
+                }
+                return Boolean.TRUE;
+            }, chunk.toArray());
         }
-        return claimed.stream().map(d -> new Claim(d, schedules.get(d.scheduleId()))).toList();
+        List<Claim> claims = new ArrayList<>();
+        for (Delivery d : claimed) {
+            Schedule s = schedules.get(d.scheduleId());
+            if (s != null) claims.add(new Claim(d, s));
+            else buried.add(new Undecodable(d.id(), d.attemptCount(), "the stored definition of schedule " + d.scheduleId()
+                    + " cannot be read: " + undecodable.getOrDefault(d.scheduleId(), "not found")));
+        }
+        bury(sql, owner, buried);
+        return claims;
+    }
+
+    /** A claimed delivery that cannot be sent because a stored row does not decode. */
+    private record Undecodable(String deliveryId, int attempt, String error) {}
+
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(JdbcDeliveryQueue.class);
+    private static final dev.idem.core.IdGenerator ATTEMPT_IDS = dev.idem.core.IdGenerator.system();
+
+    /**
+     * Claimed rows that cannot be decoded (a definition written by a newer version, or damaged by hand) become
+     * {@code dead} at once with a failed attempt saying why, in the claim's own transaction: thrown instead, the claim
+     * would roll back (or, claimed in autocommit, be released) and the same rows would be claimed and fail again on
+     * every claim, holding up every other delivery. A replay once the row is fixed sends it again.
+     */
+    private Void bury(Sql sql, String owner, List<Undecodable> buried) {
+        if (buried.isEmpty()) return null;
+        long now = nowMillis(sql);
+        sql.batch("INSERT INTO attempts (" + Rows.ATTEMPT + ") VALUES (?, ?, ?, ?, 0, NULL, ?, NULL) ON CONFLICT DO NOTHING",
+                buried.stream().map(b -> new Object[] {ATTEMPT_IDS.next("att"), b.deliveryId(), b.attempt(), now,
+                        "not sent: " + b.error()}).toList());
+        sql.batch("UPDATE deliveries SET status = 'dead', next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL, "
+                        + "last_error = ?, updated_at = ? WHERE id = ? AND status = 'delivering' AND lease_owner = ?",
+                buried.stream().map(b -> new Object[] {"not sent: " + b.error(), now, b.deliveryId(), owner}).toList());
+        // a one-shot whose delivery is dead now has nothing left to attempt (SPEC section 2), as after any outcome
+        Settlement.afterOutcomes(sql, dialect, buried.stream().map(Undecodable::deliveryId).toList(), now);
+        for (Undecodable b : buried)
+            log.error("delivery {} is dead without an attempt on the wire: {}; fix the row and replay it (POST /v1/deliveries/{}/replay)",
+                    b.deliveryId(), b.error(), b.deliveryId());
+        return null;
     }
 
     @Override

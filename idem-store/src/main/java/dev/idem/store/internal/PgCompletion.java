@@ -68,12 +68,15 @@ final class PgCompletion extends Completion {
     }
 
     @Override
-    Map<String, Counter> lockCounters(Sql sql, Set<String> scheduleIds, Set<String> withFailures) {
+    Map<String, Counter> lockCounters(Sql sql, Set<String> scheduleIds, Set<String> withFailures, Set<String> finalIn) {
         Map<String, Counter> out = new HashMap<>();
+        // the rows Settlement.afterOutcomes locks next are taken in this same ordered pass (its condition, repeated)
         sql.query("SELECT id, consecutive_failures, auto_pause_after, status FROM schedules WHERE id = ANY(?::text[]) "
-                        + "AND (consecutive_failures <> 0 OR id = ANY(?::text[])) ORDER BY id FOR UPDATE",
+                        + "AND (consecutive_failures <> 0 OR id = ANY(?::text[]) OR (id = ANY(?::text[]) AND next_fire_at IS NULL "
+                        + "AND status IN ('active', 'paused'))) ORDER BY id FOR UPDATE",
                 rs -> out.put(rs.getString(1), new Counter(rs.getInt(2), rs.getInt(3), PAUSABLE.contains(rs.getString(4)))),
-                sql.array("text", scheduleIds.toArray(new String[0])), sql.array("text", withFailures.toArray(new String[0])));
+                sql.array("text", scheduleIds.toArray(new String[0])), sql.array("text", withFailures.toArray(new String[0])),
+                sql.array("text", finalIn.toArray(new String[0])));
         return out;
     }
 

@@ -561,6 +561,54 @@ abstract class QueueContract extends StoreTestBase {
         assertThat(queue().claimDue("n", LEASE, 10)).as("its flow control applies again").hasSize(2);
     }
 
+    @Test
+    void aDeliveryWhoseStoredDefinitionCannotBeReadIsDeadWithAnAttemptSayingWhyAndTheOthersAreClaimed() throws Exception {
+        undecodableDefinitionIsBuried(false);
+    }
+
+    @Test
+    void aDeliveryWhoseStoredDefinitionCannotBeReadIsDeadAlsoWhenAClaimTakesTheFlowControlPath() throws Exception {
+        undecodableDefinitionIsBuried(true);
+    }
+
+    private void undecodableDefinitionIsBuried(boolean withFlowControlElsewhere) throws Exception {
+        if (withFlowControlElsewhere) scheduleTo("https://flow.example.com/", new dev.idem.core.FlowControl("k", 5, null));
+        Schedule good = schedule(tenant, T0);
+        Schedule bad = schedule(tenant, T0);
+        Delivery ok = delivery(good, T0);
+        Delivery broken = delivery(bad, T0);
+        Delivery broken2 = delivery(bad, T0.minusSeconds(1));
+        execute("UPDATE schedules SET definition = ? WHERE id = ?", "{\"no\": \"definition\"", bad.id());
+
+        assertThat(queue().claimDue("n", LEASE, 10)).extracting(c -> c.delivery().id()).containsExactly(ok.id());
+        assertThat(queue().claimDue("n", LEASE, 10)).as("claimed once, not again and again").isEmpty();
+        for (Delivery d : List.of(broken, broken2)) {
+            Delivery after = store.inTransaction((StoreTx tx) -> tx.deliveries().find(tenant, d.id())).orElseThrow();
+            assertThat(after.status()).isEqualTo(DeliveryStatus.DEAD);
+            assertThat(after.leaseOwner()).isNull();
+            assertThat(after.lastError()).startsWith("not sent: the stored definition of schedule " + bad.id() + " cannot be read");
+            List<Attempt> attempts = store.inTransaction((StoreTx tx) -> tx.deliveries().attempts(d.id()));
+            assertThat(attempts).singleElement().satisfies(a -> {
+                assertThat(a.number()).isEqualTo(1);
+                assertThat(a.statusCode()).isNull();
+                assertThat(a.error()).isEqualTo(after.lastError());
+            });
+        }
+        assertThat(queue().depth()).as("the good one, claimed").isEqualTo(1);
+    }
+
+    /** Runs one statement on a connection of its own (rows as a writer outside the store leaves them). */
+    void execute(String statement, Object... args) throws java.sql.SQLException {
+        var config = database.config();
+        java.util.Properties p = new java.util.Properties();
+        if (config.user() != null) p.setProperty("user", config.user());
+        if (config.password() != null) p.setProperty("password", config.password());
+        try (var c = java.sql.DriverManager.getConnection(config.jdbcUrl(), p); var st = c.prepareStatement(statement)) {
+            for (int i = 0; i < args.length; i++) st.setObject(i + 1, args[i]);
+            assertThat(st.executeUpdate()).isEqualTo(1);
+        }
+    }
+
     /** Sets a schedule's routing columns back to NULL, as a writer unaware of them leaves a row. */
     void clearRouting(String scheduleId) throws java.sql.SQLException {
         var config = database.config();
