@@ -32,10 +32,10 @@ public interface DeliveryQueue {
     }
 
     /**
-     * As {@link #claimDue(String, Duration, int)}, also taking deliveries due within {@code lookahead} from
-     * now: a dispatcher under a steady trickle claims a few milliseconds' worth in one transaction and holds
-     * each until its due instant, instead of one claim per due millisecond. The caller must not send a
-     * delivery before its {@code nextAttemptAt}.
+     * As {@link #claimDue(String, Duration, int)}, also taking deliveries never attempted yet ({@code scheduled})
+     * due within {@code lookahead} from now: a dispatcher claims them ahead and holds each until its due instant, so
+     * a slow claim does not make them late and a steady trickle costs one claim per many rows. Retries are taken
+     * when due. The caller must not send a delivery before its {@code nextAttemptAt}.
      *
      * <p>Destinations (scheme, host, port) interleave: the claim takes the earliest due row of each destination
      * first, then the second of each, and so on, and at most {@code fairness.freeFor(destination)} rows of each; a

@@ -479,6 +479,9 @@ public final class Dispatcher {
         long untilInstant = Duration.between(clock.instant(), next.get()).toNanos();
         long untilDue = untilInstant - LOOKAHEAD.toNanos();
         if (untilDue <= 0) {
+            // a row inside the look-ahead that the claim did not take: a retry (claimed only once due: wake at its
+            // instant, looking again every trickle spacing meanwhile), or one whose destination or flow key is full
+            if (claimedNone && untilInstant > 0) return Math.min(poll, Math.max(CLAIM_SPACING_NANOS, Math.min(untilInstant, TRICKLE_SPACING_NANOS)));
             if (claimedNone) return Math.min(poll, TimeUnit.MILLISECONDS.toNanos(20));
             return Math.min(poll, untilInstant > 2 * TRICKLE_SPACING_NANOS ? TRICKLE_SPACING_NANOS : CLAIM_SPACING_NANOS);
         }
