@@ -611,14 +611,6 @@ abstract class QueueContract extends StoreTestBase {
 
     /** Sets a schedule's routing columns back to NULL, as a writer unaware of them leaves a row. */
     void clearRouting(String scheduleId) throws java.sql.SQLException {
-        var config = database.config();
-        java.util.Properties p = new java.util.Properties();
-        if (config.user() != null) p.setProperty("user", config.user());
-        if (config.password() != null) p.setProperty("password", config.password());
-        try (var c = java.sql.DriverManager.getConnection(config.jdbcUrl(), p);
-             var st = c.prepareStatement("UPDATE schedules SET destination = NULL, flow_key = NULL, flow_parallelism = NULL, flow_rate = NULL WHERE id = ?")) {
-            st.setString(1, scheduleId);
-            assertThat(st.executeUpdate()).isEqualTo(1);
-        }
+        execute("UPDATE schedules SET destination = NULL, flow_key = NULL, flow_parallelism = NULL, flow_rate = NULL WHERE id = ?", scheduleId);
     }
 }
