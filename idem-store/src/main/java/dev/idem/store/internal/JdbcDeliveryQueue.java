@@ -89,7 +89,9 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
             Map<String, Integer> free = new HashMap<>(fairness.free());
             List<Claim> claims = new ArrayList<>();
             if (anyFlowControl(sql)) {
-                claims.addAll(claimFlowControlled(sql, owner, lease, limit, lookahead, free, fairness.otherwise()));
+                // no look-ahead under flow control: a row claimed ahead would count in this second's rate and be sent in the
+                // next one, and hold a parallelism slot while it waits for its instant
+                claims.addAll(claimFlowControlled(sql, owner, lease, limit, Duration.ZERO, free, fairness.otherwise()));
                 for (Claim c : claims) free.merge(destination(c.schedule()), -1, (a, b) -> Math.max(0, a + b));
                 for (Claim c : claims) free.putIfAbsent(destination(c.schedule()), Math.max(0, fairness.otherwise() - 1));
             }

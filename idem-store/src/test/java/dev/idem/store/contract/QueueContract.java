@@ -79,6 +79,25 @@ abstract class QueueContract extends StoreTestBase {
     }
 
     @Test
+    void theLookAheadTakesFirstAttemptsOnlyAndNothingUnderFlowControl() {
+        Schedule plain = schedule(tenant, T0);
+        Schedule limited = scheduleTo("https://flow.example.com/", new dev.idem.core.FlowControl("k", null, 5));
+        Delivery first = delivery(plain, T0.plusMillis(500));
+        delivery(limited, T0.plusMillis(500));
+        Delivery retry = delivery(plain, T0);
+        Claim claimed = queue().claimDue("n", LEASE, 10).get(0);
+        assertThat(claimed.delivery().id()).isEqualTo(retry.id());
+        queue().complete("n", List.of(new Outcome(retry.id(), new Attempt(ids.next("att"), retry.id(), 1, T0, 5, 500, null, null),
+                DeliveryStatus.RETRYING, T0.plusMillis(500), "HTTP 500")));
+
+        assertThat(queue().claimDue("n", LEASE, 10, Duration.ofSeconds(1))).as("the first attempt due in 500 ms only")
+                .extracting(c -> c.delivery().id()).containsExactly(first.id());
+        clock.advance(Duration.ofMillis(500));
+        assertThat(queue().claimDue("n", LEASE, 10, Duration.ofSeconds(1))).as("the retry and the flow-controlled one, once due")
+                .hasSize(2);
+    }
+
+    @Test
     void aLookAheadClaimsDeliveriesDueWithinItAndNoLater() {
         Schedule s = schedule(tenant, T0);
         Delivery soon = delivery(s, T0.plusMillis(15));
