@@ -32,6 +32,14 @@ public record AttemptResult(Instant startedAt, long durationMs, Integer statusCo
         return error == null;
     }
 
+    /**
+     * This result with another start: the instant the request was signed at, so the recorded start is the instant its
+     * {@code webhook-timestamp} and envelope were made from, and the request can be rebuilt exactly from it.
+     */
+    AttemptResult startedAt(Instant signedAt) {
+        return new AttemptResult(signedAt, durationMs, statusCode, error, responseBody, retryAfter, sent, congestion);
+    }
+
     static AttemptResult notSent(Instant startedAt, String error) {
         return new AttemptResult(startedAt, 0, null, error, null, Optional.empty(), false, Congestion.NONE);
     }

@@ -77,7 +77,9 @@ public final class DeliveryAttempt implements Dispatcher.AttemptStarter {
                 public void completed(AttemptResult result) {
                     LogIds.set(claim.delivery());
                     try {
-                        finish(claim, result, listener);
+                        // recorded as started when signed (the sender reads its clock a moment later): GET
+                        // /v1/deliveries/{id} rebuilds the request from this instant, timestamp and signature alike
+                        finish(claim, result.startedAt(now), listener);
                     } finally {
                         LogIds.clear();
                     }

@@ -31,7 +31,10 @@ public final class DeliveryService {
     public ObjectNode get(Tenant tenant, String id) {
         return store.inReadTransaction(tx -> {
             Delivery d = find(tx, tenant, id);
-            return Views.delivery(d, tx.deliveries().attempts(d.id()));
+            var attempts = tx.deliveries().attempts(d.id());
+            ObjectNode o = Views.delivery(d, attempts);
+            o.set("request", RequestViews.latest(d, tx.schedules().find(tenant, d.scheduleId()), attempts, tx.signingSecrets().find(tenant)));
+            return o;
         });
     }
 
