@@ -60,6 +60,7 @@ public final class HttpApi {
             r.get("/", Dashboard.file("index.html", "text/html; charset=utf-8"));
             r.get("/dashboard.js", Dashboard.file("dashboard.js", "text/javascript; charset=utf-8"));
             r.get("/dashboard.css", Dashboard.file("dashboard.css", "text/css; charset=utf-8"));
+            r.get("/favicon.svg", Dashboard.file("favicon.svg", "image/svg+xml"));
 
             r.post("/v1/schedules", ctx -> {
                 checkSize(ctx);
