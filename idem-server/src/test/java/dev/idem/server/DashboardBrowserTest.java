@@ -237,6 +237,7 @@ class DashboardBrowserTest {
         WebElement next = far.findElement(By.cssSelector(".next-fire time"));
         assertThat(next.getAttribute("title")).isEqualTo(FAR + " (UTC)");
         assertThat(next.getText()).matches("in \\d+ years · " + FAR_IN_TOKYO);
+        assertThat(browser.findElement(By.id("zone")).getText()).isEqualTo("times in " + VIEWER_ZONE);
         WebElement fired = scheduleRow(deliveredId);
         assertThat(fired.findElement(By.cssSelector(".schedule-status .status")).getText()).isEqualTo("completed");
         assertThat(fired.findElement(By.cssSelector(".next-fire")).getText()).isEqualTo("—");
@@ -306,7 +307,7 @@ class DashboardBrowserTest {
         wait.until(ExpectedConditions.textToBe(By.id("schedule-id"), deliveredId));
         assertThat(browser.getCurrentUrl()).endsWith("#/schedules/" + deliveredId);
         // a delivery link from the schedule's table
-        browser.findElement(By.cssSelector("#deliveries a.delivery-link")).click();
+        wait.until(ExpectedConditions.elementToBeClickable(By.cssSelector("#deliveries a.delivery-link"))).click();
         wait.until(ExpectedConditions.textToBe(By.id("delivery-id"), deliveryId));
         assertThat(browser.getCurrentUrl()).endsWith("#/deliveries/" + deliveryId);
         // back in history goes back to the schedule

@@ -7,7 +7,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 
 /**
- * The dashboard's three static files (SPEC section 5), read from the classpath once. The page holds no data
+ * The dashboard's static files (SPEC section 5: page, scripts, style sheet, icon), read from the classpath once. The page holds no data
  * and needs no key: its script asks the API under {@code /v1} with the key the user types in. The policy
  * header lets the page run only its own script and talk only to this origin, so text that slipped into the
  * DOM as markup still could not run or load anything.
@@ -15,6 +15,10 @@ import java.io.UncheckedIOException;
 final class Dashboard {
     static final String CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
             + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+    /** The page's scripts, in the order it loads them: the core first, then the views. */
+    static final java.util.List<String> SCRIPTS = java.util.List.of("dashboard.js", "dashboard-schedules.js", "dashboard-dead-letter.js",
+            "dashboard-create.js");
 
     private Dashboard() {}
 

@@ -58,7 +58,7 @@ public final class HttpApi {
             r.get("/openapi.json", ctx -> ctx.contentType("application/json").result(OpenApi.document()));
             r.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(s.metrics().scrape()));
             r.get("/", Dashboard.file("index.html", "text/html; charset=utf-8"));
-            r.get("/dashboard.js", Dashboard.file("dashboard.js", "text/javascript; charset=utf-8"));
+            for (String script : Dashboard.SCRIPTS) r.get("/" + script, Dashboard.file(script, "text/javascript; charset=utf-8"));
             r.get("/dashboard.css", Dashboard.file("dashboard.css", "text/css; charset=utf-8"));
             r.get("/favicon.svg", Dashboard.file("favicon.svg", "image/svg+xml"));
 
