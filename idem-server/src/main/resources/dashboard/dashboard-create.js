@@ -98,8 +98,7 @@ async function submitCreate(event) {
     const created = await api('POST', '/v1/schedules', body, newKey());
     $('create-form').reset();
     $('create-timezone').value = ZONE;
-    go('#/schedules/' + encodeURIComponent(created.id));
-    message('notice', 'Schedule ' + created.id + ' created.');
+    go('#/schedules/' + encodeURIComponent(created.id), 'Schedule ' + created.id + ' created.');
   } catch (e) {
     if (e instanceof ApiError && e.status === 401) return guarded(() => Promise.reject(e));
     message('create-error', (e.param ? e.param + ': ' : '') + describe(e));

@@ -20,6 +20,8 @@ const $ = (id) => document.getElementById(id);
 let apiKey = null;
 let countersTimer = null;
 const samples = [];
+// the notice for the view being navigated to
+let flash = null;
 // schedules by id, as last read (the dead-letter queue shows each delivery's endpoint from its schedule)
 const scheduleCache = new Map();
 
@@ -284,14 +286,17 @@ function parseHash() {
   return { parts: path.split('/').filter(Boolean).map(decodeURIComponent), params: new URLSearchParams(query || '') };
 }
 
-function go(hash) {
+/** Navigates to a view; `notice` shows on the view navigated to (route() clears the previous view's). */
+function go(hash, notice) {
+  flash = notice || null;
   if (location.hash === hash) route();
   else location.hash = hash;
 }
 
 function route() {
   if (!apiKey) return;
-  message('notice', null);
+  message('notice', flash);
+  flash = null;
   const { parts, params } = parseHash();
   if (parts[0] === 'schedules' && parts[1]) return openSchedule(parts[1]);
   if (parts[0] === 'deliveries' && parts[1]) return openDelivery(parts[1]);

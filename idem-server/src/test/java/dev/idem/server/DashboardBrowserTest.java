@@ -515,6 +515,7 @@ class DashboardBrowserTest {
         wait.until(ExpectedConditions.urlMatches("#/schedules/sch_"));
         String id = browser.getCurrentUrl().replaceAll(".*#/schedules/", "");
         wait.until(ExpectedConditions.textToBe(By.id("schedule-id"), id));
+        assertThat(browser.findElement(By.id("notice")).getText()).isEqualTo("Schedule " + id + " created.");
         JsonNode created = apiGet("/v1/schedules/" + id);
         assertThat(created.get("cron").asText()).isEqualTo("30 8 * * 1-5");
         assertThat(created.get("timezone").asText()).isEqualTo("Europe/Paris");
