@@ -30,18 +30,13 @@ final class RequestViews {
         if (attempts.isEmpty() || schedule.isEmpty()) return null;
         Attempt last = attempts.get(attempts.size() - 1);
         Instant at = last.startedAt();
+        Instant rotatedAt = secrets.map(RequestViews::rotatedAt).orElse(null);
         String omitted = null;
-        List<SigningSecret> signing;
-        if (secrets.isEmpty()) {
-            signing = null;
-            omitted = "no signing secret exists for this project and mode";
-        } else if (rotatedAt(secrets.get()) != null && at.isBefore(rotatedAt(secrets.get()))) {
-            signing = null;
-            omitted = "the attempt predates the signing secret's rotation at " + Json.time(rotatedAt(secrets.get()))
-                    + "; the secrets that signed it are not all kept";
-        } else {
-            signing = secrets.get().activeAt(at);
-        }
+        List<SigningSecret> signing = null;
+        if (secrets.isEmpty()) omitted = "no signing secret exists for this project and mode";
+        else if (rotatedAt != null && at.isBefore(rotatedAt))
+            omitted = "the attempt predates the signing secret's rotation at " + Json.time(rotatedAt) + "; the secrets that signed it are not all kept";
+        else signing = secrets.get().activeAt(at);
         // without the secrets, sign with a throwaway one and drop the signature headers it made
         SentRequest r = SentRequest.of(d, schedule.get(), last.number(),
                 signing != null ? signing : List.of(SigningSecret.generate(new java.util.Random(0))), at);
@@ -51,8 +46,9 @@ final class RequestViews {
         o.put("method", r.method());
         o.put("url", r.url());
         ObjectNode headers = o.putObject("headers");
+        boolean signed = omitted == null;
         r.headers().forEach((k, v) -> {
-            if (signing != null || !isSignature(k)) headers.put(k, v);
+            if (signed || !isSignature(k)) headers.put(k, v);
         });
         o.put("body", new String(r.body(), StandardCharsets.UTF_8));
         o.put("signature_omitted", omitted);
