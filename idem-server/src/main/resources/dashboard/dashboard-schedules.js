@@ -1,4 +1,4 @@
-// Idem dashboard, part 2 of 4 (after dashboard.js): the schedules list with its filters, one schedule's
+// Idem dashboard, part 2 of 5 (after dashboard.js): the schedules list with its filters, one schedule's
 // definition and deliveries, one delivery's request as sent beside its attempts.
 'use strict';
 

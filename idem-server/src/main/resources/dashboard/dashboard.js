@@ -4,7 +4,7 @@
 // closes; it is sent only in the Authorization header, never in a URL. Views are addressed by the URL's
 // fragment (#/schedules/sch_…, #/deliveries/dlv_…), so a link to one can be shared; the fragment never
 // holds the key. This file is the core (API calls, times, key, counters, routing); dashboard-schedules.js,
-// dashboard-dead-letter.js and dashboard-create.js hold the views. All four are classic scripts sharing one
+// dashboard-dead-letter.js, dashboard-create.js and dashboard-sources.js hold the views. All five are classic scripts sharing one
 // global scope, run in order (defer) before DOMContentLoaded wires them up.
 'use strict';
 const KEY_ITEM = 'idem.apiKey';
@@ -273,11 +273,11 @@ function drawChart() {
 
 // ---- routing ----
 
-const VIEWS = ['schedules-view', 'schedule-view', 'delivery-view', 'dlq-view', 'create-view'];
+const VIEWS = ['schedules-view', 'schedule-view', 'delivery-view', 'dlq-view', 'create-view', 'sources-view', 'source-view'];
 
 function selectView(view, tab) {
   for (const v of VIEWS) show(v, v === view);
-  for (const t of ['tab-schedules', 'tab-dlq', 'tab-new']) $(t).classList.toggle('selected', t === tab);
+  for (const t of ['tab-schedules', 'tab-dlq', 'tab-sources', 'tab-new']) $(t).classList.toggle('selected', t === tab);
 }
 
 function parseHash() {
@@ -302,6 +302,7 @@ function route() {
   if (parts[0] === 'deliveries' && parts[1]) return openDelivery(parts[1]);
   if (parts[0] === 'dead-letter') return openDlq(params);
   if (parts[0] === 'new') return openCreate();
+  if (parts[0] === 'sources') return parts[1] ? openSource(parts[1]) : openSources();
   return openSchedules(params);
 }
 document.addEventListener('DOMContentLoaded', () => {

@@ -581,6 +581,44 @@ class DashboardBrowserTest {
     }
 
     @Test
+    void sourcesAreListedWithTheirIngestUrlAndEachShowsItsRecentEvents() throws Exception {
+        var created = node.call("POST", "/v1/sources", "{\"name\":\"github-prod\",\"verify\":{\"scheme\":\"github\",\"secret\":\"gh-secret\"},"
+                + "\"destination\":\"" + ok.url("/github") + "\"}");
+        assertThat(created.status()).as(created.raw()).isEqualTo(201);
+        String sourceId = created.json().get("id").asText();
+        String ingestUrl = created.json().get("ingest_url").asText();
+        byte[] event = "{\"action\":\"opened\"}".getBytes(StandardCharsets.UTF_8);
+        var in = node.api.call("POST", "/in/" + sourceId, null, new String(event, StandardCharsets.UTF_8),
+                Map.of("X-Hub-Signature-256", dev.idem.wire.GitHubSignatureVerifier.sign("gh-secret", event), "X-GitHub-Delivery", "gh-1",
+                        "X-GitHub-Event", "pull_request", "Content-Type", "application/json"));
+        assertThat(in.status()).as(in.raw()).isEqualTo(200);
+        String[] deliveryId = new String[1];
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            JsonNode data = apiGet("/v1/deliveries?source_id=" + sourceId).get("data");
+            if (data.isEmpty() || !data.get(0).get("status").asText().equals("succeeded")) return false;
+            deliveryId[0] = data.get(0).get("id").asText();
+            return true;
+        });
+
+        openDashboard();
+        browser.findElement(By.id("tab-sources")).click();
+        WebElement row = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("#sources tr[data-id='" + sourceId + "']")));
+        assertThat(row.findElement(By.cssSelector(".source-name")).getText()).isEqualTo("github-prod");
+        assertThat(row.findElement(By.cssSelector(".ingest-url")).getText()).isEqualTo(ingestUrl);
+        assertThat(browser.getPageSource()).doesNotContain("gh-secret");
+        screenshot("sources");
+        row.findElement(By.cssSelector("a.source-link")).click();
+        wait.until(ExpectedConditions.textToBe(By.id("source-id"), sourceId));
+        WebElement eventRow = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("#source-events tr[data-id='" + deliveryId[0] + "']")));
+        assertThat(eventRow.findElement(By.cssSelector(".delivery-status")).getText()).isEqualTo("succeeded");
+        assertThat(browser.getCurrentUrl()).endsWith("#/sources/" + sourceId);
+        screenshot("source");
+        eventRow.findElement(By.cssSelector("a.delivery-link")).click();
+        wait.until(ExpectedConditions.textToBe(By.id("delivery-id"), deliveryId[0]));
+        assertThat(wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("request-body"))).getText()).isEqualTo("{\"action\":\"opened\"}");
+    }
+
+    @Test
     void aWrongKeyShowsAClearErrorAndIsNotKept() throws Exception {
         openWith("sk_test_not_a_real_key");
         WebElement error = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("login-error")));

@@ -18,7 +18,7 @@ final class Dashboard {
 
     /** The page's scripts, in the order it loads them: the core first, then the views. */
     static final java.util.List<String> SCRIPTS = java.util.List.of("dashboard.js", "dashboard-schedules.js", "dashboard-dead-letter.js",
-            "dashboard-create.js");
+            "dashboard-create.js", "dashboard-sources.js");
 
     private Dashboard() {}
 

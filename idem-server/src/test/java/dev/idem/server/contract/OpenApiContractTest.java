@@ -232,7 +232,7 @@ class OpenApiContractTest {
         call(200, "GET", "/readyz", null, null);
         call(200, "GET", "/metrics", null, null);
         call(200, "GET", "/openapi.json", null, null);
-        for (String file : List.of("/", "/dashboard.js", "/dashboard-schedules.js", "/dashboard-dead-letter.js", "/dashboard-create.js",
+        for (String file : List.of("/", "/dashboard.js", "/dashboard-schedules.js", "/dashboard-dead-letter.js", "/dashboard-create.js", "/dashboard-sources.js",
                 "/dashboard.css", "/favicon.svg")) {
             var served = call(200, "GET", file, null, null);
             assertThat(served.header("Content-Security-Policy")).as(file).contains("script-src 'self'");
