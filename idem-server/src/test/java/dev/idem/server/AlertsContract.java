@@ -109,7 +109,7 @@ abstract class AlertsContract {
         assertThat(r.path()).isEqualTo("/alerts");
         assertThat(r.header("Content-Type")).startsWith("application/json");
         SigningSecret secret = SigningSecret.parse(ok("GET", "/v1/signing-secret", null).json().get("secret").asText());
-        StandardWebhooksVerifier.Result check = new StandardWebhooksVerifier(List.of(secret), Duration.ofMinutes(5), clock)
+        dev.idem.wire.SignatureCheck check = new StandardWebhooksVerifier(List.of(secret), Duration.ofMinutes(5), clock)
                 .verify(r.header("webhook-id"), r.header("webhook-timestamp"), r.header("webhook-signature"), r.body());
         assertThat(check.valid()).as("signature: %s", check.reason()).isTrue();
         // a delivery like any other: fetched by its id, not a schedule in the user's list
