@@ -16,13 +16,14 @@ public final class DeliveriesCommand {
     static final class List implements Callable<Integer> {
         @Mixin Connection conn;
         @Option(names = {"--schedule", "--schedule-id"}, description = "Only this schedule's deliveries.") String scheduleId;
+        @Option(names = {"--source", "--source-id"}, description = "Only this inbound source's deliveries (its forwarded events).") String sourceId;
         @Option(names = "--status", description = "scheduled, delivering, retrying, succeeded, dead or cancelled.") String status;
         @Option(names = "--limit", defaultValue = "10", description = "1 to 100 (default ${DEFAULT-VALUE}).") int limit;
         @Option(names = "--starting-after", description = "Cursor: the last id of the previous page.") String startingAfter;
 
         @Override
         public Integer call() {
-            conn.print(conn.api().get("/v1/deliveries" + Query.of("limit", Integer.toString(limit), "schedule_id", scheduleId, "status", status,
+            conn.print(conn.api().get("/v1/deliveries" + Query.of("limit", Integer.toString(limit), "schedule_id", scheduleId, "source_id", sourceId, "status", status,
                     "starting_after", startingAfter)), Views::deliveries);
             return Failures.OK;
         }

@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 /** The {@code idem} command line. Exit codes and error lines: {@link Failures}. */
 @Command(name = "idem", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = "Idem: a self-hosted webhook scheduler with idempotency on both sides of the wire.",
-        subcommands = {ServeCommand.class, SchedulesCommand.class, DeliveriesCommand.class, RecurrenceCommand.class, KeysCommand.class, ListenCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {ServeCommand.class, SchedulesCommand.class, DeliveriesCommand.class, SourcesCommand.class, SettingsCommand.class, RecurrenceCommand.class, KeysCommand.class, ListenCommand.class, CommandLine.HelpCommand.class})
 public final class IdemCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

@@ -28,6 +28,13 @@ final class Views {
         return page(t, list, "deliveries");
     }
 
+    static String sources(JsonNode list) {
+        Table t = Table.of("ID", "NAME", "SCHEME", "DESTINATION", "INGEST URL");
+        for (JsonNode s : list.path("data"))
+            t.row(s.get("id"), s.get("name"), s.path("verify").get("scheme"), s.get("destination"), s.get("ingest_url"));
+        return page(t, list, "sources");
+    }
+
     /** A delivery's fields, then its attempts. */
     static String delivery(JsonNode d) {
         StringBuilder out = new StringBuilder(Table.fields(d, "attempts").toString());
