@@ -224,6 +224,7 @@ async function refreshCounters() {
     $('counter-rate').textContent = s.deliveries_per_second.toFixed(2);
     $('counter-finished').textContent = String(s.succeeded + s.died);
     $('counter-lag').textContent = formatLag(s.lag_ms);
+    $('counter-queued').textContent = String(s.queue_depth);
     $('counter-died').textContent = String(s.died);
     $('counter-retrying').textContent = String(s.retrying);
     $('counter-dead').textContent = String(s.dead);

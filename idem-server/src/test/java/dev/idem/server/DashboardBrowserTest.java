@@ -530,6 +530,7 @@ class DashboardBrowserTest {
         int before = Integer.parseInt(browser.findElement(By.id("counter-finished")).getText());
         assertThat(browser.findElement(By.id("counter-dead")).getText()).matches("\\d+");
         assertThat(browser.findElement(By.id("counter-lag")).getText()).matches("[\\d.]+ (ms|s|min)");
+        assertThat(browser.findElement(By.id("counter-queued")).getText()).matches("\\d+");
         assertThat(browser.findElement(By.id("counter-in-flight")).getText()).matches("\\d+");
         for (int i = 0; i < 3; i++) create("{\"endpoint\":\"" + ok.url("/count") + "\"}");
         // refreshed by the page's own timer, nothing clicked

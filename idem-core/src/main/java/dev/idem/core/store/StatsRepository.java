@@ -20,6 +20,7 @@ public interface StatsRepository {
      * @param dead deliveries dead now (the dead-letter queue's size)
      * @param retrying deliveries waiting for their next attempt after a failed one
      * @param oldestDue earliest due instant of a claimable delivery not yet claimed; empty when none is due
+     * @param queued the queue's depth: claimable deliveries due at or before {@code now} and not yet claimed
      */
-    record DeliveryStats(long succeeded, long died, long dead, long retrying, Optional<Instant> oldestDue) {}
+    record DeliveryStats(long succeeded, long died, long dead, long retrying, Optional<Instant> oldestDue, long queued) {}
 }

@@ -142,6 +142,7 @@ public final class Views {
         o.put("dead", s.dead());
         o.put("lag_ms", s.oldestDue().map(due -> Math.max(0, now.toEpochMilli() - due.toEpochMilli())).orElse(0L));
         o.put("oldest_due_at", s.oldestDue().map(Json::time).orElse(null));
+        o.put("queue_depth", s.queued());
         return o;
     }
 

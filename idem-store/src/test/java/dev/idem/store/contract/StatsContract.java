@@ -47,13 +47,13 @@ abstract class StatsContract extends StoreTestBase {
                 outcome(d.get(2), DeliveryStatus.DEAD, 500), outcome(d.get(3), DeliveryStatus.RETRYING, 503),
                 outcome(foreignDead, DeliveryStatus.DEAD, 500), outcome(foreignOk, DeliveryStatus.SUCCEEDED, 200)));
 
-        assertThat(stats(tenant, Duration.ofSeconds(60))).isEqualTo(new DeliveryStats(2, 1, 1, 1, Optional.empty()));
-        assertThat(stats(other, Duration.ofSeconds(60))).isEqualTo(new DeliveryStats(1, 1, 1, 0, Optional.empty()));
-        assertThat(stats(live, Duration.ofSeconds(60))).isEqualTo(new DeliveryStats(0, 0, 0, 0, Optional.empty()));
+        assertThat(stats(tenant, Duration.ofSeconds(60))).isEqualTo(new DeliveryStats(2, 1, 1, 1, Optional.empty(), 0));
+        assertThat(stats(other, Duration.ofSeconds(60))).isEqualTo(new DeliveryStats(1, 1, 1, 0, Optional.empty(), 0));
+        assertThat(stats(live, Duration.ofSeconds(60))).isEqualTo(new DeliveryStats(0, 0, 0, 0, Optional.empty(), 0));
 
         // past the window the rates fall to zero; the dead-letter queue and the retry stay, the retry now due and waiting
         clock.advance(Duration.ofSeconds(61));
-        assertThat(stats(tenant, Duration.ofSeconds(60))).isEqualTo(new DeliveryStats(0, 0, 1, 1, Optional.of(T0.plusSeconds(61))));
+        assertThat(stats(tenant, Duration.ofSeconds(60))).isEqualTo(new DeliveryStats(0, 0, 1, 1, Optional.of(T0.plusSeconds(61)), 1));
     }
 
     @Test
@@ -71,10 +71,15 @@ abstract class StatsContract extends StoreTestBase {
         assertThat(stats(tenant, Duration.ofSeconds(60)).oldestDue()).contains(T0.minusSeconds(30));
         assertThat(stats(other, Duration.ofSeconds(60)).oldestDue()).contains(T0.minusSeconds(200));
         assertThat(stats(live, Duration.ofSeconds(60)).oldestDue()).isEmpty();
+        assertThat(stats(tenant, Duration.ofSeconds(60)).queued()).as("due and claimable: not the future one, not the paused one").isEqualTo(2);
+        assertThat(stats(other, Duration.ofSeconds(60)).queued()).isEqualTo(1);
+        assertThat(stats(live, Duration.ofSeconds(60)).queued()).isZero();
 
         // claimed (in flight) is no longer waiting
         assertThat(store.queue().claimDue("n", Duration.ofMinutes(1), 2)).hasSize(2);
         assertThat(stats(tenant, Duration.ofSeconds(60)).oldestDue()).contains(T0.minusSeconds(20));
         assertThat(stats(other, Duration.ofSeconds(60)).oldestDue()).isEmpty();
+        assertThat(stats(tenant, Duration.ofSeconds(60)).queued()).isEqualTo(1);
+        assertThat(stats(other, Duration.ofSeconds(60)).queued()).isZero();
     }
 }
