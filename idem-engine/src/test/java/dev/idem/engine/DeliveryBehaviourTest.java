@@ -555,26 +555,6 @@ abstract class DeliveryBehaviourTest {
     }
 
     @Test
-    void aDeliveryClaimedAheadOfItsInstantIsGivenBackUnattemptedWhenTheEngineStopsBeforeIt() {
-        // real time: the claim look-ahead holds it in memory until its instant, which comes after the stop
-        store.close();
-        store = open(dir, Clock.systemUTC());
-        world = new World(store, Clock.systemUTC());
-        engine = new Engine(store, Engines.fast("node-a"), Clock.systemUTC(), new SplittableRandom(1), meters);
-        engine.start();
-        Delivery d = world.create(Defs.once(receiver.url("/hook"), Instant.now().plusMillis(800)));
-        engine.wakeUp();
-        await().atMost(5, SECONDS).until(() -> world.delivery(d.id()).status() == DeliveryStatus.DELIVERING);
-        engine.close();
-        Delivery back = world.delivery(d.id());
-        assertThat(back.status()).as("given back, not sent: it was not due yet").isEqualTo(DeliveryStatus.SCHEDULED);
-        assertThat(back.attemptCount()).isZero();
-        assertThat(back.leaseOwner()).isNull();
-        assertThat(receiver.requests()).isEmpty();
-        assertThat(world.attempts(d.id())).isEmpty();
-    }
-
-    @Test
     void aDeliveryDueInTheFutureLeavesWithinMillisecondsOfItsDueTime() {
         // this test runs on real time: the store must see the same clock
         store.close();
