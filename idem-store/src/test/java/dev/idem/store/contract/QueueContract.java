@@ -282,6 +282,41 @@ abstract class QueueContract extends StoreTestBase {
     }
 
     @Test
+    void aLargeBatchOfOutcomesAppliesEachToItsOwnDeliveryAndPausesEachFailingSchedule() {
+        // large enough for PostgreSQL's completion to take its hash-join path (PgCompletion.withoutNestedLoops)
+        List<Schedule> failing = new ArrayList<>();
+        List<Delivery> failed = new ArrayList<>();
+        List<Delivery> succeeded = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            Schedule s = scheduleWithAutoPause(1);
+            failing.add(s);
+            failed.add(delivery(s, T0.minusMillis(i)));
+        }
+        for (int i = 0; i < 30; i++) succeeded.add(delivery(scheduleWithAutoPause(1), T0.minusMillis(100 + i)));
+        assertThat(queue().claimDue("n", LEASE, 100)).hasSize(70);
+        List<Outcome> outcomes = new ArrayList<>();
+        for (Delivery d : failed) outcomes.add(new Outcome(d.id(), attempt(d, 1, 500), DeliveryStatus.DEAD, null, "HTTP 500 " + d.id()));
+        for (Delivery d : succeeded) outcomes.add(new Outcome(d.id(), attempt(d, 1, 200), DeliveryStatus.SUCCEEDED, null, null));
+        Delivery staleOne = succeeded.get(0);
+        outcomes.set(40, new Outcome(staleOne.id(), attempt(staleOne, 2, 200), DeliveryStatus.SUCCEEDED, null, null));
+
+        DeliveryQueue.Completed done = queue().complete("n", outcomes);
+
+        assertThat(done.applied()).hasSize(69).doesNotContain(staleOne.id());
+        for (Delivery d : failed) {
+            assertThat(find(d).status()).isEqualTo(DeliveryStatus.DEAD);
+            assertThat(find(d).lastError()).isEqualTo("HTTP 500 " + d.id());
+        }
+        for (Delivery d : succeeded.subList(1, 30)) assertThat(find(d).status()).isEqualTo(DeliveryStatus.SUCCEEDED);
+        assertThat(find(staleOne).status()).as("an outcome for another attempt applies nothing").isEqualTo(DeliveryStatus.DELIVERING);
+        for (Schedule s : failing) {
+            assertThat(findSchedule(s).status()).isEqualTo(ScheduleStatus.PAUSED);
+            assertThat(findSchedule(s).consecutiveFailures()).isEqualTo(1);
+        }
+        assertThat(done.autoPaused()).hasSize(40);
+    }
+
+    @Test
     void autoPauseZeroNeverPauses() {
         Schedule s = scheduleWithAutoPause(0);
         List<Delivery> ds = new ArrayList<>();
