@@ -411,7 +411,10 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
 
     @Override
     public int reapExpired() {
-        return retrying(() -> store.transact(sql -> sql.update(reapSql, args())));
+        int reaped = retrying(() -> store.transact(sql -> sql.update(reapSql, args())));
+        // the reaper's beat (every few seconds) also keeps PostgreSQL's statistics of the queue fresh (PgStatistics)
+        if (dialect.skipLocked()) store.transact(PgStatistics::refreshIfStale);
+        return reaped;
     }
 
     @Override

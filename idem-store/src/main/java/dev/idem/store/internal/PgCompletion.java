@@ -59,13 +59,16 @@ final class PgCompletion extends Completion {
         }
         Map<String, String> scheduleOf = new HashMap<>();
         // d.id = ANY(ids) keeps the deliveries side to this batch's rows whatever the statistics say
-        withoutNestedLoops(sql, n, () -> sql.query("UPDATE deliveries d SET status = o.status, next_attempt_at = o.next_at, "
+        String update = "UPDATE deliveries d SET status = o.status, next_attempt_at = o.next_at, "
                         + "lease_owner = NULL, lease_expires_at = NULL, last_error = o.err, updated_at = ? "
                         + "FROM unnest(?::text[], ?::text[], ?::int8[], ?::text[], ?::int4[]) AS o(id, status, next_at, err, num) "
                         + "WHERE d.id = ANY(?::text[]) AND d.id = o.id AND d.status = 'delivering' AND d.lease_owner = ? "
-                        + "AND d.attempt_count = o.num RETURNING d.id, d.schedule_id",
-                rs -> scheduleOf.put(rs.getString(1), rs.getString(2)), now, sql.array("text", ids), sql.array("text", statuses),
-                sql.array("int8", next), sql.array("text", errors), sql.array("int4", numbers), sql.array("text", ids), owner));
+                        + "AND d.attempt_count = o.num RETURNING d.id, d.schedule_id";
+        Sql.RowMapper<String> row = rs -> scheduleOf.put(rs.getString(1), rs.getString(2));
+        Object[] args = {now, sql.array("text", ids), sql.array("text", statuses), sql.array("int8", next), sql.array("text", errors),
+            sql.array("int4", numbers), sql.array("text", ids), owner};
+        if (n < HASH_JOIN_FROM) sql.query(update, row, args);
+        else withoutNestedLoops(sql, () -> sql.queryPlannedNow(PLANNED_NOW + update, row, args));
         return scheduleOf;
     }
 
@@ -94,33 +97,40 @@ final class PgCompletion extends Completion {
             counts[i] = changes.get(i).consecutiveFailures();
             pause[i] = changes.get(i).pause();
         }
-        withoutNestedLoops(sql, n, () -> sql.update("UPDATE schedules s SET consecutive_failures = o.cf, "
+        String update = "UPDATE schedules s SET consecutive_failures = o.cf, "
                         + "status = CASE WHEN o.pause THEN 'paused' ELSE s.status END, "
                         + "paused_reason = CASE WHEN o.pause THEN '" + Schedule.PAUSED_BY_FAILURES + "' ELSE s.paused_reason END, "
                         + "updated_at = ? FROM unnest(?::text[], ?::int4[], ?::bool[]) AS o(id, cf, pause) "
-                        + "WHERE s.id = ANY(?::text[]) AND s.id = o.id",
-                now, sql.array("text", ids), sql.array("int4", counts), sql.array("bool", pause), sql.array("text", ids)));
+                        + "WHERE s.id = ANY(?::text[]) AND s.id = o.id";
+        Object[] args = {now, sql.array("text", ids), sql.array("int4", counts), sql.array("bool", pause), sql.array("text", ids)};
+        if (n < HASH_JOIN_FROM) sql.update(update, args);
+        else withoutNestedLoops(sql, () -> sql.updatePlannedNow(PLANNED_NOW + update, args));
     }
 
     /**
-     * Runs a join of a table with a batch's arrays with nested loops turned off when the batch is large. The statements
-     * are prepared once and, after five runs, PostgreSQL plans them generically: it cannot see the arrays' length and, with
-     * statistics taken while few rows were {@code delivering} (autovacuum off, or not yet run in a burst), estimates one
-     * table row and picks a nested loop that rescans the whole array for every table row. Measured on 2026-11-26 in a
-     * 100,000 burst (`idem-bench/runs/2026-11-26T1331-quiet-before.txt`): 9.4 s for one completion of 500 against 9,500
-     * claimed rows (9,500 × 500 join-filter rows), 0.9 s with the table side cut to the batch by {@code ANY}; a hash join
-     * of the same 500 took 4 ms. Small batches (a steady rate) keep whatever plan PostgreSQL chooses: n² is small there and
-     * the two extra statements would cost more than they save.
+     * Runs a large batch's join of a table with the batch's arrays with nested loops turned off, planned at this run.
+     * Prepared once and run often, the statement gets a generic plan from PostgreSQL, which cannot see the arrays'
+     * length and, with statistics taken while few rows were {@code delivering} (autovacuum off, or not yet run in a
+     * burst), estimates one table row and picks a nested loop that rescans the whole array for every table row. Measured
+     * in a 100,000 burst on 2026-11-26 (`idem-bench/runs/2026-11-26T1331-quiet-before.txt`, 300 deliveries/s with a
+     * backend at 100% CPU): 9.4 s for one completion of 500 against 9,500 claimed rows; 0.15–0.6 s with the table side cut
+     * to the batch by {@code ANY} (auto_explain: 249,500 rows removed by the join filter); 4 ms as a hash join. A
+     * {@code SET LOCAL} alone does not reach a plan the cache already holds (planner settings are not part of its key), so
+     * the statement is planned at each run ({@link Sql#queryPlannedNow}: a parse and plan, well under a millisecond for a
+     * batch of hundreds). Small batches (a steady rate) keep the cached plan: n² is small there.
      */
-    private static void withoutNestedLoops(Sql sql, int batch, Runnable statement) {
-        if (batch < HASH_JOIN_FROM) {
-            statement.run();
-            return;
-        }
+    private static void withoutNestedLoops(Sql sql, Runnable statement) {
         sql.update("SET LOCAL enable_nestloop = off");
         statement.run();
         sql.update("SET LOCAL enable_nestloop = DEFAULT");
     }
 
     private static final int HASH_JOIN_FROM = 32;
+
+    /**
+     * Makes the large batch's statement text differ from the small one's: the driver keeps one server-side statement per
+     * text, and once the small batches' text was prepared there, a run of that text asked to be planned now still used
+     * the prepared statement's cached plan (auto_explain showed the nested loop with {@code $n} parameters).
+     */
+    private static final String PLANNED_NOW = "/* planned now */ ";
 }

@@ -36,10 +36,16 @@ final class Settlement {
     static Set<String> afterOutcomes(Sql sql, Dialect dialect, Collection<String> deliveryIds, long now) {
         Set<String> done = new HashSet<>();
         for (List<String> chunk : JdbcDeliveryQueue.chunks(List.copyOf(deliveryIds))) {
+            // Two single-table lookups by primary key rather than one join: with statistics from before a burst, PostgreSQL
+            // planned the join as a scan of every one-shot schedule probing deliveries for each (auto_explain on
+            // 2026-11-26, a 30,000 burst: 29,683 schedules read for 370 rows, 200-260 ms per completion batch).
+            List<String> schedules = sql.query("SELECT DISTINCT schedule_id FROM deliveries WHERE id IN (" + Sql.marks(chunk.size()) + ")",
+                    rs -> rs.getString(1), chunk.toArray());
+            if (schedules.isEmpty()) continue;
             // a paused schedule is locked too: a resume deciding "active" must wait for this batch, or see its outcome
-            List<String> ended = sql.query("SELECT id FROM schedules WHERE id IN (SELECT schedule_id FROM deliveries WHERE id IN ("
-                    + Sql.marks(chunk.size()) + ")) AND next_fire_at IS NULL AND status IN ('active', 'paused') ORDER BY id"
-                    + dialect.forUpdate(), rs -> rs.getString(1), chunk.toArray());
+            List<String> ended = sql.query("SELECT id FROM schedules WHERE id IN (" + Sql.marks(schedules.size())
+                    + ") AND next_fire_at IS NULL AND status IN ('active', 'paused') ORDER BY id"
+                    + dialect.forUpdate(), rs -> rs.getString(1), schedules.toArray());
             if (ended.isEmpty()) continue;
             Object[] args = new Object[ended.size() + 1];
             args[0] = now;

@@ -51,6 +51,35 @@ final class Sql {
         }
     }
 
+    /**
+     * {@link #query}, planned by PostgreSQL at this run with these arguments and the settings in force now: never a
+     * plan cached from an earlier run (its plan cache ignores planner settings such as {@code enable_nestloop}).
+     */
+    <T> List<T> queryPlannedNow(String sql, RowMapper<T> mapper, Object... args) {
+        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            ps.unwrap(org.postgresql.PGStatement.class).setPrepareThreshold(0);
+            bind(ps, args);
+            try (ResultSet rs = ps.executeQuery()) {
+                List<T> out = new ArrayList<>();
+                while (rs.next()) out.add(mapper.map(rs));
+                return out;
+            }
+        } catch (SQLException e) {
+            throw failure(sql, e);
+        }
+    }
+
+    /** {@link #update}, planned now as {@link #queryPlannedNow} is. */
+    int updatePlannedNow(String sql, Object... args) {
+        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            ps.unwrap(org.postgresql.PGStatement.class).setPrepareThreshold(0);
+            bind(ps, args);
+            return ps.executeUpdate();
+        } catch (SQLException e) {
+            throw failure(sql, e);
+        }
+    }
+
     <T> Optional<T> one(String sql, RowMapper<T> mapper, Object... args) {
         List<T> rows = query(sql, mapper, args);
         return rows.isEmpty() ? Optional.empty() : Optional.ofNullable(rows.get(0));
