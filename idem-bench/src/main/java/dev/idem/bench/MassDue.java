@@ -14,7 +14,7 @@ import dev.idem.server.IdemServer;
 import dev.idem.server.ServerConfig;
 import dev.idem.store.JdbcStores;
 import dev.idem.store.StoreConfig;
-import dev.idem.wire.IdempotencyKeys;
+import dev.idem.wire.Rfc3339;
 import dev.idem.wire.SigningSecret;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -170,7 +170,7 @@ public final class MassDue {
     }
 
     private static byte[] once(String endpoint, Instant fireAt) {
-        return ("{\"endpoint\":\"" + endpoint + "\",\"fire_at\":\"" + IdempotencyKeys.Rfc3339.format(fireAt) + "\"}").getBytes(StandardCharsets.UTF_8);
+        return ("{\"endpoint\":\"" + endpoint + "\",\"fire_at\":\"" + Rfc3339.format(fireAt) + "\"}").getBytes(StandardCharsets.UTF_8);
     }
 
     private void creates(String dialect, Receiver receiver) throws Exception {

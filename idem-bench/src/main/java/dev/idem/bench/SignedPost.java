@@ -1,7 +1,7 @@
 package dev.idem.bench;
 
 import dev.idem.wire.Envelope;
-import dev.idem.wire.IdempotencyKeys;
+import dev.idem.wire.Rfc3339;
 import dev.idem.wire.SigningSecret;
 import dev.idem.wire.WebhookSigner;
 import java.io.IOException;
@@ -91,7 +91,7 @@ final class SignedPost implements AutoCloseable {
     int send(String id, Instant due) throws IOException, InterruptedException {
         Instant now = Instant.now();
         long ts = now.getEpochSecond();
-        String scheduledFor = IdempotencyKeys.Rfc3339.format(due);
+        String scheduledFor = Rfc3339.format(due);
         byte[] body = new Envelope("sch_bench", id, due, now, 1, 1, "UTC", null, "once", scheduledFor, null).toJson();
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put("User-Agent", "idem-bench");

@@ -4,6 +4,7 @@ import dev.idem.core.recurrence.Occurrence;
 import dev.idem.core.recurrence.Recurrence;
 import dev.idem.core.recurrence.RecurrenceSpec;
 import dev.idem.core.recurrence.Recurrences;
+import dev.idem.wire.Rfc3339;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
@@ -49,7 +50,7 @@ public sealed interface Timing permits Timing.Once, Timing.Recurring {
 
         @Override
         public String inputValue() {
-            return dev.idem.wire.IdempotencyKeys.Rfc3339.format(fireAt);
+            return Rfc3339.format(fireAt);
         }
     }
 

@@ -18,8 +18,8 @@ public record Envelope(String scheduleId, String deliveryId, Instant scheduledFo
         StringBuilder b = new StringBuilder(256).append('{');
         field(b, "schedule_id", scheduleId).append(',');
         field(b, "delivery_id", deliveryId).append(',');
-        field(b, "scheduled_for", IdempotencyKeys.Rfc3339.format(scheduledFor)).append(',');
-        field(b, "executed_at", IdempotencyKeys.Rfc3339.format(executedAt)).append(',');
+        field(b, "scheduled_for", Rfc3339.format(scheduledFor)).append(',');
+        field(b, "executed_at", Rfc3339.format(executedAt)).append(',');
         b.append("\"attempt\":").append(attempt).append(',');
         b.append("\"sequence\":").append(sequence).append(',');
         field(b, "timezone", timezone).append(',');

@@ -14,21 +14,6 @@ public final class IdempotencyKeys {
      */
     public static String forOccurrence(String userKey, boolean recurring, Instant scheduledFor, String deliveryId) {
         if (userKey == null || userKey.isEmpty()) return deliveryId;
-        return recurring ? userKey + ":" + dev.idem.wire.Rfc3339.format(scheduledFor) : userKey;
-    }
-
-    /**
-     * @deprecated moved to the top-level {@link dev.idem.wire.Rfc3339}; this alias stays until core, server, engine
-     *     and bench import that one (issue 16), then goes.
-     */
-    @Deprecated
-    public static final class Rfc3339 {
-        private Rfc3339() {}
-
-        /** @deprecated use {@link dev.idem.wire.Rfc3339#format}. */
-        @Deprecated
-        public static String format(Instant instant) {
-            return dev.idem.wire.Rfc3339.format(instant);
-        }
+        return recurring ? userKey + ":" + Rfc3339.format(scheduledFor) : userKey;
     }
 }

@@ -7,7 +7,7 @@ import dev.idem.core.Schedule;
 import dev.idem.core.ScheduleDefinition;
 import dev.idem.core.Timing;
 import dev.idem.wire.Envelope;
-import dev.idem.wire.IdempotencyKeys;
+import dev.idem.wire.Rfc3339;
 import dev.idem.wire.SigningSecret;
 import dev.idem.wire.WebhookHeaders;
 import dev.idem.wire.WebhookSigner;
@@ -38,7 +38,7 @@ public final class RequestBuilder {
         ScheduleDefinition def = schedule.definition();
         byte[] body = body(delivery, schedule, attempt, now);
         long ts = now.getEpochSecond();
-        String scheduledFor = IdempotencyKeys.Rfc3339.format(delivery.scheduledFor());
+        String scheduledFor = Rfc3339.format(delivery.scheduledFor());
 
         Map<String, String> h = new LinkedHashMap<>();
         // the user's own headers first, so none of ours can be shadowed. Reserved and hop-by-hop names are refused at

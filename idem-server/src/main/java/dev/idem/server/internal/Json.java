@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.idem.wire.IdempotencyKeys;
+import dev.idem.wire.Rfc3339;
 import java.io.IOException;
 import java.time.Instant;
 
@@ -64,6 +64,6 @@ public final class Json {
     }
 
     public static String time(Instant instant) {
-        return instant == null ? null : IdempotencyKeys.Rfc3339.format(instant);
+        return instant == null ? null : Rfc3339.format(instant);
     }
 }

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.idem.core.AlertEvent;
 import dev.idem.core.Attempt;
 import dev.idem.core.Schedule;
-import dev.idem.wire.IdempotencyKeys.Rfc3339;
+import dev.idem.wire.Rfc3339;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 
