@@ -34,8 +34,9 @@ public final class InternalOneShots {
      * @param body the request body, sent byte for byte; it must be UTF-8 (definitions store text)
      * @param headers extra request headers; names reserved by the wire format are dropped by the engine
      * @param eventType sent as {@code Idem-Event-Type}, or null
-     * @param dedupId when set, a second create with the same id, origin kind and source within 24 h writes nothing and
-     *     returns the first ({@link Created#deduplicated()}); this namespace is apart from users' {@code dedup_id}s
+     * @param dedupId when set, a second create with the same id, origin kind and source within
+     *     {@link IdempotencyWindow#LENGTH} writes nothing and returns the first ({@link Created#deduplicated()}); this
+     *     namespace is apart from users' {@code dedup_id}s
      */
     public record Request(Tenant tenant, Origin origin, String endpoint, Map<String, String> headers, byte[] body,
                           String contentType, String eventType, String dedupId, RetryPolicy retry, Duration timeout) {

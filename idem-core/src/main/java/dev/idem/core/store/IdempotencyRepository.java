@@ -1,11 +1,16 @@
 package dev.idem.core.store;
 
+import dev.idem.core.DedupClaim;
 import dev.idem.core.IdempotencyRecord;
 import dev.idem.core.Tenant;
 import java.time.Instant;
 import java.util.Optional;
 
-/** Request idempotency records, scoped by (tenant, key). */
+/**
+ * Request idempotency records and {@code dedup_id} reservations, scoped by (tenant, key). The two share one unique key
+ * (a reservation's key contains a newline, a request's cannot), so one pruner ({@link #pruneCreatedBefore}) keeps both
+ * to their window ({@link dev.idem.core.IdempotencyWindow}).
+ */
 public interface IdempotencyRepository {
     Optional<IdempotencyRecord> find(Tenant tenant, String key);
 
@@ -31,6 +36,15 @@ public interface IdempotencyRepository {
     /** Deletes the record (a request that failed with a 5xx releases its key). */
     void delete(Tenant tenant, String key);
 
-    /** Deletes up to {@code limit} records created before {@code before}; returns how many. */
+    /** Inserts {@code claim} unless a record or reservation exists for its (tenant, key); true when inserted. */
+    boolean tryInsertDedup(DedupClaim claim);
+
+    /** The reservation under (tenant, key), if any. */
+    Optional<DedupClaim> findDedup(Tenant tenant, String key);
+
+    /** Deletes the reservation under (tenant, key) (an expired one, about to be replaced). */
+    void deleteDedup(Tenant tenant, String key);
+
+    /** Deletes up to {@code limit} records and reservations created before {@code before}; returns how many. */
     int pruneCreatedBefore(Instant before, int limit);
 }

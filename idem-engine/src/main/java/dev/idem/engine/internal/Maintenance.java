@@ -1,5 +1,6 @@
 package dev.idem.engine.internal;
 
+import dev.idem.core.IdempotencyWindow;
 import dev.idem.core.store.Store;
 import java.time.Clock;
 import java.time.Duration;
@@ -10,12 +11,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The reaper (expired leases back to the queue, so a dead node's deliveries go out again with the same id and
  * key: the backstop behind {@link Liveness}'s takeover) and the pruner (finished deliveries and attempts past
- * retention, idempotency records past 24 h, records of nodes that ended a day ago), in small batches so no
- * transaction is long.
+ * retention, idempotency records and dedup reservations past {@link IdempotencyWindow#LENGTH}, records of nodes that
+ * ended a day ago), in small batches so no transaction is long.
  */
 public final class Maintenance {
     private static final Logger log = LoggerFactory.getLogger(Maintenance.class);
-    public static final Duration IDEMPOTENCY_RETENTION = Duration.ofHours(24);
     /** How long the record of a stopped or dead node is kept (it names the node that declared it dead, for operators). */
     static final Duration NODE_RECORD_RETENTION = Duration.ofDays(1);
     private static final int PRUNE_BATCH = 500;
@@ -58,7 +58,7 @@ public final class Maintenance {
             total += n;
             if (n < PRUNE_BATCH) break;
         }
-        Instant keysBefore = now.minus(IDEMPOTENCY_RETENTION);
+        Instant keysBefore = now.minus(IdempotencyWindow.LENGTH);
         for (int i = 0; i < MAX_BATCHES_PER_RUN; i++) {
             int n = store.inTransaction(tx -> tx.idempotency().pruneCreatedBefore(keysBefore, PRUNE_BATCH));
             total += n;

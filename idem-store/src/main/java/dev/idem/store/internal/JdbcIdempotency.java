@@ -1,13 +1,22 @@
 package dev.idem.store.internal;
 
+import dev.idem.core.DedupClaim;
 import dev.idem.core.IdempotencyRecord;
 import dev.idem.core.Tenant;
 import dev.idem.core.store.IdempotencyRepository;
 import java.time.Instant;
 import java.util.Optional;
 
+/**
+ * Both kinds of row of {@code idempotency_records}. A {@link DedupClaim} is stored as a completed record, so that no
+ * request ever takes it for one in progress: {@code idem_key} = its key, {@code fingerprint} = its schedule id,
+ * {@code created_at}, {@code response_status} 200, an empty {@code response_body}, no {@code locked_until}. One table
+ * gives both one unique key and one pruner, and rows written before the record had a type of its own read the same.
+ */
 final class JdbcIdempotency implements IdempotencyRepository {
     private static final String KEY = "project_id = ? AND mode = ? AND idem_key = ?";
+    private static final int DEDUP_STATUS = 200;
+    private static final byte[] DEDUP_BODY = new byte[0];
     private final Sql sql;
     private final Dialect dialect;
 
@@ -55,6 +64,23 @@ final class JdbcIdempotency implements IdempotencyRepository {
     @Override
     public void delete(Tenant tenant, String key) {
         sql.update("DELETE FROM idempotency_records WHERE " + KEY, tenant.projectId(), Rows.mode(tenant.mode()), key);
+    }
+
+    @Override
+    public boolean tryInsertDedup(DedupClaim c) {
+        return tryInsert(new IdempotencyRecord(c.tenant(), c.key(), c.scheduleId(), c.createdAt(), null, DEDUP_STATUS, DEDUP_BODY));
+    }
+
+    @Override
+    public Optional<DedupClaim> findDedup(Tenant tenant, String key) {
+        return sql.one("SELECT fingerprint, created_at FROM idempotency_records WHERE " + KEY,
+                rs -> new DedupClaim(tenant, key, rs.getString("fingerprint"), Sql.instant(rs, "created_at")),
+                tenant.projectId(), Rows.mode(tenant.mode()), key);
+    }
+
+    @Override
+    public void deleteDedup(Tenant tenant, String key) {
+        delete(tenant, key);
     }
 
     @Override

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.core.store.StoreTx;
 
+import dev.idem.core.DedupClaim;
 import dev.idem.core.IdempotencyRecord;
 import dev.idem.core.Mode;
 import dev.idem.core.Tenant;
@@ -97,5 +98,41 @@ abstract class IdempotencyContract extends StoreTestBase {
         assertThat(store.inTransaction((StoreTx tx) -> tx.idempotency().pruneCreatedBefore(cutoff, 3))).isEqualTo(2);
         assertThat(store.inTransaction((StoreTx tx) -> tx.idempotency().pruneCreatedBefore(cutoff, 3))).isZero();
         assertThat(store.inTransaction((StoreTx tx) -> tx.idempotency().find(tenant, "new"))).isPresent();
+    }
+
+    @Test
+    void aDedupClaimIsReadBackWithItsScheduleAndHoldsItsKeyUntilDeleted() {
+        DedupClaim first = new DedupClaim(tenant, "dedup\nevt_1", "sch_1", T0);
+        assertThat(store.inTransaction((StoreTx tx) -> tx.idempotency().tryInsertDedup(first))).isTrue();
+        assertThat(store.inTransaction((StoreTx tx) -> tx.idempotency().tryInsertDedup(new DedupClaim(tenant, "dedup\nevt_1", "sch_2", T0))))
+                .isFalse();
+        assertThat(store.inTransaction((StoreTx tx) -> tx.idempotency().findDedup(tenant, "dedup\nevt_1"))).contains(first);
+        assertThat(store.inTransaction((StoreTx tx) -> tx.idempotency().findDedup(new Tenant(tenant.projectId(), Mode.LIVE), "dedup\nevt_1")))
+                .isEmpty();
+
+        store.useTransaction(tx -> tx.idempotency().deleteDedup(tenant, "dedup\nevt_1"));
+        assertThat(store.inTransaction((StoreTx tx) -> tx.idempotency().findDedup(tenant, "dedup\nevt_1"))).isEmpty();
+        assertThat(store.inTransaction((StoreTx tx) -> tx.idempotency().tryInsertDedup(new DedupClaim(tenant, "dedup\nevt_1", "sch_2", T0))))
+                .isTrue();
+    }
+
+    @Test
+    void aDedupClaimIsNeverTakenOverAsARequestInProgress() {
+        store.useTransaction(tx -> tx.idempotency().tryInsertDedup(new DedupClaim(tenant, "dedup\nevt_1", "sch_1", T0)));
+        assertThat(store.inTransaction((StoreTx tx) -> tx.idempotency().takeOverExpired(tenant, "dedup\nevt_1", "fp",
+                T0.plus(Duration.ofHours(1)), T0.plus(Duration.ofHours(2))))).isFalse();
+        assertThat(store.inTransaction((StoreTx tx) -> tx.idempotency().findDedup(tenant, "dedup\nevt_1")))
+                .map(DedupClaim::scheduleId).contains("sch_1");
+    }
+
+    @Test
+    void pruneDeletesDedupClaimsPastTheCutoffLikeRecords() {
+        store.useTransaction(tx -> tx.idempotency().tryInsertDedup(new DedupClaim(tenant, "dedup\nold", "sch_1", T0)));
+        clock.advance(Duration.ofHours(25));
+        store.useTransaction(tx -> tx.idempotency().tryInsertDedup(new DedupClaim(tenant, "dedup\nnew", "sch_2", clock.instant())));
+        assertThat(store.inTransaction((StoreTx tx) -> tx.idempotency().pruneCreatedBefore(clock.instant().minus(Duration.ofHours(24)), 10)))
+                .isEqualTo(1);
+        assertThat(store.inTransaction((StoreTx tx) -> tx.idempotency().findDedup(tenant, "dedup\nold"))).isEmpty();
+        assertThat(store.inTransaction((StoreTx tx) -> tx.idempotency().findDedup(tenant, "dedup\nnew"))).isPresent();
     }
 }

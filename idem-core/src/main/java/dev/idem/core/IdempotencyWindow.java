@@ -1,0 +1,27 @@
+package dev.idem.core;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * How long Idem remembers a caller's key (SPEC section 2, docs/api.md "Three kinds of idempotency"): an
+ * {@code Idempotency-Key} replays its first response for {@link #LENGTH} from its first use, and a {@code dedup_id}
+ * (users' and internal one-shots': source events, alerts) returns its first schedule for {@link #LENGTH} from the
+ * first create ({@link DedupReservation}). Both kinds of row live in the request-idempotency table; the pruner deletes
+ * them once past it.
+ *
+ * <p>The client's outbox ({@code OutboxRelay.IDEM_KEY_RETENTION}) mirrors this value: it depends on idem-wire only, so
+ * it cannot refer to it. Other 24 h values are other promises: a schedule's default {@code retry.max_age}
+ * ({@link RetryPolicy#DEFAULT}), a secret's rotation overlap ({@link Source#ROTATION_OVERLAP}).
+ */
+public final class IdempotencyWindow {
+    /** 24 hours. */
+    public static final Duration LENGTH = Duration.ofHours(24);
+
+    private IdempotencyWindow() {}
+
+    /** Whether a key first used at {@code firstUse} is forgotten at {@code now} (more than {@link #LENGTH} ago). */
+    public static boolean expired(Instant firstUse, Instant now) {
+        return firstUse.isBefore(now.minus(LENGTH));
+    }
+}
