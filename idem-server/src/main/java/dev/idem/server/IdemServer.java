@@ -75,7 +75,7 @@ public final class IdemServer implements AutoCloseable {
             EndpointGuard guard = EndpointGuard.of(config.allowPrivateEndpoints());
             ScheduleParser parser = new ScheduleParser(uri -> guard.refusal(uri.toString()));
             var services = new HttpApi.Services(store, ids, clock, new Authenticator(store, new RateLimiter(config.rateLimitPerSecond(), clock), clock),
-                    new RequestIdempotency(store, clock, engine::wakeUp),
+                    new RequestIdempotency(store, clock),
                     new ScheduleService(store, parser, ids, clock, ec.materialiserHorizon()),
                     new DeliveryService(store, clock, engine), new SigningSecretService(store, clock, random), new PreviewService(clock),
                     metrics.registry());

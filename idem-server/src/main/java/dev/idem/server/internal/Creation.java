@@ -40,10 +40,8 @@ final class Creation {
     /** One item's answer: what {@code POST /v1/schedules} would have answered for it alone. */
     record Result(int status, ObjectNode body, Map<String, String> headers) {}
 
-    /** The results, in order, and whether a delivery is due soon (wake the engine after commit). */
-    record Results(List<Result> items, boolean dueSoon) {}
-
-    Results create(StoreTx tx, Tenant tenant, List<ScheduleParser.Parsed> items, Instant now) {
+    /** The results, in order; a delivery due soon has signalled the dispatchers ({@link StoreTx#notifyDeliveriesDue()}). */
+    List<Result> create(StoreTx tx, Tenant tenant, List<ScheduleParser.Parsed> items, Instant now) {
         List<Result> out = new ArrayList<>(items.size());
         List<Schedule> toInsert = new ArrayList<>();
         List<Delivery> deliveries = new ArrayList<>();
@@ -77,6 +75,6 @@ final class Creation {
         tx.schedules().insertAll(toInsert);
         tx.deliveries().insertAll(deliveries);
         if (dueSoon) tx.notifyDeliveriesDue();
-        return new Results(out, dueSoon);
+        return out;
     }
 }

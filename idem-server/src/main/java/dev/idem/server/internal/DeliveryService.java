@@ -68,7 +68,7 @@ public final class DeliveryService {
                     "Delivery " + id + " is " + d.status().wireName() + "; only dead or succeeded deliveries can be replayed");
         tx.notifyDeliveriesDue();
         Delivery now = find(tx, tenant, id);
-        return ApiResponse.ok(Views.delivery(now, tx.deliveries().attempts(id))).waking();
+        return ApiResponse.ok(Views.delivery(now, tx.deliveries().attempts(id)));
     }
 
     /** A delivery whose schedule was deleted (or is gone) is not sent again, alone or in bulk. */

@@ -2,6 +2,7 @@ package dev.idem.server.internal;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.idem.core.IdempotencyRecord;
+import dev.idem.core.IdempotencyWindow;
 import dev.idem.core.Tenant;
 import dev.idem.core.store.Store;
 import dev.idem.core.store.StoreTx;
@@ -24,17 +25,14 @@ import java.util.function.Function;
  */
 public final class RequestIdempotency {
     public static final String HEADER = "Idempotency-Key";
-    static final Duration RETENTION = Duration.ofHours(24);
     /** A request still "in progress" after this long is taken to have died with its process. */
     static final Duration IN_PROGRESS_LOCK = Duration.ofSeconds(30);
     private final Store store;
     private final Clock clock;
-    private final Runnable wakeUp;
 
-    public RequestIdempotency(Store store, Clock clock, Runnable wakeUp) {
+    public RequestIdempotency(Store store, Clock clock) {
         this.store = store;
         this.clock = clock;
-        this.wakeUp = wakeUp;
     }
 
     /** Runs {@code mutation} in one transaction (with the key's record when the header is present) and answers. */
@@ -62,7 +60,6 @@ public final class RequestIdempotency {
                 throw e;
             }
         }
-        if (response.wakeEngine()) wakeUp.run();
         answer(ctx, response);
     }
 
@@ -108,7 +105,6 @@ public final class RequestIdempotency {
             while (true) {
                 ObjectNode at = state;
                 Step step = store.inTransaction(tx -> steps.step(tx, at));
-                wakeUp.run();
                 if (step.response() != null) {
                     answer(ctx, step.response());
                     return;
@@ -138,7 +134,6 @@ public final class RequestIdempotency {
                 });
                 lock = next;
                 saved = Json.bytes(step.state());
-                wakeUp.run();
                 if (step.response() != null) {
                     answer(ctx, step.response());
                     return;
@@ -187,7 +182,7 @@ public final class RequestIdempotency {
                 Optional<IdempotencyRecord> found = tx.idempotency().find(tenant, key);
                 if (found.isEmpty()) continue;
                 IdempotencyRecord r = found.get();
-                if (r.createdAt().isBefore(now.minus(RETENTION))) {
+                if (IdempotencyWindow.expired(r.createdAt(), now)) {
                     tx.idempotency().delete(tenant, key);
                     continue;
                 }

@@ -54,7 +54,7 @@ final class ScheduleBatch {
     static ApiResponse create(StoreTx tx, ScheduleService schedules, Tenant tenant, List<Item> parsed, Instant now, String requestId) {
         List<ScheduleParser.Parsed> valid = new ArrayList<>();
         for (Item item : parsed) if (item.parsed() != null) valid.add(item.parsed());
-        Creation.Results results = valid.isEmpty() ? new Creation.Results(List.of(), false) : schedules.createAll(tx, tenant, valid, now);
+        List<Creation.Result> results = valid.isEmpty() ? List.of() : schedules.createAll(tx, tenant, valid, now);
         ObjectNode out = Json.object();
         out.put("object", "batch");
         ArrayNode data = out.putArray("data");
@@ -70,13 +70,13 @@ final class ScheduleBatch {
                 r.set("error", ErrorMapper.error(item.error(), requestId));
                 continue;
             }
-            Creation.Result c = results.items().get(next++);
+            Creation.Result c = results.get(next++);
             r.put("status_code", c.status());
             r.put("deduplicated", "true".equals(c.headers().get("Idem-Deduplicated")));
             r.set("schedule", c.body());
         }
-        out.put("created", results.items().stream().filter(c -> c.status() == 201).count());
+        out.put("created", results.stream().filter(c -> c.status() == 201).count());
         out.put("failed", failed);
-        return new ApiResponse(200, out, Map.of(), results.dueSoon());
+        return new ApiResponse(200, out, Map.of());
     }
 }

@@ -41,13 +41,12 @@ public final class ScheduleService {
      * delivery whatever its time, a rule's within the materialiser's horizon.
      */
     public ApiResponse create(StoreTx tx, Tenant tenant, ScheduleParser.Parsed parsed, Instant now) {
-        Creation.Results r = creation.create(tx, tenant, List.of(parsed), now);
-        Creation.Result one = r.items().get(0);
-        return new ApiResponse(one.status(), one.body(), one.headers(), r.dueSoon());
+        Creation.Result one = creation.create(tx, tenant, List.of(parsed), now).get(0);
+        return new ApiResponse(one.status(), one.body(), one.headers());
     }
 
     /** The batch route's work: see {@link ScheduleBatch}. */
-    Creation.Results createAll(StoreTx tx, Tenant tenant, List<ScheduleParser.Parsed> parsed, Instant now) {
+    List<Creation.Result> createAll(StoreTx tx, Tenant tenant, List<ScheduleParser.Parsed> parsed, Instant now) {
         return creation.create(tx, tenant, parsed, now);
     }
 
@@ -87,8 +86,7 @@ public final class ScheduleService {
             tx.schedules().update(updated);
         }
         if (due) tx.notifyDeliveriesDue();
-        ApiResponse r = ApiResponse.ok(ScheduleViews.one(tx, tenant, id, now));
-        return due ? r.waking() : r;
+        return ApiResponse.ok(ScheduleViews.one(tx, tenant, id, now));
     }
 
     /** A one-shot's occurrence is written whatever its time; a rule's within the horizon. */
@@ -140,7 +138,7 @@ public final class ScheduleService {
         } else if (s.consecutiveFailures() != 0) {
             tx.schedules().update(s.withConsecutiveFailures(0, now));
         }
-        return ApiResponse.ok(ScheduleViews.one(tx, tenant, id, now)).waking();
+        return ApiResponse.ok(ScheduleViews.one(tx, tenant, id, now));
     }
 
     public ApiResponse delete(StoreTx tx, Tenant tenant, String id) {

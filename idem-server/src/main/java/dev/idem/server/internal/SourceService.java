@@ -29,7 +29,7 @@ final class SourceService {
     ApiResponse create(StoreTx tx, Tenant tenant, ObjectNode body, String baseUrl) {
         Source s = fields.create(ids.next("src"), tenant, body, clock.instant());
         tx.sources().insert(s);
-        return new ApiResponse(201, SourceViews.source(s, baseUrl), java.util.Map.of(), false);
+        return new ApiResponse(201, SourceViews.source(s, baseUrl), java.util.Map.of());
     }
 
     ObjectNode get(Tenant tenant, String id, String baseUrl) {
