@@ -94,7 +94,7 @@ public final class Engine implements AutoCloseable {
         this.maintenance = new Maintenance(store, clock, config.retention(), metrics, dispatcher::wakeUp);
         this.maintenanceThread = Executors.newSingleThreadScheduledExecutor(new NamedThreads("idem-maintenance-" + node));
         // SKIP LOCKED lets claims overlap on PostgreSQL; SQLite has one writer, so a second loop would only queue
-        int claimLoops = "postgresql".equals(store.dialect()) ? 2 : 1;
+        int claimLoops = store.claimsConcurrently() ? 2 : 1;
         NamedThreads dispatcherThreadFactory = new NamedThreads("idem-dispatcher-" + node);
         for (int i = 0; i < claimLoops; i++) dispatcherThreads.add(dispatcherThreadFactory.newThread(dispatcher.claimLoop()));
         this.recorderThread = new NamedThreads("idem-recorder-" + node).newThread(recorder);

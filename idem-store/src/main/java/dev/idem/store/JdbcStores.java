@@ -52,10 +52,10 @@ public final class JdbcStores {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(clock, "clock");
         Dialect dialect = Dialect.forName(config.dialect());
-        Path sqliteFile = dialect.name().equals("sqlite") ? sqliteFile(config.jdbcUrl()) : null;
-        if (mustExist && sqliteFile != null && !Files.isRegularFile(sqliteFile))
-            throw new StoreNotFoundException("no Idem store at " + sqliteFile + " (the file does not exist)");
-        if (!mustExist && sqliteFile != null) createDirectories(sqliteFile.getParent());
+        Path file = dialect.databaseFile(config.jdbcUrl());
+        if (mustExist && file != null && !Files.isRegularFile(file))
+            throw new StoreNotFoundException("no Idem store at " + file + " (the file does not exist)");
+        if (!mustExist && file != null) createDirectories(file.getParent());
         HikariDataSource pool;
         try {
             pool = new HikariDataSource(hikari(config, dialect));
@@ -113,16 +113,6 @@ public final class JdbcStores {
         h.setInitializationFailTimeout(-1);
         dialect.configureLiveness(h);
         return h;
-    }
-
-    /** The file of a {@code jdbc:sqlite:} URL, or null for an in-memory database. */
-    private static Path sqliteFile(String url) {
-        String file = url.substring(StoreConfig.SQLITE_PREFIX.length());
-        int query = file.indexOf('?');
-        if (query >= 0) file = file.substring(0, query);
-        if (file.startsWith("file:")) file = file.substring("file:".length());
-        if (file.isEmpty() || file.startsWith(":memory:")) return null;
-        return Path.of(file).toAbsolutePath();
     }
 
     private static void createDirectories(Path parent) {

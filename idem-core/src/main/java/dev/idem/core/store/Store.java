@@ -61,6 +61,14 @@ public interface Store extends AutoCloseable {
     /** Which database this is, for logs and readiness: {@code sqlite} or {@code postgresql}. */
     String dialect();
 
+    /**
+     * Whether claims on {@link #queue()} can run at the same time: each locks only the rows it takes (PostgreSQL's
+     * {@code FOR UPDATE SKIP LOCKED}), so a dispatcher gains from more than one claim loop. False where the database
+     * has a single writer (SQLite): a second claim loop would only queue behind the first. Ask this rather than
+     * {@link #dialect()}, which is a name for people to read.
+     */
+    boolean claimsConcurrently();
+
     /** Whether the database answers a trivial query now. */
     boolean isReachable();
 

@@ -1,19 +1,27 @@
 package dev.idem.store.internal;
 
 import com.zaxxer.hikari.HikariConfig;
+import dev.idem.store.StoreConfig;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.locks.Lock;
+import javax.sql.DataSource;
 
 /**
- * Everything that differs between the databases, and nothing else: how a write transaction starts,
- * how rows are locked, whose clock "now" is, and how the due-signal travels. The SQL of the
- * repositories is otherwise shared (both databases speak {@code ON CONFLICT}, {@code RETURNING} and
- * partial indexes).
+ * Everything that differs between the databases, and nothing else: how a write transaction starts, how rows are
+ * locked, whether claims overlap, whose clock "now" is, how a batch of outcomes is written and how the due-signal
+ * travels. The SQL of the repositories is otherwise shared (both databases speak {@code ON CONFLICT},
+ * {@code RETURNING} and partial indexes), and no class outside the dialects asks which database it runs on:
+ * it asks the dialect for a fragment, a capability or a strategy (db-scheduler's {@code JdbcCustomization} is the
+ * model).
  */
 public interface Dialect {
-    /** {@code sqlite} or {@code postgresql}; also the migration folder's name. */
+    /** {@code sqlite} or {@code postgresql}; also the migration folder's name, and what logs and readiness show. */
     String name();
+
+    /** The file the database lives in, or null where it is a server (or in memory): it must exist to open an existing store. */
+    Path databaseFile(String jdbcUrl);
 
     /** Driver and pool settings for this database. */
     void configure(HikariConfig config);
@@ -57,8 +65,48 @@ public interface Dialect {
     /** The physical row address pseudo-column ({@code ctid}, {@code rowid}): deletes by it need no key. */
     String rowId();
 
-    /** Whether claims lock rows with {@code FOR UPDATE SKIP LOCKED} (else the single writer serialises them). */
-    boolean skipLocked();
+    /**
+     * Appended to a select to lock its rows until commit, passing over rows another transaction holds
+     * ({@code FOR UPDATE SKIP LOCKED}); empty where the writer is single.
+     */
+    String forUpdateSkipLocked();
+
+    /** Like {@link #forUpdateSkipLocked()}, locking only the rows of table alias {@code alias} in a join. */
+    String forUpdateOfSkipLocked(String alias);
+
+    /**
+     * Whether claims of the delivery queue may run at the same time, each locking only the rows it takes
+     * ({@link #forUpdateOfSkipLocked}): then a claim needs no write transaction around it, and a second claim loop
+     * pays. False where one writer serialises every claim (SQLite), so a second claim would only queue.
+     */
+    boolean concurrentClaims();
+
+    /**
+     * Whether the {@code RETURNING} of an {@code UPDATE … FROM} may read the joined table's columns, so that a claim
+     * leases its rows and returns them with their schedules in one statement. SQLite's reads only the updated table.
+     */
+    boolean returningReadsJoinedTables();
+
+    /**
+     * {@code column} is none of {@code values}, as a condition and its parameters: one array parameter on PostgreSQL,
+     * one parameter per value where there are no arrays.
+     */
+    Clause noneOf(Sql sql, String column, String[] values);
+
+    /** A condition to splice into a statement's {@code WHERE}, with the parameters it binds, in order. */
+    record Clause(String sql, Object... args) {}
+
+    /** How a batch of outcomes is written: set-based statements over arrays, or JDBC batches of one row each. */
+    Completion completion();
+
+    /** The channel behind {@link dev.idem.core.store.Store#onDeliveriesDue}: through the database, or in process. */
+    DueSignal dueSignal(StoreConfig config, DataSource pool);
+
+    /**
+     * Keeps the planner's statistics of the queue's tables fresh, on the reaper's beat: {@link PgStatistics} on
+     * PostgreSQL (whose plans go quadratic on statistics older than a burst); nothing on SQLite.
+     */
+    void refreshQueueStatistics(Transactions transactions);
 
     /**
      * A table expression over the entries of a JSON object bound as one text parameter, with text columns

@@ -9,7 +9,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The "deliveries may be due" channel behind {@link Store#onDeliveriesDue}. Subclasses decide how a
- * signal travels: in process ({@link LocalDueSignal}) or through PostgreSQL ({@link PgDueSignal}).
+ * signal travels: in process ({@link LocalDueSignal}) or through PostgreSQL ({@link PgDueSignal}); the
+ * dialect picks one ({@link Dialect#dueSignal}).
  */
 abstract class DueSignal implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DueSignal.class);

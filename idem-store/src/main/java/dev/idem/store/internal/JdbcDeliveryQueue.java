@@ -28,24 +28,29 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     private static final String NOW = "(SELECT ms FROM clk)";
     private static final String FINISHED = "status IN ('succeeded', 'dead', 'cancelled')";
 
-    private final JdbcStore store;
+    private final Transactions transactions;
+    private final DueSignal signal;
     private final Clock clock;
     private final boolean databaseClock;
     private final Dialect dialect;
     private final Completion completion;
+    /** Whether {@link #claimSql} leases the rows and returns them with their schedules in one statement. */
+    private final boolean joinedClaim;
     private final String claimSql;
     private final String reapSql;
     private final String releaseSql;
     private final String flowClaimSql;
     private final Alerts alerts;
 
-    JdbcDeliveryQueue(JdbcStore store, Clock clock, boolean databaseClock) {
-        this.store = store;
+    JdbcDeliveryQueue(Transactions transactions, Dialect dialect, DueSignal signal, Clock clock, boolean databaseClock) {
+        this.transactions = transactions;
+        this.signal = signal;
         this.clock = clock;
         this.databaseClock = databaseClock;
-        this.dialect = store.dialectImpl();
-        this.completion = dialect.skipLocked() ? new PgCompletion() : new BatchCompletion();
-        this.claimSql = dialect.skipLocked() ? claimSkipLockedSql() : claimSerialisedSql();
+        this.dialect = dialect;
+        this.completion = dialect.completion();
+        this.joinedClaim = dialect.returningReadsJoinedTables();
+        this.claimSql = joinedClaim ? claimJoinedSql() : claimSerialisedSql();
         String toQueue = clock() + "UPDATE deliveries SET status = 'retrying', next_attempt_at = " + NOW
                 + ", lease_owner = NULL, lease_expires_at = NULL, updated_at = " + NOW + " WHERE status = 'delivering' AND ";
         this.reapSql = toQueue + "lease_expires_at < " + NOW;
@@ -74,18 +79,19 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         java.util.Objects.requireNonNull(owner, "owner");
         java.util.Objects.requireNonNull(fairness, "fairness");
         if (lookahead.isNegative()) throw new IllegalArgumentException("lookahead must not be negative, got " + lookahead);
-        if (dialect.skipLocked() && noFlowControlLately()) {
-            // one statement, one round trip: no BEGIN/COMMIT around a claim that is a single UPDATE ... RETURNING
+        if (dialect.concurrentClaims() && joinedClaim && noFlowControlLately()) {
+            // one statement, one round trip: no BEGIN/COMMIT around a claim that is a single UPDATE ... RETURNING (where
+            // claims overlap: with a single writer, a claim queues for the write lock like any other write)
             Object[] args = args(owner, lease.toMillis(), json(fairness.free()), lookahead.toMillis(), scan(limit), lookahead.toMillis(),
                     scan(limit), cap(fairness.otherwise()), limit);
             return retrying(() -> {
                 List<Undecodable> buried = new ArrayList<>();
-                List<Claim> claims = store.autocommit(sql -> claimSkipLocked(sql, args, buried));
-                if (!buried.isEmpty()) store.transact(sql -> bury(sql, owner, buried));
+                List<Claim> claims = transactions.autocommit(sql -> claimJoined(sql, args, buried));
+                if (!buried.isEmpty()) transactions.write(sql -> bury(sql, owner, buried));
                 return claims;
             });
         }
-        return retrying(() -> store.transact(sql -> {
+        return retrying(() -> transactions.write(sql -> {
             Map<String, Integer> free = new HashMap<>(fairness.free());
             List<Claim> claims = new ArrayList<>();
             if (anyFlowControl(sql)) {
@@ -99,9 +105,9 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
             if (left > 0) {
                 Object[] args = args(owner, lease.toMillis(), json(free), lookahead.toMillis(), scan(left), lookahead.toMillis(), scan(left),
                         cap(fairness.otherwise()), left);
-                if (dialect.skipLocked()) {
+                if (joinedClaim) {
                     List<Undecodable> buried = new ArrayList<>();
-                    claims.addAll(claimSkipLocked(sql, args, buried));
+                    claims.addAll(claimJoined(sql, args, buried));
                     bury(sql, owner, buried);
                 } else {
                     claims.addAll(claimedWithSchedules(sql, owner, claimSql, args));
@@ -185,7 +191,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
      * and kept within the key's parallelism (live claims) and rate (claims this second).
      */
     private String pickSql(boolean flowControlled) {
-        String lock = dialect.skipLocked() ? " FOR UPDATE OF q SKIP LOCKED" : "";
+        String lock = dialect.forUpdateOfSkipLocked("q");
         String flowColumns = flowControlled ? ", qs.flow_key, qs.flow_parallelism AS par, qs.flow_rate AS rate" : "";
         String filters = " AND qs.status NOT IN ('paused', 'deleted')" + (flowControlled ? " AND qs.flow_key IS NOT NULL" : " AND qs.flow_key IS NULL")
                 + " AND NOT EXISTS (SELECT 1 FROM caps WHERE caps.dest = " + DESTINATION + " AND caps.free <= 0)";
@@ -224,7 +230,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     }
 
     /** One statement: pick the rows, lease them, return them with their schedules. */
-    private String claimSkipLockedSql() {
+    private String claimJoinedSql() {
         String returning = Arrays.stream(Rows.DELIVERY_READ.split(", ")).map(c -> "d." + c).collect(Collectors.joining(", "));
         return clock() + "UPDATE deliveries d SET status = 'delivering', lease_owner = ?, lease_expires_at = " + NOW + " + ?, "
                 + "attempt_count = d.attempt_count + 1, updated_at = " + NOW + " FROM schedules s "
@@ -232,7 +238,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
                 + "RETURNING " + returning + ", " + Rows.scheduleColumnsAs("s", "s_");
     }
 
-    /** SQLite's RETURNING cannot read a joined table: the write transaction already excludes every other claimer. */
+    /** Where RETURNING cannot read a joined table (SQLite): the schedules are read next, in the same transaction. */
     private String claimSerialisedSql() {
         return clock() + leaseSql(pickSql(false));
     }
@@ -263,8 +269,8 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         return claims;
     }
 
-    /** Claims with {@link #claimSql}; rows that do not decode go to {@code buried} (for {@link #bury}). */
-    private List<Claim> claimSkipLocked(Sql sql, Object[] args, List<Undecodable> buried) {
+    /** Claims with {@link #claimSql} joined to the schedules; rows that do not decode go to {@code buried} (for {@link #bury}). */
+    private List<Claim> claimJoined(Sql sql, Object[] args, List<Undecodable> buried) {
         // Deliveries of one schedule share its row: decode its definition once per batch.
         Map<String, Schedule> decoded = new HashMap<>();
         Map<String, String> undecodable = new HashMap<>();
@@ -362,7 +368,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     public int unclaim(String owner, List<Claim> claims) {
         java.util.Objects.requireNonNull(owner, "owner");
         if (claims.isEmpty()) return 0;
-        return retrying(() -> store.transact(sql -> {
+        return retrying(() -> transactions.write(sql -> {
             long now = nowMillis(sql);
             int[] counts = sql.batch("UPDATE deliveries SET status = CASE WHEN attempt_count <= 1 AND NOT replayed THEN 'scheduled' "
                             + "ELSE 'retrying' END, attempt_count = attempt_count - 1, lease_owner = NULL, lease_expires_at = NULL, "
@@ -377,7 +383,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     @Override
     public int fillRouting(int limit) {
         if (limit <= 0) return 0;
-        return retrying(() -> store.transact(sql -> {
+        return retrying(() -> transactions.write(sql -> {
             List<Schedule> missing = sql.query("SELECT " + Rows.SCHEDULE + " FROM schedules WHERE destination IS NULL ORDER BY id LIMIT ?",
                     Rows::schedule, limit);
             sql.batch("UPDATE schedules SET " + JdbcSchedules.ROUTING.replace(",", " = ?,") + " = ? WHERE id = ? AND destination IS NULL",
@@ -394,7 +400,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         if (outcomes.isEmpty()) return Completed.NONE;
         java.util.Objects.requireNonNull(owner, "owner");
         boolean[] alerted = new boolean[1];
-        Completed done = retrying(() -> store.transact(sql -> {
+        Completed done = retrying(() -> transactions.write(sql -> {
             long now = nowMillis(sql);
             Completed completed = completion.apply(sql, owner, outcomes, now);
             // a schedule whose last delivery just became final is completed (SPEC section 2), in the same transaction
@@ -402,24 +408,24 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
             Settlement.afterOutcomes(sql, dialect, outcomes.stream().filter(o -> o.newStatus() != dev.idem.core.DeliveryStatus.RETRYING)
                     .map(Outcome::deliveryId).filter(appliedIds::contains).distinct().toList(), now);
             // the alerts of what this batch made dead or paused, as durable as the outcomes (see Alerts)
-            alerted[0] = alerts.raise(new JdbcTx(sql, dialect, store.signal()), sql, outcomes, completed, now);
+            alerted[0] = alerts.raise(new JdbcTx(sql, dialect, signal), sql, outcomes, completed, now);
             return completed;
         }));
-        if (alerted[0]) store.signal().afterCommit();
+        if (alerted[0]) signal.afterCommit();
         return done;
     }
 
     @Override
     public int reapExpired() {
-        int reaped = retrying(() -> store.transact(sql -> sql.update(reapSql, args())));
-        // the reaper's beat (every few seconds) also keeps PostgreSQL's statistics of the queue fresh (PgStatistics)
-        if (dialect.skipLocked()) store.transact(PgStatistics::refreshIfStale);
+        int reaped = retrying(() -> transactions.write(sql -> sql.update(reapSql, args())));
+        // the reaper's beat (every few seconds) also keeps the planner's statistics of the queue fresh
+        dialect.refreshQueueStatistics(transactions);
         return reaped;
     }
 
     @Override
     public int release(String owner) {
-        return retrying(() -> store.transact(sql -> releaseHeldBy(sql, owner)));
+        return retrying(() -> transactions.write(sql -> releaseHeldBy(sql, owner)));
     }
 
     /**
@@ -435,13 +441,12 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         java.util.Objects.requireNonNull(owner, "owner");
         if (keep.isEmpty()) return release(owner);
         String[] kept = keep.toArray(new String[0]);
-        return retrying(() -> store.transact(sql -> {
-            if (dialect.skipLocked()) return sql.update(releaseSql + " AND NOT (id = ANY(?::text[]))", args(owner, sql.array("text", kept)));
-            // a node keeps at most a few hundred claims in flight, far below SQLite's 32,766 parameters
-            Object[] ownerAndKept = new Object[kept.length + 1];
+        return retrying(() -> transactions.write(sql -> {
+            Dialect.Clause notKept = dialect.noneOf(sql, "id", kept);
+            Object[] ownerAndKept = new Object[notKept.args().length + 1];
             ownerAndKept[0] = owner;
-            System.arraycopy(kept, 0, ownerAndKept, 1, kept.length);
-            return sql.update(releaseSql + " AND id NOT IN (" + Sql.marks(kept.length) + ")", args(ownerAndKept));
+            System.arraycopy(notKept.args(), 0, ownerAndKept, 1, notKept.args().length);
+            return sql.update(releaseSql + " AND " + notKept.sql(), args(ownerAndKept));
         }));
     }
 
@@ -454,13 +459,13 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
                         + " AND CAST(c.value AS INTEGER) <= 0) " : "")
                 + "ORDER BY q.next_attempt_at LIMIT 1";
         Object[] args = excluding ? new Object[] {json(fairness.free())} : new Object[0];
-        return store.autocommit(sql -> sql.one(q, rs -> Sql.instant(rs, "next_attempt_at"), args));
+        return transactions.autocommit(sql -> sql.one(q, rs -> Sql.instant(rs, "next_attempt_at"), args));
     }
 
     @Override
     public Instant now() {
         if (!databaseClock) return Instant.ofEpochMilli(clock.millis());
-        return Instant.ofEpochMilli(store.autocommit(this::nowMillis));
+        return Instant.ofEpochMilli(transactions.autocommit(this::nowMillis));
     }
 
     /** The store's now inside {@code sql}'s transaction (the node registry uses the same clock as claims). */
@@ -472,7 +477,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     @Override
     public int pruneFinished(Instant before, int limit) {
         if (limit <= 0) return 0;
-        return retrying(() -> store.transact(sql -> {
+        return retrying(() -> transactions.write(sql -> {
             List<String> ids = sql.query("DELETE FROM deliveries WHERE " + dialect.inSubquery("id", "SELECT id FROM deliveries WHERE "
                     + FINISHED + " AND updated_at < ? ORDER BY updated_at LIMIT ?") + " AND " + FINISHED + " RETURNING id",
                     rs -> rs.getString(1), before, limit);
@@ -484,13 +489,13 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
 
     @Override
     public long depth() {
-        return store.autocommit(sql -> sql.one("SELECT COUNT(*) FROM deliveries WHERE " + JdbcDeliveries.PENDING, rs -> rs.getLong(1))
+        return transactions.autocommit(sql -> sql.one("SELECT COUNT(*) FROM deliveries WHERE " + JdbcDeliveries.PENDING, rs -> rs.getLong(1))
                 .orElse(0L));
     }
 
     @Override
     public void notifyDue() {
-        store.signal().now();
+        signal.now();
     }
 
     /** Runs a short queue transaction again when it lost a deadlock or serialization race. */

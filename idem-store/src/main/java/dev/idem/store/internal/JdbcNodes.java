@@ -11,7 +11,7 @@ import java.util.function.BiPredicate;
 
 /**
  * The node liveness records on JDBC. Every call is one short transaction on the store's liveness connection (see
- * {@link JdbcStore#transactLiveness}); "now" is the queue's now (the database clock when it is on). Each change of a
+ * {@link JdbcStore#livenessTransactions}); "now" is the queue's now (the database clock when it is on). Each change of a
  * record is a compare-and-set on what was read (epoch, status, renewal time), so a node renewing at the same moment
  * as another declares it dead either renews first (and is not declared dead) or finds itself dead; the row lock of
  * PostgreSQL and SQLite's single writer serialise the two.
@@ -22,11 +22,11 @@ final class JdbcNodes implements NodeRegistry {
     /** At most this many tries when another process inserts or changes the record between our read and write. */
     private static final int MAX_RACES = 5;
 
-    private final JdbcStore store;
+    private final Transactions liveness;
     private final JdbcDeliveryQueue queue;
 
-    JdbcNodes(JdbcStore store, JdbcDeliveryQueue queue) {
-        this.store = store;
+    JdbcNodes(Transactions liveness, JdbcDeliveryQueue queue) {
+        this.liveness = liveness;
         this.queue = queue;
     }
 
@@ -35,7 +35,7 @@ final class JdbcNodes implements NodeRegistry {
         java.util.Objects.requireNonNull(nodeId, "nodeId");
         java.util.Objects.requireNonNull(process, "process");
         for (int race = 1; ; race++) {
-            Optional<Join> done = store.transactLiveness(sql -> tryJoin(sql, nodeId, process, holderIsDead));
+            Optional<Join> done = liveness.write(sql -> tryJoin(sql, nodeId, process, holderIsDead));
             if (done.isPresent()) return done.get();
             if (race >= MAX_RACES)
                 throw new dev.idem.core.store.StoreException("node id " + nodeId + " kept changing while this node joined; try again", null, true);
@@ -69,13 +69,13 @@ final class JdbcNodes implements NodeRegistry {
 
     @Override
     public boolean renew(String nodeId, long epoch) {
-        return store.transactLiveness(sql -> sql.update("UPDATE nodes SET renewed_at = ? WHERE node_id = ? AND epoch = ? AND status = 'live'",
+        return liveness.write(sql -> sql.update("UPDATE nodes SET renewed_at = ? WHERE node_id = ? AND epoch = ? AND status = 'live'",
                 queue.nowMillis(sql), nodeId, epoch) == 1);
     }
 
     @Override
     public Optional<Scan> takeOver(String nodeId, long epoch, BiPredicate<Node, Instant> isDead) {
-        return store.transactLiveness(sql -> {
+        return liveness.write(sql -> {
             long now = queue.nowMillis(sql);
             Instant nowAt = Instant.ofEpochMilli(now);
             Optional<Node> me = read(sql, nodeId);
@@ -100,7 +100,7 @@ final class JdbcNodes implements NodeRegistry {
 
     @Override
     public void leave(String nodeId, long epoch) {
-        store.transactLiveness(sql -> {
+        liveness.write(sql -> {
             long now = queue.nowMillis(sql);
             return sql.update("UPDATE nodes SET status = 'stopped', renewed_at = ?, ended_at = ? WHERE node_id = ? AND epoch = ? "
                     + "AND status = 'live'", now, now, nodeId, epoch);
@@ -109,17 +109,17 @@ final class JdbcNodes implements NodeRegistry {
 
     @Override
     public Optional<Node> find(String nodeId) {
-        return store.transactLiveness(sql -> read(sql, nodeId));
+        return liveness.write(sql -> read(sql, nodeId));
     }
 
     @Override
     public List<Node> list() {
-        return store.transactLiveness(sql -> sql.query("SELECT " + COLUMNS + " FROM nodes ORDER BY node_id", JdbcNodes::node));
+        return liveness.write(sql -> sql.query("SELECT " + COLUMNS + " FROM nodes ORDER BY node_id", JdbcNodes::node));
     }
 
     @Override
     public int pruneEnded(Instant before) {
-        return store.transactLiveness(sql -> sql.update("DELETE FROM nodes WHERE status <> 'live' AND ended_at < ?", before));
+        return liveness.write(sql -> sql.update("DELETE FROM nodes WHERE status <> 'live' AND ended_at < ?", before));
     }
 
     private static Optional<Node> read(Sql sql, String nodeId) {

@@ -1,18 +1,26 @@
 package dev.idem.store.internal;
 
 import com.zaxxer.hikari.HikariConfig;
+import dev.idem.store.StoreConfig;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
+import javax.sql.DataSource;
 
-/** PostgreSQL: row locks, {@code SKIP LOCKED} claims, the database clock, {@code LISTEN/NOTIFY}. */
+/** PostgreSQL: row locks, {@code SKIP LOCKED} claims, arrays, the database clock, {@code LISTEN/NOTIFY}. */
 final class PostgresDialect implements Dialect {
     @Override
     public String name() {
         return "postgresql";
+    }
+
+    @Override
+    public Path databaseFile(String jdbcUrl) {
+        return null;
     }
 
     @Override
@@ -93,8 +101,46 @@ final class PostgresDialect implements Dialect {
     }
 
     @Override
-    public boolean skipLocked() {
+    public String forUpdateSkipLocked() {
+        return " FOR UPDATE SKIP LOCKED";
+    }
+
+    @Override
+    public String forUpdateOfSkipLocked(String alias) {
+        return " FOR UPDATE OF " + alias + " SKIP LOCKED";
+    }
+
+    @Override
+    public boolean concurrentClaims() {
         return true;
+    }
+
+    @Override
+    public boolean returningReadsJoinedTables() {
+        return true;
+    }
+
+    /** One array parameter, so the statement's text is the same whatever the number of values. */
+    @Override
+    public Clause noneOf(Sql sql, String column, String[] values) {
+        return new Clause("NOT (" + column + " = ANY(?::text[]))", sql.array("text", values));
+    }
+
+    /** Each step one statement over arrays ({@code unnest}): a batch costs a handful of round trips whatever its size. */
+    @Override
+    public Completion completion() {
+        return new PgCompletion();
+    }
+
+    /** {@code LISTEN/NOTIFY}: every node hears every node. */
+    @Override
+    public DueSignal dueSignal(StoreConfig config, DataSource pool) {
+        return new PgDueSignal(config, pool);
+    }
+
+    @Override
+    public void refreshQueueStatistics(Transactions transactions) {
+        transactions.write(PgStatistics::refreshIfStale);
     }
 
     @Override

@@ -1,11 +1,14 @@
 package dev.idem.store.internal;
 
 import com.zaxxer.hikari.HikariConfig;
+import dev.idem.store.StoreConfig;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
+import javax.sql.DataSource;
 
 /**
  * SQLite: one writer. Write transactions queue on a fair Java lock and then take SQLite's write lock
@@ -20,6 +23,19 @@ final class SqliteDialect implements Dialect {
     public String name() {
         return "sqlite";
     }
+
+    /** The file of a {@code jdbc:sqlite:} URL, or null for an in-memory database. */
+    @Override
+    public Path databaseFile(String jdbcUrl) {
+        String file = jdbcUrl.substring(PREFIX.length());
+        int query = file.indexOf('?');
+        if (query >= 0) file = file.substring(0, query);
+        if (file.startsWith("file:")) file = file.substring("file:".length());
+        if (file.isEmpty() || file.startsWith(":memory:")) return null;
+        return Path.of(file).toAbsolutePath();
+    }
+
+    private static final String PREFIX = "jdbc:sqlite:";
 
     @Override
     public void configure(HikariConfig config) {
@@ -99,9 +115,48 @@ final class SqliteDialect implements Dialect {
     }
 
     @Override
-    public boolean skipLocked() {
+    public String forUpdateSkipLocked() {
+        return "";
+    }
+
+    @Override
+    public String forUpdateOfSkipLocked(String alias) {
+        return "";
+    }
+
+    /** One writer: claims queue for it whatever the number of claim loops. */
+    @Override
+    public boolean concurrentClaims() {
         return false;
     }
+
+    /** SQLite's {@code RETURNING} reads only the table it updates. */
+    @Override
+    public boolean returningReadsJoinedTables() {
+        return false;
+    }
+
+    /** No arrays: one parameter per value (a node keeps at most a few hundred claims, far below SQLite's 32,766 parameters). */
+    @Override
+    public Clause noneOf(Sql sql, String column, String[] values) {
+        return new Clause(column + " NOT IN (" + Sql.marks(values.length) + ")", (Object[]) values);
+    }
+
+    /** A statement costs no round trip here: JDBC batches, one row per statement. */
+    @Override
+    public Completion completion() {
+        return new BatchCompletion();
+    }
+
+    /** One process owns the database: the signal stays in process. */
+    @Override
+    public DueSignal dueSignal(StoreConfig config, DataSource pool) {
+        return new LocalDueSignal();
+    }
+
+    /** SQLite's planner is not misled the same way; nothing to refresh. */
+    @Override
+    public void refreshQueueStatistics(Transactions transactions) {}
 
     @Override
     public String jsonEntries() {

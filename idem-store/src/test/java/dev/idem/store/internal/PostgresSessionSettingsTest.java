@@ -21,7 +21,7 @@ class PostgresSessionSettingsTest {
     }
 
     private static String show(JdbcStore store, boolean liveness, String setting) {
-        JdbcStore.TxWork<String> work = sql -> sql.one("SHOW " + setting, rs -> rs.getString(1)).orElseThrow();
-        return liveness ? store.transactLiveness(work) : store.transact(work);
+        Transactions.Work<String> work = sql -> sql.one("SHOW " + setting, rs -> rs.getString(1)).orElseThrow();
+        return (liveness ? store.livenessTransactions() : store.transactions()).write(work);
     }
 }

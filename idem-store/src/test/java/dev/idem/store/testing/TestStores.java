@@ -205,6 +205,11 @@ public final class TestStores {
         }
 
         @Override
+        public boolean claimsConcurrently() {
+            return inner.claimsConcurrently();
+        }
+
+        @Override
         public boolean isReachable() {
             return inner.isReachable();
         }
