@@ -66,17 +66,14 @@ public interface Dialect {
     String rowId();
 
     /**
-     * Appended to a select to lock its rows until commit, passing over rows another transaction holds
-     * ({@code FOR UPDATE SKIP LOCKED}); empty where the writer is single.
+     * Appended after {@link #forUpdate()} or {@link #forUpdateOf} to pass over rows another transaction holds instead
+     * of waiting for them ({@code SKIP LOCKED}); empty where the writer is single.
      */
-    String forUpdateSkipLocked();
-
-    /** Like {@link #forUpdateSkipLocked()}, locking only the rows of table alias {@code alias} in a join. */
-    String forUpdateOfSkipLocked(String alias);
+    String skipLockedClause();
 
     /**
      * Whether claims of the delivery queue may run at the same time, each locking only the rows it takes
-     * ({@link #forUpdateOfSkipLocked}): then a claim needs no write transaction around it, and a second claim loop
+     * ({@link #skipLockedClause}): then a claim needs no write transaction around it, and a second claim loop
      * pays. False where one writer serialises every claim (SQLite), so a second claim would only queue.
      */
     boolean concurrentClaims();

@@ -191,7 +191,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
      * and kept within the key's parallelism (live claims) and rate (claims this second).
      */
     private String pickSql(boolean flowControlled) {
-        String lock = dialect.forUpdateOfSkipLocked("q");
+        String lock = dialect.forUpdateOf("q") + dialect.skipLockedClause();
         String flowColumns = flowControlled ? ", qs.flow_key, qs.flow_parallelism AS par, qs.flow_rate AS rate" : "";
         String filters = " AND qs.status NOT IN ('paused', 'deleted')" + (flowControlled ? " AND qs.flow_key IS NOT NULL" : " AND qs.flow_key IS NULL")
                 + " AND NOT EXISTS (SELECT 1 FROM caps WHERE caps.dest = " + DESTINATION + " AND caps.free <= 0)";

@@ -117,6 +117,7 @@ final class JdbcSchedules implements ScheduleRepository {
     @Override
     public List<Schedule> dueForMaterialisation(Instant horizon, int limit) {
         return sql.query("SELECT " + Rows.SCHEDULE + " FROM schedules WHERE status = 'active' AND next_fire_at IS NOT NULL "
-                + "AND next_fire_at <= ? ORDER BY next_fire_at LIMIT ?" + dialect.forUpdateSkipLocked(), Rows::schedule, horizon, limit);
+                + "AND next_fire_at <= ? ORDER BY next_fire_at LIMIT ?" + dialect.forUpdate() + dialect.skipLockedClause(),
+                Rows::schedule, horizon, limit);
     }
 }

@@ -101,13 +101,8 @@ final class PostgresDialect implements Dialect {
     }
 
     @Override
-    public String forUpdateSkipLocked() {
-        return " FOR UPDATE SKIP LOCKED";
-    }
-
-    @Override
-    public String forUpdateOfSkipLocked(String alias) {
-        return " FOR UPDATE OF " + alias + " SKIP LOCKED";
+    public String skipLockedClause() {
+        return " SKIP LOCKED";
     }
 
     @Override

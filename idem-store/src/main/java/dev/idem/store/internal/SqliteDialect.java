@@ -115,12 +115,7 @@ final class SqliteDialect implements Dialect {
     }
 
     @Override
-    public String forUpdateSkipLocked() {
-        return "";
-    }
-
-    @Override
-    public String forUpdateOfSkipLocked(String alias) {
+    public String skipLockedClause() {
         return "";
     }
 
