@@ -60,10 +60,12 @@ final class IdemContender extends Contender {
             tx.projects().insert(project);
             tx.signingSecrets().save(new SigningSecrets(tenant, secret, null, null));
         });
-        EngineConfig config = EngineConfig.defaults("bench-" + ProcessHandle.current().pid())
-                .withAllowPrivateEndpoints(true)
-                .withBatchSize(options.idemBatch())
-                .withMaxInFlight(options.idemMaxInFlight());
+        EngineConfig config = EngineConfig.builder()
+                .nodeId("bench-" + ProcessHandle.current().pid())
+                .allowPrivateEndpoints(true)
+                .batchSize(options.idemBatch())
+                .maxInFlight(options.idemMaxInFlight())
+                .build();
         engine = new Engine(store, config, clock, new SecureRandom(), meters);
         engine.start();
     }

@@ -164,8 +164,9 @@ public final class MassDue {
             store = JdbcStores.open(new StoreConfig(postgres.url(opt.get("db")), base.user(), base.password(), 16, true), Clock.systemUTC());
         }
         ServerConfig config = new ServerConfig("127.0.0.1", 0, dir, null, null, null, KEY, true, "massdue-" + ProcessHandle.current().pid(), 0);
-        IdemServer server = IdemServer.start(config, store, true, EngineConfig.defaults("massdue").withAllowPrivateEndpoints(true), Clock.systemUTC(),
-                new SecureRandom(), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+        EngineConfig engineConfig = EngineConfig.builder().nodeId("massdue").allowPrivateEndpoints(true).build();
+        IdemServer server = IdemServer.start(config, store, true, engineConfig, Clock.systemUTC(), new SecureRandom(),
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
         return new Node(server, store, "http://127.0.0.1:" + server.port(), dir);
     }
 

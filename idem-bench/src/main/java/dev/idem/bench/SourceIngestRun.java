@@ -122,7 +122,7 @@ public final class SourceIngestRun {
         try (Receiver receiver = new Receiver(false, 16)) {
             Store store = JdbcStores.open(new StoreConfig(postgres.url(db), base.user(), base.password(), 16, true), Clock.systemUTC());
             ServerConfig config = new ServerConfig("127.0.0.1", 0, dir, null, null, null, KEY, true, "sources-bench", 0);
-            IdemServer server = IdemServer.start(config, store, true, EngineConfig.defaults("sources-bench").withAllowPrivateEndpoints(true),
+            IdemServer server = IdemServer.start(config, store, true, EngineConfig.builder().nodeId("sources-bench").allowPrivateEndpoints(true).build(),
                     Clock.systemUTC(), new SecureRandom(), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
             String baseUrl = "http://127.0.0.1:" + server.port();
             try (CloseableHttpClient http = HttpClients.custom().setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create()

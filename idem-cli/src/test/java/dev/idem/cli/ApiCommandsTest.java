@@ -45,7 +45,7 @@ class ApiCommandsTest {
     static void start() {
         store = TestStores.sqlite(dir, Clock.systemUTC());
         ServerConfig config = new ServerConfig("127.0.0.1", 0, dir, null, null, null, KEY, true, "cli-test-" + System.nanoTime(), 0);
-        node = IdemServer.start(config, store, false, EngineConfig.defaults("n").withPollInterval(Duration.ofMillis(100)), Clock.systemUTC(),
+        node = IdemServer.start(config, store, false, EngineConfig.builder().nodeId("n").pollInterval(Duration.ofMillis(100)).build(), Clock.systemUTC(),
                 new SecureRandom(), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
     }
 

@@ -18,10 +18,12 @@ public final class ChildNode {
     public static void main(String[] args) throws Exception {
         StoreConfig config = new StoreConfig(args[0], args[1], null, 4, false);
         Store store = JdbcStores.open(config, Clock.systemUTC());
-        EngineConfig engineConfig = EngineConfig.defaults(args[2])
-                .withPollInterval(Duration.ofMillis(50))
-                .withMaxInFlight(2000)
-                .withAllowPrivateEndpoints(true);
+        EngineConfig engineConfig = EngineConfig.builder()
+                .nodeId(args[2])
+                .pollInterval(Duration.ofMillis(50))
+                .maxInFlight(2000)
+                .allowPrivateEndpoints(true)
+                .build();
         Engine engine = new Engine(store, engineConfig, Clock.systemUTC(), new SecureRandom(), new SimpleMeterRegistry());
         engine.start();
         engine.wakeUp();

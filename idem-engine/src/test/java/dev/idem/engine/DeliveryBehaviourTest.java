@@ -14,12 +14,12 @@ import dev.idem.core.ScheduleStatus;
 import dev.idem.core.store.Store;
 import dev.idem.engine.testing.Defs;
 import dev.idem.engine.testing.Engines;
-import dev.idem.engine.testing.MutableClock;
 import dev.idem.engine.testing.Receiver;
 import dev.idem.engine.testing.Receiver.Reply;
 import dev.idem.engine.testing.World;
 import dev.idem.store.testing.TestStores;
 import dev.idem.wire.StandardWebhooksVerifier;
+import dev.idem.wire.testing.MutableClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -468,7 +468,7 @@ abstract class DeliveryBehaviourTest {
     void closeLetsInFlightRequestsFinishWithinTheGraceAndReleasesTheRest() {
         receiver.respond(r -> r.header("Idem-Attempt").equals("1") && r.path().equals("/slow")
                 ? Reply.ok().after(Duration.ofSeconds(4)) : Reply.ok().after(Duration.ofMillis(200)));
-        start(Engines.fast("node-a").withShutdownGrace(Duration.ofMillis(800)));
+        start(Engines.fast("node-a").toBuilder().shutdownGrace(Duration.ofMillis(800)).build());
         Delivery quick = world.create(once());
         Delivery slow = world.create(Defs.once(receiver.url("/slow"), clock.instant()));
         engine.wakeUp();
@@ -489,7 +489,8 @@ abstract class DeliveryBehaviourTest {
         java.util.concurrent.ScheduledExecutorService timer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
         // the lease (90 s) outlives the test, and no reaper runs: only the dispatcher's own recovery can free the rows
         dev.idem.engine.internal.Dispatcher dispatcher = new dev.idem.engine.internal.Dispatcher(
-                new dev.idem.engine.testing.LossyClaims(store.queue(), 1), Engines.fast("node-a").withLease(Duration.ofSeconds(90), Duration.ofSeconds(30)), clock,
+                new dev.idem.engine.testing.LossyClaims(store.queue(), 1),
+                Engines.fast("node-a").toBuilder().lease(Duration.ofSeconds(90)).maxRequestTimeout(Duration.ofSeconds(30)).build(), clock,
                 senders, timer, (claim, timeout, listener) -> {
                     sentWithAttempt.merge(claim.delivery().id(), claim.delivery().attemptCount(), (a, b) -> -1);
                     listener.answered(dev.idem.engine.internal.AttemptResult.Congestion.ANSWER);
@@ -546,7 +547,7 @@ abstract class DeliveryBehaviourTest {
 
     @Test
     void withoutAllowPrivateEndpointsALoopbackEndpointIsRefusedAtConnectTime() {
-        start(Engines.fast("node-a").withAllowPrivateEndpoints(false));
+        start(Engines.fast("node-a").toBuilder().allowPrivateEndpoints(false).build());
         Delivery d = world.create(retrying(3, 0));
         engine.wakeUp();
         awaitStatus(d.id(), DeliveryStatus.RETRYING);
@@ -560,7 +561,7 @@ abstract class DeliveryBehaviourTest {
         store.close();
         store = open(dir, Clock.systemUTC());
         world = new World(store, Clock.systemUTC());
-        engine = new Engine(store, Engines.fast("node-a").withPollInterval(Duration.ofSeconds(5)), Clock.systemUTC(),
+        engine = new Engine(store, Engines.fast("node-a").toBuilder().pollInterval(Duration.ofSeconds(5)).build(), Clock.systemUTC(),
                 new SplittableRandom(1), meters);
         engine.start();
         Instant due = Instant.now().plusMillis(700);

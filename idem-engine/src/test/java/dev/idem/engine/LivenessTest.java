@@ -73,7 +73,7 @@ class LivenessTest {
     }
 
     private EngineConfig config(String nodeId) {
-        return Engines.fast(nodeId).withLiveness(INTERVAL, WINDOW);
+        return Engines.fast(nodeId).toBuilder().livenessInterval(INTERVAL).takeoverWindow(WINDOW).build();
     }
 
     private Engine engine(Store on, EngineConfig config) {
@@ -127,7 +127,7 @@ class LivenessTest {
     void aNodeRestartedUnderTheIdOfAProcessThatEndedOnThisMachineTakesItsClaimsBackAtOnce() throws Exception {
         List<Delivery> held = incarnationHolding("node-x", endedProcess(), 3);
         // a 60 s window: only the ended process, not the window, can explain a takeover within the test's 30 s
-        engine(store, Engines.fast("node-x").withLiveness(INTERVAL, Duration.ofSeconds(60)));
+        engine(store, Engines.fast("node-x").toBuilder().livenessInterval(INTERVAL).takeoverWindow(Duration.ofSeconds(60)).build());
         awaitSucceededAsSecondAttempt(held);
         assertThat(store.nodes().find("node-x")).hasValueSatisfying(n -> assertThat(n.epoch()).isEqualTo(2));
         assertThat(meters.get("idem.leases.reclaimed").counter().count()).isEqualTo(3.0);
@@ -137,7 +137,7 @@ class LivenessTest {
     void atStartANodeTakesOverTheClaimsOfAnotherNodeWhoseProcessEndedOnThisMachine() throws Exception {
         // SQLite's restart case: the default node id (host name + pid) differs from the previous process's
         List<Delivery> held = incarnationHolding("host-1234", endedProcess(), 3);
-        engine(store, Engines.fast("host-5678").withLiveness(INTERVAL, Duration.ofSeconds(60)));
+        engine(store, Engines.fast("host-5678").toBuilder().livenessInterval(INTERVAL).takeoverWindow(Duration.ofSeconds(60)).build());
         awaitSucceededAsSecondAttempt(held);
         assertThat(store.nodes().find("host-1234")).hasValueSatisfying(n -> {
             assertThat(n.status()).isEqualTo(NodeRegistry.Status.DEAD);

@@ -81,9 +81,9 @@ class MultiNodeTest {
 
         SimpleMeterRegistry metersA = new SimpleMeterRegistry();
         SimpleMeterRegistry metersB = new SimpleMeterRegistry();
-        EngineConfig config = Engines.fast("node-a").withBatchSize(50).withMaxInFlight(2000);
+        EngineConfig config = Engines.fast("node-a").toBuilder().batchSize(50).maxInFlight(2000).build();
         engine(a, config, metersA).wakeUp();
-        engine(b, config.withNodeId("node-b"), metersB).wakeUp();
+        engine(b, config.toBuilder().nodeId("node-b").build(), metersB).wakeUp();
 
         await().atMost(60, SECONDS).until(() -> succeededCount(receiver) == 1000);
         for (Delivery d : due) assertThat(world.delivery(d.id()).status()).as(d.id()).isEqualTo(DeliveryStatus.SUCCEEDED);
@@ -163,7 +163,7 @@ class MultiNodeTest {
         }
 
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
-        engine(store, Engines.fast("survivor").withLiveness(Duration.ofSeconds(2), Duration.ofSeconds(60)), meters);
+        engine(store, Engines.fast("survivor").toBuilder().livenessInterval(Duration.ofSeconds(2)).takeoverWindow(Duration.ofSeconds(60)).build(), meters);
         await().atMost(30, SECONDS).until(() -> due.stream().allMatch(d -> world.delivery(d.id()).status() == DeliveryStatus.SUCCEEDED));
 
         for (Delivery d : due) {

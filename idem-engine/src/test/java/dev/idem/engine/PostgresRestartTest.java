@@ -45,7 +45,7 @@ class PostgresRestartTest {
                 Instant start = clock.instant();
                 for (int i = 0; i < 40; i++)
                     all.addAll(world.createMany(Defs.once(receiver.url("/hook"), start.plusMillis(i * 200L)), 100));
-                engine = new Engine(store, Engines.fast("node-a").withMaxInFlight(2000), clock, new SplittableRandom(5), new SimpleMeterRegistry());
+                engine = new Engine(store, Engines.fast("node-a"), clock, new SplittableRandom(5), new SimpleMeterRegistry());
                 engine.start();
                 await().atMost(30, SECONDS).until(() -> receiver.requests().size() >= 500);
 

@@ -175,8 +175,8 @@ abstract class ReceiversUnderLoadTest {
             for (int j = 0; j < each + 8; j++) defs.add(at(r.url("/d"), clock.instant(), Duration.ofSeconds(60), RetryPolicy.DEFAULT));
         }
         List<Delivery> all = world.createEach(defs);
-        Engine first = new Engine(store, Engines.fast("node-a").withMaxInFlight(5000).withShutdownGrace(Duration.ofMillis(500)), clock, new SplittableRandom(5),
-                new SimpleMeterRegistry());
+        EngineConfig firstConfig = Engines.fast("node-a").toBuilder().maxInFlight(5000).shutdownGrace(Duration.ofMillis(500)).build();
+        Engine first = new Engine(store, firstConfig, clock, new SplittableRandom(5), new SimpleMeterRegistry());
         closeables.add(first);
         first.start();
         first.wakeUp();

@@ -3,6 +3,7 @@ package dev.idem.receiver;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.wire.testing.MutableClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.wire.SigningSecret;
 import dev.idem.wire.WebhookSigner;
+import dev.idem.wire.testing.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.PreparedStatement;

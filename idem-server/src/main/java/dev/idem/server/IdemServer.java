@@ -50,7 +50,7 @@ public final class IdemServer implements AutoCloseable {
 
     /** Starts a node as configured, on the system clock, printing first-start keys to stdout. */
     public static IdemServer start(ServerConfig config) {
-        return start(config, openStore(config), true, EngineConfig.defaults(config.nodeId()).withMaxInFlight(config.maxInFlight()),
+        return start(config, openStore(config), true, EngineConfig.builder().nodeId(config.nodeId()).maxInFlight(config.maxInFlight()).build(),
                 Clock.systemUTC(), new SecureRandom(), System.out);
     }
 
@@ -69,8 +69,8 @@ public final class IdemServer implements AutoCloseable {
             IdGenerator ids = new IdGenerator(clock, random);
             Bootstrap.run(store, config.bootstrapKey(), clock, random, ids, out);
             metrics = new Metrics();
-            EngineConfig ec = engineConfig.withNodeId(config.nodeId()).withAllowPrivateEndpoints(config.allowPrivateEndpoints())
-                    .withRetention(config.retention());
+            EngineConfig ec = engineConfig.toBuilder().nodeId(config.nodeId()).allowPrivateEndpoints(config.allowPrivateEndpoints())
+                    .retention(config.retention()).build();
             engine = new Engine(store, ec, clock, random, metrics.registry());
             EndpointGuard guard = EndpointGuard.of(config.allowPrivateEndpoints());
             ScheduleParser parser = new ScheduleParser(uri -> guard.refusal(uri.toString()));

@@ -5,9 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.idem.core.store.Store;
-import dev.idem.store.testing.MutableClock;
 import dev.idem.wire.SigningSecret;
 import dev.idem.wire.StandardWebhooksVerifier;
+import dev.idem.wire.testing.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;

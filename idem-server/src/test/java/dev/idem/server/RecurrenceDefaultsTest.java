@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.idem.core.store.Store;
-import dev.idem.store.testing.MutableClock;
 import dev.idem.store.testing.TestStores;
+import dev.idem.wire.testing.MutableClock;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

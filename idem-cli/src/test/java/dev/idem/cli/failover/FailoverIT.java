@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.idem.cli.failover.LoopbackReceiver.Hit;
 import dev.idem.store.testing.TestDatabase;
 import dev.idem.store.testing.TestStores;
+import dev.idem.wire.testing.TcpProxy;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.file.Path;

@@ -12,7 +12,7 @@ import dev.idem.client.testing.AppDatabase;
 import dev.idem.client.testing.LoopbackProxy;
 import dev.idem.client.testing.RelayChild;
 import dev.idem.client.testing.TestNode;
-import dev.idem.store.testing.MutableClock;
+import dev.idem.wire.testing.MutableClock;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.sql.Connection;

@@ -34,7 +34,7 @@ public final class TestNode implements AutoCloseable {
 
     private void start() {
         ServerConfig config = new ServerConfig("127.0.0.1", 0, dir, null, null, null, API_KEY, true, "client-test-" + System.nanoTime(), 0);
-        EngineConfig engine = EngineConfig.defaults("n").withPollInterval(Duration.ofMillis(100)).withMaterialiserHorizon(Duration.ofSeconds(2));
+        EngineConfig engine = EngineConfig.builder().nodeId("n").pollInterval(Duration.ofMillis(100)).materialiserHorizon(Duration.ofSeconds(2)).build();
         server = IdemServer.start(config, store, false, engine, Clock.systemUTC(), new SecureRandom(),
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
         running = true;

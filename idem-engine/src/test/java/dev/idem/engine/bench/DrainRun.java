@@ -37,8 +37,8 @@ public final class DrainRun {
             long t0 = System.nanoTime();
             world.createMany(Defs.once(url, clock.instant()), n);
             System.out.printf("created %d due deliveries in %d ms%n", n, (System.nanoTime() - t0) / 1_000_000);
-            EngineConfig config = EngineConfig.defaults("bench").withMaxInFlight(threads).withBatchSize(batch)
-                    .withAllowPrivateEndpoints(true);
+            EngineConfig config = EngineConfig.builder().nodeId("bench").maxInFlight(threads).batchSize(batch)
+                    .allowPrivateEndpoints(true).build();
             Engine engine = new Engine(store, config, clock, new SecureRandom(), new SimpleMeterRegistry());
             com.sun.management.OperatingSystemMXBean os =
                     (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();

@@ -51,8 +51,8 @@ public final class InFlightMemory {
                     for (int j = 0; j < each; j++)
                         defs.add(Defs.retry(Defs.once(url, clock.instant()), RetryPolicy.DEFAULT, Duration.ofSeconds(60), 0));
                 List<Delivery> all = world.createEach(defs);
-                Engine engine = new Engine(store, EngineConfig.defaults("memory").withAllowPrivateEndpoints(true)
-                        .withShutdownGrace(Duration.ZERO), clock, new SplittableRandom(1), new SimpleMeterRegistry());
+                Engine engine = new Engine(store, EngineConfig.builder().nodeId("memory").allowPrivateEndpoints(true)
+                        .shutdownGrace(Duration.ZERO).build(), clock, new SplittableRandom(1), new SimpleMeterRegistry());
                 long idle = heapAfterGc();
                 engine.start();
                 engine.wakeUp();

@@ -46,7 +46,7 @@ public final class SteadyRun {
             for (int j = 0; j < n; j++) defs.add(Defs.once(url, start.plusNanos(j * 1_000_000_000L / rate)));
             world.createEach(defs);
             if (clock.instant().plusSeconds(35).isAfter(start)) System.out.println("warning: creating took longer than the head start");
-            EngineConfig config = EngineConfig.defaults("steady").withAllowPrivateEndpoints(true);
+            EngineConfig config = EngineConfig.builder().nodeId("steady").allowPrivateEndpoints(true).build();
             Engine engine = new Engine(store, config, clock, new SecureRandom(), new SimpleMeterRegistry());
             engine.start();
             while (received.get() < n) Thread.sleep(50);

@@ -37,7 +37,7 @@ class DispatcherGateTest {
 
     private final Clock clock = Clock.systemUTC();
     /** 90 s leases and no reaper: only the dispatcher itself can return a row it holds. */
-    private final EngineConfig config = Engines.fast("node-a").withLease(Duration.ofSeconds(90), Duration.ofSeconds(30));
+    private final EngineConfig config = Engines.fast("node-a").toBuilder().lease(Duration.ofSeconds(90)).maxRequestTimeout(Duration.ofSeconds(30)).build();
     private final Map<String, Integer> sentWithAttempt = new ConcurrentHashMap<>();
     private Store store;
     private World world;

@@ -9,7 +9,7 @@ import dev.idem.core.RetryPolicy;
 import dev.idem.core.Schedule;
 import dev.idem.core.store.DeliveryQueue.Outcome;
 import dev.idem.engine.testing.Defs;
-import dev.idem.engine.testing.MutableClock;
+import dev.idem.wire.testing.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;

@@ -1,8 +1,8 @@
 package dev.idem.engine.recurring;
 
 import dev.idem.core.store.Store;
-import dev.idem.store.testing.MutableClock;
 import dev.idem.store.testing.TestStores;
+import dev.idem.wire.testing.MutableClock;
 
 class PostgresRecurringMaterialisationTest extends RecurringMaterialisationContract {
     @Override

@@ -18,7 +18,7 @@ import dev.idem.core.Tenant;
 import dev.idem.core.Timing;
 import dev.idem.core.recurrence.RecurrenceSpec;
 import dev.idem.core.store.Store;
-import dev.idem.store.testing.MutableClock;
+import dev.idem.wire.testing.MutableClock;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;

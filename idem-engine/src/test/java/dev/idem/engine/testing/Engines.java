@@ -8,11 +8,13 @@ public final class Engines {
     private Engines() {}
 
     public static EngineConfig fast(String nodeId) {
-        return EngineConfig.defaults(nodeId)
-                .withMaxInFlight(2000)
-                .withPollInterval(Duration.ofMillis(50))
-                .withReaperInterval(Duration.ofMillis(100))
-                .withShutdownGrace(Duration.ofSeconds(2))
-                .withAllowPrivateEndpoints(true);
+        return EngineConfig.builder()
+                .nodeId(nodeId)
+                .maxInFlight(2000)
+                .pollInterval(Duration.ofMillis(50))
+                .reaperInterval(Duration.ofMillis(100))
+                .shutdownGrace(Duration.ofSeconds(2))
+                .allowPrivateEndpoints(true)
+                .build();
     }
 }

@@ -5,17 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.idem.server.ApiClientForTests;
-import dev.idem.server.LoopbackReceiver;
-import dev.idem.store.testing.TestDatabase;
-import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -24,35 +17,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * changes nothing (rows counted in the store's own database; a refused PATCH leaves the schedule as GET showed
  * it). The node allows private endpoints, so what is refused here is refused whatever the network.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class BadInputContract {
-    static final String KEY = ContractServer.TEST_KEY;
-    @TempDir
-    static Path dir;
-    TestDatabase db;
-    ContractServer node;
+abstract class BadInputContract extends OneNodeContract {
     StoreRows rows;
-    LoopbackReceiver receiver;
-
-    abstract TestDatabase database(Path dir);
 
     @BeforeAll
-    void start() throws Exception {
-        db = database(dir);
-        node = ContractServer.start(db.open(Clock.systemUTC()), dir, true, true, 0);
+    void countRows() {
         rows = new StoreRows(db.config());
-        receiver = new LoopbackReceiver();
-    }
-
-    @AfterAll
-    void stop() {
-        if (node != null) node.close();
-        if (receiver != null) receiver.close();
-        if (db != null) db.close();
-    }
-
-    ApiClientForTests.Reply call(String method, String path, String body) {
-        return node.api.call(method, path, KEY, body);
     }
 
     static String json(String s) {

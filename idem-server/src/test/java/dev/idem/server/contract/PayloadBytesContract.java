@@ -3,21 +3,14 @@ package dev.idem.server.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.idem.server.ApiClientForTests;
 import dev.idem.server.LoopbackReceiver;
-import dev.idem.store.testing.TestDatabase;
 import dev.idem.wire.SigningSecret;
 import dev.idem.wire.StandardWebhooksVerifier;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -26,35 +19,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * the payload value (numbers as spelled, big integers, key order, escapes, spacing), signed over those bytes, and
  * the API shows the same text back; through create, PATCH and an unrelated PATCH, on every store.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class PayloadBytesContract {
-    static final String KEY = ContractServer.TEST_KEY;
-    @TempDir
-    static Path dir;
-    TestDatabase db;
-    ContractServer node;
-    LoopbackReceiver receiver;
-
-    abstract TestDatabase database(Path dir);
-
-    @BeforeAll
-    void start() throws Exception {
-        db = database(dir);
-        node = ContractServer.start(db.open(Clock.systemUTC()), dir, true, true, 0);
-        receiver = new LoopbackReceiver();
-    }
-
-    @AfterAll
-    void stop() {
-        if (node != null) node.close();
-        if (receiver != null) receiver.close();
-        if (db != null) db.close();
-    }
-
-    ApiClientForTests.Reply call(String method, String path, String body) {
-        return node.api.call(method, path, KEY, body);
-    }
-
+abstract class PayloadBytesContract extends OneNodeContract {
     LoopbackReceiver.Received awaitRequest(LoopbackReceiver r, String path, int nth) {
         await().atMost(Duration.ofSeconds(30)).until(() -> r.requests.stream().filter(q -> q.path().equals(path)).count() >= nth);
         return r.requests.stream().filter(q -> q.path().equals(path)).skip(nth - 1L).findFirst().orElseThrow();

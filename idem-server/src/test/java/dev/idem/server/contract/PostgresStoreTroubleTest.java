@@ -8,6 +8,8 @@ import dev.idem.store.JdbcStores;
 import dev.idem.store.StoreConfig;
 import dev.idem.store.testing.TestDatabase;
 import dev.idem.store.testing.TestStores;
+import dev.idem.wire.testing.TcpProxy;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -139,14 +141,14 @@ class PostgresStoreTroubleTest {
     /** The database refuses connections (the proxy in front of it is down): 503s within a few seconds, /readyz at once; then recovery. */
     @Test
     void withConnectionsRefusedRequestsAre503WithinAFewSecondsAndReadyzAnswersAtOnce() throws Exception {
-        try (TestDatabase db = TestStores.postgresDatabase(); TcpProxy proxy = new TcpProxy(port(db.config().jdbcUrl()))) {
+        try (TestDatabase db = TestStores.postgresDatabase(); TcpProxy proxy = new TcpProxy(address(db.config().jdbcUrl()))) {
             StoreConfig viaProxy = new StoreConfig(db.config().jdbcUrl().replaceFirst("//[^/]+/", "//127.0.0.1:" + proxy.port() + "/"),
                     db.config().user(), db.config().password(), 8, false);
             try (ContractServer node = ContractServer.start(JdbcStores.open(viaProxy, Clock.systemUTC()), dir, true)) {
                 assertThat(node.api.call("POST", "/v1/schedules", KEY, body("before")).status()).isEqualTo(201);
                 assertThat(node.api.call("GET", "/readyz", null, null).status()).isEqualTo(200);
 
-                proxy.stop();
+                proxy.cut();
                 long t0 = System.nanoTime();
                 var list = node.api.call("GET", "/v1/schedules", KEY, null);
                 Duration took = Duration.ofNanos(System.nanoTime() - t0);
@@ -168,7 +170,7 @@ class PostgresStoreTroubleTest {
                 // answered from the cached probe: no pool wait (5 s) in the request; the median is robust to a loaded machine
                 assertThat(millis.get(millis.size() / 2)).as("readyz latencies %s ms", millis).isLessThan(1000);
 
-                proxy.start();
+                proxy.restore();
                 await().atMost(Duration.ofSeconds(60)).until(() -> node.api.call("GET", "/readyz", null, null).status() == 200);
                 await().atMost(Duration.ofSeconds(30)).until(() -> node.api.call("GET", "/v1/schedules", KEY, null).status() == 200);
                 assertThat(node.api.call("POST", "/v1/schedules", KEY, body("after")).status()).isEqualTo(201);
@@ -182,8 +184,9 @@ class PostgresStoreTroubleTest {
         }
     }
 
-    static int port(String jdbcUrl) {
+    /** The loopback address of the database {@code jdbcUrl} names (the tests' PostgreSQL is on 127.0.0.1). */
+    static InetSocketAddress address(String jdbcUrl) {
         var m = java.util.regex.Pattern.compile("//[^/:]+:(\\d+)/").matcher(jdbcUrl);
-        return m.find() ? Integer.parseInt(m.group(1)) : 5432;
+        return new InetSocketAddress("127.0.0.1", m.find() ? Integer.parseInt(m.group(1)) : 5432);
     }
 }

@@ -8,6 +8,7 @@ import dev.idem.store.StoreConfig;
 import dev.idem.store.testing.TestDatabase;
 import dev.idem.store.testing.TestStores;
 import dev.idem.wire.StripeSignatureVerifier;
+import dev.idem.wire.testing.TcpProxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.ResultSet;
@@ -31,7 +32,7 @@ class SourceIngestTroubleTest {
 
     @Test
     void withTheDatabaseGoneIngestIs503AndTheProvidersRetryLaterIsAccepted() throws Exception {
-        try (TestDatabase db = TestStores.postgresDatabase(); TcpProxy proxy = new TcpProxy(PostgresStoreTroubleTest.port(db.config().jdbcUrl()))) {
+        try (TestDatabase db = TestStores.postgresDatabase(); TcpProxy proxy = new TcpProxy(PostgresStoreTroubleTest.address(db.config().jdbcUrl()))) {
             StoreConfig viaProxy = new StoreConfig(db.config().jdbcUrl().replaceFirst("//[^/]+/", "//127.0.0.1:" + proxy.port() + "/"),
                     db.config().user(), db.config().password(), 8, false);
             try (ContractServer node = ContractServer.start(JdbcStores.open(viaProxy, Clock.systemUTC()), dir, true)) {
@@ -42,12 +43,12 @@ class SourceIngestTroubleTest {
                 String before = "{\"id\":\"evt_before\"}";
                 assertThat(node.api.call("POST", "/in/" + id, null, before, signed(before)).status()).isEqualTo(200);
 
-                proxy.stop();
+                proxy.cut();
                 String during = "{\"id\":\"evt_during\"}";
                 var refused = node.api.call("POST", "/in/" + id, null, during, signed(during));
                 PostgresStoreTroubleTest.assertUnavailable(refused, "POST /in/{source_id} with the database gone");
 
-                proxy.start();
+                proxy.restore();
                 // the provider retries until it gets its 200 (a pooled connection broken by the outage can still cost one
                 // more 503 after /readyz is back: each such answer stores nothing, which the count below checks)
                 var answer = new java.util.concurrent.atomic.AtomicReference<dev.idem.server.ApiClientForTests.Reply>();

@@ -1,18 +1,23 @@
-package dev.idem.store.testing;
+package dev.idem.wire.testing;
 
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 
-/** A clock that tests set and move by hand; safe to read from many threads. Zone UTC. */
+/**
+ * A clock that tests set and move by hand instead of sleeping; safe to read and move from many threads. Zone UTC.
+ * The one copy every module's tests share (idem-wire's test jar), since the receiver and the client may depend on
+ * idem-wire only.
+ */
 public final class MutableClock extends Clock {
     private final AtomicReference<Instant> now;
 
-    private MutableClock(Instant start) {
+    public MutableClock(Instant start) {
         this.now = new AtomicReference<>(Objects.requireNonNull(start, "start"));
     }
 
@@ -21,9 +26,22 @@ public final class MutableClock extends Clock {
         return new MutableClock(start);
     }
 
+    /** A clock standing at {@code instant}, written as {@link Instant#parse} reads it ({@code 2026-03-10T17:00:00Z}). */
+    public static MutableClock at(String instant) {
+        return new MutableClock(Instant.parse(instant));
+    }
+
     /** A clock standing at {@code 2030-01-01T00:00:00Z}: far from the real time, so leaked real-clock use shows. */
     public static MutableClock standing() {
         return at(Instant.parse("2030-01-01T00:00:00Z"));
+    }
+
+    /**
+     * A clock standing at the real time, to the millisecond (as the databases keep it), for tests whose rows must look
+     * recent to code on the system clock.
+     */
+    public static MutableClock now() {
+        return new MutableClock(Instant.now().truncatedTo(ChronoUnit.MILLIS));
     }
 
     public void set(Instant instant) {
@@ -32,6 +50,7 @@ public final class MutableClock extends Clock {
 
     /** Moves the clock forward (or back, for a negative duration); returns the new time. */
     public Instant advance(Duration by) {
+        Objects.requireNonNull(by, "by");
         return now.updateAndGet(t -> t.plus(by));
     }
 
@@ -45,8 +64,10 @@ public final class MutableClock extends Clock {
         return ZoneOffset.UTC;
     }
 
+    /** This clock, for UTC; any other zone is refused rather than silently read as UTC. */
     @Override
     public Clock withZone(ZoneId zone) {
-        throw new UnsupportedOperationException("MutableClock is always UTC");
+        if (!ZoneOffset.UTC.equals(zone)) throw new UnsupportedOperationException("MutableClock is always UTC, not " + zone);
+        return this;
     }
 }
