@@ -32,11 +32,18 @@ final class ApiLoad implements AutoCloseable {
         this.base = base;
         this.apiKey = apiKey;
         this.http = HttpClients.custom()
-                .setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create().setMaxConnTotal(connections).setMaxConnPerRoute(connections)
-                        .setDefaultConnectionConfig(ConnectionConfig.custom().setConnectTimeout(Timeout.ofSeconds(10))
-                                .setSocketTimeout(Timeout.ofSeconds(120)).build())
+                .setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create()
+                        .setMaxConnTotal(connections)
+                        .setMaxConnPerRoute(connections)
+                        .setDefaultConnectionConfig(ConnectionConfig.custom()
+                                .setConnectTimeout(Timeout.ofSeconds(10))
+                                .setSocketTimeout(Timeout.ofSeconds(120))
+                                .build())
                         .build())
-                .disableAutomaticRetries().disableCookieManagement().disableContentCompression().build();
+                .disableAutomaticRetries()
+                .disableCookieManagement()
+                .disableContentCompression()
+                .build();
     }
 
     /** What a run of posts took. */
@@ -55,24 +62,31 @@ final class ApiLoad implements AutoCloseable {
         long t0 = System.nanoTime();
         try {
             List<Future<?>> parts = new ArrayList<>();
-            for (int c = 0; c < clients; c++) parts.add(pool.submit(() -> {
-                for (int i; (i = next.getAndIncrement()) < bodies.size(); ) {
-                    HttpPost post = new HttpPost(base + path);
-                    post.addHeader("Authorization", "Bearer " + apiKey);
-                    post.setEntity(new ByteArrayEntity(bodies.get(i), ContentType.APPLICATION_JSON));
-                    String answer = http.execute(post, r -> r.getCode() == status ? null : r.getCode() + " " + EntityUtils.toString(r.getEntity()));
-                    if (answer != null && bad.getAndIncrement() == 0) synchronized (firstBad) {
-                        firstBad.append(answer);
+            for (int c = 0; c < clients; c++)
+                parts.add(pool.submit(() -> {
+                    for (int i; (i = next.getAndIncrement()) < bodies.size(); ) {
+                        HttpPost post = new HttpPost(base + path);
+                        post.addHeader("Authorization", "Bearer " + apiKey);
+                        post.setEntity(new ByteArrayEntity(bodies.get(i), ContentType.APPLICATION_JSON));
+                        String answer = http.execute(
+                                post,
+                                r -> r.getCode() == status
+                                        ? null
+                                        : r.getCode() + " " + EntityUtils.toString(r.getEntity()));
+                        if (answer != null && bad.getAndIncrement() == 0)
+                            synchronized (firstBad) {
+                                firstBad.append(answer);
+                            }
                     }
-                }
-                return null;
-            }));
+                    return null;
+                }));
             for (Future<?> f : parts) f.get();
         } finally {
             pool.shutdownNow();
         }
         long nanos = System.nanoTime() - t0;
-        if (bad.get() > 0) throw new IllegalStateException(bad.get() + " requests to " + path + " failed, the first: " + firstBad);
+        if (bad.get() > 0)
+            throw new IllegalStateException(bad.get() + " requests to " + path + " failed, the first: " + firstBad);
         return new Run(bodies.size(), nanos, bodies.size() * itemsPerBody);
     }
 

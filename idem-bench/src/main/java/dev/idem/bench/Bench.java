@@ -42,7 +42,7 @@ public final class Bench {
         try (Receiver receiver = new Receiver(options.jdkReceiver(), options.receiverThreads())) {
             if (options.wireRequests() > 0) {
                 for (SignedPost.Http http : SignedPost.Http.values()) // warm each client and the receiver
-                    WireBaseline.run(receiver, Math.min(options.wireRequests(), 5_000), 64, http);
+                WireBaseline.run(receiver, Math.min(options.wireRequests(), 5_000), 64, http);
                 for (int round = 0; round < 2; round++) {
                     for (SignedPost.Http http : SignedPost.Http.values()) {
                         double rate = WireBaseline.run(receiver, options.wireRequests(), 64, http);
@@ -50,9 +50,11 @@ public final class Bench {
                         wire.merge(http, f, (a, b) -> a.rate() >= b.rate() ? a : b);
                     }
                 }
-                out.printf("wire baseline (no database, 64 threads, %s receiver, best of two rounds per client):%n",
+                out.printf(
+                        "wire baseline (no database, 64 threads, %s receiver, best of two rounds per client):%n",
                         options.jdkReceiver() ? "JDK HttpServer" : "socket");
-                wire.forEach((http, f) -> out.printf("  %-20s %,8.0f signed POSTs/s, JVM CPU per request (client + receiver) %.0f µs%n",
+                wire.forEach((http, f) -> out.printf(
+                        "  %-20s %,8.0f signed POSTs/s, JVM CPU per request (client + receiver) %.0f µs%n",
                         http.label(), f.rate(), f.jvmMicros()));
             }
             // phases alternate between the contenders (A B A B…) so a change in the machine's background load
@@ -60,9 +62,16 @@ public final class Bench {
             List<Contender> contenders = new ArrayList<>();
             try {
                 for (String name : options.contenders())
-                    contenders.add(name.equals("idem") ? new IdemContender(options, receiver, postgres)
-                            : new DbSchedulerContender(options, receiver, postgres,
-                                    name.equals("db-scheduler") ? SignedPost.Http.JDK : SignedPost.Http.APACHE));
+                    contenders.add(
+                            name.equals("idem")
+                                    ? new IdemContender(options, receiver, postgres)
+                                    : new DbSchedulerContender(
+                                            options,
+                                            receiver,
+                                            postgres,
+                                            name.equals("db-scheduler")
+                                                    ? SignedPost.Http.JDK
+                                                    : SignedPost.Http.APACHE));
                 if (options.warmup() > 0 && !contenders.isEmpty()) {
                     out.println("== warm-up (not a result: the JIT settles over tens of thousands of deliveries)");
                     for (Contender c : contenders) phases.add(print(out, c.burst("warmup", options.warmup())));
@@ -78,11 +87,18 @@ public final class Bench {
                     out.printf("== steady %,d/s for %d s%n", options.steadyRate(), options.steadySeconds());
                     for (Contender c : contenders) {
                         c.between();
-                        phases.add(print(out, c.steady("steady" + options.steadyRate(), options.steadyRate(), options.steadySeconds())));
+                        phases.add(print(
+                                out,
+                                c.steady(
+                                        "steady" + options.steadyRate(),
+                                        options.steadyRate(),
+                                        options.steadySeconds())));
                     }
                 }
                 if (options.slowDue() > 0 && !contenders.isEmpty()) {
-                    out.printf("== one destination answering in %d ms, %,d due at once%n", options.slowMillis(), options.slowDue());
+                    out.printf(
+                            "== one destination answering in %d ms, %,d due at once%n",
+                            options.slowMillis(), options.slowDue());
                     try (Receiver slow = Receiver.answeringAfter(java.time.Duration.ofMillis(options.slowMillis()))) {
                         for (Contender c : contenders) {
                             c.between();
@@ -91,13 +107,21 @@ public final class Bench {
                     }
                 }
                 if (options.hangingDue() > 0 && options.steadySeconds() > 0 && !contenders.isEmpty()) {
-                    out.printf("== %,d due at once to a destination that never answers, beside a healthy one at %d/s for %d s%n",
+                    out.printf(
+                            "== %,d due at once to a destination that never answers, beside a healthy one at %d/s for %d s%n",
                             options.hangingDue(), options.healthyRate(), options.steadySeconds());
                     for (Contender c : contenders) {
                         c.between();
                         try (Receiver hanging = Receiver.hanging()) {
-                            phases.add(print(out, c.steadyBesideHanging("healthy" + options.healthyRate(), options.healthyRate(),
-                                    options.steadySeconds(), receiver, hanging, options.hangingDue())));
+                            phases.add(print(
+                                    out,
+                                    c.steadyBesideHanging(
+                                            "healthy" + options.healthyRate(),
+                                            options.healthyRate(),
+                                            options.steadySeconds(),
+                                            receiver,
+                                            hanging,
+                                            options.hangingDue())));
                         }
                     }
                 }
@@ -111,7 +135,9 @@ public final class Bench {
                 }
             }
         } finally {
-            for (String db : List.of(options.dbPrefix(), DbSchedulerContender.database(options, SignedPost.Http.JDK),
+            for (String db : List.of(
+                    options.dbPrefix(),
+                    DbSchedulerContender.database(options, SignedPost.Http.JDK),
                     DbSchedulerContender.database(options, SignedPost.Http.APACHE))) {
                 try {
                     postgres.drop(db);
@@ -141,10 +167,16 @@ public final class Bench {
         } catch (Exception ignored) {
             // not Linux
         }
-        String gcs = ManagementFactory.getGarbageCollectorMXBeans().stream().map(GarbageCollectorMXBean::getName)
+        String gcs = ManagementFactory.getGarbageCollectorMXBeans().stream()
+                .map(GarbageCollectorMXBean::getName)
                 .collect(Collectors.joining(", "));
-        return String.format("idem-bench %s | %d cores | Java %s | GC %s | max heap %d MiB | load average at start %s",
-                Instant.now(), Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), gcs,
-                Runtime.getRuntime().maxMemory() >> 20, load);
+        return String.format(
+                "idem-bench %s | %d cores | Java %s | GC %s | max heap %d MiB | load average at start %s",
+                Instant.now(),
+                Runtime.getRuntime().availableProcessors(),
+                System.getProperty("java.version"),
+                gcs,
+                Runtime.getRuntime().maxMemory() >> 20,
+                load);
     }
 }

@@ -29,21 +29,76 @@ import java.util.Locale;
  *     {@code healthyRate} per second for {@code steadySeconds}; 0 skips the phase
  * @param healthyRate the healthy destination's deliveries per second in that phase
  */
-public record BenchOptions(String jdbcBase, String user, String password, String dbPrefix, int warmup, List<Integer> bursts,
-                           int steadyRate, int steadySeconds, List<String> contenders, int wireRequests, int insertThreads,
-                           int idemBatch, int idemMaxInFlight, int idemPool, int receiverThreads, boolean jdkReceiver,
-                           int slowDue, int slowMillis, int hangingDue, int healthyRate) {
+public record BenchOptions(
+        String jdbcBase,
+        String user,
+        String password,
+        String dbPrefix,
+        int warmup,
+        List<Integer> bursts,
+        int steadyRate,
+        int steadySeconds,
+        List<String> contenders,
+        int wireRequests,
+        int insertThreads,
+        int idemBatch,
+        int idemMaxInFlight,
+        int idemPool,
+        int receiverThreads,
+        boolean jdkReceiver,
+        int slowDue,
+        int slowMillis,
+        int hangingDue,
+        int healthyRate) {
 
     /** The full benchmark: warm-up 30,000, bursts of 10,000 and 100,000, 30 s at 1,000/s, all three contenders. */
     public static BenchOptions defaults() {
-        return new BenchOptions("jdbc:postgresql://127.0.0.1:5432/", "postgres", null, "idem_bench", 30_000,
-                List.of(10_000, 100_000), 1_000, 30, ALL, 20_000, 4, 500, 10_000, 10, 16, false, 5_000, 250, 1_000, 20);
+        return new BenchOptions(
+                "jdbc:postgresql://127.0.0.1:5432/",
+                "postgres",
+                null,
+                "idem_bench",
+                30_000,
+                List.of(10_000, 100_000),
+                1_000,
+                30,
+                ALL,
+                20_000,
+                4,
+                500,
+                10_000,
+                10,
+                16,
+                false,
+                5_000,
+                250,
+                1_000,
+                20);
     }
 
     /** A run of a few seconds that only checks the harness works (the smoke test uses it). */
     public static BenchOptions smoke(String dbPrefix) {
-        return new BenchOptions("jdbc:postgresql://127.0.0.1:5432/", "postgres", null, dbPrefix, 200, List.of(200), 100, 2,
-                ALL, 200, 2, 500, 10_000, 10, 8, false, 200, 250, 50, 20);
+        return new BenchOptions(
+                "jdbc:postgresql://127.0.0.1:5432/",
+                "postgres",
+                null,
+                dbPrefix,
+                200,
+                List.of(200),
+                100,
+                2,
+                ALL,
+                200,
+                2,
+                500,
+                10_000,
+                10,
+                8,
+                false,
+                200,
+                250,
+                50,
+                20);
     }
 
     public boolean runs(String contender) {
@@ -58,29 +113,450 @@ public record BenchOptions(String jdbcBase, String user, String password, String
             String name = args[i];
             if (name.equals("--quick")) continue;
             if (name.equals("--help") || name.equals("-h")) throw new IllegalArgumentException(usage());
-            if (i + 1 >= args.length) throw new IllegalArgumentException("option " + name + " needs a value\n" + usage());
+            if (i + 1 >= args.length)
+                throw new IllegalArgumentException("option " + name + " needs a value\n" + usage());
             String v = args[++i];
             o = switch (name) {
-                case "--jdbc" -> new BenchOptions(v, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemMaxInFlight, o.idemPool, o.receiverThreads, o.jdkReceiver, o.slowDue, o.slowMillis, o.hangingDue, o.healthyRate);
-                case "--user" -> new BenchOptions(o.jdbcBase, v, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemMaxInFlight, o.idemPool, o.receiverThreads, o.jdkReceiver, o.slowDue, o.slowMillis, o.hangingDue, o.healthyRate);
-                case "--password" -> new BenchOptions(o.jdbcBase, o.user, v, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemMaxInFlight, o.idemPool, o.receiverThreads, o.jdkReceiver, o.slowDue, o.slowMillis, o.hangingDue, o.healthyRate);
-                case "--db" -> new BenchOptions(o.jdbcBase, o.user, o.password, v, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemMaxInFlight, o.idemPool, o.receiverThreads, o.jdkReceiver, o.slowDue, o.slowMillis, o.hangingDue, o.healthyRate);
-                case "--warmup" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, count(name, v, 0), o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemMaxInFlight, o.idemPool, o.receiverThreads, o.jdkReceiver, o.slowDue, o.slowMillis, o.hangingDue, o.healthyRate);
-                case "--bursts" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, counts(name, v), o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemMaxInFlight, o.idemPool, o.receiverThreads, o.jdkReceiver, o.slowDue, o.slowMillis, o.hangingDue, o.healthyRate);
-                case "--rate" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, count(name, v, 1), o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemMaxInFlight, o.idemPool, o.receiverThreads, o.jdkReceiver, o.slowDue, o.slowMillis, o.hangingDue, o.healthyRate);
-                case "--seconds" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, count(name, v, 0), o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemMaxInFlight, o.idemPool, o.receiverThreads, o.jdkReceiver, o.slowDue, o.slowMillis, o.hangingDue, o.healthyRate);
-                case "--only" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, contenders(v), o.wireRequests, o.insertThreads, o.idemBatch, o.idemMaxInFlight, o.idemPool, o.receiverThreads, o.jdkReceiver, o.slowDue, o.slowMillis, o.hangingDue, o.healthyRate);
-                case "--wire" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, count(name, v, 0), o.insertThreads, o.idemBatch, o.idemMaxInFlight, o.idemPool, o.receiverThreads, o.jdkReceiver, o.slowDue, o.slowMillis, o.hangingDue, o.healthyRate);
-                case "--insert-threads" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, count(name, v, 1), o.idemBatch, o.idemMaxInFlight, o.idemPool, o.receiverThreads, o.jdkReceiver, o.slowDue, o.slowMillis, o.hangingDue, o.healthyRate);
-                case "--idem-batch" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, count(name, v, 1), o.idemMaxInFlight, o.idemPool, o.receiverThreads, o.jdkReceiver, o.slowDue, o.slowMillis, o.hangingDue, o.healthyRate);
-                case "--idem-max-in-flight" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, count(name, v, 1), o.idemPool, o.receiverThreads, o.jdkReceiver, o.slowDue, o.slowMillis, o.hangingDue, o.healthyRate);
-                case "--idem-pool" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemMaxInFlight, count(name, v, 2), o.receiverThreads, o.jdkReceiver, o.slowDue, o.slowMillis, o.hangingDue, o.healthyRate);
-                case "--receiver-threads" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemMaxInFlight, o.idemPool, count(name, v, 1), o.jdkReceiver, o.slowDue, o.slowMillis, o.hangingDue, o.healthyRate);
-                case "--receiver" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemMaxInFlight, o.idemPool, o.receiverThreads, receiver(v), o.slowDue, o.slowMillis, o.hangingDue, o.healthyRate);
-                case "--slow" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemMaxInFlight, o.idemPool, o.receiverThreads, o.jdkReceiver, count(name, v, 0), o.slowMillis, o.hangingDue, o.healthyRate);
-                case "--slow-ms" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemMaxInFlight, o.idemPool, o.receiverThreads, o.jdkReceiver, o.slowDue, count(name, v, 1), o.hangingDue, o.healthyRate);
-                case "--hanging" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemMaxInFlight, o.idemPool, o.receiverThreads, o.jdkReceiver, o.slowDue, o.slowMillis, count(name, v, 0), o.healthyRate);
-                case "--healthy-rate" -> new BenchOptions(o.jdbcBase, o.user, o.password, o.dbPrefix, o.warmup, o.bursts, o.steadyRate, o.steadySeconds, o.contenders, o.wireRequests, o.insertThreads, o.idemBatch, o.idemMaxInFlight, o.idemPool, o.receiverThreads, o.jdkReceiver, o.slowDue, o.slowMillis, o.hangingDue, count(name, v, 1));
+                case "--jdbc" ->
+                    new BenchOptions(
+                            v,
+                            o.user,
+                            o.password,
+                            o.dbPrefix,
+                            o.warmup,
+                            o.bursts,
+                            o.steadyRate,
+                            o.steadySeconds,
+                            o.contenders,
+                            o.wireRequests,
+                            o.insertThreads,
+                            o.idemBatch,
+                            o.idemMaxInFlight,
+                            o.idemPool,
+                            o.receiverThreads,
+                            o.jdkReceiver,
+                            o.slowDue,
+                            o.slowMillis,
+                            o.hangingDue,
+                            o.healthyRate);
+                case "--user" ->
+                    new BenchOptions(
+                            o.jdbcBase,
+                            v,
+                            o.password,
+                            o.dbPrefix,
+                            o.warmup,
+                            o.bursts,
+                            o.steadyRate,
+                            o.steadySeconds,
+                            o.contenders,
+                            o.wireRequests,
+                            o.insertThreads,
+                            o.idemBatch,
+                            o.idemMaxInFlight,
+                            o.idemPool,
+                            o.receiverThreads,
+                            o.jdkReceiver,
+                            o.slowDue,
+                            o.slowMillis,
+                            o.hangingDue,
+                            o.healthyRate);
+                case "--password" ->
+                    new BenchOptions(
+                            o.jdbcBase,
+                            o.user,
+                            v,
+                            o.dbPrefix,
+                            o.warmup,
+                            o.bursts,
+                            o.steadyRate,
+                            o.steadySeconds,
+                            o.contenders,
+                            o.wireRequests,
+                            o.insertThreads,
+                            o.idemBatch,
+                            o.idemMaxInFlight,
+                            o.idemPool,
+                            o.receiverThreads,
+                            o.jdkReceiver,
+                            o.slowDue,
+                            o.slowMillis,
+                            o.hangingDue,
+                            o.healthyRate);
+                case "--db" ->
+                    new BenchOptions(
+                            o.jdbcBase,
+                            o.user,
+                            o.password,
+                            v,
+                            o.warmup,
+                            o.bursts,
+                            o.steadyRate,
+                            o.steadySeconds,
+                            o.contenders,
+                            o.wireRequests,
+                            o.insertThreads,
+                            o.idemBatch,
+                            o.idemMaxInFlight,
+                            o.idemPool,
+                            o.receiverThreads,
+                            o.jdkReceiver,
+                            o.slowDue,
+                            o.slowMillis,
+                            o.hangingDue,
+                            o.healthyRate);
+                case "--warmup" ->
+                    new BenchOptions(
+                            o.jdbcBase,
+                            o.user,
+                            o.password,
+                            o.dbPrefix,
+                            count(name, v, 0),
+                            o.bursts,
+                            o.steadyRate,
+                            o.steadySeconds,
+                            o.contenders,
+                            o.wireRequests,
+                            o.insertThreads,
+                            o.idemBatch,
+                            o.idemMaxInFlight,
+                            o.idemPool,
+                            o.receiverThreads,
+                            o.jdkReceiver,
+                            o.slowDue,
+                            o.slowMillis,
+                            o.hangingDue,
+                            o.healthyRate);
+                case "--bursts" ->
+                    new BenchOptions(
+                            o.jdbcBase,
+                            o.user,
+                            o.password,
+                            o.dbPrefix,
+                            o.warmup,
+                            counts(name, v),
+                            o.steadyRate,
+                            o.steadySeconds,
+                            o.contenders,
+                            o.wireRequests,
+                            o.insertThreads,
+                            o.idemBatch,
+                            o.idemMaxInFlight,
+                            o.idemPool,
+                            o.receiverThreads,
+                            o.jdkReceiver,
+                            o.slowDue,
+                            o.slowMillis,
+                            o.hangingDue,
+                            o.healthyRate);
+                case "--rate" ->
+                    new BenchOptions(
+                            o.jdbcBase,
+                            o.user,
+                            o.password,
+                            o.dbPrefix,
+                            o.warmup,
+                            o.bursts,
+                            count(name, v, 1),
+                            o.steadySeconds,
+                            o.contenders,
+                            o.wireRequests,
+                            o.insertThreads,
+                            o.idemBatch,
+                            o.idemMaxInFlight,
+                            o.idemPool,
+                            o.receiverThreads,
+                            o.jdkReceiver,
+                            o.slowDue,
+                            o.slowMillis,
+                            o.hangingDue,
+                            o.healthyRate);
+                case "--seconds" ->
+                    new BenchOptions(
+                            o.jdbcBase,
+                            o.user,
+                            o.password,
+                            o.dbPrefix,
+                            o.warmup,
+                            o.bursts,
+                            o.steadyRate,
+                            count(name, v, 0),
+                            o.contenders,
+                            o.wireRequests,
+                            o.insertThreads,
+                            o.idemBatch,
+                            o.idemMaxInFlight,
+                            o.idemPool,
+                            o.receiverThreads,
+                            o.jdkReceiver,
+                            o.slowDue,
+                            o.slowMillis,
+                            o.hangingDue,
+                            o.healthyRate);
+                case "--only" ->
+                    new BenchOptions(
+                            o.jdbcBase,
+                            o.user,
+                            o.password,
+                            o.dbPrefix,
+                            o.warmup,
+                            o.bursts,
+                            o.steadyRate,
+                            o.steadySeconds,
+                            contenders(v),
+                            o.wireRequests,
+                            o.insertThreads,
+                            o.idemBatch,
+                            o.idemMaxInFlight,
+                            o.idemPool,
+                            o.receiverThreads,
+                            o.jdkReceiver,
+                            o.slowDue,
+                            o.slowMillis,
+                            o.hangingDue,
+                            o.healthyRate);
+                case "--wire" ->
+                    new BenchOptions(
+                            o.jdbcBase,
+                            o.user,
+                            o.password,
+                            o.dbPrefix,
+                            o.warmup,
+                            o.bursts,
+                            o.steadyRate,
+                            o.steadySeconds,
+                            o.contenders,
+                            count(name, v, 0),
+                            o.insertThreads,
+                            o.idemBatch,
+                            o.idemMaxInFlight,
+                            o.idemPool,
+                            o.receiverThreads,
+                            o.jdkReceiver,
+                            o.slowDue,
+                            o.slowMillis,
+                            o.hangingDue,
+                            o.healthyRate);
+                case "--insert-threads" ->
+                    new BenchOptions(
+                            o.jdbcBase,
+                            o.user,
+                            o.password,
+                            o.dbPrefix,
+                            o.warmup,
+                            o.bursts,
+                            o.steadyRate,
+                            o.steadySeconds,
+                            o.contenders,
+                            o.wireRequests,
+                            count(name, v, 1),
+                            o.idemBatch,
+                            o.idemMaxInFlight,
+                            o.idemPool,
+                            o.receiverThreads,
+                            o.jdkReceiver,
+                            o.slowDue,
+                            o.slowMillis,
+                            o.hangingDue,
+                            o.healthyRate);
+                case "--idem-batch" ->
+                    new BenchOptions(
+                            o.jdbcBase,
+                            o.user,
+                            o.password,
+                            o.dbPrefix,
+                            o.warmup,
+                            o.bursts,
+                            o.steadyRate,
+                            o.steadySeconds,
+                            o.contenders,
+                            o.wireRequests,
+                            o.insertThreads,
+                            count(name, v, 1),
+                            o.idemMaxInFlight,
+                            o.idemPool,
+                            o.receiverThreads,
+                            o.jdkReceiver,
+                            o.slowDue,
+                            o.slowMillis,
+                            o.hangingDue,
+                            o.healthyRate);
+                case "--idem-max-in-flight" ->
+                    new BenchOptions(
+                            o.jdbcBase,
+                            o.user,
+                            o.password,
+                            o.dbPrefix,
+                            o.warmup,
+                            o.bursts,
+                            o.steadyRate,
+                            o.steadySeconds,
+                            o.contenders,
+                            o.wireRequests,
+                            o.insertThreads,
+                            o.idemBatch,
+                            count(name, v, 1),
+                            o.idemPool,
+                            o.receiverThreads,
+                            o.jdkReceiver,
+                            o.slowDue,
+                            o.slowMillis,
+                            o.hangingDue,
+                            o.healthyRate);
+                case "--idem-pool" ->
+                    new BenchOptions(
+                            o.jdbcBase,
+                            o.user,
+                            o.password,
+                            o.dbPrefix,
+                            o.warmup,
+                            o.bursts,
+                            o.steadyRate,
+                            o.steadySeconds,
+                            o.contenders,
+                            o.wireRequests,
+                            o.insertThreads,
+                            o.idemBatch,
+                            o.idemMaxInFlight,
+                            count(name, v, 2),
+                            o.receiverThreads,
+                            o.jdkReceiver,
+                            o.slowDue,
+                            o.slowMillis,
+                            o.hangingDue,
+                            o.healthyRate);
+                case "--receiver-threads" ->
+                    new BenchOptions(
+                            o.jdbcBase,
+                            o.user,
+                            o.password,
+                            o.dbPrefix,
+                            o.warmup,
+                            o.bursts,
+                            o.steadyRate,
+                            o.steadySeconds,
+                            o.contenders,
+                            o.wireRequests,
+                            o.insertThreads,
+                            o.idemBatch,
+                            o.idemMaxInFlight,
+                            o.idemPool,
+                            count(name, v, 1),
+                            o.jdkReceiver,
+                            o.slowDue,
+                            o.slowMillis,
+                            o.hangingDue,
+                            o.healthyRate);
+                case "--receiver" ->
+                    new BenchOptions(
+                            o.jdbcBase,
+                            o.user,
+                            o.password,
+                            o.dbPrefix,
+                            o.warmup,
+                            o.bursts,
+                            o.steadyRate,
+                            o.steadySeconds,
+                            o.contenders,
+                            o.wireRequests,
+                            o.insertThreads,
+                            o.idemBatch,
+                            o.idemMaxInFlight,
+                            o.idemPool,
+                            o.receiverThreads,
+                            receiver(v),
+                            o.slowDue,
+                            o.slowMillis,
+                            o.hangingDue,
+                            o.healthyRate);
+                case "--slow" ->
+                    new BenchOptions(
+                            o.jdbcBase,
+                            o.user,
+                            o.password,
+                            o.dbPrefix,
+                            o.warmup,
+                            o.bursts,
+                            o.steadyRate,
+                            o.steadySeconds,
+                            o.contenders,
+                            o.wireRequests,
+                            o.insertThreads,
+                            o.idemBatch,
+                            o.idemMaxInFlight,
+                            o.idemPool,
+                            o.receiverThreads,
+                            o.jdkReceiver,
+                            count(name, v, 0),
+                            o.slowMillis,
+                            o.hangingDue,
+                            o.healthyRate);
+                case "--slow-ms" ->
+                    new BenchOptions(
+                            o.jdbcBase,
+                            o.user,
+                            o.password,
+                            o.dbPrefix,
+                            o.warmup,
+                            o.bursts,
+                            o.steadyRate,
+                            o.steadySeconds,
+                            o.contenders,
+                            o.wireRequests,
+                            o.insertThreads,
+                            o.idemBatch,
+                            o.idemMaxInFlight,
+                            o.idemPool,
+                            o.receiverThreads,
+                            o.jdkReceiver,
+                            o.slowDue,
+                            count(name, v, 1),
+                            o.hangingDue,
+                            o.healthyRate);
+                case "--hanging" ->
+                    new BenchOptions(
+                            o.jdbcBase,
+                            o.user,
+                            o.password,
+                            o.dbPrefix,
+                            o.warmup,
+                            o.bursts,
+                            o.steadyRate,
+                            o.steadySeconds,
+                            o.contenders,
+                            o.wireRequests,
+                            o.insertThreads,
+                            o.idemBatch,
+                            o.idemMaxInFlight,
+                            o.idemPool,
+                            o.receiverThreads,
+                            o.jdkReceiver,
+                            o.slowDue,
+                            o.slowMillis,
+                            count(name, v, 0),
+                            o.healthyRate);
+                case "--healthy-rate" ->
+                    new BenchOptions(
+                            o.jdbcBase,
+                            o.user,
+                            o.password,
+                            o.dbPrefix,
+                            o.warmup,
+                            o.bursts,
+                            o.steadyRate,
+                            o.steadySeconds,
+                            o.contenders,
+                            o.wireRequests,
+                            o.insertThreads,
+                            o.idemBatch,
+                            o.idemMaxInFlight,
+                            o.idemPool,
+                            o.receiverThreads,
+                            o.jdkReceiver,
+                            o.slowDue,
+                            o.slowMillis,
+                            o.hangingDue,
+                            count(name, v, 1));
                 default -> throw new IllegalArgumentException("unknown option " + name + "\n" + usage());
             };
         }
@@ -144,7 +620,8 @@ public record BenchOptions(String jdbcBase, String user, String password, String
                 List<String> out = new ArrayList<>();
                 for (String part : v.toLowerCase(Locale.ROOT).split(",")) {
                     if (!ALL.contains(part.trim()))
-                        throw new IllegalArgumentException("--only takes all, both, none or a comma list of " + ALL + ", got '" + v + "'");
+                        throw new IllegalArgumentException(
+                                "--only takes all, both, none or a comma list of " + ALL + ", got '" + v + "'");
                     out.add(part.trim());
                 }
                 yield List.copyOf(out);

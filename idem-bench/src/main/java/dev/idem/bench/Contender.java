@@ -19,6 +19,7 @@ import java.util.function.IntFunction;
 abstract class Contender implements AutoCloseable {
     /** Deliveries written per transaction or batch by each writer thread. */
     static final int WRITE_CHUNK = 500;
+
     private static final Duration SETTLE = Duration.ofMillis(500);
 
     protected final BenchOptions options;
@@ -72,13 +73,28 @@ abstract class Contender implements AutoCloseable {
      * {@code rate} per second for {@code seconds} to {@code healthy}: the figures are the healthy ones'. Afterwards the
      * hanging receiver is released and what is left of its deliveries drains or is purged.
      */
-    Phase steadyBesideHanging(String label, int rate, int seconds, Receiver healthy, Receiver hanging, int hangingDue) throws Exception {
+    Phase steadyBesideHanging(String label, int rate, int seconds, Receiver healthy, Receiver hanging, int hangingDue)
+            throws Exception {
         int n = rate * seconds;
-        return run(label, n, i -> Duration.ofMillis(i * 1000L / rate), Duration.ofSeconds(seconds), healthy, hanging, hangingDue);
+        return run(
+                label,
+                n,
+                i -> Duration.ofMillis(i * 1000L / rate),
+                Duration.ofSeconds(seconds),
+                healthy,
+                hanging,
+                hangingDue);
     }
 
-    private Phase run(String label, int n, IntFunction<Duration> offset, Duration span, Receiver target, Receiver hanging,
-                      int hangingDue) throws Exception {
+    private Phase run(
+            String label,
+            int n,
+            IntFunction<Duration> offset,
+            Duration span,
+            Receiver target,
+            Receiver hanging,
+            int hangingDue)
+            throws Exception {
         Duration margin = Duration.ofMillis((long) (n / writesPerSecond * 1500) + (n < 1_000 ? 500 : 2_000));
         Instant due = Instant.now().plus(margin).truncatedTo(ChronoUnit.MILLIS);
         Receiver.Tally tally = target.begin(n, secret());
@@ -112,8 +128,21 @@ abstract class Contender implements AutoCloseable {
         long completed = completed() - base;
         if (hanging != null) release(hanging);
         Thread.sleep(SETTLE.toMillis()); // let a duplicate, if any, reach the receiver before counting
-        return new Phase(name(), label, n, due, done.getEpochSecond() * 1_000_000L + done.getNano() / 1_000,
-                insertNanos / 1_000_000, overran, timedOut, completed, pending(), tally, tally.lag(), cpu0.until(cpu1), wakeLate);
+        return new Phase(
+                name(),
+                label,
+                n,
+                due,
+                done.getEpochSecond() * 1_000_000L + done.getNano() / 1_000,
+                insertNanos / 1_000_000,
+                overran,
+                timedOut,
+                completed,
+                pending(),
+                tally,
+                tally.lag(),
+                cpu0.until(cpu1),
+                wakeLate);
     }
 
     /** Lets the hanging receiver answer, gives the contender a minute to drain, then purges what is left. */
@@ -122,7 +151,10 @@ abstract class Contender implements AutoCloseable {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (pending() > 0 && System.nanoTime() < deadline) Thread.sleep(100);
         long purged = purge();
-        if (purged > 0) System.out.printf("      (%s: %,d deliveries to the hanging receiver still queued a minute after it was released; purged)%n", name(), purged);
+        if (purged > 0)
+            System.out.printf(
+                    "      (%s: %,d deliveries to the hanging receiver still queued a minute after it was released; purged)%n",
+                    name(), purged);
     }
 
     private void writeAll(String label, String endpoint, int n, IntFunction<Instant> due) throws Exception {

@@ -11,16 +11,24 @@ import java.nio.file.Path;
  * PostgreSQL server's processes, and the whole machine (which includes whatever else is running). Zeros where
  * {@code /proc} is absent.
  */
-record CpuUse(long wallNanos, long jvmNanos, java.util.Map<Long, Long> postgresTicks, long busyTicks, long totalTicks, long threadsStarted) {
+record CpuUse(
+        long wallNanos,
+        long jvmNanos,
+        java.util.Map<Long, Long> postgresTicks,
+        long busyTicks,
+        long totalTicks,
+        long threadsStarted) {
     private static final double TICKS_PER_SECOND = 100.0; // USER_HZ on Linux
 
     static CpuUse sample() {
-        long jvm = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+        long jvm = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
         java.util.Map<Long, Long> pg = new java.util.HashMap<>();
         long busy = 0;
         long total = 0;
         try {
-            String[] cpu = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+            String[] cpu =
+                    Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
             for (int i = 1; i < cpu.length && i <= 8; i++) total += Long.parseLong(cpu[i]);
             busy = total - Long.parseLong(cpu[4]) - Long.parseLong(cpu[5]);
             try (DirectoryStream<Path> procs = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
@@ -32,7 +40,13 @@ record CpuUse(long wallNanos, long jvmNanos, java.util.Map<Long, Long> postgresT
         } catch (IOException | RuntimeException e) {
             // not Linux, or a process vanished mid-read: report what we have
         }
-        return new CpuUse(System.nanoTime(), jvm, pg, busy, total, ManagementFactory.getThreadMXBean().getTotalStartedThreadCount());
+        return new CpuUse(
+                System.nanoTime(),
+                jvm,
+                pg,
+                busy,
+                total,
+                ManagementFactory.getThreadMXBean().getTotalStartedThreadCount());
     }
 
     private static long postgresTicks(Path proc) {
@@ -60,7 +74,11 @@ record CpuUse(long wallNanos, long jvmNanos, java.util.Map<Long, Long> postgresT
         }
         double pg = pgTicks / TICKS_PER_SECOND / wall;
         long dt = later.totalTicks - totalTicks;
-        double machine = dt <= 0 ? 0 : (double) (later.busyTicks - busyTicks) / dt * Runtime.getRuntime().availableProcessors();
+        double machine = dt <= 0
+                ? 0
+                : (double) (later.busyTicks - busyTicks)
+                        / dt
+                        * Runtime.getRuntime().availableProcessors();
         return new Span(wall, jvm, pg, machine, later.threadsStarted - threadsStarted);
     }
 
@@ -75,10 +93,17 @@ record CpuUse(long wallNanos, long jvmNanos, java.util.Map<Long, Long> postgresT
         }
 
         String describe(int n) {
-            return String.format("cores used: JVM %.2f, PostgreSQL %.2f, whole machine %.2f of %d; CPU per delivery: "
-                            + "JVM %.0f µs + PostgreSQL %.0f µs = %.0f µs; JVM threads started per delivery %.2f", jvmCores,
-                    postgresCores, machineCores, Runtime.getRuntime().availableProcessors(), jvmCores * seconds * 1e6 / n,
-                    postgresCores * seconds * 1e6 / n, microsPerDelivery(n), threadsStarted / (double) n);
+            return String.format(
+                    "cores used: JVM %.2f, PostgreSQL %.2f, whole machine %.2f of %d; CPU per delivery: "
+                            + "JVM %.0f µs + PostgreSQL %.0f µs = %.0f µs; JVM threads started per delivery %.2f",
+                    jvmCores,
+                    postgresCores,
+                    machineCores,
+                    Runtime.getRuntime().availableProcessors(),
+                    jvmCores * seconds * 1e6 / n,
+                    postgresCores * seconds * 1e6 / n,
+                    microsPerDelivery(n),
+                    threadsStarted / (double) n);
         }
     }
 }

@@ -6,8 +6,8 @@ import com.github.kagkarlsson.scheduler.task.ExecutionComplete;
 import com.github.kagkarlsson.scheduler.task.SchedulableInstance;
 import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
 import com.github.kagkarlsson.scheduler.task.helper.RecurringTaskWithPersistentSchedule;
-import com.github.kagkarlsson.scheduler.task.schedule.PersistentCronSchedule;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
+import com.github.kagkarlsson.scheduler.task.schedule.PersistentCronSchedule;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.wire.SigningSecret;
@@ -45,6 +45,7 @@ final class DbSchedulerContender extends Contender {
     private final SigningSecret secretForPosts;
     /** The client of each endpoint a run writes to, by run label (a task instance's id carries its run's label). */
     private final java.util.Map<String, SignedPost> posts = new java.util.concurrent.ConcurrentHashMap<>();
+
     private final SigningSecret secret = SigningSecret.generate(new SecureRandom());
     private final AtomicLong succeeded = new AtomicLong();
 
@@ -58,12 +59,15 @@ final class DbSchedulerContender extends Contender {
         return options.dbPrefix() + (http == SignedPost.Http.JDK ? "_dbs" : "_dbsa");
     }
 
-    DbSchedulerContender(BenchOptions options, Receiver receiver, Postgres postgres, SignedPost.Http http) throws Exception {
+    DbSchedulerContender(BenchOptions options, Receiver receiver, Postgres postgres, SignedPost.Http http)
+            throws Exception {
         super(options, receiver);
         this.postgres = postgres;
         this.database = database(options, http);
         postgres.recreate(database);
-        postgres.execute(database, """
+        postgres.execute(
+                database,
+                """
                 CREATE TABLE scheduled_tasks (
                   task_name text NOT NULL,
                   task_instance text NOT NULL,
@@ -90,9 +94,12 @@ final class DbSchedulerContender extends Contender {
         pool = new HikariDataSource(h);
         post = new SignedPost(receiver.url(), secret, http);
         secretForPosts = secret;
-        task = Tasks.oneTime("webhook").execute((instance, ctx) -> send(instance.getId(), ctx.getExecution().executionTime));
+        task = Tasks.oneTime("webhook")
+                .execute((instance, ctx) -> send(instance.getId(), ctx.getExecution().executionTime));
         cronTask = Tasks.recurringWithPersistentSchedule("cron-webhook", PersistentCronSchedule.class)
-                .execute((instance, ctx) -> send(instance.getId() + "@" + ctx.getExecution().executionTime.toEpochMilli(),
+                .execute((instance, ctx) -> send(
+                        instance.getId() + "@"
+                                + ctx.getExecution().executionTime.toEpochMilli(),
                         ctx.getExecution().executionTime));
         scheduler = Scheduler.create(pool, task, cronTask)
                 .threads(THREADS)
@@ -113,8 +120,11 @@ final class DbSchedulerContender extends Contender {
     private void send(String id, Instant due) {
         int status;
         try {
-            // a run written to another receiver (the slow or hanging phases) is named in the instance id: dlv_<label>_<i>
-            SignedPost to = id.startsWith("dlv_") && id.lastIndexOf('_') > 3 ? posts.getOrDefault(id.substring("dlv_".length(), id.lastIndexOf('_')), post) : post;
+            // a run written to another receiver (the slow or hanging phases) is named in the instance id:
+            // dlv_<label>_<i>
+            SignedPost to = id.startsWith("dlv_") && id.lastIndexOf('_') > 3
+                    ? posts.getOrDefault(id.substring("dlv_".length(), id.lastIndexOf('_')), post)
+                    : post;
             status = to.send(id, due);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -133,7 +143,8 @@ final class DbSchedulerContender extends Contender {
         for (int from = 0; from < n; from += WRITE_CHUNK) {
             List<SchedulableInstance<?>> batch = new ArrayList<>();
             for (int i = from; i < Math.min(n, from + WRITE_CHUNK); i++)
-                batch.add(cronTask.schedulableInstance("cron_" + label + "_" + i, new PersistentCronSchedule(cron, java.time.ZoneOffset.UTC)));
+                batch.add(cronTask.schedulableInstance(
+                        "cron_" + label + "_" + i, new PersistentCronSchedule(cron, java.time.ZoneOffset.UTC)));
             scheduler.scheduleBatch(batch);
         }
     }
@@ -150,10 +161,12 @@ final class DbSchedulerContender extends Contender {
 
     @Override
     void write(String label, String endpoint, int from, int to, IntFunction<Instant> due) {
-        if (!endpoint.equals(receiver.url())) posts.computeIfAbsent(label, l -> new SignedPost(endpoint, secretForPosts, post.http()));
+        if (!endpoint.equals(receiver.url()))
+            posts.computeIfAbsent(label, l -> new SignedPost(endpoint, secretForPosts, post.http()));
         // one JDBC batch per chunk, each instance with its own due instant
         List<SchedulableInstance<?>> batch = new ArrayList<>(to - from);
-        for (int i = from; i < to; i++) batch.add(SchedulableInstance.of(task.instance("dlv_" + label + "_" + i), due.apply(i)));
+        for (int i = from; i < to; i++)
+            batch.add(SchedulableInstance.of(task.instance("dlv_" + label + "_" + i), due.apply(i)));
         scheduler.scheduleBatch(batch);
     }
 
@@ -164,8 +177,9 @@ final class DbSchedulerContender extends Contender {
 
     @Override
     long pending() throws Exception {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM scheduled_tasks")) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM scheduled_tasks")) {
             rs.next();
             return rs.getLong(1);
         }

@@ -50,7 +50,9 @@ final class IdemContender extends Contender {
         this.postgres = postgres;
         this.database = options.dbPrefix();
         postgres.recreate(database);
-        store = JdbcStores.open(new StoreConfig(postgres.url(database), options.user(), options.password(), options.idemPool(), true), clock);
+        store = JdbcStores.open(
+                new StoreConfig(postgres.url(database), options.user(), options.password(), options.idemPool(), true),
+                clock);
         Instant now = clock.instant();
         IdGenerator ids = IdGenerator.system();
         Project project = new Project(ids.next("proj"), "bench", now);
@@ -87,10 +89,23 @@ final class IdemContender extends Contender {
             Instant now = clock.instant();
             for (int i = from; i < to; i++) {
                 Instant fireAt = due.apply(i);
-                ScheduleDefinition def = new ScheduleDefinition(endpoint, new Timing.Once(fireAt), null, null, null, Map.of(),
-                        null, null, null, RetryPolicy.DEFAULT, ScheduleDefinition.DEFAULT_TIMEOUT,
-                        ScheduleDefinition.DEFAULT_AUTO_PAUSE_AFTER, HeaderProfile.STANDARD, null);
-                Schedule s = new Schedule(ids.next("sch"), tenant, ScheduleStatus.ACTIVE, def, fireAt, 0, null, 0, now, now);
+                ScheduleDefinition def = new ScheduleDefinition(
+                        endpoint,
+                        new Timing.Once(fireAt),
+                        null,
+                        null,
+                        null,
+                        Map.of(),
+                        null,
+                        null,
+                        null,
+                        RetryPolicy.DEFAULT,
+                        ScheduleDefinition.DEFAULT_TIMEOUT,
+                        ScheduleDefinition.DEFAULT_AUTO_PAUSE_AFTER,
+                        HeaderProfile.STANDARD,
+                        null);
+                Schedule s =
+                        new Schedule(ids.next("sch"), tenant, ScheduleStatus.ACTIVE, def, fireAt, 0, null, 0, now, now);
                 Materialisation.Plan plan = Materialisation.forNew(s, fireAt, ids, now);
                 tx.schedules().insert(plan.advanced(now));
                 if (!tx.deliveries().insertIfAbsent(plan.deliveries().get(0)))
@@ -113,8 +128,10 @@ final class IdemContender extends Contender {
 
     @Override
     long purge() throws Exception {
-        return postgres.update(database, "UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL "
-                + "WHERE status IN ('scheduled', 'retrying')");
+        return postgres.update(
+                database,
+                "UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL "
+                        + "WHERE status IN ('scheduled', 'retrying')");
     }
 
     @Override

@@ -1,6 +1,5 @@
 package dev.idem.bench;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.core.IdGenerator;
 import dev.idem.core.Materialisation;
@@ -80,9 +79,27 @@ public final class MassDue {
         this.postgres = new Postgres(base);
     }
 
-    static final Map<String, String> DEFAULTS = Map.of("db", "idem_bench_massdue", "creates", "20000", "once", "20000,100000",
-            "cron", "10000", "lead", "90", "clients", "16", "batch", "1000", "stores", "postgresql,sqlite", "only", "idem,db-scheduler",
-            "via", "single");
+    static final Map<String, String> DEFAULTS = Map.of(
+            "db",
+            "idem_bench_massdue",
+            "creates",
+            "20000",
+            "once",
+            "20000,100000",
+            "cron",
+            "10000",
+            "lead",
+            "90",
+            "clients",
+            "16",
+            "batch",
+            "1000",
+            "stores",
+            "postgresql,sqlite",
+            "only",
+            "idem,db-scheduler",
+            "via",
+            "single");
 
     public static void main(String[] args) throws Exception {
         Map<String, String> opt = new LinkedHashMap<>(DEFAULTS);
@@ -93,7 +110,8 @@ public final class MassDue {
                 continue;
             }
             if (!a.startsWith("--") || !DEFAULTS.containsKey(a.substring(2)) || i + 1 >= args.length) {
-                System.err.println("options (defaults): " + DEFAULTS + "; --quick for small sizes; 0 or empty skips a phase");
+                System.err.println(
+                        "options (defaults): " + DEFAULTS + "; --quick for small sizes; 0 or empty skips a phase");
                 System.exit(2);
             }
             opt.put(a.substring(2), args[++i]);
@@ -108,7 +126,8 @@ public final class MassDue {
 
     private List<Integer> nums(String name) {
         List<Integer> out = new ArrayList<>();
-        for (String p : opt.get(name).split(",")) if (!p.isBlank() && Integer.parseInt(p.trim()) > 0) out.add(Integer.parseInt(p.trim()));
+        for (String p : opt.get(name).split(","))
+            if (!p.isBlank() && Integer.parseInt(p.trim()) > 0) out.add(Integer.parseInt(p.trim()));
         return out;
     }
 
@@ -148,9 +167,11 @@ public final class MassDue {
         @Override
         public void close() throws Exception {
             server.close();
-            if (dir != null) try (var files = Files.walk(dir)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+            if (dir != null)
+                try (var files = Files.walk(dir)) {
+                    files.sorted(java.util.Comparator.reverseOrder())
+                            .forEach(p -> p.toFile().delete());
+                }
         }
     }
 
@@ -161,17 +182,39 @@ public final class MassDue {
             store = JdbcStores.open(StoreConfig.sqlite(dir), Clock.systemUTC());
         } else {
             postgres.recreate(opt.get("db"));
-            store = JdbcStores.open(new StoreConfig(postgres.url(opt.get("db")), base.user(), base.password(), 16, true), Clock.systemUTC());
+            store = JdbcStores.open(
+                    new StoreConfig(postgres.url(opt.get("db")), base.user(), base.password(), 16, true),
+                    Clock.systemUTC());
         }
-        ServerConfig config = new ServerConfig("127.0.0.1", 0, dir, null, null, null, KEY, true, "massdue-" + ProcessHandle.current().pid(), 0);
-        EngineConfig engineConfig = EngineConfig.builder().nodeId("massdue").allowPrivateEndpoints(true).build();
-        IdemServer server = IdemServer.start(config, store, true, engineConfig, Clock.systemUTC(), new SecureRandom(),
+        ServerConfig config = new ServerConfig(
+                "127.0.0.1",
+                0,
+                dir,
+                null,
+                null,
+                null,
+                KEY,
+                true,
+                "massdue-" + ProcessHandle.current().pid(),
+                0);
+        EngineConfig engineConfig = EngineConfig.builder()
+                .nodeId("massdue")
+                .allowPrivateEndpoints(true)
+                .build();
+        IdemServer server = IdemServer.start(
+                config,
+                store,
+                true,
+                engineConfig,
+                Clock.systemUTC(),
+                new SecureRandom(),
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
         return new Node(server, store, "http://127.0.0.1:" + server.port(), dir);
     }
 
     private static byte[] once(String endpoint, Instant fireAt) {
-        return ("{\"endpoint\":\"" + endpoint + "\",\"fire_at\":\"" + Rfc3339.format(fireAt) + "\"}").getBytes(StandardCharsets.UTF_8);
+        return ("{\"endpoint\":\"" + endpoint + "\",\"fire_at\":\"" + Rfc3339.format(fireAt) + "\"}")
+                .getBytes(StandardCharsets.UTF_8);
     }
 
     private void creates(String dialect, Receiver receiver) throws Exception {
@@ -179,7 +222,8 @@ public final class MassDue {
         int clients = num("clients");
         int batch = num("batch");
         Instant tomorrow = Instant.now().plus(Duration.ofDays(1));
-        try (Node node = node(dialect); ApiLoad api = new ApiLoad(node.base(), KEY, clients)) {
+        try (Node node = node(dialect);
+                ApiLoad api = new ApiLoad(node.base(), KEY, clients)) {
             List<byte[]> warm = new ArrayList<>();
             for (int i = 0; i < Math.min(n, 5_000); i++) warm.add(once(receiver.url(), tomorrow));
             api.post("/v1/schedules", warm, clients, 201, 1);
@@ -189,65 +233,106 @@ public final class MassDue {
             ApiLoad.Run single = api.post("/v1/schedules", bodies, clients, 201, 1);
             CpuUse.Span cpu = c0.until(CpuUse.sample());
             if (dialect.equals("postgresql")) apiRate = single.itemsPerSecond();
-            print("creates %s: POST /v1/schedules, %d clients: %,d in %.2f s = %,.0f creates/s; %s", dialect, clients, n, single.nanos() / 1e9,
-                    single.itemsPerSecond(), perItem(cpu, n));
+            print(
+                    "creates %s: POST /v1/schedules, %d clients: %,d in %.2f s = %,.0f creates/s; %s",
+                    dialect, clients, n, single.nanos() / 1e9, single.itemsPerSecond(), perItem(cpu, n));
             int batchClients = Math.min(clients, 4);
             c0 = CpuUse.sample();
-            ApiLoad.Run batched = api.post("/v1/schedules/batch", ApiLoad.batches(bodies, batch), batchClients, 200, batch);
+            ApiLoad.Run batched =
+                    api.post("/v1/schedules/batch", ApiLoad.batches(bodies, batch), batchClients, 200, batch);
             cpu = c0.until(CpuUse.sample());
-            print("creates %s: POST /v1/schedules/batch of %d, %d clients: %,d in %.2f s = %,.0f creates/s; %s", dialect, batch, batchClients, n,
-                    batched.nanos() / 1e9, batched.itemsPerSecond(), perItem(cpu, n));
+            print(
+                    "creates %s: POST /v1/schedules/batch of %d, %d clients: %,d in %.2f s = %,.0f creates/s; %s",
+                    dialect, batch, batchClients, n, batched.nanos() / 1e9, batched.itemsPerSecond(), perItem(cpu, n));
             String hash = dev.idem.server.internal.ApiKeys.hash(KEY);
             int lookups = 5_000;
             c0 = CpuUse.sample();
-            for (int i = 0; i < lookups; i++) node.store().inReadTransaction(tx -> tx.apiKeys().findByHash(hash)).orElseThrow();
+            for (int i = 0; i < lookups; i++)
+                node.store()
+                        .inReadTransaction(tx -> tx.apiKeys().findByHash(hash))
+                        .orElseThrow();
             cpu = c0.until(CpuUse.sample());
-            print("creates %s: what the key cache saves per request, one key lookup (read transaction), 1 thread: %.0f µs wall; %s", dialect,
-                    cpu.seconds() * 1e6 / lookups, perItem(cpu, lookups));
-            Tenant tenant = node.store().inTransaction(tx -> new Tenant(tx.projects().findByName("default").orElseThrow().id(), Mode.TEST));
+            print(
+                    "creates %s: what the key cache saves per request, one key lookup (read transaction), 1 thread: %.0f µs wall; %s",
+                    dialect, cpu.seconds() * 1e6 / lookups, perItem(cpu, lookups));
+            Tenant tenant = node.store()
+                    .inTransaction(tx -> new Tenant(
+                            tx.projects().findByName("default").orElseThrow().id(), Mode.TEST));
             double bare1 = bare(node.store(), tenant, receiver.url(), tomorrow, n, 1, clients);
-            print("creates %s: bare insert through the store ports, 1 per transaction, %d threads: %,.0f creates/s", dialect, clients, bare1);
+            print(
+                    "creates %s: bare insert through the store ports, 1 per transaction, %d threads: %,.0f creates/s",
+                    dialect, clients, bare1);
             double bareN = bare(node.store(), tenant, receiver.url(), tomorrow, n, batch, batchClients);
-            print("creates %s: bare insert through the store ports, %d per transaction, %d threads: %,.0f creates/s", dialect, batch, batchClients, bareN);
+            print(
+                    "creates %s: bare insert through the store ports, %d per transaction, %d threads: %,.0f creates/s",
+                    dialect, batch, batchClients, bareN);
         }
     }
 
     private static String perItem(CpuUse.Span cpu, int n) {
-        return String.format("CPU per item: JVM (server, clients, receiver) %.0f µs, PostgreSQL (all processes) %.0f µs",
+        return String.format(
+                "CPU per item: JVM (server, clients, receiver) %.0f µs, PostgreSQL (all processes) %.0f µs",
                 cpu.jvmCores() * cpu.seconds() * 1e6 / n, cpu.postgresCores() * cpu.seconds() * 1e6 / n);
     }
 
     /** The rows a create writes (the schedule with its cursor past its occurrence, and its delivery), without the API. */
-    private static double bare(Store store, Tenant tenant, String endpoint, Instant at, int n, int perTx, int threads) throws Exception {
+    private static double bare(Store store, Tenant tenant, String endpoint, Instant at, int n, int perTx, int threads)
+            throws Exception {
         AtomicInteger next = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         long t0 = System.nanoTime();
         try {
             List<Future<?>> parts = new ArrayList<>();
-            for (int t = 0; t < threads; t++) parts.add(pool.submit(() -> {
-                IdGenerator ids = new IdGenerator(Clock.systemUTC(), new SplittableRandom());
-                for (int from; (from = next.getAndAdd(perTx)) < n; ) {
-                    int to = Math.min(n, from + perTx);
-                    int first = from;
-                    store.useTransaction(tx -> {
-                        Instant now = Instant.now();
-                        List<Schedule> schedules = new ArrayList<>();
-                        List<dev.idem.core.Delivery> deliveries = new ArrayList<>();
-                        for (int i = first; i < to; i++) {
-                            var def = new dev.idem.core.ScheduleDefinition(endpoint, new dev.idem.core.Timing.Once(at.plusMillis(i)), null, null, null,
-                                    Map.of(), null, null, null, dev.idem.core.RetryPolicy.DEFAULT, dev.idem.core.ScheduleDefinition.DEFAULT_TIMEOUT,
-                                    dev.idem.core.ScheduleDefinition.DEFAULT_AUTO_PAUSE_AFTER, dev.idem.core.HeaderProfile.STANDARD, null);
-                            Materialisation.Plan plan = Materialisation.forNew(new Schedule(ids.next("sch"), tenant, ScheduleStatus.ACTIVE, def,
-                                    at.plusMillis(i), 0, null, 0, now, now), at, ids, now);
-                            schedules.add(plan.advanced(now));
-                            deliveries.addAll(plan.deliveries());
-                        }
-                        tx.schedules().insertAll(schedules);
-                        tx.deliveries().insertAll(deliveries);
-                    });
-                }
-                return null;
-            }));
+            for (int t = 0; t < threads; t++)
+                parts.add(pool.submit(() -> {
+                    IdGenerator ids = new IdGenerator(Clock.systemUTC(), new SplittableRandom());
+                    for (int from; (from = next.getAndAdd(perTx)) < n; ) {
+                        int to = Math.min(n, from + perTx);
+                        int first = from;
+                        store.useTransaction(tx -> {
+                            Instant now = Instant.now();
+                            List<Schedule> schedules = new ArrayList<>();
+                            List<dev.idem.core.Delivery> deliveries = new ArrayList<>();
+                            for (int i = first; i < to; i++) {
+                                var def = new dev.idem.core.ScheduleDefinition(
+                                        endpoint,
+                                        new dev.idem.core.Timing.Once(at.plusMillis(i)),
+                                        null,
+                                        null,
+                                        null,
+                                        Map.of(),
+                                        null,
+                                        null,
+                                        null,
+                                        dev.idem.core.RetryPolicy.DEFAULT,
+                                        dev.idem.core.ScheduleDefinition.DEFAULT_TIMEOUT,
+                                        dev.idem.core.ScheduleDefinition.DEFAULT_AUTO_PAUSE_AFTER,
+                                        dev.idem.core.HeaderProfile.STANDARD,
+                                        null);
+                                Materialisation.Plan plan = Materialisation.forNew(
+                                        new Schedule(
+                                                ids.next("sch"),
+                                                tenant,
+                                                ScheduleStatus.ACTIVE,
+                                                def,
+                                                at.plusMillis(i),
+                                                0,
+                                                null,
+                                                0,
+                                                now,
+                                                now),
+                                        at,
+                                        ids,
+                                        now);
+                                schedules.add(plan.advanced(now));
+                                deliveries.addAll(plan.deliveries());
+                            }
+                            tx.schedules().insertAll(schedules);
+                            tx.deliveries().insertAll(deliveries);
+                        });
+                    }
+                    return null;
+                }));
             for (Future<?> f : parts) f.get();
         } finally {
             pool.shutdownNow();
@@ -262,54 +347,83 @@ public final class MassDue {
     }
 
     private void idemOnce(int n, Receiver receiver) throws Exception {
-        try (Node node = node("postgresql"); ApiLoad api = new ApiLoad(node.base(), KEY, num("clients"))) {
+        try (Node node = node("postgresql");
+                ApiLoad api = new ApiLoad(node.base(), KEY, num("clients"))) {
             Instant due = instantFor(n);
             List<byte[]> bodies = new ArrayList<>();
             for (int i = 0; i < n; i++) bodies.add(once(receiver.url(), due));
             Receiver.Tally tally = receiver.begin(n, secret(node));
             long t0 = System.nanoTime();
             ApiLoad.Run made = opt.get("via").equals("batch")
-                    ? api.post("/v1/schedules/batch", ApiLoad.batches(bodies, num("batch")), Math.min(4, num("clients")), 200, num("batch"))
+                    ? api.post(
+                            "/v1/schedules/batch",
+                            ApiLoad.batches(bodies, num("batch")),
+                            Math.min(4, num("clients")),
+                            200,
+                            num("batch"))
                     : api.post("/v1/schedules", bodies, num("clients"), 201, 1);
-            print("once %,d idem: created through the API (%s) in %.1f s (%,.0f/s), due %s, %.1f s ahead", n, opt.get("via"),
-                    (System.nanoTime() - t0) / 1e9, made.itemsPerSecond(), due, Duration.between(Instant.now(), due).toMillis() / 1e3);
+            print(
+                    "once %,d idem: created through the API (%s) in %.1f s (%,.0f/s), due %s, %.1f s ahead",
+                    n,
+                    opt.get("via"),
+                    (System.nanoTime() - t0) / 1e9,
+                    made.itemsPerSecond(),
+                    due,
+                    Duration.between(Instant.now(), due).toMillis() / 1e3);
             drain("once " + n, "idem", n, due, tally, rowsAt(due));
         }
     }
 
     private void idemCron(int n, Receiver receiver) throws Exception {
-        try (Node node = node("postgresql"); ApiLoad api = new ApiLoad(node.base(), KEY, num("clients"))) {
+        try (Node node = node("postgresql");
+                ApiLoad api = new ApiLoad(node.base(), KEY, num("clients"))) {
             Instant due = instantFor(n);
             var z = due.atZone(ZoneOffset.UTC);
             String cron = z.getSecond() + " " + z.getMinute() + " " + z.getHour() + " * * *";
-            byte[] body = ("{\"endpoint\":\"" + receiver.url() + "\",\"cron\":\"" + cron + "\"}").getBytes(StandardCharsets.UTF_8);
+            byte[] body = ("{\"endpoint\":\"" + receiver.url() + "\",\"cron\":\"" + cron + "\"}")
+                    .getBytes(StandardCharsets.UTF_8);
             Receiver.Tally tally = receiver.begin(n, secret(node));
-            ApiLoad.Run made = api.post("/v1/schedules", java.util.Collections.nCopies(n, body), num("clients"), 201, 1);
-            print("cron %,d idem: '%s' UTC created through the API in %.1f s, due %s, %.1f s ahead (horizon %s)", n, cron, made.nanos() / 1e9, due,
-                    Duration.between(Instant.now(), due).toMillis() / 1e3, EngineConfig.defaults("x").materialiserHorizon());
+            ApiLoad.Run made =
+                    api.post("/v1/schedules", java.util.Collections.nCopies(n, body), num("clients"), 201, 1);
+            print(
+                    "cron %,d idem: '%s' UTC created through the API in %.1f s, due %s, %.1f s ahead (horizon %s)",
+                    n,
+                    cron,
+                    made.nanos() / 1e9,
+                    due,
+                    Duration.between(Instant.now(), due).toMillis() / 1e3,
+                    EngineConfig.defaults("x").materialiserHorizon());
             drain("cron " + n, "idem", n, due, tally, rowsAt(due));
         }
     }
 
     private void dbSchedulerOnce(int n, Receiver receiver, boolean cron) throws Exception {
         try (DbSchedulerContender c = new DbSchedulerContender(base, receiver, postgres, SignedPost.Http.APACHE)) {
-            Instant due = Instant.now().plusSeconds(Math.max(10, num("lead") / 3)).truncatedTo(ChronoUnit.SECONDS);
+            Instant due =
+                    Instant.now().plusSeconds(Math.max(10, num("lead") / 3)).truncatedTo(ChronoUnit.SECONDS);
             Receiver.Tally tally = receiver.begin(n, c.secret());
             long t0 = System.nanoTime();
             if (cron) {
                 var z = due.atZone(ZoneOffset.UTC);
                 c.writeCron("c", n, z.getSecond() + " " + z.getMinute() + " " + z.getHour() + " * * *");
             } else {
-                for (int from = 0; from < n; from += Contender.WRITE_CHUNK) c.write("once" + n, receiver.url(), from, Math.min(n, from + Contender.WRITE_CHUNK), i -> due);
+                for (int from = 0; from < n; from += Contender.WRITE_CHUNK)
+                    c.write("once" + n, receiver.url(), from, Math.min(n, from + Contender.WRITE_CHUNK), i -> due);
             }
-            print("%s %,d db-scheduler+apache: scheduleBatch in %.1f s, due %s", cron ? "cron" : "once", n, (System.nanoTime() - t0) / 1e9, due);
+            print(
+                    "%s %,d db-scheduler+apache: scheduleBatch in %.1f s, due %s",
+                    cron ? "cron" : "once", n, (System.nanoTime() - t0) / 1e9, due);
             drain((cron ? "cron " : "once ") + n, "db-scheduler+apache", n, due, tally, -1);
         }
     }
 
     private SigningSecret secret(Node node) throws Exception {
-        var r = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(node.base() + "/v1/signing-secret"))
-                .header("Authorization", "Bearer " + KEY).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        var r = java.net.http.HttpClient.newHttpClient()
+                .send(
+                        java.net.http.HttpRequest.newBuilder(java.net.URI.create(node.base() + "/v1/signing-secret"))
+                                .header("Authorization", "Bearer " + KEY)
+                                .build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
         return SigningSecret.parse(JSON.readTree(r.body()).get("secret").asText());
     }
 
@@ -319,7 +433,7 @@ public final class MassDue {
         if (wait < 0) return -1;
         Thread.sleep(wait);
         try (Connection c = DriverManager.getConnection(postgres.url(opt.get("db")), base.user(), base.password());
-             PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM deliveries WHERE scheduled_for = ?")) {
+                PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM deliveries WHERE scheduled_for = ?")) {
             ps.setLong(1, due.toEpochMilli());
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
@@ -328,7 +442,8 @@ public final class MassDue {
         }
     }
 
-    private void drain(String phase, String who, int n, Instant due, Receiver.Tally tally, long rowsBefore) throws Exception {
+    private void drain(String phase, String who, int n, Instant due, Receiver.Tally tally, long rowsBefore)
+            throws Exception {
         long wait = Duration.between(Instant.now(), due).toMillis();
         if (wait > 0) Thread.sleep(wait);
         String loadAtDue = load();
@@ -338,9 +453,21 @@ public final class MassDue {
         long dueMicros = due.getEpochSecond() * 1_000_000L + due.getNano() / 1_000;
         double first = (tally.firstMicros() - dueMicros) / 1e3;
         double last = (tally.lastMicros() - dueMicros) / 1e6;
-        print("%s %s: first delivery %+.1f ms after the instant, last %.3f s after (%,.0f/s); %,d of %,d delivered, %d duplicates, %d early, "
-                        + "%d bad signatures%s; %s at the instant", phase, who, first, last, n / last, tally.unique(), n, tally.duplicates(), tally.early(),
-                tally.badSignatures(), rowsBefore < 0 ? "" : String.format("; %,d rows existed 100 ms before it", rowsBefore), loadAtDue);
+        print(
+                "%s %s: first delivery %+.1f ms after the instant, last %.3f s after (%,.0f/s); %,d of %,d delivered, %d duplicates, %d early, "
+                        + "%d bad signatures%s; %s at the instant",
+                phase,
+                who,
+                first,
+                last,
+                n / last,
+                tally.unique(),
+                n,
+                tally.duplicates(),
+                tally.early(),
+                tally.badSignatures(),
+                rowsBefore < 0 ? "" : String.format("; %,d rows existed 100 ms before it", rowsBefore),
+                loadAtDue);
     }
 
     private void print(String format, Object... args) {

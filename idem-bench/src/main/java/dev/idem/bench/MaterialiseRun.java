@@ -53,7 +53,8 @@ public final class MaterialiseRun {
                 store = JdbcStores.open(StoreConfig.sqlite(Files.createTempDirectory("materialise-run")), clock);
             } else {
                 postgres.recreate(db);
-                store = JdbcStores.open(new StoreConfig(postgres.url(db), options.user(), options.password(), 4, false), clock);
+                store = JdbcStores.open(
+                        new StoreConfig(postgres.url(db), options.user(), options.password(), 4, false), clock);
             }
             try {
                 IdGenerator ids = new IdGenerator(clock, new SecureRandom());
@@ -65,23 +66,44 @@ public final class MaterialiseRun {
                 for (int from = 0; from < n; from += 5_000) {
                     List<Schedule> chunk = new ArrayList<>();
                     for (int i = from; i < Math.min(n, from + 5_000); i++) {
-                        ScheduleDefinition def = new ScheduleDefinition("https://example.com/tenant/" + i, cron, null, null, null, Map.of(), null,
-                                null, null, RetryPolicy.DEFAULT, Duration.ofSeconds(30), 5, HeaderProfile.STANDARD, null);
-                        chunk.add(new Schedule(ids.next("sch"), tenant, ScheduleStatus.ACTIVE, def, nine, 0, null, 0, t0, t0));
+                        ScheduleDefinition def = new ScheduleDefinition(
+                                "https://example.com/tenant/" + i,
+                                cron,
+                                null,
+                                null,
+                                null,
+                                Map.of(),
+                                null,
+                                null,
+                                null,
+                                RetryPolicy.DEFAULT,
+                                Duration.ofSeconds(30),
+                                5,
+                                HeaderProfile.STANDARD,
+                                null);
+                        chunk.add(new Schedule(
+                                ids.next("sch"), tenant, ScheduleStatus.ACTIVE, def, nine, 0, null, 0, t0, t0));
                     }
                     store.useTransaction(tx -> tx.schedules().insertAll(chunk));
                 }
                 if (!dialect.equals("sqlite")) postgres.execute(db, "VACUUM ANALYZE schedules");
                 clock.now = Instant.parse("2030-01-01T08:59:30Z");
-                Materialiser m = new Materialiser(store, ids, clock, Duration.ofSeconds(60), () -> { }, page);
+                Materialiser m = new Materialiser(store, ids, clock, Duration.ofSeconds(60), () -> {}, page);
                 String load = MassDue.load();
                 CpuUse before = CpuUse.sample();
                 int written = 0;
                 for (int w; (w = m.runOnce()) > 0; ) written += w;
                 CpuUse.Span cpu = before.until(CpuUse.sample());
-                System.out.printf("%s page %5d: %,d rows in %.2f s = %,.0f rows/s; CPU per row: JVM %.0f µs, PostgreSQL (all) %.0f µs (%s at start)%n",
-                        dialect, page, written, cpu.seconds(), written / cpu.seconds(), cpu.jvmCores() * cpu.seconds() * 1e6 / written,
-                        cpu.postgresCores() * cpu.seconds() * 1e6 / written, load);
+                System.out.printf(
+                        "%s page %5d: %,d rows in %.2f s = %,.0f rows/s; CPU per row: JVM %.0f µs, PostgreSQL (all) %.0f µs (%s at start)%n",
+                        dialect,
+                        page,
+                        written,
+                        cpu.seconds(),
+                        written / cpu.seconds(),
+                        cpu.jvmCores() * cpu.seconds() * 1e6 / written,
+                        cpu.postgresCores() * cpu.seconds() * 1e6 / written,
+                        load);
             } finally {
                 store.close();
                 if (!dialect.equals("sqlite")) postgres.drop(db);

@@ -14,8 +14,21 @@ import org.HdrHistogram.Histogram;
  * @param completed 2xx outcomes recorded during the run (expected {@code n})
  * @param wakeLate how late a probe thread woke during the run (microseconds): the machine's own scheduling noise
  */
-record Phase(String contender, String label, int n, Instant due, long doneMicros, long insertMillis, boolean overran,
-             boolean timedOut, long completed, long pendingAfter, Receiver.Tally tally, Histogram lag, CpuUse.Span cpu, Histogram wakeLate) {
+record Phase(
+        String contender,
+        String label,
+        int n,
+        Instant due,
+        long doneMicros,
+        long insertMillis,
+        boolean overran,
+        boolean timedOut,
+        long completed,
+        long pendingAfter,
+        Receiver.Tally tally,
+        Histogram lag,
+        CpuUse.Span cpu,
+        Histogram wakeLate) {
 
     long dueMicros() {
         return due.getEpochSecond() * 1_000_000L + due.getNano() / 1_000;
@@ -38,7 +51,11 @@ record Phase(String contender, String label, int n, Instant due, long doneMicros
 
     /** Exactly once: every delivery arrived once, none twice, all recorded, the queue empty, signatures good. */
     boolean exactlyOnce() {
-        return tally.unique() == n && tally.duplicates() == 0 && completed == n && pendingAfter == 0 && tally.badSignatures() == 0;
+        return tally.unique() == n
+                && tally.duplicates() == 0
+                && completed == n
+                && pendingAfter == 0
+                && tally.badSignatures() == 0;
     }
 
     /** Problems that make the figure suspect, or an empty string. */
@@ -46,12 +63,23 @@ record Phase(String contender, String label, int n, Instant due, long doneMicros
         StringBuilder b = new StringBuilder();
         if (overran) b.append(" writing the run overran its due instant;");
         if (timedOut) b.append(" timed out;");
-        if (tally.unique() != n) b.append(" receiver saw ").append(tally.unique()).append(" distinct of ").append(n).append(';');
+        if (tally.unique() != n)
+            b.append(" receiver saw ")
+                    .append(tally.unique())
+                    .append(" distinct of ")
+                    .append(n)
+                    .append(';');
         if (tally.duplicates() > 0) b.append(' ').append(tally.duplicates()).append(" DUPLICATE deliveries;");
-        if (completed != n) b.append(' ').append(completed).append(" outcomes recorded of ").append(n).append(';');
+        if (completed != n)
+            b.append(' ')
+                    .append(completed)
+                    .append(" outcomes recorded of ")
+                    .append(n)
+                    .append(';');
         if (pendingAfter != 0) b.append(' ').append(pendingAfter).append(" rows still queued;");
         if (tally.early() > 0) b.append(' ').append(tally.early()).append(" requests arrived EARLY;");
-        if (tally.badSignatures() > 0) b.append(' ').append(tally.badSignatures()).append(" BAD signatures;");
+        if (tally.badSignatures() > 0)
+            b.append(' ').append(tally.badSignatures()).append(" BAD signatures;");
         return b.toString().trim();
     }
 }

@@ -20,29 +20,34 @@ final class Postgres {
 
     /** Drops {@code database} (closing other sessions on it) and creates it empty. */
     void recreate(String database) throws SQLException {
-        if (!database.matches("[a-z_][a-z0-9_]*")) throw new IllegalArgumentException("unsafe database name " + database);
-        try (Connection c = connect("postgres"); Statement s = c.createStatement()) {
+        if (!database.matches("[a-z_][a-z0-9_]*"))
+            throw new IllegalArgumentException("unsafe database name " + database);
+        try (Connection c = connect("postgres");
+                Statement s = c.createStatement()) {
             s.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
             s.execute("CREATE DATABASE " + database);
         }
     }
 
     void drop(String database) throws SQLException {
-        try (Connection c = connect("postgres"); Statement s = c.createStatement()) {
+        try (Connection c = connect("postgres");
+                Statement s = c.createStatement()) {
             s.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
         }
     }
 
     /** Runs statements in {@code database} with autocommit (DDL, VACUUM). */
     void execute(String database, String... statements) throws SQLException {
-        try (Connection c = connect(database); Statement s = c.createStatement()) {
+        try (Connection c = connect(database);
+                Statement s = c.createStatement()) {
             for (String sql : statements) s.execute(sql);
         }
     }
 
     /** Runs one data-changing statement in {@code database}; returns how many rows it changed. */
     long update(String database, String statement) throws SQLException {
-        try (Connection c = connect(database); Statement s = c.createStatement()) {
+        try (Connection c = connect(database);
+                Statement s = c.createStatement()) {
             return s.executeUpdate(statement);
         }
     }

@@ -36,6 +36,7 @@ public final class Receiver implements AutoCloseable {
     private final SocketTransport socket;
     /** How long the JDK server waits before answering (null: at once); never answers while {@link #hang} holds. */
     private final java.time.Duration answerAfter;
+
     private volatile boolean hang;
     private final java.util.concurrent.ScheduledExecutorService timer;
     private final Set<HttpExchange> parked = ConcurrentHashMap.newKeySet();
@@ -61,23 +62,39 @@ public final class Receiver implements AutoCloseable {
             this.verifier = verifier;
         }
 
-        public long requests() { return requests.get(); }
+        public long requests() {
+            return requests.get();
+        }
 
-        public long unique() { return seen.size(); }
+        public long unique() {
+            return seen.size();
+        }
 
-        public long duplicates() { return duplicates.get(); }
+        public long duplicates() {
+            return duplicates.get();
+        }
 
         /** Requests that arrived more than a millisecond before their due time (a scheduler firing early). */
-        public long early() { return early.get(); }
+        public long early() {
+            return early.get();
+        }
 
-        public long verified() { return verified.get(); }
+        public long verified() {
+            return verified.get();
+        }
 
-        public long badSignatures() { return badSignatures.get(); }
+        public long badSignatures() {
+            return badSignatures.get();
+        }
 
         /** Epoch microseconds of the first and last request, or MAX/MIN when none came. */
-        public long firstMicros() { return firstMicros.get(); }
+        public long firstMicros() {
+            return firstMicros.get();
+        }
 
-        public long lastMicros() { return lastMicros.get(); }
+        public long lastMicros() {
+            return lastMicros.get();
+        }
 
         /** Lag from due time to arrival, in microseconds, of every request so far. */
         public synchronized Histogram lag() {
@@ -159,13 +176,16 @@ public final class Receiver implements AutoCloseable {
 
     /** The URL deliveries go to. */
     public String url() {
-        return "http://127.0.0.1:" + (socket != null ? socket.port() : server.getAddress().getPort()) + "/hook";
+        return "http://127.0.0.1:"
+                + (socket != null ? socket.port() : server.getAddress().getPort()) + "/hook";
     }
 
     /** Starts counting a new run; signatures are checked against {@code secret} when it is not null. */
     public Tally begin(long expected, SigningSecret secret) {
-        StandardWebhooksVerifier v = secret == null ? null
-                : new StandardWebhooksVerifier(List.of(secret), StandardWebhooksVerifier.DEFAULT_TOLERANCE, Clock.systemUTC());
+        StandardWebhooksVerifier v = secret == null
+                ? null
+                : new StandardWebhooksVerifier(
+                        List.of(secret), StandardWebhooksVerifier.DEFAULT_TOLERANCE, Clock.systemUTC());
         Tally t = new Tally(expected, v);
         tally = t;
         return t;
@@ -178,8 +198,12 @@ public final class Receiver implements AutoCloseable {
                 body = in.readAllBytes();
             }
             var h = ex.getRequestHeaders();
-            record(h.getFirst("webhook-id"), h.getFirst("webhook-timestamp"), h.getFirst("webhook-signature"),
-                    h.getFirst("Idem-Scheduled-For"), body);
+            record(
+                    h.getFirst("webhook-id"),
+                    h.getFirst("webhook-timestamp"),
+                    h.getFirst("webhook-signature"),
+                    h.getFirst("Idem-Scheduled-For"),
+                    body);
         } catch (IOException | RuntimeException e) {
             ex.close();
             throw e;

@@ -19,19 +19,32 @@ public record Report(List<Phase> phases, Map<SignedPost.Http, Bench.WireFigure> 
 
     /** The phase of {@code contender} named {@code label}. */
     public Optional<Phase> phase(String contender, String label) {
-        return phases.stream().filter(p -> p.contender().equals(contender) && p.label().equals(label)).findFirst();
+        return phases.stream()
+                .filter(p -> p.contender().equals(contender) && p.label().equals(label))
+                .findFirst();
     }
 
     static String line(Phase p) {
-        String common = String.format("  %-19s %-12s n=%,d  written in %,d ms  first request %+.1f ms after due  %s",
-                p.contender(), p.label(), p.n(), p.insertMillis(), p.firstRequestMs(), p.exactlyOnce() ? "exactly once" : "NOT exactly once");
+        String common = String.format(
+                "  %-19s %-12s n=%,d  written in %,d ms  first request %+.1f ms after due  %s",
+                p.contender(),
+                p.label(),
+                p.n(),
+                p.insertMillis(),
+                p.firstRequestMs(),
+                p.exactlyOnce() ? "exactly once" : "NOT exactly once");
         String figure = p.label().startsWith("steady") || p.label().startsWith("healthy")
-                ? String.format("%n      lag due->arrival ms: %s  (last recorded %.2f s after the last due)", lag(p.lag()),
+                ? String.format(
+                        "%n      lag due->arrival ms: %s  (last recorded %.2f s after the last due)",
+                        lag(p.lag()),
                         (p.doneMicros() - p.dueMicros()) / 1e6 - (p.n() - 1) / (double) p.n() * spanSeconds(p))
-                : String.format("%n      drained %,.0f deliveries/s  (%.3f s from due to last 2xx recorded)", p.rate(), p.drainSeconds());
+                : String.format(
+                        "%n      drained %,.0f deliveries/s  (%.3f s from due to last 2xx recorded)",
+                        p.rate(), p.drainSeconds());
         String problems = p.problems().isEmpty() ? "" : "\n      PROBLEMS: " + p.problems();
-        return common + figure + "\n      " + p.cpu().describe(p.n()) + "\n      control: a thread asking to wake every " + WakeProbe.PERIOD_MS
-                + " ms woke late by ms: " + lag(p.wakeLate()) + problems;
+        return common + figure + "\n      " + p.cpu().describe(p.n())
+                + "\n      control: a thread asking to wake every " + WakeProbe.PERIOD_MS + " ms woke late by ms: "
+                + lag(p.wakeLate()) + problems;
     }
 
     private static double spanSeconds(Phase p) {
@@ -41,8 +54,9 @@ public record Report(List<Phase> phases, Map<SignedPost.Http, Bench.WireFigure> 
 
     static String lag(Histogram h) {
         if (h.getTotalCount() == 0) return "no samples";
-        return String.format("p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f  (n=%,d)", ms(h, 50), ms(h, 90), ms(h, 99), ms(h, 99.9),
-                h.getMaxValue() / 1e3, h.getTotalCount());
+        return String.format(
+                "p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f  (n=%,d)",
+                ms(h, 50), ms(h, 90), ms(h, 99), ms(h, 99.9), h.getMaxValue() / 1e3, h.getTotalCount());
     }
 
     private static double ms(Histogram h, double percentile) {
@@ -50,20 +64,34 @@ public record Report(List<Phase> phases, Map<SignedPost.Http, Bench.WireFigure> 
     }
 
     void print(PrintStream out, BenchOptions options) {
-        List<String> peers = BenchOptions.ALL.stream().filter(c -> !c.equals("idem")).toList();
+        List<String> peers =
+                BenchOptions.ALL.stream().filter(c -> !c.equals("idem")).toList();
         out.println();
         out.println("== summary (warm runs only; ratios are Idem / peer, from the same run)");
-        wire.forEach((http, f) -> out.printf("  ceiling without a database (client + receiver on this machine), %s: %,.0f/s (%.0f µs JVM CPU each)%n",
+        wire.forEach((http, f) -> out.printf(
+                "  ceiling without a database (client + receiver on this machine), %s: %,.0f/s (%.0f µs JVM CPU each)%n",
                 http.label(), f.rate(), f.jvmMicros()));
         for (int n : options.bursts()) {
             Optional<Phase> idem = phase("idem", "burst" + n);
-            out.printf("  %,7d due at once:  idem %s%s%n", n, rate(idem),
-                    idem.map(p -> String.format("  (CPU per delivery, JVM incl. receiver + PostgreSQL: %.0f µs)", p.cpu().microsPerDelivery(n))).orElse(""));
+            out.printf(
+                    "  %,7d due at once:  idem %s%s%n",
+                    n,
+                    rate(idem),
+                    idem.map(p -> String.format(
+                                    "  (CPU per delivery, JVM incl. receiver + PostgreSQL: %.0f µs)",
+                                    p.cpu().microsPerDelivery(n)))
+                            .orElse(""));
             for (String peer : peers) {
                 Optional<Phase> other = phase(peer, "burst" + n);
                 if (other.isEmpty()) continue;
-                String ratio = idem.isPresent() ? String.format("ratio %.2fx, CPU per delivery %.0f µs (%.2fx Idem's)", idem.get().rate() / other.get().rate(),
-                        other.get().cpu().microsPerDelivery(n), other.get().cpu().microsPerDelivery(n) / idem.get().cpu().microsPerDelivery(n)) : "";
+                String ratio = idem.isPresent()
+                        ? String.format(
+                                "ratio %.2fx, CPU per delivery %.0f µs (%.2fx Idem's)",
+                                idem.get().rate() / other.get().rate(),
+                                other.get().cpu().microsPerDelivery(n),
+                                other.get().cpu().microsPerDelivery(n)
+                                        / idem.get().cpu().microsPerDelivery(n))
+                        : "";
                 out.printf("           %-20s %s   %s%n", peer, rate(other), ratio);
             }
         }
@@ -73,40 +101,70 @@ public record Report(List<Phase> phases, Map<SignedPost.Http, Bench.WireFigure> 
             for (String c : BenchOptions.ALL) {
                 phase(c, label).ifPresent(p -> {
                     out.printf("    %-20s %s%n", c, lag(p.lag()));
-                    out.println("      (control: wake-up lateness on this machine meanwhile " + lag(p.wakeLate()) + ")");
+                    out.println(
+                            "      (control: wake-up lateness on this machine meanwhile " + lag(p.wakeLate()) + ")");
                 });
             }
         }
         if (options.slowDue() > 0) {
             String label = "slow" + options.slowMillis();
-            out.printf("  %,d due at once to one destination answering in %d ms:%n", options.slowDue(), options.slowMillis());
+            out.printf(
+                    "  %,d due at once to one destination answering in %d ms:%n",
+                    options.slowDue(), options.slowMillis());
             for (String c : BenchOptions.ALL)
-                phase(c, label).ifPresent(p -> out.printf("    %-20s %,8.0f/s  (CPU per delivery %.0f µs)%n", c, p.rate(), p.cpu().microsPerDelivery(p.n())));
+                phase(c, label)
+                        .ifPresent(p -> out.printf(
+                                "    %-20s %,8.0f/s  (CPU per delivery %.0f µs)%n",
+                                c, p.rate(), p.cpu().microsPerDelivery(p.n())));
         }
         if (options.hangingDue() > 0 && options.steadySeconds() > 0) {
             String label = "healthy" + options.healthyRate();
-            out.printf("  healthy destination at %d/s beside %,d due to one that never answers, lag ms:%n", options.healthyRate(), options.hangingDue());
+            out.printf(
+                    "  healthy destination at %d/s beside %,d due to one that never answers, lag ms:%n",
+                    options.healthyRate(), options.hangingDue());
             for (String c : BenchOptions.ALL)
-                phase(c, label).ifPresent(p -> out.printf("    %-20s %s%s%n", c, lag(p.lag()), p.timedOut() ? "  (TIMED OUT: not all delivered)" : ""));
+                phase(c, label)
+                        .ifPresent(p -> out.printf(
+                                "    %-20s %s%s%n",
+                                c, lag(p.lag()), p.timedOut() ? "  (TIMED OUT: not all delivered)" : ""));
         }
         out.println("== aims (issues 3 and 10)");
-        phase("idem", "slow" + options.slowMillis()).ifPresent(p -> out.printf("  >= 2,000 deliveries/s to one destination answering in %d ms: %s (%,.0f/s)%n",
-                options.slowMillis(), p.rate() >= 2_000 ? "met" : "NOT met", p.rate()));
-        phase("idem", "healthy" + options.healthyRate()).ifPresent(p -> out.printf("  healthy destination's p99 lag <= 1 s beside a hanging one: %s (%.1f ms)%n",
-                !p.timedOut() && ms(p.lag(), 99) <= 1_000 ? "met" : "NOT met", ms(p.lag(), 99)));
+        phase("idem", "slow" + options.slowMillis())
+                .ifPresent(p -> out.printf(
+                        "  >= 2,000 deliveries/s to one destination answering in %d ms: %s (%,.0f/s)%n",
+                        options.slowMillis(), p.rate() >= 2_000 ? "met" : "NOT met", p.rate()));
+        phase("idem", "healthy" + options.healthyRate())
+                .ifPresent(p -> out.printf(
+                        "  healthy destination's p99 lag <= 1 s beside a hanging one: %s (%.1f ms)%n",
+                        !p.timedOut() && ms(p.lag(), 99) <= 1_000 ? "met" : "NOT met", ms(p.lag(), 99)));
         for (int n : options.bursts()) {
-            phase("idem", "burst" + n).ifPresent(p -> out.printf("  >= %,.0f deliveries/s at %,d due: %s (%,.0f/s)%n", AIM_RATE, n,
-                    p.rate() >= AIM_RATE ? "met" : "NOT met", p.rate()));
+            phase("idem", "burst" + n)
+                    .ifPresent(p -> out.printf(
+                            "  >= %,.0f deliveries/s at %,d due: %s (%,.0f/s)%n",
+                            AIM_RATE, n, p.rate() >= AIM_RATE ? "met" : "NOT met", p.rate()));
             for (String peer : peers) {
                 Optional<Phase> other = phase(peer, "burst" + n);
-                phase("idem", "burst" + n).ifPresent(p -> other.ifPresent(d -> out.printf("  >= %.0fx %s at %,d due: %s (%.2fx)%n",
-                        AIM_RATIO, peer, n, p.rate() / d.rate() >= AIM_RATIO ? "met" : "NOT met", p.rate() / d.rate())));
+                phase("idem", "burst" + n)
+                        .ifPresent(p -> other.ifPresent(d -> out.printf(
+                                "  >= %.0fx %s at %,d due: %s (%.2fx)%n",
+                                AIM_RATIO,
+                                peer,
+                                n,
+                                p.rate() / d.rate() >= AIM_RATIO ? "met" : "NOT met",
+                                p.rate() / d.rate())));
             }
         }
-        phase("idem", "steady" + options.steadyRate()).ifPresent(p -> out.printf("  p99 lag < %.0f ms at %,d/s: %s (%.1f ms)%n",
-                AIM_P99_MS, options.steadyRate(), ms(p.lag(), 99) < AIM_P99_MS ? "met" : "NOT met", ms(p.lag(), 99)));
-        out.println(allExactlyOnce() ? "every run: each delivery arrived exactly once and was recorded"
-                : "SOME RUN WAS NOT EXACTLY ONCE: see PROBLEMS above");
+        phase("idem", "steady" + options.steadyRate())
+                .ifPresent(p -> out.printf(
+                        "  p99 lag < %.0f ms at %,d/s: %s (%.1f ms)%n",
+                        AIM_P99_MS,
+                        options.steadyRate(),
+                        ms(p.lag(), 99) < AIM_P99_MS ? "met" : "NOT met",
+                        ms(p.lag(), 99)));
+        out.println(
+                allExactlyOnce()
+                        ? "every run: each delivery arrived exactly once and was recorded"
+                        : "SOME RUN WAS NOT EXACTLY ONCE: see PROBLEMS above");
         out.println("load average at end: " + loadAverage());
     }
 
@@ -116,7 +174,8 @@ public record Report(List<Phase> phases, Map<SignedPost.Http, Bench.WireFigure> 
 
     private static String loadAverage() {
         try {
-            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).trim();
+            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg"))
+                    .trim();
         } catch (Exception e) {
             return "n/a";
         }

@@ -34,7 +34,8 @@ import org.apache.hc.core5.util.Timeout;
 final class SignedPost implements AutoCloseable {
     /** Which HTTP client sends. */
     enum Http {
-        JDK, APACHE;
+        JDK,
+        APACHE;
 
         String label() {
             return this == JDK ? "java.net.http" : "Apache HttpClient 5";
@@ -61,25 +62,38 @@ final class SignedPost implements AutoCloseable {
         this.secret = secret;
         this.http = http;
         if (http == Http.JDK) {
-            this.executor = Executors.newFixedThreadPool(Math.max(2, Runtime.getRuntime().availableProcessors()), r -> {
-                Thread t = new Thread(r, "signed-post-http");
-                t.setDaemon(true);
-                return t;
-            });
-            this.jdk = java.net.http.HttpClient.newBuilder().version(java.net.http.HttpClient.Version.HTTP_1_1)
+            this.executor = Executors.newFixedThreadPool(
+                    Math.max(2, Runtime.getRuntime().availableProcessors()), r -> {
+                        Thread t = new Thread(r, "signed-post-http");
+                        t.setDaemon(true);
+                        return t;
+                    });
+            this.jdk = java.net.http.HttpClient.newBuilder()
+                    .version(java.net.http.HttpClient.Version.HTTP_1_1)
                     .followRedirects(java.net.http.HttpClient.Redirect.NEVER)
-                    .connectTimeout(Duration.ofSeconds(10)).executor(executor).build();
+                    .connectTimeout(Duration.ofSeconds(10))
+                    .executor(executor)
+                    .build();
             this.apache = null;
         } else {
             this.executor = null;
             this.jdk = null;
             this.apache = HttpClients.custom()
-                    .setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create().setMaxConnTotal(256).setMaxConnPerRoute(256)
-                            .setDefaultConnectionConfig(ConnectionConfig.custom().setConnectTimeout(Timeout.ofSeconds(10))
-                                    .setSocketTimeout(Timeout.ofSeconds(30)).build())
+                    .setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create()
+                            .setMaxConnTotal(256)
+                            .setMaxConnPerRoute(256)
+                            .setDefaultConnectionConfig(ConnectionConfig.custom()
+                                    .setConnectTimeout(Timeout.ofSeconds(10))
+                                    .setSocketTimeout(Timeout.ofSeconds(30))
+                                    .build())
                             .build())
-                    .disableRedirectHandling().disableAutomaticRetries().disableCookieManagement().disableAuthCaching()
-                    .disableContentCompression().disableDefaultUserAgent().build();
+                    .disableRedirectHandling()
+                    .disableAutomaticRetries()
+                    .disableCookieManagement()
+                    .disableAuthCaching()
+                    .disableContentCompression()
+                    .disableDefaultUserAgent()
+                    .build();
         }
     }
 
@@ -105,8 +119,10 @@ final class SignedPost implements AutoCloseable {
         headers.put("Idem-Attempt", "1");
         headers.put("Idem-Sequence", "1");
         if (http == Http.JDK) {
-            HttpRequest.Builder b = HttpRequest.newBuilder(endpoint).timeout(Duration.ofSeconds(30))
-                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofByteArray(body));
+            HttpRequest.Builder b = HttpRequest.newBuilder(endpoint)
+                    .timeout(Duration.ofSeconds(30))
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(body));
             headers.forEach(b::header);
             return jdk.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
         }

@@ -87,7 +87,7 @@ final class SocketTransport implements AutoCloseable {
                         case "webhook-timestamp" -> ts = value;
                         case "webhook-signature" -> sig = value;
                         case "idem-scheduled-for" -> due = value;
-                        default -> { }
+                        default -> {}
                     }
                 }
                 byte[] body = in.readNBytes(contentLength);
@@ -99,7 +99,8 @@ final class SocketTransport implements AutoCloseable {
             }
         } catch (java.net.SocketException e) {
             // a client dropping its kept-alive connection (Apache HttpClient closes with a reset) is the normal end
-            if (!closed && !String.valueOf(e.getMessage()).contains("Connection reset")) System.err.println("receiver: connection failed: " + e);
+            if (!closed && !String.valueOf(e.getMessage()).contains("Connection reset"))
+                System.err.println("receiver: connection failed: " + e);
         } catch (IOException | RuntimeException e) {
             if (!closed) System.err.println("receiver: connection failed: " + e);
         } finally {

@@ -24,7 +24,6 @@ import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -71,9 +70,16 @@ public final class SourceIngestRun {
 
     record Figure(String what, int n, long nanos, Histogram micros) {
         String line() {
-            return String.format("%-12s %,7d events in %6.2f s = %,7.0f events/s; latency p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms",
-                    what, n, nanos / 1e9, n / (nanos / 1e9), micros.getValueAtPercentile(50) / 1000.0, micros.getValueAtPercentile(90) / 1000.0,
-                    micros.getValueAtPercentile(99) / 1000.0, micros.getMaxValue() / 1000.0);
+            return String.format(
+                    "%-12s %,7d events in %6.2f s = %,7.0f events/s; latency p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms",
+                    what,
+                    n,
+                    nanos / 1e9,
+                    n / (nanos / 1e9),
+                    micros.getValueAtPercentile(50) / 1000.0,
+                    micros.getValueAtPercentile(90) / 1000.0,
+                    micros.getValueAtPercentile(99) / 1000.0,
+                    micros.getMaxValue() / 1000.0);
         }
     }
 
@@ -89,17 +95,18 @@ public final class SourceIngestRun {
         long t0 = System.nanoTime();
         try {
             List<Future<?>> parts = new ArrayList<>();
-            for (int c = 0; c < clients; c++) parts.add(pool.submit(() -> {
-                for (int i; (i = next.getAndIncrement()) < n; ) {
-                    long s = System.nanoTime();
-                    work.run(i);
-                    long us = (System.nanoTime() - s) / 1000;
-                    synchronized (h) {
-                        h.recordValue(Math.min(us, h.getHighestTrackableValue()));
+            for (int c = 0; c < clients; c++)
+                parts.add(pool.submit(() -> {
+                    for (int i; (i = next.getAndIncrement()) < n; ) {
+                        long s = System.nanoTime();
+                        work.run(i);
+                        long us = (System.nanoTime() - s) / 1000;
+                        synchronized (h) {
+                            h.recordValue(Math.min(us, h.getHighestTrackableValue()));
+                        }
                     }
-                }
-                return null;
-            }));
+                    return null;
+                }));
             for (Future<?> f : parts) f.get();
         } finally {
             pool.shutdownNow();
@@ -108,7 +115,8 @@ public final class SourceIngestRun {
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> opt = new LinkedHashMap<>(Map.of("events", "20000", "clients", "16", "db", "idem_bench_sources"));
+        Map<String, String> opt =
+                new LinkedHashMap<>(Map.of("events", "20000", "clients", "16", "db", "idem_bench_sources"));
         for (int i = 0; i + 1 < args.length; i += 2) opt.put(args[i].replaceFirst("^--", ""), args[i + 1]);
         int n = Integer.parseInt(opt.get("events"));
         int clients = Integer.parseInt(opt.get("clients"));
@@ -120,24 +128,51 @@ public final class SourceIngestRun {
         Path dir = Files.createTempDirectory("idem-sources-bench");
         List<Figure> figures = new ArrayList<>();
         try (Receiver receiver = new Receiver(false, 16)) {
-            Store store = JdbcStores.open(new StoreConfig(postgres.url(db), base.user(), base.password(), 16, true), Clock.systemUTC());
-            ServerConfig config = new ServerConfig("127.0.0.1", 0, dir, null, null, null, KEY, true, "sources-bench", 0);
-            IdemServer server = IdemServer.start(config, store, true, EngineConfig.builder().nodeId("sources-bench").allowPrivateEndpoints(true).build(),
-                    Clock.systemUTC(), new SecureRandom(), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+            Store store = JdbcStores.open(
+                    new StoreConfig(postgres.url(db), base.user(), base.password(), 16, true), Clock.systemUTC());
+            ServerConfig config =
+                    new ServerConfig("127.0.0.1", 0, dir, null, null, null, KEY, true, "sources-bench", 0);
+            IdemServer server = IdemServer.start(
+                    config,
+                    store,
+                    true,
+                    EngineConfig.builder()
+                            .nodeId("sources-bench")
+                            .allowPrivateEndpoints(true)
+                            .build(),
+                    Clock.systemUTC(),
+                    new SecureRandom(),
+                    new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
             String baseUrl = "http://127.0.0.1:" + server.port();
-            try (CloseableHttpClient http = HttpClients.custom().setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create()
-                    .setMaxConnTotal(clients).setMaxConnPerRoute(clients).build()).disableAutomaticRetries().build()) {
+            try (CloseableHttpClient http = HttpClients.custom()
+                    .setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create()
+                            .setMaxConnTotal(clients)
+                            .setMaxConnPerRoute(clients)
+                            .build())
+                    .disableAutomaticRetries()
+                    .build()) {
                 HttpPost create = new HttpPost(baseUrl + "/v1/sources");
                 create.addHeader("Authorization", "Bearer " + KEY);
-                create.setEntity(new ByteArrayEntity(("{\"name\":\"bench\",\"verify\":{\"scheme\":\"stripe\",\"secret\":\"" + SECRET
-                        + "\"},\"destination\":\"" + receiver.url() + "\",\"rate_limit\":100000}").getBytes(StandardCharsets.UTF_8),
+                create.setEntity(new ByteArrayEntity(
+                        ("{\"name\":\"bench\",\"verify\":{\"scheme\":\"stripe\",\"secret\":\"" + SECRET
+                                        + "\"},\"destination\":\"" + receiver.url() + "\",\"rate_limit\":100000}")
+                                .getBytes(StandardCharsets.UTF_8),
                         ContentType.APPLICATION_JSON));
-                String sourceId = http.execute(create, r -> JSON.readTree(EntityUtils.toString(r.getEntity())).get("id").asText());
+                String sourceId = http.execute(
+                        create,
+                        r -> JSON.readTree(EntityUtils.toString(r.getEntity()))
+                                .get("id")
+                                .asText());
                 Work ingest = i -> {
-                    byte[] body = ("{\"id\":\"evt_" + i + "_" + System.nanoTime() + "\",\"object\":\"event\",\"type\":\"invoice.paid\","
-                            + "\"data\":{\"object\":{\"id\":\"in_" + i + "\",\"amount_paid\":4200,\"currency\":\"eur\"}}}").getBytes(StandardCharsets.UTF_8);
+                    byte[] body = ("{\"id\":\"evt_" + i + "_" + System.nanoTime()
+                                    + "\",\"object\":\"event\",\"type\":\"invoice.paid\","
+                                    + "\"data\":{\"object\":{\"id\":\"in_" + i
+                                    + "\",\"amount_paid\":4200,\"currency\":\"eur\"}}}")
+                            .getBytes(StandardCharsets.UTF_8);
                     HttpPost post = new HttpPost(baseUrl + "/in/" + sourceId);
-                    post.addHeader("Stripe-Signature", StripeSignatureVerifier.sign(SECRET, Instant.now().getEpochSecond(), body));
+                    post.addHeader(
+                            "Stripe-Signature",
+                            StripeSignatureVerifier.sign(SECRET, Instant.now().getEpochSecond(), body));
                     post.setEntity(new ByteArrayEntity(body, ContentType.APPLICATION_JSON));
                     int status = http.execute(post, r -> {
                         EntityUtils.consume(r.getEntity());
@@ -151,9 +186,15 @@ public final class SourceIngestRun {
             IdGenerator ids = IdGenerator.system();
             Tenant tenant = new Tenant("prj_bench", Mode.TEST);
             figures.add(timed("store", n, clients, i -> {
-                byte[] body = ("{\"id\":\"evt_s" + i + "\",\"type\":\"invoice.paid\"}").getBytes(StandardCharsets.UTF_8);
-                store.inTransaction(tx -> InternalOneShots.create(tx, ids, InternalOneShots.Request.of(tenant, Origin.source("src_bench"),
-                        receiver.url(), body, "application/json").withDedupId("evt_s" + i), Instant.now()));
+                byte[] body =
+                        ("{\"id\":\"evt_s" + i + "\",\"type\":\"invoice.paid\"}").getBytes(StandardCharsets.UTF_8);
+                store.inTransaction(tx -> InternalOneShots.create(
+                        tx,
+                        ids,
+                        InternalOneShots.Request.of(
+                                        tenant, Origin.source("src_bench"), receiver.url(), body, "application/json")
+                                .withDedupId("evt_s" + i),
+                        Instant.now()));
             }));
             server.close();
             store.close();
@@ -165,10 +206,13 @@ public final class SourceIngestRun {
         hc.setMaximumPoolSize(clients);
         try (HikariDataSource ds = new HikariDataSource(hc)) {
             try (Connection c = ds.getConnection()) {
-                c.createStatement().execute("CREATE TABLE bare_events (id TEXT PRIMARY KEY, body TEXT NOT NULL, created_at BIGINT NOT NULL)");
+                c.createStatement()
+                        .execute(
+                                "CREATE TABLE bare_events (id TEXT PRIMARY KEY, body TEXT NOT NULL, created_at BIGINT NOT NULL)");
             }
             figures.add(timed("bare insert", n, clients, i -> {
-                try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement("INSERT INTO bare_events VALUES (?, ?, ?)")) {
+                try (Connection c = ds.getConnection();
+                        PreparedStatement ps = c.prepareStatement("INSERT INTO bare_events VALUES (?, ?, ?)")) {
                     ps.setString(1, "evt_" + i);
                     ps.setString(2, "{\"id\":\"evt_" + i + "\",\"type\":\"invoice.paid\"}");
                     ps.setLong(3, System.currentTimeMillis());
@@ -178,7 +222,8 @@ public final class SourceIngestRun {
         } finally {
             postgres.drop(db);
         }
-        System.out.println("== inbound source ingest on PostgreSQL, " + clients + " clients, one event per transaction (" + MassDue.load() + ")");
+        System.out.println("== inbound source ingest on PostgreSQL, " + clients
+                + " clients, one event per transaction (" + MassDue.load() + ")");
         for (Figure f : figures) System.out.println(f.line());
         System.exit(0);
     }

@@ -31,7 +31,8 @@ final class WireBaseline {
         AtomicLong failures = new AtomicLong();
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try (SignedPost post = new SignedPost(receiver.url(), secret, http)) {
-            long threads0 = java.lang.management.ManagementFactory.getThreadMXBean().getTotalStartedThreadCount();
+            long threads0 =
+                    java.lang.management.ManagementFactory.getThreadMXBean().getTotalStartedThreadCount();
             CpuUse cpu0 = CpuUse.sample();
             long t0 = System.nanoTime();
             for (int t = 0; t < threads; t++) {
@@ -47,13 +48,18 @@ final class WireBaseline {
                 });
             }
             pool.shutdown();
-            if (!pool.awaitTermination(5, TimeUnit.MINUTES)) throw new IllegalStateException("wire baseline did not finish in 5 minutes");
+            if (!pool.awaitTermination(5, TimeUnit.MINUTES))
+                throw new IllegalStateException("wire baseline did not finish in 5 minutes");
             double seconds = (System.nanoTime() - t0) / 1e9;
             CpuUse.Span cpu = cpu0.until(CpuUse.sample());
             lastJvmMicrosPerRequest = cpu.jvmCores() * cpu.seconds() * 1e6 / n;
-            lastThreadsStarted = java.lang.management.ManagementFactory.getThreadMXBean().getTotalStartedThreadCount() - threads0 - threads;
+            lastThreadsStarted =
+                    java.lang.management.ManagementFactory.getThreadMXBean().getTotalStartedThreadCount()
+                            - threads0
+                            - threads;
             if (failures.get() > 0 || tally.unique() != n)
-                throw new IllegalStateException("wire baseline: " + failures.get() + " failures, " + tally.unique() + " of " + n + " received");
+                throw new IllegalStateException(
+                        "wire baseline: " + failures.get() + " failures, " + tally.unique() + " of " + n + " received");
             return n / seconds;
         } finally {
             pool.shutdownNow();

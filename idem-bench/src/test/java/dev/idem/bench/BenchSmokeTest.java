@@ -16,9 +16,12 @@ import org.junit.jupiter.api.Test;
 class BenchSmokeTest {
     @Test
     void theHarnessRunsEveryContenderExactlyOnce() throws Exception {
-        BenchOptions options = BenchOptions.smoke("idem_bench_smoke_" + ProcessHandle.current().pid());
+        BenchOptions options =
+                BenchOptions.smoke("idem_bench_smoke_" + ProcessHandle.current().pid());
         // like every store test here, an unreachable database fails the build rather than skipping it
-        assertThat(postgresAnswers(options)).as("PostgreSQL is not reachable at " + options.jdbcBase() + " (start it: see DEVELOPERS.md)").isTrue();
+        assertThat(postgresAnswers(options))
+                .as("PostgreSQL is not reachable at " + options.jdbcBase() + " (start it: see DEVELOPERS.md)")
+                .isTrue();
         ByteArrayOutputStream buffer = new ByteArrayOutputStream();
         Report report = Bench.run(options, new PrintStream(buffer, true, StandardCharsets.UTF_8));
         String printed = buffer.toString(StandardCharsets.UTF_8);
@@ -27,7 +30,8 @@ class BenchSmokeTest {
         assertThat(report.phase("idem", "burst200")).as(printed).isPresent();
         assertThat(report.phase("db-scheduler", "burst200")).as(printed).isPresent();
         assertThat(report.phase("db-scheduler+apache", "burst200")).as(printed).isPresent();
-        assertThat(report.phase("idem", "steady100").orElseThrow().lag().getTotalCount()).isEqualTo(200);
+        assertThat(report.phase("idem", "steady100").orElseThrow().lag().getTotalCount())
+                .isEqualTo(200);
         assertThat(printed).contains("== summary", "ratio", "p99");
     }
 

@@ -36,11 +36,22 @@ final class Api {
         } catch (IllegalArgumentException e) {
             parsed = null;
         }
-        if (parsed == null || parsed.getHost() == null || !("http".equals(parsed.getScheme()) || "https".equals(parsed.getScheme())))
-            throw CliException.usage("--url must be the server's http:// or https:// address, such as http://127.0.0.1:8080, got '" + u + "'", null);
+        if (parsed == null
+                || parsed.getHost() == null
+                || !("http".equals(parsed.getScheme()) || "https".equals(parsed.getScheme())))
+            throw CliException.usage(
+                    "--url must be the server's http:// or https:// address, such as http://127.0.0.1:8080, got '" + u
+                            + "'",
+                    null);
         // a person waits at the terminal: a few quick retries, then say what is wrong
-        IdemClientConfig config = IdemClientConfig.builder(u).apiKey(apiKey).maxAttempts(3).initialBackoff(Duration.ofMillis(200))
-                .maxBackoff(Duration.ofSeconds(1)).connectTimeout(Duration.ofSeconds(5)).requestTimeout(Duration.ofSeconds(30)).build();
+        IdemClientConfig config = IdemClientConfig.builder(u)
+                .apiKey(apiKey)
+                .maxAttempts(3)
+                .initialBackoff(Duration.ofMillis(200))
+                .maxBackoff(Duration.ofSeconds(1))
+                .connectTimeout(Duration.ofSeconds(5))
+                .requestTimeout(Duration.ofSeconds(30))
+                .build();
         return new Api(IdemClient.create(config), u);
     }
 
@@ -53,9 +64,11 @@ final class Api {
      * @param idempotencyKey the caller's key (to retry a call later), or null for a fresh one
      */
     JsonNode send(String method, String pathAndQuery, Object body, String idempotencyKey) {
-        RequestOptions options = idempotencyKey == null ? RequestOptions.none() : RequestOptions.idempotencyKey(idempotencyKey);
+        RequestOptions options =
+                idempotencyKey == null ? RequestOptions.none() : RequestOptions.idempotencyKey(idempotencyKey);
         try {
-            return client.request(method, pathAndQuery, body, JsonNode.class, options).value();
+            return client.request(method, pathAndQuery, body, JsonNode.class, options)
+                    .value();
         } catch (IdemException e) {
             throw failure(e);
         }
@@ -64,16 +77,26 @@ final class Api {
     private CliException failure(IdemException e) {
         if (IdemException.CONNECTION_ERROR.equals(e.type())) {
             String why = Failures.unreachable(e);
-            return CliException.unreachable("cannot reach the Idem server at " + url + ": " + (why == null ? e.detail() : why)
-                    + "; is `./idem serve` running there? (set --url or IDEM_URL)", e);
+            return CliException.unreachable(
+                    "cannot reach the Idem server at " + url + ": " + (why == null ? e.detail() : why)
+                            + "; is `./idem serve` running there? (set --url or IDEM_URL)",
+                    e);
         }
-        StringBuilder line = new StringBuilder(e.detail()).append(" (HTTP ").append(e.httpStatus()).append(", ").append(e.type());
+        StringBuilder line = new StringBuilder(e.detail())
+                .append(" (HTTP ")
+                .append(e.httpStatus())
+                .append(", ")
+                .append(e.type());
         if (e.code() != null) line.append('/').append(e.code());
         if (e.param() != null) line.append(", param ").append(e.param());
         if (e.requestId() != null) line.append(", request ").append(e.requestId());
         line.append(')');
-        if (e.retryable()) line.append("; the server may be busy or failing: try again later")
-                .append(e.idempotencyKey() == null ? "" : " with --idempotency-key " + e.idempotencyKey() + " where the command takes it");
+        if (e.retryable())
+            line.append("; the server may be busy or failing: try again later")
+                    .append(
+                            e.idempotencyKey() == null
+                                    ? ""
+                                    : " with --idempotency-key " + e.idempotencyKey() + " where the command takes it");
         return CliException.refused(line.toString());
     }
 

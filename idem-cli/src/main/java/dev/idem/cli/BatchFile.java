@@ -32,9 +32,12 @@ final class BatchFile {
             try {
                 item = JSON.readTree(lines.get(i));
             } catch (IOException e) {
-                throw new IllegalArgumentException(file + " line " + (i + 1) + " is not JSON: " + getOriginalMessageOrNull(e));
+                throw new IllegalArgumentException(
+                        file + " line " + (i + 1) + " is not JSON: " + getOriginalMessageOrNull(e));
             }
-            if (!item.isObject()) throw new IllegalArgumentException(file + " line " + (i + 1) + " is not a JSON object (one schedule body per line)");
+            if (!item.isObject())
+                throw new IllegalArgumentException(
+                        file + " line " + (i + 1) + " is not a JSON object (one schedule body per line)");
             if (body == null || body.get("schedules").size() == PER_CALL) {
                 if (body != null) out.add(JSON.writeValueAsString(body));
                 body = JSON.createObjectNode();
@@ -52,6 +55,8 @@ final class BatchFile {
     }
 
     private static String getOriginalMessageOrNull(IOException e) {
-        return e instanceof com.fasterxml.jackson.core.JsonProcessingException j ? j.getOriginalMessage() : e.getMessage();
+        return e instanceof com.fasterxml.jackson.core.JsonProcessingException j
+                ? j.getOriginalMessage()
+                : e.getMessage();
     }
 }

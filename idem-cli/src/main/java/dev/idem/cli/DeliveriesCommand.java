@@ -9,22 +9,56 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code idem deliveries list|get|replay}: the deliveries of a running server, the dead-letter queue and its recovery. */
-@Command(name = "deliveries", mixinStandardHelpOptions = true, description = "List, read and replay deliveries on a running Idem server.",
+@Command(
+        name = "deliveries",
+        mixinStandardHelpOptions = true,
+        description = "List, read and replay deliveries on a running Idem server.",
         subcommands = {DeliveriesCommand.List.class, DeliveriesCommand.Replay.class})
 public final class DeliveriesCommand {
-    @Command(name = "list", mixinStandardHelpOptions = true, description = "List deliveries, newest first (--status dead is the dead-letter queue).")
+    @Command(
+            name = "list",
+            mixinStandardHelpOptions = true,
+            description = "List deliveries, newest first (--status dead is the dead-letter queue).")
     static final class List implements Callable<Integer> {
-        @Mixin Connection conn;
-        @Option(names = {"--schedule", "--schedule-id"}, description = "Only this schedule's deliveries.") String scheduleId;
-        @Option(names = {"--source", "--source-id"}, description = "Only this inbound source's deliveries (its forwarded events).") String sourceId;
-        @Option(names = "--status", description = "scheduled, delivering, retrying, succeeded, dead or cancelled.") String status;
-        @Option(names = "--limit", defaultValue = "10", description = "1 to 100 (default ${DEFAULT-VALUE}).") int limit;
-        @Option(names = "--starting-after", description = "Cursor: the last id of the previous page.") String startingAfter;
+        @Mixin
+        Connection conn;
+
+        @Option(
+                names = {"--schedule", "--schedule-id"},
+                description = "Only this schedule's deliveries.")
+        String scheduleId;
+
+        @Option(
+                names = {"--source", "--source-id"},
+                description = "Only this inbound source's deliveries (its forwarded events).")
+        String sourceId;
+
+        @Option(names = "--status", description = "scheduled, delivering, retrying, succeeded, dead or cancelled.")
+        String status;
+
+        @Option(names = "--limit", defaultValue = "10", description = "1 to 100 (default ${DEFAULT-VALUE}).")
+        int limit;
+
+        @Option(names = "--starting-after", description = "Cursor: the last id of the previous page.")
+        String startingAfter;
 
         @Override
         public Integer call() {
-            conn.print(conn.api().get("/v1/deliveries" + Query.of("limit", Integer.toString(limit), "schedule_id", scheduleId, "source_id", sourceId, "status", status,
-                    "starting_after", startingAfter)), Views::deliveries);
+            conn.print(
+                    conn.api()
+                            .get("/v1/deliveries"
+                                    + Query.of(
+                                            "limit",
+                                            Integer.toString(limit),
+                                            "schedule_id",
+                                            scheduleId,
+                                            "source_id",
+                                            sourceId,
+                                            "status",
+                                            status,
+                                            "starting_after",
+                                            startingAfter)),
+                    Views::deliveries);
             return Failures.OK;
         }
     }
@@ -35,27 +69,59 @@ public final class DeliveriesCommand {
         return Failures.OK;
     }
 
-    @Command(name = "replay", mixinStandardHelpOptions = true,
-            description = "Send a dead or succeeded delivery once more (replay ID), or every dead one matching the filter (replay --dead).")
+    @Command(
+            name = "replay",
+            mixinStandardHelpOptions = true,
+            description =
+                    "Send a dead or succeeded delivery once more (replay ID), or every dead one matching the filter (replay --dead).")
     static final class Replay implements Callable<Integer> {
-        @Mixin Connection conn;
-        @Parameters(paramLabel = "ID", arity = "0..1", description = "The delivery to replay.") String id;
-        @Option(names = "--dead", description = "Bulk recovery: replay every dead delivery matching the options below.") boolean dead;
-        @Option(names = "--since", description = "With --dead: went dead at or after this: 1h, 7d, PT30M (back from now) or an RFC 3339 instant.") String since;
-        @Option(names = "--until", description = "With --dead: went dead before this (same forms).") String until;
-        @Option(names = {"--schedule", "--schedule-id"}, description = "With --dead: only this schedule's deliveries.") String scheduleId;
-        @Option(names = "--endpoint", description = "With --dead: only deliveries of schedules with exactly this endpoint.") String endpoint;
-        @Option(names = "--idempotency-key", description = "Sent as Idempotency-Key: run the same command again with it after a failure, "
-                + "and nothing is replayed twice.") String idempotencyKey;
+        @Mixin
+        Connection conn;
+
+        @Parameters(paramLabel = "ID", arity = "0..1", description = "The delivery to replay.")
+        String id;
+
+        @Option(names = "--dead", description = "Bulk recovery: replay every dead delivery matching the options below.")
+        boolean dead;
+
+        @Option(
+                names = "--since",
+                description =
+                        "With --dead: went dead at or after this: 1h, 7d, PT30M (back from now) or an RFC 3339 instant.")
+        String since;
+
+        @Option(names = "--until", description = "With --dead: went dead before this (same forms).")
+        String until;
+
+        @Option(
+                names = {"--schedule", "--schedule-id"},
+                description = "With --dead: only this schedule's deliveries.")
+        String scheduleId;
+
+        @Option(
+                names = "--endpoint",
+                description = "With --dead: only deliveries of schedules with exactly this endpoint.")
+        String endpoint;
+
+        @Option(
+                names = "--idempotency-key",
+                description = "Sent as Idempotency-Key: run the same command again with it after a failure, "
+                        + "and nothing is replayed twice.")
+        String idempotencyKey;
 
         @Override
         public Integer call() {
             boolean filtered = since != null || until != null || scheduleId != null || endpoint != null;
             if (dead == (id != null))
-                throw conn.usage("give a delivery id (replay dlv_…) or --dead for every dead delivery, not " + (dead ? "both" : "neither"));
+                throw conn.usage("give a delivery id (replay dlv_…) or --dead for every dead delivery, not "
+                        + (dead ? "both" : "neither"));
             if (!dead) {
-                if (filtered) throw conn.usage("--since, --until, --schedule and --endpoint go with --dead, not with a delivery id");
-                conn.print(conn.api().send("POST", "/v1/deliveries/" + Api.segment(id) + "/replay", null, idempotencyKey), Views::delivery);
+                if (filtered)
+                    throw conn.usage(
+                            "--since, --until, --schedule and --endpoint go with --dead, not with a delivery id");
+                conn.print(
+                        conn.api().send("POST", "/v1/deliveries/" + Api.segment(id) + "/replay", null, idempotencyKey),
+                        Views::delivery);
                 return Failures.OK;
             }
             ObjectNode filter = JsonNodeFactory.instance.objectNode().put("status", "dead");

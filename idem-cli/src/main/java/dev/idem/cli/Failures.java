@@ -44,7 +44,8 @@ final class Failures implements CommandLine.IExecutionExceptionHandler, CommandL
     /** A command that threw while running. */
     @Override
     public int handleExecutionException(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) {
-        if (e instanceof CommandLine.ParameterException p) return handleParseException(p, parsed.originalArgs().toArray(String[]::new));
+        if (e instanceof CommandLine.ParameterException p)
+            return handleParseException(p, parsed.originalArgs().toArray(String[]::new));
         PrintWriter err = cmd.getErr();
         err.println("idem: " + message(e));
         if (System.getenv("IDEM_DEBUG") != null) e.printStackTrace(err);
@@ -61,7 +62,8 @@ final class Failures implements CommandLine.IExecutionExceptionHandler, CommandL
     }
 
     static String message(Throwable e) {
-        if (e instanceof CliException || e instanceof StoreException || e instanceof StartupException) return oneLine(e.getMessage());
+        if (e instanceof CliException || e instanceof StoreException || e instanceof StartupException)
+            return oneLine(e.getMessage());
         String why = unreachable(e);
         if (why != null) return "cannot reach the server: " + why + " (is it running? check --url / IDEM_URL)";
         return "unexpected error: " + oneLine(e.toString()) + " (IDEM_DEBUG=1 prints the stack trace for a bug report)";

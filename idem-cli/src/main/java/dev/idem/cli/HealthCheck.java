@@ -22,6 +22,7 @@ import java.util.Map;
 public final class HealthCheck {
     /** The route it asks: ready means the store answers (the API can serve and the engine can claim). */
     public static final String PATH = "/readyz";
+
     static final int TIMEOUT_MS = 3000;
 
     private HealthCheck() {}
@@ -45,7 +46,9 @@ public final class HealthCheck {
             try (InputStream in = status >= 400 ? c.getErrorStream() : c.getInputStream()) {
                 body = in == null ? "" : new String(in.readNBytes(512), StandardCharsets.UTF_8);
             }
-            return new Result(status == 200, (status == 200 ? "ready: " : "not ready: HTTP " + status + " ") + uri + " " + body.strip());
+            return new Result(
+                    status == 200,
+                    (status == 200 ? "ready: " : "not ready: HTTP " + status + " ") + uri + " " + body.strip());
         } catch (IOException e) {
             return new Result(false, "not ready: " + uri + " " + e);
         }

@@ -16,8 +16,8 @@ import dev.idem.receiver.Receipt;
 import dev.idem.receiver.Receiver;
 import dev.idem.receiver.RedisInbox;
 import dev.idem.receiver.Verifier;
-import dev.idem.receiver.Work;
 import dev.idem.receiver.VerifierMode;
+import dev.idem.receiver.Work;
 import dev.idem.wire.WebhookHeaders;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -43,35 +43,72 @@ import picocli.CommandLine.Option;
  * through the inbox and printed as one line, {@code PROCESSED|DUPLICATE|REJECTED <idempotency-key> <attempt>}.
  * Processes given the same {@code --inbox} are replicas of one receiver.
  */
-@Command(name = "listen", mixinStandardHelpOptions = true,
-        description = {"Run a local webhook receiver that verifies, deduplicates and prints each request.",
-                "On any path: the signature is checked, the key is claimed in the inbox, and one line is printed,",
-                "PROCESSED|DUPLICATE|REJECTED <idempotency-key> <attempt>. Listeners given the same --inbox are replicas."})
+@Command(
+        name = "listen",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Run a local webhook receiver that verifies, deduplicates and prints each request.",
+            "On any path: the signature is checked, the key is claimed in the inbox, and one line is printed,",
+            "PROCESSED|DUPLICATE|REJECTED <idempotency-key> <attempt>. Listeners given the same --inbox are replicas."
+        })
 public final class ListenCommand implements Callable<Integer> {
-    @Option(names = "--port", defaultValue = "${env:IDEM_LISTEN_PORT:-9000}", description = "Port (default ${DEFAULT-VALUE}; 0 picks a free one).")
+    @Option(
+            names = "--port",
+            defaultValue = "${env:IDEM_LISTEN_PORT:-9000}",
+            description = "Port (default ${DEFAULT-VALUE}; 0 picks a free one).")
     int port;
-    @Option(names = "--host", defaultValue = "${env:IDEM_LISTEN_HOST:-127.0.0.1}", description = "Address to bind (default ${DEFAULT-VALUE}).")
+
+    @Option(
+            names = "--host",
+            defaultValue = "${env:IDEM_LISTEN_HOST:-127.0.0.1}",
+            description = "Address to bind (default ${DEFAULT-VALUE}).")
     String host;
-    @Option(names = "--secret", split = ",", description = "Signing secret(s), whsec_…; without one every request is accepted unverified. Env IDEM_LISTEN_SECRET.")
+
+    @Option(
+            names = "--secret",
+            split = ",",
+            description =
+                    "Signing secret(s), whsec_…; without one every request is accepted unverified. Env IDEM_LISTEN_SECRET.")
     List<String> secrets;
-    @Option(names = "--mode", defaultValue = "STANDARD_WEBHOOKS", description = "Signature scheme: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
+
+    @Option(
+            names = "--mode",
+            defaultValue = "STANDARD_WEBHOOKS",
+            description = "Signature scheme: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
     VerifierMode mode;
-    @Option(names = "--inbox", defaultValue = "${env:IDEM_LISTEN_INBOX}", description = "jdbc:postgresql:…, jdbc:mariadb:…, jdbc:sqlite:… or redis://host:port (default: in memory).")
+
+    @Option(
+            names = "--inbox",
+            defaultValue = "${env:IDEM_LISTEN_INBOX}",
+            description = "jdbc:postgresql:…, jdbc:mariadb:…, jdbc:sqlite:… or redis://host:port (default: in memory).")
     String inbox;
-    @Option(names = "--fail-rate", defaultValue = "0", description = "Share of deliveries answered 500 on purpose, 0 to 1 (default ${DEFAULT-VALUE}).")
+
+    @Option(
+            names = "--fail-rate",
+            defaultValue = "0",
+            description = "Share of deliveries answered 500 on purpose, 0 to 1 (default ${DEFAULT-VALUE}).")
     double failRate;
-    @Option(names = "--lease", defaultValue = "30s", description = "Claim lease: how long a crashed replica's key stays blocked, e.g. 30s, 5m, 2d or PT1H (default ${DEFAULT-VALUE}).")
+
+    @Option(
+            names = "--lease",
+            defaultValue = "30s",
+            description =
+                    "Claim lease: how long a crashed replica's key stays blocked, e.g. 30s, 5m, 2d or PT1H (default ${DEFAULT-VALUE}).")
     String lease;
+
     @Option(names = "--seed", hidden = true, description = "Seed for --fail-rate, for tests.")
     Long seed;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
         try (Running running = start()) {
-            spec.commandLine().getErr().println("idem listen: http://" + host + ":" + running.port() + "/ (inbox: "
-                    + running.inboxName + ", signatures: " + (running.verified ? mode.name().toLowerCase() : "not checked") + ")");
+            spec.commandLine()
+                    .getErr()
+                    .println("idem listen: http://" + host + ":" + running.port() + "/ (inbox: " + running.inboxName
+                            + ", signatures: " + (running.verified ? mode.name().toLowerCase() : "not checked") + ")");
             spec.commandLine().getErr().flush();
             CountDownLatch stop = new CountDownLatch(1);
             Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
@@ -82,11 +119,14 @@ public final class ListenCommand implements Callable<Integer> {
 
     /** Starts the receiver; the caller closes it. */
     Running start() throws IOException {
-        if (failRate < 0 || failRate > 1) throw new CommandLine.ParameterException(spec.commandLine(), "--fail-rate must be between 0 and 1");
+        if (failRate < 0 || failRate > 1)
+            throw new CommandLine.ParameterException(spec.commandLine(), "--fail-rate must be between 0 and 1");
         List<String> s = secrets;
-        if ((s == null || s.isEmpty()) && System.getenv("IDEM_LISTEN_SECRET") != null) s = List.of(System.getenv("IDEM_LISTEN_SECRET").split(","));
+        if ((s == null || s.isEmpty()) && System.getenv("IDEM_LISTEN_SECRET") != null)
+            s = List.of(System.getenv("IDEM_LISTEN_SECRET").split(","));
         boolean verified = s != null && !s.isEmpty();
-        Verifier verifier = verified ? mode.verifier(s, Duration.ofMinutes(5), Clock.systemUTC()) : Verifier.acceptAll();
+        Verifier verifier =
+                verified ? mode.verifier(s, Duration.ofMinutes(5), Clock.systemUTC()) : Verifier.acceptAll();
         Duration leaseDuration;
         try {
             leaseDuration = Durations.parse(lease);
@@ -103,7 +143,8 @@ public final class ListenCommand implements Callable<Integer> {
             try {
                 Class.forName("redis.clients.jedis.JedisPooled");
             } catch (ClassNotFoundException e) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--inbox redis:// needs redis.clients:jedis on the classpath");
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(), "--inbox redis:// needs redis.clients:jedis on the classpath");
             }
             return RedisSupport.open(inbox, leaseDuration);
         }
@@ -112,16 +153,20 @@ public final class ListenCommand implements Callable<Integer> {
             try {
                 pool = pool(inbox);
             } catch (RuntimeException e) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--inbox " + describe(inbox) + ": cannot connect: " + rootMessage(e));
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(), "--inbox " + describe(inbox) + ": cannot connect: " + rootMessage(e));
             }
             try {
-                return new PooledInbox(JdbcInbox.builder(pool).claimLease(leaseDuration).build(), pool);
+                return new PooledInbox(
+                        JdbcInbox.builder(pool).claimLease(leaseDuration).build(), pool);
             } catch (InboxException e) {
                 pool.close();
-                throw new CommandLine.ParameterException(spec.commandLine(), "--inbox " + describe(inbox) + ": " + e.getMessage());
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(), "--inbox " + describe(inbox) + ": " + e.getMessage());
             }
         }
-        throw new CommandLine.ParameterException(spec.commandLine(), "--inbox must be a jdbc: URL or redis://host:port");
+        throw new CommandLine.ParameterException(
+                spec.commandLine(), "--inbox must be a jdbc: URL or redis://host:port");
     }
 
     private static String describe(String url) {
@@ -131,7 +176,8 @@ public final class ListenCommand implements Callable<Integer> {
 
     /** A running receiver. */
     final class Running implements AutoCloseable {
-        private static final String INBOX_FAILED = "{\"error\":{\"code\":\"INBOX_UNAVAILABLE\",\"message\":\"inbox failed\"}}";
+        private static final String INBOX_FAILED =
+                "{\"error\":{\"code\":\"INBOX_UNAVAILABLE\",\"message\":\"inbox failed\"}}";
 
         private final Receiver receiver;
         private final KeyExtractor keys;
@@ -144,9 +190,13 @@ public final class ListenCommand implements Callable<Integer> {
         private final PrintWriter out;
         private final PrintWriter err;
 
-        Running(Verifier verifier, KeyExtractor keys, Inbox inbox, String inboxName, boolean verified) throws IOException {
+        Running(Verifier verifier, KeyExtractor keys, Inbox inbox, String inboxName, boolean verified)
+                throws IOException {
             // claim → work → mark on every inbox: listen's handler writes nothing, so a transaction would hold nothing
-            this.receiver = Receiver.builder(verifier, inbox).keys(keys).transactional(false).build();
+            this.receiver = Receiver.builder(verifier, inbox)
+                    .keys(keys)
+                    .transactional(false)
+                    .build();
             this.keys = keys;
             this.inbox = inbox;
             this.inboxName = inboxName;
@@ -184,7 +234,10 @@ public final class ListenCommand implements Callable<Integer> {
                     });
                 } catch (FailOnPurpose e) {
                     line("REJECTED", keys.extract(headers, body), attempt, "failed on purpose (--fail-rate)");
-                    respond(ex, 500, "{\"error\":{\"code\":\"FAIL_RATE\",\"message\":\"failed on purpose (--fail-rate)\"}}");
+                    respond(
+                            ex,
+                            500,
+                            "{\"error\":{\"code\":\"FAIL_RATE\",\"message\":\"failed on purpose (--fail-rate)\"}}");
                     return;
                 } catch (Exception e) {
                     // e.g. a Redis client error the inbox did not wrap
@@ -212,8 +265,14 @@ public final class ListenCommand implements Callable<Integer> {
                     }
                     case IN_PROGRESS -> {
                         line("REJECTED", r.key(), attempt, "in progress on another replica");
-                        ex.getResponseHeaders().set("Retry-After", Long.toString(Math.max(1, r.retryAfter().toSeconds())));
-                        respond(ex, 409, "{\"error\":{\"code\":\"IN_PROGRESS\",\"message\":\"another replica is processing this delivery\"}}");
+                        ex.getResponseHeaders()
+                                .set(
+                                        "Retry-After",
+                                        Long.toString(Math.max(1, r.retryAfter().toSeconds())));
+                        respond(
+                                ex,
+                                409,
+                                "{\"error\":{\"code\":\"IN_PROGRESS\",\"message\":\"another replica is processing this delivery\"}}");
                     }
                 }
             } catch (RuntimeException e) {

@@ -30,7 +30,8 @@ enum LogFormat {
         try {
             configurator.doConfigure(LogFormat.class.getResource("/logback-json.xml"));
         } catch (JoranException e) {
-            throw new IllegalStateException("the JSON log configuration (logback-json.xml in the jar) is broken: " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "the JSON log configuration (logback-json.xml in the jar) is broken: " + e.getMessage(), e);
         }
     }
 }

@@ -12,7 +12,9 @@ final class Query {
         StringBuilder q = new StringBuilder();
         for (int i = 0; i + 1 < namesAndValues.length; i += 2) {
             if (namesAndValues[i + 1] == null) continue;
-            q.append(q.length() == 0 ? '?' : '&').append(namesAndValues[i]).append('=')
+            q.append(q.length() == 0 ? '?' : '&')
+                    .append(namesAndValues[i])
+                    .append('=')
                     .append(URLEncoder.encode(namesAndValues[i + 1], StandardCharsets.UTF_8));
         }
         return q.toString();

@@ -11,21 +11,46 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code idem recurrence preview}: the first occurrences of a rule, computed locally by the scheduler's own code. */
-@Command(name = "recurrence", mixinStandardHelpOptions = true, description = "Work with recurrence rules.",
+@Command(
+        name = "recurrence",
+        mixinStandardHelpOptions = true,
+        description = "Work with recurrence rules.",
         subcommands = RecurrenceCommand.Preview.class)
 public final class RecurrenceCommand {
-    @Command(name = "preview", mixinStandardHelpOptions = true,
+    @Command(
+            name = "preview",
+            mixinStandardHelpOptions = true,
             description = "Print the first N occurrences of an RRULE or cron expression (local time and UTC).")
     static final class Preview implements Callable<Integer> {
-        @Option(names = "--rrule", description = "RFC 5545 rule, e.g. FREQ=MONTHLY;BYDAY=+2MO;BYHOUR=18;BYMINUTE=0.") String rrule;
-        @Option(names = "--cron", description = "Cron expression, 5 fields or 6 with seconds.") String cron;
-        @Option(names = "--dtstart", description = "Local date-time where the rule starts (default, as on create: the next whole minute in --timezone, the next second for FREQ=SECONDLY).") String dtstart;
-        @Option(names = "--timezone", description = "IANA zone (default UTC).") String timezone;
-        @Option(names = "--exdates", description = "Comma-separated local date-times to leave out.") String exdates;
-        @Option(names = "--until", description = "Last instant (RFC 3339) or local date-time.") String until;
-        @Option(names = "--count", defaultValue = "10", description = "How many (1 to 1000, default ${DEFAULT-VALUE}).") int count;
-        @Option(names = "--json", description = "Print the API's JSON instead of a table.") boolean json;
-        @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+        @Option(names = "--rrule", description = "RFC 5545 rule, e.g. FREQ=MONTHLY;BYDAY=+2MO;BYHOUR=18;BYMINUTE=0.")
+        String rrule;
+
+        @Option(names = "--cron", description = "Cron expression, 5 fields or 6 with seconds.")
+        String cron;
+
+        @Option(
+                names = "--dtstart",
+                description =
+                        "Local date-time where the rule starts (default, as on create: the next whole minute in --timezone, the next second for FREQ=SECONDLY).")
+        String dtstart;
+
+        @Option(names = "--timezone", description = "IANA zone (default UTC).")
+        String timezone;
+
+        @Option(names = "--exdates", description = "Comma-separated local date-times to leave out.")
+        String exdates;
+
+        @Option(names = "--until", description = "Last instant (RFC 3339) or local date-time.")
+        String until;
+
+        @Option(names = "--count", defaultValue = "10", description = "How many (1 to 1000, default ${DEFAULT-VALUE}).")
+        int count;
+
+        @Option(names = "--json", description = "Print the API's JSON instead of a table.")
+        boolean json;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
 
         @Override
         public Integer call() {
@@ -41,7 +66,10 @@ public final class RecurrenceCommand {
             try {
                 JsonNode result = RecurrencePreview.of(params, Clock.systemUTC());
                 if (json) out.println(result.toString());
-                else result.get("occurrences").forEach(o -> out.println(o.get("local").asText() + "  " + o.get("utc").asText()));
+                else
+                    result.get("occurrences")
+                            .forEach(o -> out.println(o.get("local").asText() + "  "
+                                    + o.get("utc").asText()));
                 out.flush();
                 return 0;
             } catch (IllegalArgumentException e) {

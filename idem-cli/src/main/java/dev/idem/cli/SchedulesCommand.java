@@ -15,30 +15,66 @@ import picocli.CommandLine.Parameters;
  * ({@link Api}). The four commands that take only a schedule id are methods of this class (picocli adds
  * {@code @Command} methods as subcommands).
  */
-@Command(name = "schedules", mixinStandardHelpOptions = true, description = "Manage schedules on a running Idem server.",
+@Command(
+        name = "schedules",
+        mixinStandardHelpOptions = true,
+        description = "Manage schedules on a running Idem server.",
         subcommands = {SchedulesCommand.Create.class, SchedulesCommand.List.class})
 public final class SchedulesCommand {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @Command(name = "create", mixinStandardHelpOptions = true, description = "Create a schedule (POST /v1/schedules).")
     static final class Create implements Callable<Integer> {
-        @Mixin Connection conn;
-        @Option(names = "--endpoint", description = "URL the deliveries go to (required without --file or --data).") String endpoint;
-        @Option(names = "--file", description = "A JSON Lines file, one create body per line, sent by POST /v1/schedules/batch "
-                + "(1,000 per call); exits 1 if any item failed.") java.nio.file.Path file;
-        @Option(names = "--delay", description = "Fire once after this long: 90s, 24h, PT24H.") String delay;
-        @Option(names = "--fire-at", description = "Fire once at this RFC 3339 instant.") String fireAt;
-        @Option(names = "--rrule", description = "RFC 5545 rule, e.g. FREQ=DAILY;BYHOUR=9;BYMINUTE=0.") String rrule;
-        @Option(names = "--cron", description = "Cron expression, 5 fields or 6 with seconds.") String cron;
-        @Option(names = "--timezone", description = "IANA zone for --rrule/--cron.") String timezone;
-        @Option(names = "--dtstart", description = "Local date-time where the rule starts.") String dtstart;
-        @Option(names = "--payload", description = "JSON payload sent verbatim.") String payload;
-        @Option(names = "--body", description = "Raw string body sent verbatim.") String body;
-        @Option(names = "--content-type", description = "Content type of --body.") String contentType;
-        @Option(names = "--event-type", description = "Label sent as Idem-Event-Type.") String eventType;
-        @Option(names = "--idempotency-key", description = "Pins the delivery key to your own id.") String idempotencyKey;
-        @Option(names = "--dedup-id", description = "Enqueue dedup id (24 h).") String dedupId;
-        @Option(names = "--data", description = "The whole request body as JSON (overrides the other fields).") String data;
+        @Mixin
+        Connection conn;
+
+        @Option(names = "--endpoint", description = "URL the deliveries go to (required without --file or --data).")
+        String endpoint;
+
+        @Option(
+                names = "--file",
+                description = "A JSON Lines file, one create body per line, sent by POST /v1/schedules/batch "
+                        + "(1,000 per call); exits 1 if any item failed.")
+        java.nio.file.Path file;
+
+        @Option(names = "--delay", description = "Fire once after this long: 90s, 24h, PT24H.")
+        String delay;
+
+        @Option(names = "--fire-at", description = "Fire once at this RFC 3339 instant.")
+        String fireAt;
+
+        @Option(names = "--rrule", description = "RFC 5545 rule, e.g. FREQ=DAILY;BYHOUR=9;BYMINUTE=0.")
+        String rrule;
+
+        @Option(names = "--cron", description = "Cron expression, 5 fields or 6 with seconds.")
+        String cron;
+
+        @Option(names = "--timezone", description = "IANA zone for --rrule/--cron.")
+        String timezone;
+
+        @Option(names = "--dtstart", description = "Local date-time where the rule starts.")
+        String dtstart;
+
+        @Option(names = "--payload", description = "JSON payload sent verbatim.")
+        String payload;
+
+        @Option(names = "--body", description = "Raw string body sent verbatim.")
+        String body;
+
+        @Option(names = "--content-type", description = "Content type of --body.")
+        String contentType;
+
+        @Option(names = "--event-type", description = "Label sent as Idem-Event-Type.")
+        String eventType;
+
+        @Option(names = "--idempotency-key", description = "Pins the delivery key to your own id.")
+        String idempotencyKey;
+
+        @Option(names = "--dedup-id", description = "Enqueue dedup id (24 h).")
+        String dedupId;
+
+        @Option(names = "--data", description = "The whole request body as JSON (overrides the other fields).")
+        String data;
 
         @Override
         public Integer call() throws Exception {
@@ -60,7 +96,8 @@ public final class SchedulesCommand {
                 return code;
             }
             if (endpoint == null && data == null)
-                throw new CommandLine.ParameterException(conn.spec.commandLine(), "give --endpoint (or --data, or --file)");
+                throw new CommandLine.ParameterException(
+                        conn.spec.commandLine(), "give --endpoint (or --data, or --file)");
             String json = data;
             if (json != null) json("--data", data);
             else {
@@ -90,9 +127,11 @@ public final class SchedulesCommand {
                 return JSON.readTree(text);
             } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
                 var at = e.getLocation();
-                throw new CommandLine.ParameterException(conn.spec.commandLine(), option + " is not valid JSON: " + e.getOriginalMessage()
-                        + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")")
-                        + "; quote it for the shell, e.g. " + option + " '{\"invoice\":\"in_42\"}'");
+                throw new CommandLine.ParameterException(
+                        conn.spec.commandLine(),
+                        option + " is not valid JSON: " + e.getOriginalMessage()
+                                + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")")
+                                + "; quote it for the shell, e.g. " + option + " '{\"invoice\":\"in_42\"}'");
             }
         }
 
@@ -103,14 +142,22 @@ public final class SchedulesCommand {
 
     @Command(name = "list", mixinStandardHelpOptions = true, description = "List schedules, newest first.")
     static final class List implements Callable<Integer> {
-        @Mixin Connection conn;
-        @Option(names = "--status", description = "active, paused, completed or deleted.") String status;
-        @Option(names = "--limit", defaultValue = "10", description = "1 to 100 (default ${DEFAULT-VALUE}).") int limit;
-        @Option(names = "--starting-after", description = "Cursor: the last id of the previous page.") String startingAfter;
+        @Mixin
+        Connection conn;
+
+        @Option(names = "--status", description = "active, paused, completed or deleted.")
+        String status;
+
+        @Option(names = "--limit", defaultValue = "10", description = "1 to 100 (default ${DEFAULT-VALUE}).")
+        int limit;
+
+        @Option(names = "--starting-after", description = "Cursor: the last id of the previous page.")
+        String startingAfter;
 
         @Override
         public Integer call() {
-            String q = "/v1/schedules" + Query.of("limit", Integer.toString(limit), "status", status, "starting_after", startingAfter);
+            String q = "/v1/schedules"
+                    + Query.of("limit", Integer.toString(limit), "status", status, "starting_after", startingAfter);
             conn.print(conn.api().get(q), Views::schedules);
             return Failures.OK;
         }
@@ -128,13 +175,19 @@ public final class SchedulesCommand {
         return Failures.OK;
     }
 
-    @Command(name = "resume", mixinStandardHelpOptions = true, description = "Resume a schedule (resets consecutive failures).")
+    @Command(
+            name = "resume",
+            mixinStandardHelpOptions = true,
+            description = "Resume a schedule (resets consecutive failures).")
     int resume(@Mixin Connection conn, @Parameters(paramLabel = "ID") String id) {
         conn.print(conn.api().send("POST", "/v1/schedules/" + Api.segment(id) + "/resume", null, null), Views::object);
         return Failures.OK;
     }
 
-    @Command(name = "delete", mixinStandardHelpOptions = true, description = "Delete a schedule (cancels pending deliveries).")
+    @Command(
+            name = "delete",
+            mixinStandardHelpOptions = true,
+            description = "Delete a schedule (cancels pending deliveries).")
     int delete(@Mixin Connection conn, @Parameters(paramLabel = "ID") String id) {
         conn.print(conn.api().send("DELETE", "/v1/schedules/" + Api.segment(id), null, null), Views::object);
         return Failures.OK;

@@ -8,6 +8,7 @@ import java.util.List;
 final class Table {
     /** Cells of a list are cut to this many characters (a whole value is one {@code get} away). */
     static final int MAX_CELL = 60;
+
     private final List<String[]> rows = new ArrayList<>();
     private final boolean cut;
 
@@ -47,7 +48,8 @@ final class Table {
     private String cell(Object value) {
         String s;
         if (value == null) s = "-";
-        else if (value instanceof JsonNode n) s = n.isMissingNode() || n.isNull() ? "-" : n.isValueNode() ? n.asText() : n.toString();
+        else if (value instanceof JsonNode n)
+            s = n.isMissingNode() || n.isNull() ? "-" : n.isValueNode() ? n.asText() : n.toString();
         else s = value.toString();
         s = s.replaceAll("[\\r\\n\\t]+", " ");
         return cut && s.length() > MAX_CELL ? s.substring(0, MAX_CELL - 1) + "…" : s;

@@ -16,7 +16,13 @@ final class Views {
     static String schedules(JsonNode list) {
         Table t = Table.of("ID", "STATUS", "KIND", "NEXT FIRE", "LAST DELIVERY", "EVENT TYPE", "ENDPOINT");
         for (JsonNode s : list.path("data"))
-            t.row(s.get("id"), s.get("status"), s.get("kind"), s.get("next_fire_at"), s.get("last_delivery_status"), s.get("event_type"),
+            t.row(
+                    s.get("id"),
+                    s.get("status"),
+                    s.get("kind"),
+                    s.get("next_fire_at"),
+                    s.get("last_delivery_status"),
+                    s.get("event_type"),
                     s.get("endpoint"));
         return page(t, list, "schedules");
     }
@@ -24,14 +30,25 @@ final class Views {
     static String deliveries(JsonNode list) {
         Table t = Table.of("ID", "STATUS", "ATTEMPTS", "SCHEDULED FOR", "SCHEDULE", "LAST ERROR");
         for (JsonNode d : list.path("data"))
-            t.row(d.get("id"), d.get("status"), d.get("attempt_count"), d.get("scheduled_for"), d.get("schedule_id"), d.get("last_error"));
+            t.row(
+                    d.get("id"),
+                    d.get("status"),
+                    d.get("attempt_count"),
+                    d.get("scheduled_for"),
+                    d.get("schedule_id"),
+                    d.get("last_error"));
         return page(t, list, "deliveries");
     }
 
     static String sources(JsonNode list) {
         Table t = Table.of("ID", "NAME", "SCHEME", "DESTINATION", "INGEST URL");
         for (JsonNode s : list.path("data"))
-            t.row(s.get("id"), s.get("name"), s.path("verify").get("scheme"), s.get("destination"), s.get("ingest_url"));
+            t.row(
+                    s.get("id"),
+                    s.get("name"),
+                    s.path("verify").get("scheme"),
+                    s.get("destination"),
+                    s.get("ingest_url"));
         return page(t, list, "sources");
     }
 
@@ -42,7 +59,13 @@ final class Views {
         if (attempts.isArray() && !attempts.isEmpty()) {
             Table t = Table.of("ATTEMPT", "STARTED", "MS", "STATUS CODE", "ERROR", "RESPONSE");
             for (JsonNode a : attempts)
-                t.row(a.get("number"), a.get("started_at"), a.get("duration_ms"), a.get("status_code"), a.get("error"), a.get("response_body"));
+                t.row(
+                        a.get("number"),
+                        a.get("started_at"),
+                        a.get("duration_ms"),
+                        a.get("status_code"),
+                        a.get("error"),
+                        a.get("response_body"));
             out.append(NL).append(t);
         }
         return out.toString();
@@ -52,8 +75,14 @@ final class Views {
     static String batch(JsonNode answer) {
         Table t = Table.of("ITEM", "STATUS", "SCHEDULE", "CODE", "ERROR");
         for (JsonNode i : answer.path("data"))
-            t.row(i.get("index"), i.get("status_code"), i.path("schedule").get("id"), i.path("error").get("code"), i.path("error").get("message"));
-        return t + "created " + answer.path("created").asInt() + ", failed " + answer.path("failed").asInt() + NL;
+            t.row(
+                    i.get("index"),
+                    i.get("status_code"),
+                    i.path("schedule").get("id"),
+                    i.path("error").get("code"),
+                    i.path("error").get("message"));
+        return t + "created " + answer.path("created").asInt() + ", failed "
+                + answer.path("failed").asInt() + NL;
     }
 
     static String bulkReplay(JsonNode answer) {
@@ -65,7 +94,10 @@ final class Views {
     private static String page(Table t, JsonNode list, String what) {
         if (t.isEmpty()) return "no " + what + NL;
         JsonNode data = list.path("data");
-        return t + (list.path("has_more").asBoolean()
-                ? "more: --starting-after " + data.get(data.size() - 1).path("id").asText() + NL : "");
+        return t
+                + (list.path("has_more").asBoolean()
+                        ? "more: --starting-after "
+                                + data.get(data.size() - 1).path("id").asText() + NL
+                        : "");
     }
 }

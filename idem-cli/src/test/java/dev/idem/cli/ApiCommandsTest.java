@@ -35,18 +35,31 @@ class ApiCommandsTest {
     static final String KEY = "sk_test_cli_commands_0123456789";
     static final ObjectMapper JSON = new ObjectMapper();
     /** Nothing listens on port 1: one attempt allowed, refused, the delivery is dead. */
-    static final String DYING = "{\"endpoint\":\"http://127.0.0.1:1/dying\",\"retry\":{\"max_attempts\":1},\"auto_pause_after\":0}";
+    static final String DYING =
+            "{\"endpoint\":\"http://127.0.0.1:1/dying\",\"retry\":{\"max_attempts\":1},\"auto_pause_after\":0}";
+
     @TempDir
     static Path dir;
+
     static Store store;
     static IdemServer node;
 
     @BeforeAll
     static void start() {
         store = TestStores.sqlite(dir, Clock.systemUTC());
-        ServerConfig config = new ServerConfig("127.0.0.1", 0, dir, null, null, null, KEY, true, "cli-test-" + System.nanoTime(), 0);
-        node = IdemServer.start(config, store, false, EngineConfig.builder().nodeId("n").pollInterval(Duration.ofMillis(100)).build(), Clock.systemUTC(),
-                new SecureRandom(), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+        ServerConfig config =
+                new ServerConfig("127.0.0.1", 0, dir, null, null, null, KEY, true, "cli-test-" + System.nanoTime(), 0);
+        node = IdemServer.start(
+                config,
+                store,
+                false,
+                EngineConfig.builder()
+                        .nodeId("n")
+                        .pollInterval(Duration.ofMillis(100))
+                        .build(),
+                Clock.systemUTC(),
+                new SecureRandom(),
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
     }
 
     @AfterAll
@@ -63,7 +76,6 @@ class ApiCommandsTest {
                 throw new AssertionError("not JSON: " + out + err, e);
             }
         }
-
     }
 
     static Cli idem(String... args) {
@@ -71,7 +83,10 @@ class ApiCommandsTest {
         StringWriter err = new StringWriter();
         List<String> all = new ArrayList<>(List.of(args));
         all.addAll(List.of("--url", "http://127.0.0.1:" + node.port(), "--api-key", KEY));
-        int code = IdemCommand.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute(all.toArray(new String[0]));
+        int code = IdemCommand.commandLine()
+                .setOut(new PrintWriter(out))
+                .setErr(new PrintWriter(err))
+                .execute(all.toArray(new String[0]));
         return new Cli(code, out.toString(), err.toString());
     }
 
@@ -92,44 +107,83 @@ class ApiCommandsTest {
             for (String line : lines.subList(1, lines.size())) {
                 if (line.startsWith("more:")) continue;
                 assertThat(at == 0 || (line.length() > at && line.charAt(at - 1) == ' ' && line.charAt(at) != ' '))
-                        .as("column %s at %d in:%n%s", h, at, table).isTrue();
+                        .as("column %s at %d in:%n%s", h, at, table)
+                        .isTrue();
             }
         }
     }
 
     @Test
     void schedulesAreCreatedListedReadPausedResumedAndDeletedAsTablesOrJson() {
-        Cli created = ok("schedules", "create", "--endpoint", "https://example.com/hooks/cli", "--cron", "0 3 * * *", "--event-type", "cli.test");
-        assertThat(created.out()).containsPattern("(?m)^id +sch_\\S+$").containsPattern("(?m)^status +active$")
+        Cli created = ok(
+                "schedules",
+                "create",
+                "--endpoint",
+                "https://example.com/hooks/cli",
+                "--cron",
+                "0 3 * * *",
+                "--event-type",
+                "cli.test");
+        assertThat(created.out())
+                .containsPattern("(?m)^id +sch_\\S+$")
+                .containsPattern("(?m)^status +active$")
                 .containsPattern("(?m)^retry +\\{\"max_attempts\"");
-        String id = created.out().lines().filter(l -> l.startsWith("id ")).findFirst().orElseThrow().split(" +")[1];
+        String id = created.out()
+                .lines()
+                .filter(l -> l.startsWith("id "))
+                .findFirst()
+                .orElseThrow()
+                .split(" +")[1];
 
         Cli asJson = ok("schedules", "get", id, "--json");
         assertThat(asJson.json().get("id").asText()).isEqualTo(id);
         assertThat(asJson.json().get("event_type").asText()).isEqualTo("cli.test");
 
-        ok("schedules", "create", "--json", "--data", "{\"endpoint\":\"https://example.com/hooks/other\",\"delay\":\"1h\"}");
+        ok(
+                "schedules",
+                "create",
+                "--json",
+                "--data",
+                "{\"endpoint\":\"https://example.com/hooks/other\",\"delay\":\"1h\"}");
         Cli list = ok("schedules", "list", "--limit", "1");
-        assertThat(list.out().lines().toList()).hasSize(3).first().asString().startsWith("ID").contains("STATUS", "NEXT FIRE", "ENDPOINT");
+        assertThat(list.out().lines().toList())
+                .hasSize(3)
+                .first()
+                .asString()
+                .startsWith("ID")
+                .contains("STATUS", "NEXT FIRE", "ENDPOINT");
         assertThat(list.out()).containsPattern("(?m)^more: --starting-after sch_\\S+$");
         Cli twoRows = ok("schedules", "list", "--limit", "2");
         assertAligned(twoRows.out(), "ID", "STATUS", "KIND", "NEXT FIRE", "LAST DELIVERY", "EVENT TYPE", "ENDPOINT");
         assertThat(twoRows.out()).contains(id, "cli.test", "https://example.com/hooks/cli");
-        assertThat(ok("schedules", "list", "--json", "--status", "active").json().get("data").isArray()).isTrue();
-        assertThat(ok("schedules", "list", "--status", "deleted").out()).isEqualTo("no schedules" + System.lineSeparator());
+        assertThat(ok("schedules", "list", "--json", "--status", "active")
+                        .json()
+                        .get("data")
+                        .isArray())
+                .isTrue();
+        assertThat(ok("schedules", "list", "--status", "deleted").out())
+                .isEqualTo("no schedules" + System.lineSeparator());
 
         assertThat(ok("schedules", "pause", id).out()).containsPattern("(?m)^status +paused$");
-        assertThat(ok("schedules", "resume", id, "--json").json().get("status").asText()).isEqualTo("active");
-        assertThat(ok("schedules", "delete", id, "--json").json().get("status").asText()).isEqualTo("deleted");
+        assertThat(ok("schedules", "resume", id, "--json").json().get("status").asText())
+                .isEqualTo("active");
+        assertThat(ok("schedules", "delete", id, "--json").json().get("status").asText())
+                .isEqualTo("deleted");
 
         Cli missing = idem("schedules", "get", "sch_missing");
         assertThat(missing.code()).isEqualTo(1);
         assertThat(missing.out()).isEmpty();
-        assertThat(missing.err().lines().toList()).singleElement().asString()
-                .startsWith("idem: ").contains("sch_missing", "(HTTP 404, not_found_error/resource_missing", ", request req_");
+        assertThat(missing.err().lines().toList())
+                .singleElement()
+                .asString()
+                .startsWith("idem: ")
+                .contains("sch_missing", "(HTTP 404, not_found_error/resource_missing", ", request req_");
         Cli refused = idem("schedules", "create", "--endpoint", "ftp://example.com/x");
         assertThat(refused.code()).isEqualTo(1);
-        assertThat(refused.err().lines().toList()).singleElement().asString().contains("endpoint_invalid", "param endpoint");
+        assertThat(refused.err().lines().toList())
+                .singleElement()
+                .asString()
+                .contains("endpoint_invalid", "param endpoint");
         Cli noId = idem("schedules", "pause");
         assertThat(noId.code()).isEqualTo(2);
         assertThat(noId.err()).contains("ID");
@@ -137,19 +191,29 @@ class ApiCommandsTest {
 
     @Test
     void deliveriesAreListedReadAndReplayedOneByOneAndInBulk() {
-        String schedule = ok("schedules", "create", "--json", "--data", DYING).json().get("id").asText();
+        String schedule = ok("schedules", "create", "--json", "--data", DYING)
+                .json()
+                .get("id")
+                .asText();
         String delivery = awaitDead(schedule, 1);
 
         Cli dead = ok("deliveries", "list", "--status", "dead", "--schedule", schedule);
         assertAligned(dead.out(), "ID", "STATUS", "ATTEMPTS", "SCHEDULED FOR", "SCHEDULE", "LAST ERROR");
         assertThat(dead.out().lines().toList()).hasSize(2);
         assertThat(dead.out().lines().toList().get(1)).startsWith(delivery).contains("dead", schedule);
-        assertThat(ok("deliveries", "list", "--schedule", schedule, "--json").json().at("/data/0/id").asText()).isEqualTo(delivery);
+        assertThat(ok("deliveries", "list", "--schedule", schedule, "--json")
+                        .json()
+                        .at("/data/0/id")
+                        .asText())
+                .isEqualTo(delivery);
 
         Cli got = ok("deliveries", "get", delivery);
-        assertThat(got.out()).containsPattern("(?m)^status +dead$").containsPattern("(?m)^ATTEMPT +STARTED +MS +STATUS CODE +ERROR")
+        assertThat(got.out())
+                .containsPattern("(?m)^status +dead$")
+                .containsPattern("(?m)^ATTEMPT +STARTED +MS +STATUS CODE +ERROR")
                 .containsPattern("(?m)^1 +\\S+Z +\\d+ +- +\\S");
-        assertThat(ok("deliveries", "get", delivery, "--json").json().get("attempts")).hasSize(1);
+        assertThat(ok("deliveries", "get", delivery, "--json").json().get("attempts"))
+                .hasSize(1);
 
         Cli one = ok("deliveries", "replay", delivery, "--json");
         assertThat(one.json().get("id").asText()).isEqualTo(delivery);
@@ -159,14 +223,25 @@ class ApiCommandsTest {
         Cli bulk = ok("deliveries", "replay", "--dead", "--since", "1h", "--schedule", schedule);
         assertThat(bulk.out()).isEqualTo("replayed 1 dead deliveries" + System.lineSeparator());
         awaitDead(schedule, 3);
-        Cli bulkJson = ok("deliveries", "replay", "--dead", "--endpoint", "http://127.0.0.1:1/dying", "--json",
-                "--idempotency-key", "cli-bulk-" + System.nanoTime());
+        Cli bulkJson = ok(
+                "deliveries",
+                "replay",
+                "--dead",
+                "--endpoint",
+                "http://127.0.0.1:1/dying",
+                "--json",
+                "--idempotency-key",
+                "cli-bulk-" + System.nanoTime());
         assertThat(bulkJson.json().get("replayed").asInt()).isGreaterThanOrEqualTo(1);
         assertThat(bulkJson.json().get("skipped_schedule_deleted").asInt()).isZero();
 
         Cli badFilter = idem("deliveries", "replay", "--dead", "--since", "yesterday");
         assertThat(badFilter.code()).isEqualTo(1);
-        assertThat(badFilter.err().lines().toList()).singleElement().asString().startsWith("idem: ").contains("param since", "400");
+        assertThat(badFilter.err().lines().toList())
+                .singleElement()
+                .asString()
+                .startsWith("idem: ")
+                .contains("param since", "400");
         Cli neither = idem("deliveries", "replay");
         assertThat(neither.code()).isEqualTo(2);
         assertThat(neither.err()).contains("give a delivery id", "--dead");
@@ -183,11 +258,16 @@ class ApiCommandsTest {
     /** Waits until the schedule's one delivery is dead after {@code attempts} attempts; its id. */
     static String awaitDead(String scheduleId, int attempts) {
         String[] id = new String[1];
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> {
-            JsonNode d = idem("deliveries", "list", "--schedule", scheduleId, "--json").json().at("/data/0");
-            id[0] = d.path("id").asText(null);
-            return "dead".equals(d.path("status").asText()) && d.path("attempt_count").asInt() == attempts;
-        });
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> {
+                    JsonNode d = idem("deliveries", "list", "--schedule", scheduleId, "--json")
+                            .json()
+                            .at("/data/0");
+                    id[0] = d.path("id").asText(null);
+                    return "dead".equals(d.path("status").asText())
+                            && d.path("attempt_count").asInt() == attempts;
+                });
         return id[0];
     }
 }

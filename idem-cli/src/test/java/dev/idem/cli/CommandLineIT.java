@@ -41,7 +41,9 @@ class CommandLineIT {
 
     /** @param env {@code IDEM_*} variables for the process (any others it inherited are removed) */
     static Run idem(java.util.Map<String, String> env, String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar",
                 Path.of("target", "idem.jar").toAbsolutePath().toString()));
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command);
@@ -50,8 +52,13 @@ class CommandLineIT {
         Path out = Files.createTempFile("idem-out", ".txt");
         Path err = Files.createTempFile("idem-err", ".txt");
         Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-        assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("idem " + String.join(" ", args) + " ends").isTrue();
-        Run r = new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+        assertThat(p.waitFor(120, TimeUnit.SECONDS))
+                .as("idem " + String.join(" ", args) + " ends")
+                .isTrue();
+        Run r = new Run(
+                p.exitValue(),
+                Files.readString(out, StandardCharsets.UTF_8),
+                Files.readString(err, StandardCharsets.UTF_8));
         Files.delete(out);
         Files.delete(err);
         return r;
@@ -74,29 +81,58 @@ class CommandLineIT {
     @Test
     void anUnreachableServerIsOneLineAndExit3() throws Exception {
         int port = freePort();
-        Run r = idem("schedules", "list", "--url", "http://127.0.0.1:" + port, "--api-key", "sk_test_whatever123").clean();
+        Run r = idem("schedules", "list", "--url", "http://127.0.0.1:" + port, "--api-key", "sk_test_whatever123")
+                .clean();
         assertThat(r.code()).isEqualTo(3);
-        assertThat(r.errLines()).containsExactly("idem: cannot reach the Idem server at http://127.0.0.1:" + port
-                + ": connection refused; is `./idem serve` running there? (set --url or IDEM_URL)");
+        assertThat(r.errLines())
+                .containsExactly("idem: cannot reach the Idem server at http://127.0.0.1:" + port
+                        + ": connection refused; is `./idem serve` running there? (set --url or IDEM_URL)");
     }
 
     @Test
     void theServerAndKeyComeFromIdemUrlAndIdemApiKeyWhenTheFlagsAreAbsent() throws Exception {
         int port = freePort();
-        Run unreachable = idem(java.util.Map.of("IDEM_URL", "http://127.0.0.1:" + port, "IDEM_API_KEY", "sk_test_whatever123"),
-                "deliveries", "list", "--status", "dead").clean();
+        Run unreachable = idem(
+                        java.util.Map.of("IDEM_URL", "http://127.0.0.1:" + port, "IDEM_API_KEY", "sk_test_whatever123"),
+                        "deliveries",
+                        "list",
+                        "--status",
+                        "dead")
+                .clean();
         assertThat(unreachable.code()).isEqualTo(3);
-        assertThat(unreachable.errLines()).singleElement().asString().startsWith("idem: cannot reach the Idem server at http://127.0.0.1:" + port);
-        Run noKey = idem(java.util.Map.of("IDEM_URL", "http://127.0.0.1:" + port), "deliveries", "replay", "--dead", "--since", "1h").clean();
+        assertThat(unreachable.errLines())
+                .singleElement()
+                .asString()
+                .startsWith("idem: cannot reach the Idem server at http://127.0.0.1:" + port);
+        Run noKey = idem(
+                        java.util.Map.of("IDEM_URL", "http://127.0.0.1:" + port),
+                        "deliveries",
+                        "replay",
+                        "--dead",
+                        "--since",
+                        "1h")
+                .clean();
         assertThat(noKey.code()).isEqualTo(2);
-        assertThat(noKey.errLines().get(0)).isEqualTo("idem: an API key is needed: --api-key sk_test_… or IDEM_API_KEY");
+        assertThat(noKey.errLines().get(0))
+                .isEqualTo("idem: an API key is needed: --api-key sk_test_… or IDEM_API_KEY");
     }
 
     @Test
     void aPayloadThatIsNotJsonIsBadUsageSaidInOneLine() throws Exception {
-        Run r = idem("schedules", "create", "--api-key", "sk_test_whatever123", "--endpoint", "https://example.com/h", "--payload", "{bad").clean();
+        Run r = idem(
+                        "schedules",
+                        "create",
+                        "--api-key",
+                        "sk_test_whatever123",
+                        "--endpoint",
+                        "https://example.com/h",
+                        "--payload",
+                        "{bad")
+                .clean();
         assertThat(r.code()).isEqualTo(2);
-        assertThat(r.errLines().get(0)).startsWith("idem: --payload is not valid JSON: ").contains("line 1, column 2");
+        assertThat(r.errLines().get(0))
+                .startsWith("idem: --payload is not valid JSON: ")
+                .contains("line 1, column 2");
         assertThat(r.errLines().get(1)).isEqualTo("  see 'idem schedules create --help'");
     }
 
@@ -107,7 +143,9 @@ class CommandLineIT {
             Run r = idem("keys", sub, "--data-dir", none.toString()).clean();
             assertThat(r.code()).as(sub).isEqualTo(2);
             assertThat(r.errLines()).as(sub).hasSize(1);
-            assertThat(r.err()).as(sub).contains("no Idem store at " + none.resolve("idem.db").toAbsolutePath(), "--data-dir");
+            assertThat(r.err())
+                    .as(sub)
+                    .contains("no Idem store at " + none.resolve("idem.db").toAbsolutePath(), "--data-dir");
             assertThat(none).as(sub + " created nothing").doesNotExist();
         }
     }
@@ -115,10 +153,18 @@ class CommandLineIT {
     @Test
     void serveOnAPortInUseSaysSoInOneLineAndExits1() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"))) {
-            Run r = idem("serve", "--port", Integer.toString(taken.getLocalPort()), "--data-dir", dir.resolve("data").toString()).clean();
+            Run r = idem(
+                            "serve",
+                            "--port",
+                            Integer.toString(taken.getLocalPort()),
+                            "--data-dir",
+                            dir.resolve("data").toString())
+                    .clean();
             assertThat(r.code()).isEqualTo(1);
-            assertThat(r.errLines().get(r.errLines().size() - 1)).isEqualTo("idem: port " + taken.getLocalPort()
-                    + " on 127.0.0.1 is already in use: stop the process that holds it, or start idem on a free port with --port (IDEM_PORT)");
+            assertThat(r.errLines().get(r.errLines().size() - 1))
+                    .isEqualTo(
+                            "idem: port " + taken.getLocalPort()
+                                    + " on 127.0.0.1 is already in use: stop the process that holds it, or start idem on a free port with --port (IDEM_PORT)");
             assertThat(r.err()).as("the engine never started").doesNotContain("engine ");
         }
     }
@@ -132,8 +178,19 @@ class CommandLineIT {
 
     @Test
     void thePreviewOfARuleWithoutDtstartFiresOnMinuteZeroOfItsHour() throws Exception {
-        Run r = idem("recurrence", "preview", "--rrule", "FREQ=DAILY;BYHOUR=9", "--timezone", "Europe/Paris", "--count", "2").clean();
+        Run r = idem(
+                        "recurrence",
+                        "preview",
+                        "--rrule",
+                        "FREQ=DAILY;BYHOUR=9",
+                        "--timezone",
+                        "Europe/Paris",
+                        "--count",
+                        "2")
+                .clean();
         assertThat(r.code()).as(r.err()).isZero();
-        assertThat(r.out().lines().toList()).hasSize(2).allMatch(l -> l.matches("\\d{4}-\\d{2}-\\d{2}T09:00:00  \\S+Z"));
+        assertThat(r.out().lines().toList())
+                .hasSize(2)
+                .allMatch(l -> l.matches("\\d{4}-\\d{2}-\\d{2}T09:00:00  \\S+Z"));
     }
 }

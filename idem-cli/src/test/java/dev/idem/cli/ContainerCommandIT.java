@@ -1,15 +1,12 @@
 package dev.idem.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.cli.ContainerFiles.Instruction;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -44,7 +41,9 @@ class ContainerCommandIT {
         for (Instruction i : runtime) {
             if (i.keyword().equals(keyword)) cmd.addAll(i.execForm());
         }
-        return cmd.stream().map(s -> s.replace(IMAGE_JAR, NodeProcess.JAR.toAbsolutePath().toString())).toList();
+        return cmd.stream()
+                .map(s -> s.replace(IMAGE_JAR, NodeProcess.JAR.toAbsolutePath().toString()))
+                .toList();
     }
 
     Map<String, String> containerEnv(int port, Path volume) {
@@ -62,7 +61,9 @@ class ContainerCommandIT {
     }
 
     int healthCheck(Map<String, String> env, Path out) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(command("HEALTHCHECK")).redirectErrorStream(true).redirectOutput(out.toFile());
+        ProcessBuilder pb = new ProcessBuilder(command("HEALTHCHECK"))
+                .redirectErrorStream(true)
+                .redirectOutput(out.toFile());
         pb.environment().keySet().removeIf(k -> k.startsWith("IDEM_"));
         pb.environment().putAll(env);
         Process p = pb.start();
@@ -83,11 +84,14 @@ class ContainerCommandIT {
         assertThat(healthCheck(env, probe)).as("no node yet: unhealthy").isEqualTo(1);
         assertThat(Files.readString(probe)).startsWith("not ready: http://127.0.0.1:" + port + "/readyz");
 
-        node = NodeProcess.start(entrypoint, tmp.resolve("logs"), port, KEY, env, volume).awaitReady();
+        node = NodeProcess.start(entrypoint, tmp.resolve("logs"), port, KEY, env, volume)
+                .awaitReady();
         assertThat(healthCheck(env, probe)).as(Files.readString(probe)).isZero();
         assertThat(Files.readString(probe)).startsWith("ready: ").contains("\"status\":\"ready\"");
         assertThat(volume.resolve("idem.db")).as("SQLite in the volume").exists();
-        assertThat(node.get("/v1/schedules").statusCode()).as("the bootstrap key from the environment works").isEqualTo(200);
+        assertThat(node.get("/v1/schedules").statusCode())
+                .as("the bootstrap key from the environment works")
+                .isEqualTo(200);
 
         assertThat(node.stop()).as("exit after SIGTERM").isIn(0, 143);
         ObjectMapper json = new ObjectMapper();
@@ -97,7 +101,11 @@ class ContainerCommandIT {
             assertThat(l.get("node_id").asText()).isEqualTo("container-1");
             messages.add(l.get("message").asText());
         }
-        assertThat(messages).anySatisfy(m -> assertThat(m).contains("on http://0.0.0.0:" + port).contains("finished deliveries kept 7d"));
-        assertThat(messages).as("the shutdown hook ran: java got the signal, not only sh").anySatisfy(m -> assertThat(m).isEqualTo("idem stopped"));
+        assertThat(messages)
+                .anySatisfy(m ->
+                        assertThat(m).contains("on http://0.0.0.0:" + port).contains("finished deliveries kept 7d"));
+        assertThat(messages)
+                .as("the shutdown hook ran: java got the signal, not only sh")
+                .anySatisfy(m -> assertThat(m).isEqualTo("idem stopped"));
     }
 }

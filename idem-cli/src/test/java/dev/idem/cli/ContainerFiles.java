@@ -48,15 +48,18 @@ final class ContainerFiles {
             String line = raw.strip();
             if (line.startsWith("#") || (line.isEmpty() && current.length() == 0)) continue;
             boolean continued = line.endsWith("\\");
-            current.append(continued ? line.substring(0, line.length() - 1) : line).append(' ');
+            current.append(continued ? line.substring(0, line.length() - 1) : line)
+                    .append(' ');
             if (continued) continue;
             String text = current.toString().strip();
             current.setLength(0);
             if (text.isEmpty()) continue;
             int space = text.indexOf(' ');
-            String keyword = text.substring(0, space < 0 ? text.length() : space).toUpperCase(java.util.Locale.ROOT);
+            String keyword =
+                    text.substring(0, space < 0 ? text.length() : space).toUpperCase(java.util.Locale.ROOT);
             if (keyword.equals("FROM")) stage++;
-            out.add(new Instruction(keyword, space < 0 ? "" : text.substring(space + 1).strip(), stage));
+            out.add(new Instruction(
+                    keyword, space < 0 ? "" : text.substring(space + 1).strip(), stage));
         }
         return out;
     }
@@ -96,7 +99,8 @@ final class ContainerFiles {
 
     /** {@code IDEM_…} → the {@code serve} option whose default reads it ({@code ${env:IDEM_…}}), from picocli's model. */
     static Map<String, OptionSpec> serveEnvTwins() {
-        CommandSpec serve = IdemCommand.commandLine().getSubcommands().get("serve").getCommandSpec();
+        CommandSpec serve =
+                IdemCommand.commandLine().getSubcommands().get("serve").getCommandSpec();
         serve.interpolateVariables(false);
         Map<String, OptionSpec> twins = new TreeMap<>();
         Pattern env = Pattern.compile("\\$\\{env:([A-Z0-9_]+)");
@@ -118,7 +122,9 @@ final class ContainerFiles {
             OptionSpec o = twins.get(k);
             if (o != null) args.add(o.longestName() + "=" + v);
         });
-        new CommandLine(new ServeCommand()).setCaseInsensitiveEnumValuesAllowed(true).parseArgs(args.toArray(new String[0]));
+        new CommandLine(new ServeCommand())
+                .setCaseInsensitiveEnumValuesAllowed(true)
+                .parseArgs(args.toArray(new String[0]));
     }
 
     static String read(Path p) {

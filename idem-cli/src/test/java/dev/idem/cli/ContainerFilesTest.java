@@ -48,7 +48,10 @@ class ContainerFilesTest {
         assertThat(froms.get(1).args()).matches("\\S+:17-jre\\S*");
         assertThat(all(dockerfile, "RUN").stream().filter(r -> r.stage() == 0).map(Instruction::args))
                 .anySatisfy(r -> assertThat(r).endsWith("mvn -B -pl idem-cli -am package -DskipTests"));
-        Instruction copyJar = all(runtime, "COPY").stream().filter(c -> c.args().startsWith("--from=build")).findFirst().orElseThrow();
+        Instruction copyJar = all(runtime, "COPY").stream()
+                .filter(c -> c.args().startsWith("--from=build"))
+                .findFirst()
+                .orElseThrow();
         assertThat(copyJar.args()).isEqualTo("--from=build /src/idem-cli/target/idem.jar /opt/idem/idem.jar");
         assertThat(String.join(" ", one(runtime, "ENTRYPOINT").execForm())).contains("-jar /opt/idem/idem.jar");
         assertThat(one(runtime, "CMD").execForm()).containsExactly("serve");
@@ -60,11 +63,15 @@ class ContainerFilesTest {
         String user = one(runtime, "USER").args();
         assertThat(user).doesNotStartWith("root").doesNotStartWith("0:").isNotEqualTo("0");
         String uid = user.split(":")[0];
-        assertThat(Integer.parseInt(uid)).as("a numeric uid, so runAsNonRoot can check it").isGreaterThanOrEqualTo(1000);
+        assertThat(Integer.parseInt(uid))
+                .as("a numeric uid, so runAsNonRoot can check it")
+                .isGreaterThanOrEqualTo(1000);
         Instruction arg = one(runtime, "ARG");
         assertThat(arg.args()).isEqualTo("IDEM_UID=" + uid);
         String run = all(runtime, "RUN").get(0).args();
-        assertThat(run).contains("useradd --system --uid \"${IDEM_UID}\"").contains("chown idem:idem " + imageEnv.get("IDEM_DATA_DIR"));
+        assertThat(run)
+                .contains("useradd --system --uid \"${IDEM_UID}\"")
+                .contains("chown idem:idem " + imageEnv.get("IDEM_DATA_DIR"));
     }
 
     @Test
@@ -76,9 +83,12 @@ class ContainerFilesTest {
         assertThat(cmd).containsSubsequence("-cp", "/opt/idem/idem.jar", HealthCheck.class.getName());
         assertThat(HealthCheck.PATH).isEqualTo("/readyz");
         try (InputStream in = getClass().getResourceAsStream("/openapi.json")) {
-            assertThat(new ObjectMapper().readTree(in).get("paths").has(HealthCheck.PATH)).as("a route of the server").isTrue();
+            assertThat(new ObjectMapper().readTree(in).get("paths").has(HealthCheck.PATH))
+                    .as("a route of the server")
+                    .isTrue();
         }
-        assertThat(HealthCheck.uri(imageEnv).toString()).isEqualTo("http://127.0.0.1:" + imageEnv.get("IDEM_PORT") + "/readyz");
+        assertThat(HealthCheck.uri(imageEnv).toString())
+                .isEqualTo("http://127.0.0.1:" + imageEnv.get("IDEM_PORT") + "/readyz");
     }
 
     @Test
@@ -86,7 +96,9 @@ class ContainerFilesTest {
         Map<String, String> idem = new LinkedHashMap<>(imageEnv);
         idem.keySet().removeIf(k -> !k.startsWith("IDEM_"));
         idem.remove("IDEM_JAVA_OPTS");
-        assertThat(String.join(" ", one(runtime, "ENTRYPOINT").execForm())).as("IDEM_JAVA_OPTS is the entrypoint's").contains("$IDEM_JAVA_OPTS");
+        assertThat(String.join(" ", one(runtime, "ENTRYPOINT").execForm()))
+                .as("IDEM_JAVA_OPTS is the entrypoint's")
+                .contains("$IDEM_JAVA_OPTS");
         assertThat(ContainerFiles.serveEnvTwins()).containsKeys(idem.keySet().toArray(new String[0]));
         ContainerFiles.parseAsServeFlags(idem);
         assertThat(imageEnv).containsEntry("IDEM_HOST", "0.0.0.0");
@@ -97,11 +109,23 @@ class ContainerFilesTest {
     @Test
     void theEnvTwinsAreReadFromServesOptionsAndBadValuesFailTheirParse() {
         Map<String, ?> twins = ContainerFiles.serveEnvTwins();
-        assertThat(twins).containsKeys("IDEM_PORT", "IDEM_HOST", "IDEM_DATA_DIR", "IDEM_DATABASE_URL", "IDEM_BOOTSTRAP_KEY",
-                "IDEM_ALLOW_PRIVATE_ENDPOINTS", "IDEM_NODE_ID", "IDEM_RETENTION", "IDEM_LOG_FORMAT");
-        assertThatThrownBy(() -> ContainerFiles.parseAsServeFlags(Map.of("IDEM_LOG_FORMAT", "xml"))).isInstanceOf(CommandLine.ParameterException.class);
-        assertThatThrownBy(() -> ContainerFiles.parseAsServeFlags(Map.of("IDEM_RETENTION", "5m"))).isInstanceOf(CommandLine.ParameterException.class);
-        assertThatThrownBy(() -> ContainerFiles.parseAsServeFlags(Map.of("IDEM_PORT", "http"))).isInstanceOf(CommandLine.ParameterException.class);
+        assertThat(twins)
+                .containsKeys(
+                        "IDEM_PORT",
+                        "IDEM_HOST",
+                        "IDEM_DATA_DIR",
+                        "IDEM_DATABASE_URL",
+                        "IDEM_BOOTSTRAP_KEY",
+                        "IDEM_ALLOW_PRIVATE_ENDPOINTS",
+                        "IDEM_NODE_ID",
+                        "IDEM_RETENTION",
+                        "IDEM_LOG_FORMAT");
+        assertThatThrownBy(() -> ContainerFiles.parseAsServeFlags(Map.of("IDEM_LOG_FORMAT", "xml")))
+                .isInstanceOf(CommandLine.ParameterException.class);
+        assertThatThrownBy(() -> ContainerFiles.parseAsServeFlags(Map.of("IDEM_RETENTION", "5m")))
+                .isInstanceOf(CommandLine.ParameterException.class);
+        assertThatThrownBy(() -> ContainerFiles.parseAsServeFlags(Map.of("IDEM_PORT", "http")))
+                .isInstanceOf(CommandLine.ParameterException.class);
     }
 
     @SuppressWarnings("unchecked")
@@ -115,7 +139,8 @@ class ContainerFilesTest {
         Map<String, Object> postgres = map(services.get("postgres"));
         Map<String, Object> pgEnv = map(postgres.get("environment"));
         assertThat(String.valueOf(postgres.get("image"))).startsWith("postgres:");
-        assertThat(List.copyOf((List<String>) map(postgres.get("healthcheck")).get("test"))).anySatisfy(t -> assertThat(t).contains("pg_isready"));
+        assertThat(List.copyOf((List<String>) map(postgres.get("healthcheck")).get("test")))
+                .anySatisfy(t -> assertThat(t).contains("pg_isready"));
 
         Map<String, Map<String, Object>> nodes = new LinkedHashMap<>();
         services.forEach((name, s) -> {
@@ -130,8 +155,12 @@ class ContainerFilesTest {
             assertThat(String.valueOf(node.get("build"))).as(name).isEqualTo(".");
             Map<String, String> env = new LinkedHashMap<>();
             map(node.get("environment")).forEach((k, v) -> env.put(k, interpolate(v)));
-            assertThat(env.keySet()).as(name + ": every variable is a setting of idem serve").allSatisfy(k ->
-                    assertThat(ContainerFiles.serveEnvTwins().containsKey(k) || ContainerFiles.SERVE_ENV_WITHOUT_FLAG.contains(k)).as(k).isTrue());
+            assertThat(env.keySet())
+                    .as(name + ": every variable is a setting of idem serve")
+                    .allSatisfy(k -> assertThat(ContainerFiles.serveEnvTwins().containsKey(k)
+                                    || ContainerFiles.SERVE_ENV_WITHOUT_FLAG.contains(k))
+                            .as(k)
+                            .isTrue());
             ContainerFiles.parseAsServeFlags(env);
             nodeIds.add(env.get("IDEM_NODE_ID"));
             keys.add(env.get("IDEM_BOOTSTRAP_KEY"));
@@ -141,12 +170,16 @@ class ContainerFilesTest {
             assertThat(url.group(3)).isEqualTo(interpolate(pgEnv.get("POSTGRES_DB")));
             assertThat(env.get("IDEM_DATABASE_USER")).isEqualTo(interpolate(pgEnv.get("POSTGRES_USER")));
             assertThat(env.get("IDEM_DATABASE_PASSWORD")).isEqualTo(interpolate(pgEnv.get("POSTGRES_PASSWORD")));
-            assertThat(map(map(node.get("depends_on")).get("postgres")).get("condition")).isEqualTo("service_healthy");
+            assertThat(map(map(node.get("depends_on")).get("postgres")).get("condition"))
+                    .isEqualTo("service_healthy");
             assertThat(Durations.parse(String.valueOf(node.get("stop_grace_period"))))
-                    .as("docker stop waits longer than the node's shutdown grace").isGreaterThan(EngineConfig.defaults("x").shutdownGrace());
+                    .as("docker stop waits longer than the node's shutdown grace")
+                    .isGreaterThan(EngineConfig.defaults("x").shutdownGrace());
             for (Object p : (List<Object>) node.get("ports")) {
                 String[] parts = String.valueOf(p).split(":");
-                assertThat(parts[parts.length - 1]).as("the container port is the image's").isEqualTo(imageEnv.get("IDEM_PORT"));
+                assertThat(parts[parts.length - 1])
+                        .as("the container port is the image's")
+                        .isEqualTo(imageEnv.get("IDEM_PORT"));
                 hostPorts.add(parts[parts.length - 2]);
             }
         });

@@ -30,8 +30,10 @@ class DocsPicturesTest {
     private static final Path PAGE = Path.of("..", "docs", "scheduling.md");
     /** A picture's first line, as docs/pictures/dst-week.sh prints it: zone, rule, dtstart. */
     private static final Pattern HEADER = Pattern.compile("^([A-Za-z_]+/[A-Za-z_]+), (FREQ=\\S+), dtstart (\\S+)$");
+
     private static final Pattern AXIS = Pattern.compile("UTC (\\d{2}):00 ");
-    private static final Pattern ROW = Pattern.compile("^\\w{3} (\\d{4}-\\d{2}-\\d{2}) (\\d{2}:\\d{2}) +(\\S+Z)(?: +(\\S+))?$");
+    private static final Pattern ROW =
+            Pattern.compile("^\\w{3} (\\d{4}-\\d{2}-\\d{2}) (\\d{2}:\\d{2}) +(\\S+Z)(?: +(\\S+))?$");
 
     record Picture(String zone, String rule, String dtstart, Integer axisFrom, List<String[]> rows) {}
 
@@ -40,18 +42,26 @@ class DocsPicturesTest {
         List<Picture> pictures = pictures(Files.readAllLines(PAGE, StandardCharsets.UTF_8));
         assertThat(pictures).as("the DST pictures in " + PAGE).hasSizeGreaterThanOrEqualTo(4);
         for (Picture p : pictures) {
-            List<String> printed = preview(p.rule(), p.dtstart(), p.zone(), p.rows().size());
+            List<String> printed =
+                    preview(p.rule(), p.dtstart(), p.zone(), p.rows().size());
             for (int i = 0; i < p.rows().size(); i++) {
                 String[] row = p.rows().get(i);
-                assertThat(row[0] + "T" + row[1] + ":00  " + row[2]).as(p.rule() + " from " + p.dtstart() + ", row " + (i + 1))
+                assertThat(row[0] + "T" + row[1] + ":00  " + row[2])
+                        .as(p.rule() + " from " + p.dtstart() + ", row " + (i + 1))
                         .isEqualTo(printed.get(i));
                 if (p.axisFrom() != null) {
-                    int minutes = Integer.parseInt(row[2].substring(11, 13)) * 60 + Integer.parseInt(row[2].substring(14, 16));
-                    assertThat(row[3].indexOf('#')).as("the # of " + row[2] + " on an axis from " + p.axisFrom() + ":00 UTC")
+                    int minutes = Integer.parseInt(row[2].substring(11, 13)) * 60
+                            + Integer.parseInt(row[2].substring(14, 16));
+                    assertThat(row[3].indexOf('#'))
+                            .as("the # of " + row[2] + " on an axis from " + p.axisFrom() + ":00 UTC")
                             .isEqualTo((minutes - p.axisFrom() * 60) / 10);
                 } else if (i > 0) {
-                    long hours = java.time.Duration.between(Instant.parse(p.rows().get(i - 1)[2]), Instant.parse(row[2])).toHours();
-                    assertThat(row[3]).as("hours between the UTC instants of rows " + i + " and " + (i + 1)).isEqualTo(Long.toString(hours));
+                    long hours = java.time.Duration.between(
+                                    Instant.parse(p.rows().get(i - 1)[2]), Instant.parse(row[2]))
+                            .toHours();
+                    assertThat(row[3])
+                            .as("hours between the UTC instants of rows " + i + " and " + (i + 1))
+                            .isEqualTo(Long.toString(hours));
                 }
             }
         }
@@ -60,7 +70,9 @@ class DocsPicturesTest {
     @Test
     void the_cron_sentence_about_the_same_nights_holds() throws IOException {
         String page = Files.readString(PAGE, StandardCharsets.UTF_8);
-        assertThat(page).contains("`30 2 * * *` in Europe/Paris previews 2027-03-28T03:30 local = 01:30 UTC, and 2027-10-31T02:30 = 00:30 UTC");
+        assertThat(page)
+                .contains(
+                        "`30 2 * * *` in Europe/Paris previews 2027-03-28T03:30 local = 01:30 UTC, and 2027-10-31T02:30 = 00:30 UTC");
         // cron starts at the creation time, so the preview is run as if created shortly before each night
         assertThat(cron("2027-03-27T12:00:00Z")).contains("2027-03-28T03:30:00 2027-03-28T01:30:00.000Z");
         assertThat(cron("2027-10-30T12:00:00Z")).contains("2027-10-31T02:30:00 2027-10-31T00:30:00.000Z");
@@ -71,14 +83,27 @@ class DocsPicturesTest {
         params.put("cron", "30 2 * * *");
         params.put("timezone", "Europe/Paris");
         params.put("count", "1");
-        JsonNode o = RecurrencePreview.of(params, Clock.fixed(Instant.parse(now), ZoneOffset.UTC)).get("occurrences").get(0);
+        JsonNode o = RecurrencePreview.of(params, Clock.fixed(Instant.parse(now), ZoneOffset.UTC))
+                .get("occurrences")
+                .get(0);
         return List.of(o.get("local").asText() + " " + o.get("utc").asText());
     }
 
     private static List<String> preview(String rule, String dtstart, String zone, int count) {
         StringWriter out = new StringWriter();
-        int code = IdemCommand.commandLine().setOut(new PrintWriter(out)).execute(
-                "recurrence", "preview", "--rrule", rule, "--dtstart", dtstart, "--timezone", zone, "--count", Integer.toString(count));
+        int code = IdemCommand.commandLine()
+                .setOut(new PrintWriter(out))
+                .execute(
+                        "recurrence",
+                        "preview",
+                        "--rrule",
+                        rule,
+                        "--dtstart",
+                        dtstart,
+                        "--timezone",
+                        zone,
+                        "--count",
+                        Integer.toString(count));
         assertThat(code).as("idem recurrence preview --rrule " + rule).isZero();
         return out.toString().lines().toList();
     }

@@ -47,10 +47,14 @@ class LauncherIT {
                   </plugins></build>
                 </project>
                 """);
-        Files.writeString(cli.resolve("Hello.java"), "public class Hello { public static void main(String[] a) { System.out.println(\"hello \" + String.join(\" \", a)); } }\n");
+        Files.writeString(
+                cli.resolve("Hello.java"),
+                "public class Hello { public static void main(String[] a) { System.out.println(\"hello \" + String.join(\" \", a)); } }\n");
 
         String[] first = run("from", "the jar");
-        assertThat(first[1]).as("stderr of the first run, exactly").isEqualTo("idem: building (first run or sources changed)…\n");
+        assertThat(first[1])
+                .as("stderr of the first run, exactly")
+                .isEqualTo("idem: building (first run or sources changed)…\n");
         assertThat(first[0]).isEqualTo("hello from the jar\n");
         String[] second = run("again");
         assertThat(second[1]).as("a fresh jar is not rebuilt").isEmpty();

@@ -39,8 +39,10 @@ class ListenCommandTest {
 
         Listener(String... args) throws Exception {
             ListenCommand cmd = new ListenCommand();
-            CommandLine cl = new CommandLine(cmd).setCaseInsensitiveEnumValuesAllowed(true)
-                    .setOut(new PrintWriter(out)).setErr(new PrintWriter(err));
+            CommandLine cl = new CommandLine(cmd)
+                    .setCaseInsensitiveEnumValuesAllowed(true)
+                    .setOut(new PrintWriter(out))
+                    .setErr(new PrintWriter(err));
             List<String> all = new ArrayList<>(List.of("--port", "0"));
             all.addAll(Arrays.asList(args));
             cl.parseArgs(all.toArray(String[]::new));
@@ -62,9 +64,21 @@ class ListenCommandTest {
 
         HttpResponse<String> signed(String id, int attempt, String body) throws Exception {
             long ts = Instant.now().getEpochSecond();
-            return post("/any/path", Map.of("webhook-id", id, "webhook-timestamp", Long.toString(ts),
-                    "webhook-signature", WebhookSigner.sign(SigningSecret.parse(SECRET), id, ts, body.getBytes(StandardCharsets.UTF_8)),
-                    "Idempotency-Key", "key-" + id, "Idem-Attempt", Integer.toString(attempt)), body);
+            return post(
+                    "/any/path",
+                    Map.of(
+                            "webhook-id",
+                            id,
+                            "webhook-timestamp",
+                            Long.toString(ts),
+                            "webhook-signature",
+                            WebhookSigner.sign(
+                                    SigningSecret.parse(SECRET), id, ts, body.getBytes(StandardCharsets.UTF_8)),
+                            "Idempotency-Key",
+                            "key-" + id,
+                            "Idem-Attempt",
+                            Integer.toString(attempt)),
+                    body);
         }
 
         @Override
@@ -76,9 +90,12 @@ class ListenCommandTest {
     @Test
     void helpListsEveryOptionOfTheSpec() {
         StringWriter out = new StringWriter();
-        int code = new CommandLine(new ListenCommand()).setOut(new PrintWriter(out)).execute("--help");
+        int code = new CommandLine(new ListenCommand())
+                .setOut(new PrintWriter(out))
+                .execute("--help");
         assertThat(code).isZero();
-        assertThat(out.toString()).contains("--port", "--secret", "--inbox", "--fail-rate", "PROCESSED|DUPLICATE|REJECTED");
+        assertThat(out.toString())
+                .contains("--port", "--secret", "--inbox", "--fail-rate", "PROCESSED|DUPLICATE|REJECTED");
     }
 
     @Test
@@ -94,7 +111,9 @@ class ListenCommandTest {
     @Test
     void aLeaseThatIsNotADurationIsBadUsage() {
         StringWriter err = new StringWriter();
-        int code = IdemCommand.commandLine().setErr(new PrintWriter(err)).execute("listen", "--port", "0", "--lease", "2x");
+        int code = IdemCommand.commandLine()
+                .setErr(new PrintWriter(err))
+                .execute("listen", "--port", "0", "--lease", "2x");
         assertThat(code).isEqualTo(2);
         assertThat(err.toString()).contains("--lease", "'2x' is not a duration").doesNotContain("\tat ");
     }
@@ -102,16 +121,21 @@ class ListenCommandTest {
     @Test
     void anInboxThatCannotBeReachedIsBadUsageInOneLine() {
         StringWriter err = new StringWriter();
-        int code = IdemCommand.commandLine().setErr(new PrintWriter(err)).execute("listen", "--port", "0", "--inbox",
-                "jdbc:postgresql://127.0.0.1:1/nothing?connectTimeout=2");
+        int code = IdemCommand.commandLine()
+                .setErr(new PrintWriter(err))
+                .execute("listen", "--port", "0", "--inbox", "jdbc:postgresql://127.0.0.1:1/nothing?connectTimeout=2");
         assertThat(code).isEqualTo(2);
-        assertThat(err.toString()).contains("--inbox jdbc:postgresql://127.0.0.1:1/nothing", "cannot connect").doesNotContain("\tat ");
+        assertThat(err.toString())
+                .contains("--inbox jdbc:postgresql://127.0.0.1:1/nothing", "cannot connect")
+                .doesNotContain("\tat ");
     }
 
     @Test
     void aFailRateOutsideZeroToOneIsRefused() {
         StringWriter err = new StringWriter();
-        int code = new CommandLine(new ListenCommand()).setErr(new PrintWriter(err)).execute("--port", "0", "--fail-rate", "1.5");
+        int code = new CommandLine(new ListenCommand())
+                .setErr(new PrintWriter(err))
+                .execute("--port", "0", "--fail-rate", "1.5");
         assertThat(code).isNotZero();
         assertThat(err.toString()).contains("--fail-rate must be between 0 and 1");
     }
@@ -130,8 +154,18 @@ class ListenCommandTest {
     void aBadSignatureIsRejectedWith403() throws Exception {
         try (Listener l = new Listener("--secret", SECRET)) {
             long ts = Instant.now().getEpochSecond();
-            var r = l.post("/hook", Map.of("webhook-id", "dlv_x", "webhook-timestamp", Long.toString(ts),
-                    "webhook-signature", "v1,Zm9yZ2VkIHNpZ25hdHVyZSBvZiAzMiBieXRlcyEhISE=", "Idem-Attempt", "3"), "{}");
+            var r = l.post(
+                    "/hook",
+                    Map.of(
+                            "webhook-id",
+                            "dlv_x",
+                            "webhook-timestamp",
+                            Long.toString(ts),
+                            "webhook-signature",
+                            "v1,Zm9yZ2VkIHNpZ25hdHVyZSBvZiAzMiBieXRlcyEhISE=",
+                            "Idem-Attempt",
+                            "3"),
+                    "{}");
             assertThat(r.statusCode()).isEqualTo(403);
             assertThat(r.body()).contains("BAD_SIGNATURE");
             assertThat(l.lines()).containsExactly("REJECTED dlv_x 3");
@@ -165,8 +199,11 @@ class ListenCommandTest {
                 assertThat(l.signed(id, 99, "{}").statusCode()).isEqualTo(200);
             }
             assertThat(fivehundreds).isBetween(10, 70);
-            Map<String, Long> words = l.lines().stream().collect(Collectors.groupingBy(s -> s.split(" ")[0], Collectors.counting()));
-            assertThat(words).containsEntry("PROCESSED", (long) keys).containsEntry("DUPLICATE", (long) keys)
+            Map<String, Long> words =
+                    l.lines().stream().collect(Collectors.groupingBy(s -> s.split(" ")[0], Collectors.counting()));
+            assertThat(words)
+                    .containsEntry("PROCESSED", (long) keys)
+                    .containsEntry("DUPLICATE", (long) keys)
                     .containsEntry("REJECTED", (long) fivehundreds);
         }
     }
@@ -174,17 +211,20 @@ class ListenCommandTest {
     @Test
     void twoListenersOnOneSqliteInboxAreReplicasThatProcessEachKeyOnce(@TempDir Path dir) throws Exception {
         String url = "jdbc:sqlite:" + dir.resolve("listen.db") + "?journal_mode=WAL&busy_timeout=30000";
-        assertReplicas(new Listener("--secret", SECRET, "--inbox", url), new Listener("--secret", SECRET, "--inbox", url));
+        assertReplicas(
+                new Listener("--secret", SECRET, "--inbox", url), new Listener("--secret", SECRET, "--inbox", url));
     }
 
     @Test
     void twoListenersOnOneRedisInboxAreReplicasThatProcessEachKeyOnce() throws Exception {
-        assertReplicas(new Listener("--secret", SECRET, "--inbox", "redis://127.0.0.1:6379"),
+        assertReplicas(
+                new Listener("--secret", SECRET, "--inbox", "redis://127.0.0.1:6379"),
                 new Listener("--secret", SECRET, "--inbox", "redis://127.0.0.1:6379"));
     }
 
     private static void assertReplicas(Listener a, Listener b) throws Exception {
-        try (a; b) {
+        try (a;
+                b) {
             String run = UUID.randomUUID().toString().substring(0, 8);
             List<String> ids = new ArrayList<>();
             for (int i = 0; i < 200; i++) ids.add("dlv_" + run + "_" + i);
@@ -206,8 +246,10 @@ class ListenCommandTest {
             pool.shutdown();
             List<String> all = new ArrayList<>(a.lines());
             all.addAll(b.lines());
-            Function<String, Long> count = word -> all.stream().filter(s -> s.startsWith(word + " ")).count();
-            Map<String, Long> processedPerKey = all.stream().filter(s -> s.startsWith("PROCESSED "))
+            Function<String, Long> count =
+                    word -> all.stream().filter(s -> s.startsWith(word + " ")).count();
+            Map<String, Long> processedPerKey = all.stream()
+                    .filter(s -> s.startsWith("PROCESSED "))
                     .collect(Collectors.groupingBy(s -> s.split(" ")[1], Collectors.counting()));
             assertThat(processedPerKey).hasSize(ids.size());
             assertThat(processedPerKey.values()).allMatch(n -> n == 1);

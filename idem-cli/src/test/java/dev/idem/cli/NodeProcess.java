@@ -40,16 +40,21 @@ final class NodeProcess implements AutoCloseable {
     }
 
     /** {@code java -jar target/idem.jar <args>} with these extra environment variables. */
-    static NodeProcess idem(Path logs, int port, String apiKey, Map<String, String> env, String... args) throws IOException {
+    static NodeProcess idem(Path logs, int port, String apiKey, Map<String, String> env, String... args)
+            throws IOException {
         List<String> command = new java.util.ArrayList<>(List.of(java(), "-jar", JAR.toString()));
         command.addAll(List.of(args));
         return start(command, logs, port, apiKey, env, Path.of(""));
     }
 
-    static NodeProcess start(List<String> command, Path logs, int port, String apiKey, Map<String, String> env, Path workDir) throws IOException {
-        if (!Files.exists(JAR)) throw new IllegalStateException(JAR + " is built in the package phase; run the *IT tests with mvn verify");
+    static NodeProcess start(
+            List<String> command, Path logs, int port, String apiKey, Map<String, String> env, Path workDir)
+            throws IOException {
+        if (!Files.exists(JAR))
+            throw new IllegalStateException(JAR + " is built in the package phase; run the *IT tests with mvn verify");
         Files.createDirectories(logs);
-        ProcessBuilder pb = new ProcessBuilder(command).directory(workDir.toAbsolutePath().toFile());
+        ProcessBuilder pb =
+                new ProcessBuilder(command).directory(workDir.toAbsolutePath().toFile());
         pb.environment().keySet().removeIf(k -> k.startsWith("IDEM_"));
         pb.environment().putAll(env);
         String name = "node-" + System.nanoTime();
@@ -61,7 +66,9 @@ final class NodeProcess implements AutoCloseable {
 
     NodeProcess awaitReady() {
         await().atMost(Duration.ofSeconds(90)).ignoreExceptions().until(() -> {
-            if (!process.isAlive()) throw new AssertionError("the node exited with " + process.exitValue() + ": " + Files.readString(stderr));
+            if (!process.isAlive())
+                throw new AssertionError(
+                        "the node exited with " + process.exitValue() + ": " + Files.readString(stderr));
             return get("/readyz").statusCode() == 200;
         });
         return this;
@@ -72,12 +79,17 @@ final class NodeProcess implements AutoCloseable {
     }
 
     HttpResponse<String> post(String path, String json) throws IOException, InterruptedException {
-        return http.send(request(path).header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)).build(),
+        return http.send(
+                request(path)
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(json))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
     private HttpRequest.Builder request(String path) {
-        return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).header("Authorization", "Bearer " + apiKey);
+        return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .header("Authorization", "Bearer " + apiKey);
     }
 
     List<String> stderrLines() throws IOException {
@@ -87,7 +99,8 @@ final class NodeProcess implements AutoCloseable {
     /** SIGTERM, as {@code docker stop} and Ctrl-C send, and the exit code once the node has shut down. */
     int stop() throws InterruptedException {
         process.destroy();
-        if (!process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) process.destroyForcibly().waitFor();
+        if (!process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS))
+            process.destroyForcibly().waitFor();
         return process.exitValue();
     }
 

@@ -57,8 +57,15 @@ class OperationsFlagsIT {
 
     NodeProcess serve(Map<String, String> env, String... flags) throws IOException {
         int port = NodeProcess.freePort();
-        List<String> args = new ArrayList<>(List.of("serve", "--port", Integer.toString(port), "--data-dir", tmp.resolve("data").toString(),
-                "--bootstrap-key", KEY, "--allow-private-endpoints"));
+        List<String> args = new ArrayList<>(List.of(
+                "serve",
+                "--port",
+                Integer.toString(port),
+                "--data-dir",
+                tmp.resolve("data").toString(),
+                "--bootstrap-key",
+                KEY,
+                "--allow-private-endpoints"));
         args.addAll(List.of(flags));
         NodeProcess node = NodeProcess.idem(tmp.resolve("logs"), port, KEY, env, args.toArray(new String[0]));
         nodes.add(node);
@@ -71,12 +78,16 @@ class OperationsFlagsIT {
 
     /** Creates a one-shot schedule due now and returns its delivery once it reached {@code status}. */
     JsonNode deliveredOnce(NodeProcess node, String path, String status) throws Exception {
-        var created = node.post("/v1/schedules", "{\"endpoint\":\"" + endpoint(path) + "\",\"delay\":\"0s\",\"retry\":{\"max_attempts\":1}}");
+        var created = node.post(
+                "/v1/schedules",
+                "{\"endpoint\":\"" + endpoint(path) + "\",\"delay\":\"0s\",\"retry\":{\"max_attempts\":1}}");
         assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
         String scheduleId = JSON.readTree(created.body()).get("id").asText();
         JsonNode[] delivery = new JsonNode[1];
         await().atMost(Duration.ofSeconds(30)).until(() -> {
-            JsonNode list = JSON.readTree(node.get("/v1/deliveries?schedule_id=" + scheduleId).body()).get("data");
+            JsonNode list = JSON.readTree(
+                            node.get("/v1/deliveries?schedule_id=" + scheduleId).body())
+                    .get("data");
             delivery[0] = list.isEmpty() ? null : list.get(0);
             return delivery[0] != null && delivery[0].get("status").asText().equals(status);
         });
@@ -90,21 +101,31 @@ class OperationsFlagsIT {
         String deliveryId = dead.get("id").asText();
         String scheduleId = dead.get("schedule_id").asText();
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> node.stderrLines().stream().anyMatch(l -> l.contains(deliveryId)));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> node.stderrLines().stream().anyMatch(l -> l.contains(deliveryId)));
         assertThat(node.stop()).as("exit after SIGTERM").isIn(0, 143);
         List<JsonNode> lines = new ArrayList<>();
-        for (String line : node.stderrLines()) lines.add(JSON.readTree(line)); // throws unless every line is one JSON object
+        for (String line : node.stderrLines())
+            lines.add(JSON.readTree(line)); // throws unless every line is one JSON object
         assertThat(lines).allSatisfy(l -> {
             assertThat(l.isObject()).isTrue();
             assertThat(l.get("node_id").asText()).isEqualTo("ops-json");
-            assertThat(l.has("@timestamp") && l.has("level") && l.has("message") && l.has("logger_name")).as(l.toString()).isTrue();
+            assertThat(l.has("@timestamp") && l.has("level") && l.has("message") && l.has("logger_name"))
+                    .as(l.toString())
+                    .isTrue();
         });
-        JsonNode deadLine = lines.stream().filter(l -> deliveryId.equals(l.path("delivery_id").asText())).findFirst().orElseThrow();
+        JsonNode deadLine = lines.stream()
+                .filter(l -> deliveryId.equals(l.path("delivery_id").asText()))
+                .findFirst()
+                .orElseThrow();
         assertThat(deadLine.get("level").asText()).isEqualTo("WARN");
         assertThat(deadLine.get("schedule_id").asText()).isEqualTo(scheduleId);
         assertThat(deadLine.get("message").asText()).contains(deliveryId, "dead");
         assertThat(lines).anySatisfy(l -> assertThat(l.get("message").asText()).contains("stopped"));
-        assertThat(Files.readString(node.stdout)).as("stdout keeps the keys and the ready line for people").contains(KEY).doesNotStartWith("{");
+        assertThat(Files.readString(node.stdout))
+                .as("stdout keeps the keys and the ready line for people")
+                .contains(KEY)
+                .doesNotStartWith("{");
     }
 
     @Test
@@ -112,12 +133,16 @@ class OperationsFlagsIT {
         NodeProcess first = serve(Map.of());
         JsonNode old = deliveredOnce(first, "/ok", "succeeded");
         JsonNode young = deliveredOnce(first, "/fail", "dead");
-        assertThat(first.stderrLines().get(0)).as("text logs are the default").doesNotStartWith("{").contains("finished deliveries kept 30d");
+        assertThat(first.stderrLines().get(0))
+                .as("text logs are the default")
+                .doesNotStartWith("{")
+                .contains("finished deliveries kept 30d");
         first.stop();
 
         long now = System.currentTimeMillis();
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + tmp.resolve("data").resolve("idem.db"));
-             PreparedStatement age = c.prepareStatement("UPDATE deliveries SET updated_at = ? WHERE id = ?")) {
+        try (Connection c = DriverManager.getConnection(
+                        "jdbc:sqlite:" + tmp.resolve("data").resolve("idem.db"));
+                PreparedStatement age = c.prepareStatement("UPDATE deliveries SET updated_at = ? WHERE id = ?")) {
             finishedAgo(age, old.get("id").asText(), now - TimeUnit.HOURS.toMillis(4));
             finishedAgo(age, young.get("id").asText(), now - TimeUnit.HOURS.toMillis(2));
         }
@@ -125,10 +150,14 @@ class OperationsFlagsIT {
         NodeProcess second = serve(Map.of(), "--retention", "3h");
         assertThat(second.stderrLines().get(0)).contains("finished deliveries kept 3h");
         // the pruner's first run is 30 s after start
-        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofSeconds(1))
-                .until(() -> second.get("/v1/deliveries/" + old.get("id").asText()).statusCode() == 404);
+        await().atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofSeconds(1))
+                .until(() ->
+                        second.get("/v1/deliveries/" + old.get("id").asText()).statusCode() == 404);
         var kept = second.get("/v1/deliveries/" + young.get("id").asText());
-        assertThat(kept.statusCode()).as("finished 2 h ago, within the 3 h retention").isEqualTo(200);
+        assertThat(kept.statusCode())
+                .as("finished 2 h ago, within the 3 h retention")
+                .isEqualTo(200);
         assertThat(JSON.readTree(kept.body()).get("status").asText()).isEqualTo("dead");
     }
 
@@ -145,13 +174,15 @@ class OperationsFlagsIT {
         assertRefused(Map.of(), "is not a duration", "--retention", "soon");
         assertRefused(Map.of("IDEM_RETENTION", "0d"), "retention must be at least 1h");
         assertRefused(Map.of("IDEM_LOG_FORMAT", "yaml"), "Invalid value for option '--log-format'");
-        assertRefused(Map.of(), "--max-in-flight must be between 1 and 1000000 deliveries, got 0", "--max-in-flight", "0");
+        assertRefused(
+                Map.of(), "--max-in-flight must be between 1 and 1000000 deliveries, got 0", "--max-in-flight", "0");
         assertRefused(Map.of("IDEM_MAX_IN_FLIGHT", "lots"), "'lots' is not a whole number");
     }
 
     void assertRefused(Map<String, String> env, String message, String... flags) throws Exception {
         Path data = tmp.resolve("refused");
-        List<String> args = new ArrayList<>(List.of("serve", "--port", Integer.toString(NodeProcess.freePort()), "--data-dir", data.toString()));
+        List<String> args = new ArrayList<>(
+                List.of("serve", "--port", Integer.toString(NodeProcess.freePort()), "--data-dir", data.toString()));
         args.addAll(List.of(flags));
         try (NodeProcess node = NodeProcess.idem(tmp.resolve("logs"), 0, KEY, env, args.toArray(new String[0]))) {
             assertThat(node.process.waitFor(60, TimeUnit.SECONDS)).isTrue();

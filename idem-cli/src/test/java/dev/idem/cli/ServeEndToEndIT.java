@@ -72,24 +72,45 @@ class ServeEndToEndIT {
     Process startNode() throws IOException {
         Path jar = Path.of("target", "idem.jar");
         assertThat(jar).as("the fat jar is built in the package phase").exists();
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar.toString(),
-                "serve", "--port", Integer.toString(port), "--data-dir", dataDir.toString(), "--bootstrap-key", KEY,
-                "--allow-private-endpoints", "--node-id", "e2e");
+        ProcessBuilder pb = new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar",
+                jar.toString(),
+                "serve",
+                "--port",
+                Integer.toString(port),
+                "--data-dir",
+                dataDir.toString(),
+                "--bootstrap-key",
+                KEY,
+                "--allow-private-endpoints",
+                "--node-id",
+                "e2e");
         pb.environment().keySet().removeIf(k -> k.startsWith("IDEM_"));
         pb.redirectErrorStream(true).redirectOutput(nodeLog().toFile());
         Process p = pb.start();
-        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> get("/readyz").statusCode() == 200);
+        await().atMost(Duration.ofSeconds(60))
+                .ignoreExceptions()
+                .until(() -> get("/readyz").statusCode() == 200);
         return p;
     }
 
     HttpResponse<String> get(String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).header("Authorization", "Bearer " + KEY).build(),
+        return http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                        .header("Authorization", "Bearer " + KEY)
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
     HttpResponse<String> post(String path, String body) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).header("Authorization", "Bearer " + KEY)
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        return http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                        .header("Authorization", "Bearer " + KEY)
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(body))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     @Test
@@ -98,16 +119,30 @@ class ServeEndToEndIT {
         node = startNode();
         assertThat(Files.exists(dataDir.resolve("idem.db"))).isTrue();
         String endpoint = "http://127.0.0.1:" + receiver.getAddress().getPort() + "/hooks";
-        var created = post("/v1/schedules", "{\"endpoint\":\"" + endpoint + "\",\"delay\":\"1s\",\"payload\":{\"hello\":\"world\"}}");
+        var created = post(
+                "/v1/schedules",
+                "{\"endpoint\":\"" + endpoint + "\",\"delay\":\"1s\",\"payload\":{\"hello\":\"world\"}}");
         assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
         await().atMost(Duration.ofSeconds(20)).until(() -> !received.isEmpty());
-        String secret = JSON.readTree(get("/v1/signing-secret").body()).get("secret").asText();
+        String secret =
+                JSON.readTree(get("/v1/signing-secret").body()).get("secret").asText();
         Map<String, String> h = received.get(0);
-        var verifier = new StandardWebhooksVerifier(List.of(SigningSecret.parse(secret)), StandardWebhooksVerifier.DEFAULT_TOLERANCE, Clock.systemUTC());
-        assertThat(verifier.verify(h.get("webhook-id"), h.get("webhook-timestamp"), h.get("webhook-signature"), bodies.get(0)).valid()).isTrue();
+        var verifier = new StandardWebhooksVerifier(
+                List.of(SigningSecret.parse(secret)), StandardWebhooksVerifier.DEFAULT_TOLERANCE, Clock.systemUTC());
+        assertThat(verifier.verify(
+                                h.get("webhook-id"),
+                                h.get("webhook-timestamp"),
+                                h.get("webhook-signature"),
+                                bodies.get(0))
+                        .valid())
+                .isTrue();
         assertThat(new String(bodies.get(0))).isEqualTo("{\"hello\":\"world\"}");
-        await().atMost(Duration.ofSeconds(10)).until(() ->
-                JSON.readTree(get("/v1/deliveries/" + h.get("webhook-id")).body()).get("status").asText().equals("succeeded"));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> JSON.readTree(
+                                get("/v1/deliveries/" + h.get("webhook-id")).body())
+                        .get("status")
+                        .asText()
+                        .equals("succeeded"));
     }
 
     @Test
@@ -121,7 +156,9 @@ class ServeEndToEndIT {
         node.destroyForcibly().waitFor();
         assertThat(received).isEmpty();
         node = startNode();
-        await().atMost(Duration.ofSeconds(30)).until(() -> received.stream().anyMatch(h -> schedule.get("id").asText().equals(h.get("Idem-Schedule-Id"))));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> received.stream()
+                        .anyMatch(h -> schedule.get("id").asText().equals(h.get("Idem-Schedule-Id"))));
     }
 
     @Test
@@ -129,27 +166,45 @@ class ServeEndToEndIT {
         port = freePort();
         node = startNode();
         String base = "http://127.0.0.1:" + port;
-        await().atMost(Duration.ofSeconds(10)).until(() -> Files.readString(nodeLog()).contains("idem is ready"));
-        assertThat(Files.readString(nodeLog()).lines().filter(l -> l.startsWith("idem is ready")).toList()).containsExactly(
-                "idem is ready: API " + base + "/v1, dashboard " + base + "/, metrics " + base + "/metrics, OpenAPI " + base
-                        + "/openapi.json (Ctrl-C to stop)");
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> Files.readString(nodeLog()).contains("idem is ready"));
+        assertThat(Files.readString(nodeLog())
+                        .lines()
+                        .filter(l -> l.startsWith("idem is ready"))
+                        .toList())
+                .containsExactly("idem is ready: API " + base + "/v1, dashboard " + base + "/, metrics " + base
+                        + "/metrics, OpenAPI " + base + "/openapi.json (Ctrl-C to stop)");
 
         String endpoint = "http://127.0.0.1:" + receiver.getAddress().getPort() + "/fails";
-        var created = post("/v1/schedules", "{\"endpoint\":\"" + endpoint + "\",\"rrule\":\"FREQ=SECONDLY\",\"auto_pause_after\":2,"
-                + "\"retry\":{\"max_attempts\":1}}");
+        var created = post(
+                "/v1/schedules",
+                "{\"endpoint\":\"" + endpoint + "\",\"rrule\":\"FREQ=SECONDLY\",\"auto_pause_after\":2,"
+                        + "\"retry\":{\"max_attempts\":1}}");
         assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
         String id = JSON.readTree(created.body()).get("id").asText();
-        await().atMost(Duration.ofSeconds(30)).until(() -> JSON.readTree(get("/v1/schedules/" + id).body()).get("status").asText().equals("paused"));
-        JsonNode dead = JSON.readTree(get("/v1/deliveries?schedule_id=" + id + "&status=dead").body()).get("data");
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> JSON.readTree(get("/v1/schedules/" + id).body())
+                        .get("status")
+                        .asText()
+                        .equals("paused"));
+        JsonNode dead = JSON.readTree(
+                        get("/v1/deliveries?schedule_id=" + id + "&status=dead").body())
+                .get("data");
         assertThat(dead).hasSizeGreaterThanOrEqualTo(2);
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
             List<String> log = Files.readString(nodeLog()).lines().toList();
             for (JsonNode d : dead) {
                 String dlv = d.get("id").asText();
-                assertThat(log.stream().filter(l -> l.contains("delivery " + dlv + " of schedule " + id + " is dead after 1 attempt(s), last error: HTTP 500")))
-                        .as(dlv).hasSize(1);
+                assertThat(log.stream()
+                                .filter(l -> l.contains("delivery " + dlv + " of schedule " + id
+                                        + " is dead after 1 attempt(s), last error: HTTP 500")))
+                        .as(dlv)
+                        .hasSize(1);
             }
-            assertThat(log.stream().filter(l -> l.contains("schedule " + id + " paused itself after 2 failed attempts in a row"))).hasSize(1);
+            assertThat(log.stream()
+                            .filter(l ->
+                                    l.contains("schedule " + id + " paused itself after 2 failed attempts in a row")))
+                    .hasSize(1);
         });
     }
 
@@ -161,7 +216,9 @@ class ServeEndToEndIT {
         java.io.StringWriter err = new java.io.StringWriter();
         java.util.List<String> all = new java.util.ArrayList<>(List.of(args));
         all.addAll(List.of("--url", "http://127.0.0.1:" + port, "--api-key", KEY));
-        int code = IdemCommand.commandLine().setOut(new java.io.PrintWriter(out)).setErr(new java.io.PrintWriter(err))
+        int code = IdemCommand.commandLine()
+                .setOut(new java.io.PrintWriter(out))
+                .setErr(new java.io.PrintWriter(err))
                 .execute(all.toArray(new String[0]));
         return new Cli(code, out.toString(), err.toString());
     }
@@ -171,35 +228,48 @@ class ServeEndToEndIT {
         port = freePort();
         node = startNode();
         String endpoint = "http://127.0.0.1:" + receiver.getAddress().getPort() + "/hooks";
-        String id = JSON.readTree(post("/v1/schedules", "{\"endpoint\":\"" + endpoint + "\",\"cron\":\"0 3 * * *\"}").body()).get("id").asText();
+        String id = JSON.readTree(post("/v1/schedules", "{\"endpoint\":\"" + endpoint + "\",\"cron\":\"0 3 * * *\"}")
+                        .body())
+                .get("id")
+                .asText();
 
         Cli got = idem("schedules", "get", id, "--json");
         assertThat(got.code()).as(got.err()).isZero();
         assertThat(JSON.readTree(got.out()).get("status").asText()).isEqualTo("active");
         Cli paused = idem("schedules", "pause", id, "--json");
-        assertThat(JSON.readTree(paused.out()).get("status").asText()).as(paused.err()).isEqualTo("paused");
+        assertThat(JSON.readTree(paused.out()).get("status").asText())
+                .as(paused.err())
+                .isEqualTo("paused");
         Cli resumed = idem("schedules", "resume", id, "--json");
-        assertThat(JSON.readTree(resumed.out()).get("status").asText()).as(resumed.err()).isEqualTo("active");
+        assertThat(JSON.readTree(resumed.out()).get("status").asText())
+                .as(resumed.err())
+                .isEqualTo("active");
         Cli deleted = idem("schedules", "delete", id, "--json");
-        assertThat(JSON.readTree(deleted.out()).get("status").asText()).as(deleted.err()).isEqualTo("deleted");
+        assertThat(JSON.readTree(deleted.out()).get("status").asText())
+                .as(deleted.err())
+                .isEqualTo("deleted");
         Cli missing = idem("schedules", "get", "sch_missing");
         assertThat(missing.code()).isEqualTo(1);
-        assertThat(missing.err().lines().toList()).singleElement().asString()
-                .startsWith("idem: ").contains("sch_missing", "(HTTP 404, not_found_error/resource_missing", ", request req_");
+        assertThat(missing.err().lines().toList())
+                .singleElement()
+                .asString()
+                .startsWith("idem: ")
+                .contains("sch_missing", "(HTTP 404, not_found_error/resource_missing", ", request req_");
         Cli noId = idem("schedules", "pause");
         assertThat(noId.code()).isEqualTo(2);
         assertThat(noId.err()).contains("ID");
     }
 
     @Test
-    void schedulesCreateFromAJsonLinesFileSendsBatchesAndExits1WhenAnItemFails(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
-            throws Exception {
+    void schedulesCreateFromAJsonLinesFileSendsBatchesAndExits1WhenAnItemFails(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         port = freePort();
         node = startNode();
         String endpoint = "http://127.0.0.1:" + receiver.getAddress().getPort() + "/hooks";
         java.nio.file.Path good = dir.resolve("good.jsonl");
         StringBuilder lines = new StringBuilder();
-        for (int i = 0; i < 1_001; i++) lines.append("{\"endpoint\":\"").append(endpoint).append("\",\"fire_at\":\"2035-01-01T00:00:00Z\"}\n\n");
+        for (int i = 0; i < 1_001; i++)
+            lines.append("{\"endpoint\":\"").append(endpoint).append("\",\"fire_at\":\"2035-01-01T00:00:00Z\"}\n\n");
         java.nio.file.Files.writeString(good, lines);
         Cli created = idem("schedules", "create", "--file", good.toString());
         assertThat(created.code()).as(created.err()).isZero();

@@ -26,7 +26,8 @@ public final class Deliveries {
 
     /** {@code GET /v1/deliveries/{id}} with every attempt. */
     public Delivery get(String id) {
-        return client.send(ApiCall.<Delivery>get(path(id), DELIVERY), RequestOptions.none()).value();
+        return client.send(ApiCall.<Delivery>get(path(id), DELIVERY), RequestOptions.none())
+                .value();
     }
 
     /** {@code POST /v1/deliveries/{id}/replay}: a dead or succeeded delivery gets one more attempt now, same key. */
@@ -35,7 +36,8 @@ public final class Deliveries {
     }
 
     public Delivery replay(String id, RequestOptions options) {
-        return client.send(ApiCall.<Delivery>mutate("POST", path(id) + "/replay", null, DELIVERY), options).value();
+        return client.send(ApiCall.<Delivery>mutate("POST", path(id) + "/replay", null, DELIVERY), options)
+                .value();
     }
 
     /**
@@ -48,7 +50,8 @@ public final class Deliveries {
     }
 
     public BulkReplay replayAll(ReplayFilter filter, RequestOptions options) {
-        return client.send(ApiCall.<BulkReplay>mutate("POST", "/v1/deliveries/replay", filter.bytes(), BULK), options).value();
+        return client.send(ApiCall.<BulkReplay>mutate("POST", "/v1/deliveries/replay", filter.bytes(), BULK), options)
+                .value();
     }
 
     private static String path(String id) {

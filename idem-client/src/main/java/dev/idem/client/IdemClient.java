@@ -60,17 +60,23 @@ public final class IdemClient {
 
     /** {@code GET /v1/signing-secret}: the secret deliveries of this project and mode are signed with. */
     public SigningSecret signingSecret() {
-        return send(ApiCall.<SigningSecret>get("/v1/signing-secret", type(SigningSecret.class)), RequestOptions.none()).value();
+        return send(ApiCall.<SigningSecret>get("/v1/signing-secret", type(SigningSecret.class)), RequestOptions.none())
+                .value();
     }
 
     /** {@code POST /v1/signing-secret/rotate}: a new secret; for 24 h deliveries carry signatures by both. */
     public SigningSecret rotateSigningSecret(RequestOptions options) {
-        return send(ApiCall.<SigningSecret>mutate("POST", "/v1/signing-secret/rotate", null, type(SigningSecret.class)), options).value();
+        return send(
+                        ApiCall.<SigningSecret>mutate(
+                                "POST", "/v1/signing-secret/rotate", null, type(SigningSecret.class)),
+                        options)
+                .value();
     }
 
     /** {@code GET /v1/settings}: the alert endpoint and events of this project and mode. */
     public Settings settings() {
-        return send(ApiCall.<Settings>get("/v1/settings", type(Settings.class)), RequestOptions.none()).value();
+        return send(ApiCall.<Settings>get("/v1/settings", type(Settings.class)), RequestOptions.none())
+                .value();
     }
 
     /** {@code PATCH /v1/settings}: changes the fields {@code update} sets; a bad value is a 400 naming the field and changes nothing. */
@@ -79,20 +85,30 @@ public final class IdemClient {
     }
 
     public Settings updateSettings(SettingsUpdate update, RequestOptions options) {
-        return send(ApiCall.<Settings>mutate("PATCH", "/v1/settings", update.toJson().getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                type(Settings.class)), options).value();
+        return send(
+                        ApiCall.<Settings>mutate(
+                                "PATCH",
+                                "/v1/settings",
+                                update.toJson().getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                                type(Settings.class)),
+                        options)
+                .value();
     }
 
     /** {@code GET /v1/recurrence/preview}: the first occurrences of a rule (no API key needed). */
     public List<Occurrence> previewRecurrence(PreviewRequest request) {
         record Preview(List<Occurrence> occurrences) {}
-        return send(ApiCall.<Preview>get("/v1/recurrence/preview" + request.query(), type(Preview.class)), RequestOptions.none())
-                .value().occurrences();
+        return send(
+                        ApiCall.<Preview>get("/v1/recurrence/preview" + request.query(), type(Preview.class)),
+                        RequestOptions.none())
+                .value()
+                .occurrences();
     }
 
     /** {@code GET /v1/stats}: live counters of the key's project and mode. */
     public Stats stats() {
-        return send(ApiCall.<Stats>get("/v1/stats", type(Stats.class)), RequestOptions.none()).value();
+        return send(ApiCall.<Stats>get("/v1/stats", type(Stats.class)), RequestOptions.none())
+                .value();
     }
 
     /** {@code GET /healthz}: the process is up. */
@@ -106,9 +122,13 @@ public final class IdemClient {
     }
 
     private Health probe(String path) {
-        IdemResponse<JsonNode> r = send(new ApiCall<>("GET", path, null, type(JsonNode.class), false, true), RequestOptions.none());
+        IdemResponse<JsonNode> r =
+                send(new ApiCall<>("GET", path, null, type(JsonNode.class), false, true), RequestOptions.none());
         JsonNode store = r.value().get("store");
-        return new Health(r.value().path("status").asText(null), store == null || store.isNull() ? null : store.asText(), r.status());
+        return new Health(
+                r.value().path("status").asText(null),
+                store == null || store.isNull() ? null : store.asText(),
+                r.status());
     }
 
     /**
@@ -119,12 +139,19 @@ public final class IdemClient {
      * @param body a {@link JsonNode}, JSON text as a {@code String}, any value Jackson can write, or null
      * @param type the response's type ({@code JsonNode.class} for the raw tree)
      */
-    public <T> IdemResponse<T> request(String method, String pathAndQuery, Object body, Class<T> type, RequestOptions options) {
-        if (!METHODS.contains(method)) throw new IllegalArgumentException("method must be one of " + METHODS + ", got " + method);
-        if (!pathAndQuery.startsWith("/")) throw new IllegalArgumentException("path must start with /, got " + pathAndQuery);
+    public <T> IdemResponse<T> request(
+            String method, String pathAndQuery, Object body, Class<T> type, RequestOptions options) {
+        if (!METHODS.contains(method))
+            throw new IllegalArgumentException("method must be one of " + METHODS + ", got " + method);
+        if (!pathAndQuery.startsWith("/"))
+            throw new IllegalArgumentException("path must start with /, got " + pathAndQuery);
         byte[] bytes;
         try {
-            bytes = body == null ? null : body instanceof String s ? s.getBytes(java.nio.charset.StandardCharsets.UTF_8) : Json.MAPPER.writeValueAsBytes(body);
+            bytes = body == null
+                    ? null
+                    : body instanceof String s
+                            ? s.getBytes(java.nio.charset.StandardCharsets.UTF_8)
+                            : Json.MAPPER.writeValueAsBytes(body);
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("the body cannot be written as JSON: " + e.getOriginalMessage(), e);
         }
@@ -137,7 +164,8 @@ public final class IdemClient {
 
     <T> Page<T> list(String path, ListParams params, Class<T> item, Function<T, String> idOf) {
         JavaType type = Json.MAPPER.getTypeFactory().constructParametricType(ListBody.class, item);
-        ListBody<T> body = send(ApiCall.<ListBody<T>>get(path + params.query(), type), RequestOptions.none()).value();
+        ListBody<T> body = send(ApiCall.<ListBody<T>>get(path + params.query(), type), RequestOptions.none())
+                .value();
         return new Page<>(body.data(), body.hasMore(), params, next -> list(path, next, item, idOf), idOf);
     }
 

@@ -134,8 +134,10 @@ public final class IdemClientConfig {
 
     @Override
     public String toString() {
-        return "IdemClientConfig{" + baseUrl + ", key " + (apiKey == null ? "none" : apiKey.substring(0, Math.min(8, apiKey.length())) + "…")
-                + ", " + maxAttempts + " attempts, backoff " + initialBackoff + ".." + maxBackoff + ", Retry-After up to " + maxRetryAfter
+        return "IdemClientConfig{" + baseUrl + ", key "
+                + (apiKey == null ? "none" : apiKey.substring(0, Math.min(8, apiKey.length())) + "…")
+                + ", " + maxAttempts + " attempts, backoff " + initialBackoff + ".." + maxBackoff
+                + ", Retry-After up to " + maxRetryAfter
                 + ", connect " + connectTimeout + ", request " + requestTimeout + "}";
     }
 
@@ -234,14 +236,18 @@ public final class IdemClientConfig {
         public IdemClientConfig build() {
             baseUrl = parseBaseUrl(rawBaseUrl);
             if (apiKey != null && (apiKey.isBlank() || apiKey.chars().anyMatch(c -> c <= ' ' || c > '~')))
-                throw new IllegalArgumentException("apiKey must be printable ASCII without spaces (sk_test_… or sk_live_…)");
-            if (maxAttempts < 1 || maxAttempts > 20) throw new IllegalArgumentException("maxAttempts must be between 1 and 20, got " + maxAttempts);
+                throw new IllegalArgumentException(
+                        "apiKey must be printable ASCII without spaces (sk_test_… or sk_live_…)");
+            if (maxAttempts < 1 || maxAttempts > 20)
+                throw new IllegalArgumentException("maxAttempts must be between 1 and 20, got " + maxAttempts);
             positive("initialBackoff", initialBackoff);
             positive("maxBackoff", maxBackoff);
             if (maxBackoff.compareTo(initialBackoff) < 0)
-                throw new IllegalArgumentException("maxBackoff (" + maxBackoff + ") must not be shorter than initialBackoff (" + initialBackoff + ")");
+                throw new IllegalArgumentException("maxBackoff (" + maxBackoff
+                        + ") must not be shorter than initialBackoff (" + initialBackoff + ")");
             Objects.requireNonNull(maxRetryAfter, "maxRetryAfter");
-            if (maxRetryAfter.isNegative()) throw new IllegalArgumentException("maxRetryAfter must not be negative, got " + maxRetryAfter);
+            if (maxRetryAfter.isNegative())
+                throw new IllegalArgumentException("maxRetryAfter must not be negative, got " + maxRetryAfter);
             positive("connectTimeout", connectTimeout);
             positive("requestTimeout", requestTimeout);
             Objects.requireNonNull(clock, "clock");
@@ -252,7 +258,8 @@ public final class IdemClientConfig {
         }
 
         private static URI parseBaseUrl(String raw) {
-            if (raw == null || raw.isBlank()) throw new IllegalArgumentException("baseUrl is required, e.g. http://127.0.0.1:8080");
+            if (raw == null || raw.isBlank())
+                throw new IllegalArgumentException("baseUrl is required, e.g. http://127.0.0.1:8080");
             URI u;
             try {
                 u = URI.create(raw.endsWith("/") ? raw.substring(0, raw.length() - 1) : raw);
@@ -263,7 +270,8 @@ public final class IdemClientConfig {
                 throw new IllegalArgumentException("baseUrl must start with http:// or https://, got '" + raw + "'");
             if (u.getHost() == null) throw new IllegalArgumentException("baseUrl '" + raw + "' has no host");
             if (u.getRawQuery() != null || u.getRawFragment() != null || u.getRawUserInfo() != null)
-                throw new IllegalArgumentException("baseUrl '" + raw + "' must not carry a query, fragment or credentials (the API key is set with apiKey)");
+                throw new IllegalArgumentException("baseUrl '" + raw
+                        + "' must not carry a query, fragment or credentials (the API key is set with apiKey)");
             return u;
         }
 

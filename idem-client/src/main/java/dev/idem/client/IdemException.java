@@ -16,6 +16,7 @@ import java.util.Optional;
 public final class IdemException extends RuntimeException {
     /** The {@link #type()} of a call that got no HTTP answer (refused, reset, timed out). */
     public static final String CONNECTION_ERROR = "connection_error";
+
     private final int httpStatus;
     private final String type;
     private final String code;
@@ -32,8 +33,18 @@ public final class IdemException extends RuntimeException {
      * @param httpStatus the HTTP status, 0 when there was no answer
      * @param retryAfter the server's {@code Retry-After}, or null
      */
-    public IdemException(String message, int httpStatus, String type, String code, String param, String requestId, boolean retryable,
-                         int attempts, String idempotencyKey, Duration retryAfter, Throwable cause) {
+    public IdemException(
+            String message,
+            int httpStatus,
+            String type,
+            String code,
+            String param,
+            String requestId,
+            boolean retryable,
+            int attempts,
+            String idempotencyKey,
+            Duration retryAfter,
+            Throwable cause) {
         super(message, cause);
         this.detail = message;
         this.httpStatus = httpStatus;
@@ -49,8 +60,18 @@ public final class IdemException extends RuntimeException {
 
     /** The same failure after {@code attempts} attempts in all. */
     public IdemException afterAttempts(int attempts) {
-        IdemException e = new IdemException(detail, httpStatus, type, code, param, requestId, retryable, attempts, idempotencyKey,
-                retryAfter, getCause());
+        IdemException e = new IdemException(
+                detail,
+                httpStatus,
+                type,
+                code,
+                param,
+                requestId,
+                retryable,
+                attempts,
+                idempotencyKey,
+                retryAfter,
+                getCause());
         e.setStackTrace(getStackTrace());
         return e;
     }
@@ -108,7 +129,9 @@ public final class IdemException extends RuntimeException {
     @Override
     public String getMessage() {
         StringBuilder s = new StringBuilder(detail).append(" (");
-        s.append(httpStatus == 0 ? "no answer" : "HTTP " + httpStatus).append(' ').append(type);
+        s.append(httpStatus == 0 ? "no answer" : "HTTP " + httpStatus)
+                .append(' ')
+                .append(type);
         if (code != null) s.append('/').append(code);
         if (param != null) s.append(", param ").append(param);
         if (requestId != null) s.append(", request ").append(requestId);

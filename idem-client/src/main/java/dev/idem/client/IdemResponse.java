@@ -14,7 +14,8 @@ import java.util.Optional;
  * @param attempts how many HTTP attempts the call took (1 when the first answered)
  * @param headers the response headers, names in lower case
  */
-public record IdemResponse<T>(T value, int status, String requestId, String idempotencyKey, int attempts, Map<String, List<String>> headers) {
+public record IdemResponse<T>(
+        T value, int status, String requestId, String idempotencyKey, int attempts, Map<String, List<String>> headers) {
     public IdemResponse {
         headers = Map.copyOf(headers);
     }

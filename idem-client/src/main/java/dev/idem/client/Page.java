@@ -23,7 +23,12 @@ public final class Page<T> {
     private final Function<ListParams, Page<T>> fetch;
     private final Function<T, String> idOf;
 
-    Page(List<T> data, boolean hasMore, ListParams params, Function<ListParams, Page<T>> fetch, Function<T, String> idOf) {
+    Page(
+            List<T> data,
+            boolean hasMore,
+            ListParams params,
+            Function<ListParams, Page<T>> fetch,
+            Function<T, String> idOf) {
         this.data = List.copyOf(data);
         this.hasMore = hasMore;
         this.params = params;
@@ -74,6 +79,8 @@ public final class Page<T> {
 
     /** {@link #autoPaging()} as a sequential stream. */
     public Stream<T> stream() {
-        return StreamSupport.stream(Spliterators.spliteratorUnknownSize(autoPaging().iterator(), Spliterator.ORDERED | Spliterator.NONNULL), false);
+        return StreamSupport.stream(
+                Spliterators.spliteratorUnknownSize(autoPaging().iterator(), Spliterator.ORDERED | Spliterator.NONNULL),
+                false);
     }
 }

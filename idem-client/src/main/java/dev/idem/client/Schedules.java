@@ -35,7 +35,8 @@ public final class Schedules {
 
     /** {@code GET /v1/schedules/{id}}; a missing id is an {@link IdemException} of type {@code not_found_error}. */
     public Schedule get(String id) {
-        return client.send(ApiCall.<Schedule>get(path(id), SCHEDULE), RequestOptions.none()).value();
+        return client.send(ApiCall.<Schedule>get(path(id), SCHEDULE), RequestOptions.none())
+                .value();
     }
 
     /** {@code GET /v1/schedules}, newest first; the page walks on to the rest with {@link Page#autoPaging()}. */
@@ -84,7 +85,8 @@ public final class Schedules {
     }
 
     private Schedule mutate(String method, String path, byte[] body, RequestOptions options) {
-        return client.send(ApiCall.<Schedule>mutate(method, path, body, SCHEDULE), options).value();
+        return client.send(ApiCall.<Schedule>mutate(method, path, body, SCHEDULE), options)
+                .value();
     }
 
     private static String path(String id) {

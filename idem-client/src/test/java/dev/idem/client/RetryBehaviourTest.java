@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
  * The waits are recorded by an injected sleeper instead of slept.
  */
 class RetryBehaviourTest {
-    static final String SCHEDULE = "{\"id\":\"sch_1\",\"object\":\"schedule\",\"status\":\"active\",\"endpoint\":\"https://example.com/x\"}";
+    static final String SCHEDULE =
+            "{\"id\":\"sch_1\",\"object\":\"schedule\",\"status\":\"active\",\"endpoint\":\"https://example.com/x\"}";
     final ScriptedServer server = newServer();
     final List<Duration> waits = new ArrayList<>();
     final Instant now = Instant.parse("2026-03-10T17:00:00Z");
@@ -34,9 +35,16 @@ class RetryBehaviourTest {
     }
 
     IdemClient client(int maxAttempts) {
-        return IdemClient.create(IdemClientConfig.builder(server.url()).apiKey("sk_test_x").maxAttempts(maxAttempts)
-                .initialBackoff(Duration.ofMillis(500)).maxBackoff(Duration.ofSeconds(8)).maxRetryAfter(Duration.ofSeconds(30))
-                .clock(Clock.fixed(now, ZoneOffset.UTC)).sleeper(waits::add).random(new SplittableRandom(7)).build());
+        return IdemClient.create(IdemClientConfig.builder(server.url())
+                .apiKey("sk_test_x")
+                .maxAttempts(maxAttempts)
+                .initialBackoff(Duration.ofMillis(500))
+                .maxBackoff(Duration.ofSeconds(8))
+                .maxRetryAfter(Duration.ofSeconds(30))
+                .clock(Clock.fixed(now, ZoneOffset.UTC))
+                .sleeper(waits::add)
+                .random(new SplittableRandom(7))
+                .build());
     }
 
     static ScheduleCreate create() {
@@ -45,27 +53,36 @@ class RetryBehaviourTest {
 
     @Test
     void aCreateIsRetriedThrough5xx429AndInProgressWithOneKeyAndTheSameBody() {
-        server.then(Answer.error(500, "api_error", "internal_error"), Answer.error(503, "api_error", "store_unavailable", "Retry-After", "1"),
+        server.then(
+                Answer.error(500, "api_error", "internal_error"),
+                Answer.error(503, "api_error", "store_unavailable", "Retry-After", "1"),
                 Answer.error(429, "rate_limit_error", "rate_limited", "Retry-After", "3"),
-                Answer.error(409, "idempotency_error", "idempotency_in_progress"), Answer.of(502, "<html>bad gateway</html>"),
+                Answer.error(409, "idempotency_error", "idempotency_in_progress"),
+                Answer.of(502, "<html>bad gateway</html>"),
                 Answer.of(201, SCHEDULE));
         IdemResponse<?> r = client(6).schedules().createWithResponse(create(), RequestOptions.none());
 
         assertThat(r.attempts()).isEqualTo(6);
         List<ScriptedServer.Received> got = server.received();
         assertThat(got).hasSize(6);
-        assertThat(got).extracting(ScriptedServer.Received::idempotencyKey).containsOnly(r.idempotencyKey()).doesNotContainNull();
+        assertThat(got)
+                .extracting(ScriptedServer.Received::idempotencyKey)
+                .containsOnly(r.idempotencyKey())
+                .doesNotContainNull();
         assertThat(got).extracting(ScriptedServer.Received::body).containsOnly(create().toJson());
         assertThat(got).extracting(ScriptedServer.Received::authorization).containsOnly("Bearer sk_test_x");
         assertThat(waits).hasSize(5);
-        assertThat(waits.get(1)).as("Retry-After 1s beats a shorter backoff").isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+        assertThat(waits.get(1))
+                .as("Retry-After 1s beats a shorter backoff")
+                .isGreaterThanOrEqualTo(Duration.ofSeconds(1));
         assertThat(waits.get(2)).as("Retry-After 3s").isEqualTo(Duration.ofSeconds(3));
     }
 
     @Test
     void waitsGrowExponentiallyWithJitterAndStopAtTheCap() {
         server.then(Answer.error(500, "api_error", "internal_error"));
-        IdemException e = catchThrowableOfType(IdemException.class, () -> client(8).schedules().create(create()));
+        IdemException e = catchThrowableOfType(
+                IdemException.class, () -> client(8).schedules().create(create()));
         assertThat(e.attempts()).isEqualTo(8);
         assertThat(waits).hasSize(7);
         long[] bases = {500, 1000, 2000, 4000, 8000, 8000, 8000};
@@ -77,7 +94,8 @@ class RetryBehaviourTest {
     @Test
     void afterTheLastAttemptTheErrorSaysARetryCouldHelpAndNamesTheKey() {
         server.then(Answer.error(503, "api_error", "store_unavailable"));
-        IdemException e = catchThrowableOfType(IdemException.class, () -> client(3).schedules().create(create()));
+        IdemException e = catchThrowableOfType(
+                IdemException.class, () -> client(3).schedules().create(create()));
         assertThat(e.retryable()).isTrue();
         assertThat(e.attempts()).isEqualTo(3);
         assertThat(e.httpStatus()).isEqualTo(503);
@@ -89,13 +107,16 @@ class RetryBehaviourTest {
 
     @Test
     void badInputAKeyReusedAndAMissingObjectAreNotRetried() {
-        for (Answer a : List.of(Answer.error(400, "invalid_request_error", "parameter_missing"),
-                Answer.error(409, "idempotency_error", "idempotency_key_reuse"), Answer.error(404, "not_found_error", "resource_missing"),
+        for (Answer a : List.of(
+                Answer.error(400, "invalid_request_error", "parameter_missing"),
+                Answer.error(409, "idempotency_error", "idempotency_key_reuse"),
+                Answer.error(404, "not_found_error", "resource_missing"),
                 Answer.error(401, "authentication_error", "api_key_invalid"))) {
             waits.clear();
             int before = server.received().size();
             server.then(a);
-            IdemException e = catchThrowableOfType(IdemException.class, () -> client(5).schedules().create(create()));
+            IdemException e = catchThrowableOfType(
+                    IdemException.class, () -> client(5).schedules().create(create()));
             assertThat(e.retryable()).as(a.body()).isFalse();
             assertThat(e.attempts()).isEqualTo(1);
             assertThat(server.received().size() - before).isEqualTo(1);
@@ -108,7 +129,10 @@ class RetryBehaviourTest {
         server.then(Answer.hangUp(), Answer.hangUp(), Answer.of(200, SCHEDULE));
         IdemResponse<?> r = client(5).schedules().createWithResponse(create(), RequestOptions.none());
         assertThat(r.attempts()).isEqualTo(3);
-        assertThat(server.received()).extracting(ScriptedServer.Received::idempotencyKey).hasSize(3).containsOnly(r.idempotencyKey());
+        assertThat(server.received())
+                .extracting(ScriptedServer.Received::idempotencyKey)
+                .hasSize(3)
+                .containsOnly(r.idempotencyKey());
     }
 
     @Test
@@ -117,8 +141,12 @@ class RetryBehaviourTest {
         try (ServerSocket s = new ServerSocket(0)) {
             closed = s.getLocalPort();
         }
-        IdemClient nowhere = IdemClient.create(IdemClientConfig.builder("http://127.0.0.1:" + closed).maxAttempts(3).sleeper(waits::add).build());
-        IdemException e = catchThrowableOfType(IdemException.class, () -> nowhere.schedules().create(create()));
+        IdemClient nowhere = IdemClient.create(IdemClientConfig.builder("http://127.0.0.1:" + closed)
+                .maxAttempts(3)
+                .sleeper(waits::add)
+                .build());
+        IdemException e = catchThrowableOfType(
+                IdemException.class, () -> nowhere.schedules().create(create()));
         assertThat(e.type()).isEqualTo(IdemException.CONNECTION_ERROR);
         assertThat(e.code()).isEqualTo("connection_refused");
         assertThat(e.httpStatus()).isZero();
@@ -131,7 +159,8 @@ class RetryBehaviourTest {
     @Test
     void aRetryAfterLongerThanTheCapEndsTheCallAtOnceStillRetryable() {
         server.then(Answer.error(429, "rate_limit_error", "rate_limited", "Retry-After", "120"));
-        IdemException e = catchThrowableOfType(IdemException.class, () -> client(5).schedules().create(create()));
+        IdemException e = catchThrowableOfType(
+                IdemException.class, () -> client(5).schedules().create(create()));
         assertThat(e.attempts()).isEqualTo(1);
         assertThat(e.retryable()).isTrue();
         assertThat(e.retryAfter()).contains(Duration.ofSeconds(120));
@@ -140,7 +169,9 @@ class RetryBehaviourTest {
 
     @Test
     void aRetryAfterGivenAsAnHttpDateIsReadAgainstTheClock() {
-        server.then(Answer.error(503, "api_error", "store_unavailable", "Retry-After", "Tue, 10 Mar 2026 17:00:07 GMT"), Answer.of(201, SCHEDULE));
+        server.then(
+                Answer.error(503, "api_error", "store_unavailable", "Retry-After", "Tue, 10 Mar 2026 17:00:07 GMT"),
+                Answer.of(201, SCHEDULE));
         client(3).schedules().create(create());
         assertThat(waits).containsExactly(Duration.ofSeconds(7));
     }
@@ -149,7 +180,9 @@ class RetryBehaviourTest {
     void readsCarryNoKeyAndAreRetriedToo() {
         server.then(Answer.error(502, "api_error", "bad_gateway"), Answer.of(200, SCHEDULE));
         assertThat(client(3).schedules().get("sch_1").id()).isEqualTo("sch_1");
-        assertThat(server.received()).extracting(ScriptedServer.Received::idempotencyKey).containsExactly(null, null);
+        assertThat(server.received())
+                .extracting(ScriptedServer.Received::idempotencyKey)
+                .containsExactly(null, null);
         assertThat(server.received().get(0).method()).isEqualTo("GET");
     }
 
@@ -164,7 +197,10 @@ class RetryBehaviourTest {
 
     @Test
     void unknownFieldsInAnAnswerAreIgnored() {
-        server.then(Answer.of(200, "{\"id\":\"sch_1\",\"status\":\"active\",\"brand_new_field\":{\"x\":[1,2]},\"flow_control\":{\"key\":\"k\",\"rate\":2.5}}"));
+        server.then(
+                Answer.of(
+                        200,
+                        "{\"id\":\"sch_1\",\"status\":\"active\",\"brand_new_field\":{\"x\":[1,2]},\"flow_control\":{\"key\":\"k\",\"rate\":2.5}}"));
         var s = client(1).schedules().get("sch_1");
         assertThat(s.id()).isEqualTo("sch_1");
         assertThat(s.flowControl().rate().doubleValue()).isEqualTo(2.5);
@@ -173,10 +209,13 @@ class RetryBehaviourTest {
     @Test
     void anInterruptedWaitEndsTheCallAndKeepsTheInterrupt() {
         server.then(Answer.error(500, "api_error", "internal_error"));
-        IdemClient c = IdemClient.create(IdemClientConfig.builder(server.url()).sleeper(d -> {
-            throw new InterruptedException();
-        }).build());
-        IdemException e = catchThrowableOfType(IdemException.class, () -> c.schedules().create(create()));
+        IdemClient c = IdemClient.create(IdemClientConfig.builder(server.url())
+                .sleeper(d -> {
+                    throw new InterruptedException();
+                })
+                .build());
+        IdemException e =
+                catchThrowableOfType(IdemException.class, () -> c.schedules().create(create()));
         assertThat(e.code()).isEqualTo("interrupted");
         assertThat(Thread.interrupted()).isTrue();
     }

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 class SettingsCallsTest {
     @TempDir
     static Path dir;
+
     static TestNode node;
     static IdemClient idem;
 
@@ -37,9 +38,12 @@ class SettingsCallsTest {
         assertThat(defaults.alertEndpoint()).isNull();
         assertThat(defaults.alertEvents()).containsExactly(Settings.DELIVERY_DEAD, Settings.SCHEDULE_AUTO_PAUSED);
 
-        Settings set = idem.updateSettings(SettingsUpdate.builder().alertEndpoint("http://127.0.0.1:9/alerts")
-                .alertEvents(Settings.SCHEDULE_AUTO_PAUSED).build());
-        assertThat(set).isEqualTo(new Settings("http://127.0.0.1:9/alerts", java.util.List.of(Settings.SCHEDULE_AUTO_PAUSED)));
+        Settings set = idem.updateSettings(SettingsUpdate.builder()
+                .alertEndpoint("http://127.0.0.1:9/alerts")
+                .alertEvents(Settings.SCHEDULE_AUTO_PAUSED)
+                .build());
+        assertThat(set)
+                .isEqualTo(new Settings("http://127.0.0.1:9/alerts", java.util.List.of(Settings.SCHEDULE_AUTO_PAUSED)));
         assertThat(idem.settings()).isEqualTo(set);
 
         Settings off = idem.updateSettings(SettingsUpdate.builder().alertsOff().build());
@@ -50,8 +54,12 @@ class SettingsCallsTest {
     @Test
     void aBadEventIsAnErrorNamingTheFieldAndChangesNothing() {
         Settings before = idem.settings();
-        IdemException e = catchThrowableOfType(IdemException.class,
-                () -> idem.updateSettings(SettingsUpdate.builder().alertEndpoint("https://93.184.216.34/x").alertEvents("delivery.lost").build()));
+        IdemException e = catchThrowableOfType(
+                IdemException.class,
+                () -> idem.updateSettings(SettingsUpdate.builder()
+                        .alertEndpoint("https://93.184.216.34/x")
+                        .alertEvents("delivery.lost")
+                        .build()));
         assertThat(e.httpStatus()).isEqualTo(400);
         assertThat(e.type()).isEqualTo("invalid_request_error");
         assertThat(e.param()).isEqualTo("alert_events[0]");

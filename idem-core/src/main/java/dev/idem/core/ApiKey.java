@@ -7,7 +7,8 @@ import java.time.Instant;
  *
  * @param revokedAt null while the key is valid
  */
-public record ApiKey(String id, Tenant tenant, String hash, String displayPrefix, Instant createdAt, Instant revokedAt) {
+public record ApiKey(
+        String id, Tenant tenant, String hash, String displayPrefix, Instant createdAt, Instant revokedAt) {
     public boolean active() {
         return revokedAt == null;
     }

@@ -9,8 +9,15 @@ import java.time.Instant;
  * @param error what failed, or null on success
  * @param responseBody the first 1 KiB of the response body, or null
  */
-public record Attempt(String id, String deliveryId, int number, Instant startedAt, long durationMs, Integer statusCode,
-                      String error, String responseBody) {
+public record Attempt(
+        String id,
+        String deliveryId,
+        int number,
+        Instant startedAt,
+        long durationMs,
+        Integer statusCode,
+        String error,
+        String responseBody) {
     public static final int RESPONSE_BODY_LIMIT = 1024;
 
     public boolean succeeded() {

@@ -8,7 +8,9 @@ import java.util.Locale;
  * every missed one, at most {@link #MAX_ALL} of the most recent; {@code NONE} skips them all.
  */
 public enum CatchUp {
-    LATEST, ALL, NONE;
+    LATEST,
+    ALL,
+    NONE;
 
     /** The most missed occurrences {@code ALL} sends after one outage. */
     public static final int MAX_ALL = 100;

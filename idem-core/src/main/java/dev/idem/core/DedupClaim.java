@@ -17,6 +17,7 @@ public record DedupClaim(Tenant tenant, String key, String scheduleId, Instant c
         Objects.requireNonNull(tenant, "tenant");
         Objects.requireNonNull(scheduleId, "scheduleId");
         Objects.requireNonNull(createdAt, "createdAt");
-        if (key.indexOf('\n') < 0) throw new IllegalArgumentException("a dedup reservation key must contain a newline: " + key);
+        if (key.indexOf('\n') < 0)
+            throw new IllegalArgumentException("a dedup reservation key must contain a newline: " + key);
     }
 }

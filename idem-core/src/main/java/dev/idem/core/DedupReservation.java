@@ -26,7 +26,8 @@ public final class DedupReservation {
             if (tx.idempotency().tryInsertDedup(mine)) return Optional.empty();
             Optional<DedupClaim> held = tx.idempotency().findDedup(tenant, key);
             if (held.isEmpty()) continue;
-            if (!IdempotencyWindow.expired(held.get().createdAt(), now)) return Optional.of(held.get().scheduleId());
+            if (!IdempotencyWindow.expired(held.get().createdAt(), now))
+                return Optional.of(held.get().scheduleId());
             tx.idempotency().deleteDedup(tenant, key);
         }
         throw new IllegalStateException("dedup reservation did not settle after 3 tries for " + key.replace('\n', ' '));

@@ -30,11 +30,37 @@ public record Delivery(
         boolean replayed) {
 
     /** A delivery that was never replayed. */
-    public Delivery(String id, Tenant tenant, String scheduleId, Instant scheduledFor, long sequence, DeliveryStatus status,
-                    int attemptCount, Instant nextAttemptAt, String idempotencyKey, String leaseOwner, Instant leaseExpiresAt,
-                    String lastError, Instant createdAt, Instant updatedAt) {
-        this(id, tenant, scheduleId, scheduledFor, sequence, status, attemptCount, nextAttemptAt, idempotencyKey, leaseOwner,
-                leaseExpiresAt, lastError, createdAt, updatedAt, false);
+    public Delivery(
+            String id,
+            Tenant tenant,
+            String scheduleId,
+            Instant scheduledFor,
+            long sequence,
+            DeliveryStatus status,
+            int attemptCount,
+            Instant nextAttemptAt,
+            String idempotencyKey,
+            String leaseOwner,
+            Instant leaseExpiresAt,
+            String lastError,
+            Instant createdAt,
+            Instant updatedAt) {
+        this(
+                id,
+                tenant,
+                scheduleId,
+                scheduledFor,
+                sequence,
+                status,
+                attemptCount,
+                nextAttemptAt,
+                idempotencyKey,
+                leaseOwner,
+                leaseExpiresAt,
+                lastError,
+                createdAt,
+                updatedAt,
+                false);
     }
 
     public Delivery {
@@ -52,7 +78,20 @@ public record Delivery(
     public static Delivery scheduled(String id, Schedule schedule, Instant scheduledFor, long sequence, Instant now) {
         String key = dev.idem.wire.IdempotencyKeys.forOccurrence(
                 schedule.definition().idempotencyKey(), schedule.definition().recurring(), scheduledFor, id);
-        return new Delivery(id, schedule.tenant(), schedule.id(), scheduledFor, sequence, DeliveryStatus.SCHEDULED, 0,
-                scheduledFor, key, null, null, null, now, now);
+        return new Delivery(
+                id,
+                schedule.tenant(),
+                schedule.id(),
+                scheduledFor,
+                sequence,
+                DeliveryStatus.SCHEDULED,
+                0,
+                scheduledFor,
+                key,
+                null,
+                null,
+                null,
+                now,
+                now);
     }
 }

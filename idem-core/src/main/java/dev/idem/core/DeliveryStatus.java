@@ -10,7 +10,12 @@ import java.util.Set;
  * {@code DEAD | SUCCEEDED → RETRYING} by replay; any pending state → {@code CANCELLED} by delete.
  */
 public enum DeliveryStatus {
-    SCHEDULED, DELIVERING, RETRYING, SUCCEEDED, DEAD, CANCELLED;
+    SCHEDULED,
+    DELIVERING,
+    RETRYING,
+    SUCCEEDED,
+    DEAD,
+    CANCELLED;
 
     private static final Set<DeliveryStatus> PENDING = EnumSet.of(SCHEDULED, DELIVERING, RETRYING);
 
@@ -20,7 +25,8 @@ public enum DeliveryStatus {
 
     public static DeliveryStatus parse(String s) {
         for (DeliveryStatus v : values()) if (v.wireName().equals(s)) return v;
-        throw new IllegalArgumentException("status must be one of scheduled, delivering, retrying, succeeded, dead, cancelled");
+        throw new IllegalArgumentException(
+                "status must be one of scheduled, delivering, retrying, succeeded, dead, cancelled");
     }
 
     /** Not yet finished: it will be (or is being) attempted. */

@@ -31,7 +31,8 @@ public final class Durations {
         } catch (DateTimeParseException e) {
             // fall through to the error that names the accepted forms
         }
-        throw new IllegalArgumentException("'" + text + "' is not a duration: use e.g. \"90s\", \"5m\", \"24h\", \"7d\" or ISO-8601 \"PT24H\"");
+        throw new IllegalArgumentException(
+                "'" + text + "' is not a duration: use e.g. \"90s\", \"5m\", \"24h\", \"7d\" or ISO-8601 \"PT24H\"");
     }
 
     /** The short form Idem echoes back: the largest whole unit. */

@@ -21,7 +21,8 @@ public record FlowControl(String key, Integer parallelism, Integer rate) {
         if (parallelism != null && (parallelism < 1 || parallelism > MAX_PARALLELISM))
             throw new IllegalArgumentException("flow_control.parallelism must be between 1 and " + MAX_PARALLELISM);
         if (rate != null && (rate < 1 || rate > MAX_RATE))
-            throw new IllegalArgumentException("flow_control.rate must be between 1 and " + MAX_RATE + " attempts per second");
+            throw new IllegalArgumentException(
+                    "flow_control.rate must be between 1 and " + MAX_RATE + " attempts per second");
     }
 
     /** The key as the store keeps it: scoped to the tenant, so two projects' keys never meet. */

@@ -4,7 +4,9 @@ import java.util.Locale;
 
 /** Which other services' header names a delivery also carries (SPEC section 3). */
 public enum HeaderProfile {
-    STANDARD, RRULE, SCHEDSTACK;
+    STANDARD,
+    RRULE,
+    SCHEDSTACK;
 
     public String wireName() {
         return name().toLowerCase(Locale.ROOT);

@@ -19,6 +19,7 @@ public final class IdGenerator {
     private long lastMs = Long.MIN_VALUE;
     /** The random part of the last id: high and low 40 bits. */
     private long high;
+
     private long low;
 
     public IdGenerator(Clock clock, RandomGenerator random) {

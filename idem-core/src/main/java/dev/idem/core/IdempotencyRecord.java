@@ -9,8 +9,14 @@ import java.time.Instant;
  * @param lockedUntil while in progress, when a crashed holder's claim may be taken over
  * @param responseStatus null while in progress
  */
-public record IdempotencyRecord(Tenant tenant, String key, String fingerprint, Instant createdAt, Instant lockedUntil,
-                                Integer responseStatus, byte[] responseBody) {
+public record IdempotencyRecord(
+        Tenant tenant,
+        String key,
+        String fingerprint,
+        Instant createdAt,
+        Instant lockedUntil,
+        Integer responseStatus,
+        byte[] responseBody) {
     public boolean completed() {
         return responseStatus != null;
     }

@@ -38,8 +38,17 @@ public final class InternalOneShots {
      *     {@link IdempotencyWindow#LENGTH} writes nothing and returns the first ({@link Created#deduplicated()}); this
      *     namespace is apart from users' {@code dedup_id}s
      */
-    public record Request(Tenant tenant, Origin origin, String endpoint, Map<String, String> headers, byte[] body,
-                          String contentType, String eventType, String dedupId, RetryPolicy retry, Duration timeout) {
+    public record Request(
+            Tenant tenant,
+            Origin origin,
+            String endpoint,
+            Map<String, String> headers,
+            byte[] body,
+            String contentType,
+            String eventType,
+            String dedupId,
+            RetryPolicy retry,
+            Duration timeout) {
         public Request {
             Objects.requireNonNull(tenant, "tenant");
             Objects.requireNonNull(origin, "origin");
@@ -53,7 +62,16 @@ public final class InternalOneShots {
 
         /** A request with no extra headers, event type or dedup id, the default retry policy and timeout. */
         public static Request of(Tenant tenant, Origin origin, String endpoint, byte[] body, String contentType) {
-            return new Request(tenant, origin, endpoint, Map.of(), body, contentType, null, null, RetryPolicy.DEFAULT,
+            return new Request(
+                    tenant,
+                    origin,
+                    endpoint,
+                    Map.of(),
+                    body,
+                    contentType,
+                    null,
+                    null,
+                    RetryPolicy.DEFAULT,
                     ScheduleDefinition.DEFAULT_TIMEOUT);
         }
 
@@ -95,15 +113,31 @@ public final class InternalOneShots {
         String text = utf8(r.body());
         String id = ids.next("sch");
         if (r.dedupId() != null) {
-            Optional<String> first = DedupReservation.reserve(tx, r.tenant(), dedupKey(r.origin(), r.dedupId()), id, now);
+            Optional<String> first =
+                    DedupReservation.reserve(tx, r.tenant(), dedupKey(r.origin(), r.dedupId()), id, now);
             if (first.isPresent()) {
                 String deliveryId = tx.deliveries().list(r.tenant(), first.get(), null, 1, null).data().stream()
-                        .findFirst().map(Delivery::id).orElse(null);
+                        .findFirst()
+                        .map(Delivery::id)
+                        .orElse(null);
                 return new Created(first.get(), deliveryId, true);
             }
         }
-        ScheduleDefinition def = new ScheduleDefinition(r.endpoint(), new Timing.Once(now), null, text, r.contentType(), r.headers(),
-                r.eventType(), null, null, r.retry(), r.timeout(), 0, HeaderProfile.STANDARD, null);
+        ScheduleDefinition def = new ScheduleDefinition(
+                r.endpoint(),
+                new Timing.Once(now),
+                null,
+                text,
+                r.contentType(),
+                r.headers(),
+                r.eventType(),
+                null,
+                null,
+                r.retry(),
+                r.timeout(),
+                0,
+                HeaderProfile.STANDARD,
+                null);
         Schedule s = new Schedule(id, r.tenant(), ScheduleStatus.ACTIVE, def, now, 0, null, 0, now, now, r.origin());
         Materialisation.Plan plan = Materialisation.forNew(s, now, ids, now);
         tx.schedules().insertAll(List.of(plan.advanced(now)));
@@ -114,13 +148,18 @@ public final class InternalOneShots {
 
     /** The reservation key: apart from users' dedup ids ({@code "dedup\n" + id}) and from other origins and sources. */
     static String dedupKey(Origin origin, String dedupId) {
-        return "internal-dedup\n" + origin.kind().wireName() + "\n" + (origin.sourceId() == null ? "" : origin.sourceId()) + "\n" + dedupId;
+        return "internal-dedup\n" + origin.kind().wireName() + "\n"
+                + (origin.sourceId() == null ? "" : origin.sourceId()) + "\n" + dedupId;
     }
 
     private static String utf8(byte[] body) {
         try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(body)).toString();
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(body))
+                    .toString();
         } catch (CharacterCodingException e) {
             throw new IllegalArgumentException("an internal delivery's body must be UTF-8 text", e);
         }

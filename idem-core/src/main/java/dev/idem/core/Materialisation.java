@@ -32,6 +32,7 @@ public final class Materialisation {
      * {@link CatchUp#MAX_ALL} missed ones plus the horizon's).
      */
     static final int MAX_PER_SCHEDULE = 1_000;
+
     private static final int MAX_SCAN = 1_000_000;
 
     private Materialisation() {}
@@ -68,7 +69,8 @@ public final class Materialisation {
      *
      * @return the deliveries written
      */
-    public static List<Delivery> materialise(StoreTx tx, List<Schedule> schedules, Instant horizon, IdGenerator ids, Instant now) {
+    public static List<Delivery> materialise(
+            StoreTx tx, List<Schedule> schedules, Instant horizon, IdGenerator ids, Instant now) {
         List<Plan> plans = new ArrayList<>();
         Successors successors = new Successors();
         for (Schedule s : schedules) {
@@ -77,14 +79,16 @@ public final class Materialisation {
         }
         if (plans.isEmpty()) return List.of();
         List<CursorMove> moves = new ArrayList<>(plans.size());
-        for (Plan p : plans) moves.add(new CursorMove(p.schedule().id(), p.schedule().nextFireAt(), p.next(), p.lastSequence()));
+        for (Plan p : plans)
+            moves.add(new CursorMove(p.schedule().id(), p.schedule().nextFireAt(), p.next(), p.lastSequence()));
         Set<String> won = tx.schedules().advanceCursors(moves, now);
         List<Delivery> written = new ArrayList<>();
         List<String> endedEmpty = new ArrayList<>();
         for (Plan p : plans) {
             if (!won.contains(p.schedule().id())) continue;
             written.addAll(p.deliveries());
-            if (p.next() == null && p.deliveries().isEmpty()) endedEmpty.add(p.schedule().id());
+            if (p.next() == null && p.deliveries().isEmpty())
+                endedEmpty.add(p.schedule().id());
         }
         tx.deliveries().insertAll(written);
         if (!endedEmpty.isEmpty()) tx.schedules().completeIfFinished(endedEmpty, now);
@@ -94,10 +98,12 @@ public final class Materialisation {
     /** The occurrences of {@code s} from its cursor up to {@code horizon}, after the catch-up policy. */
     static Plan plan(Schedule s, Instant horizon, IdGenerator ids, Instant now, Successors successors) {
         Instant due = s.nextFireAt();
-        if (s.status() != ScheduleStatus.ACTIVE || due == null || due.isAfter(horizon)) return new Plan(s, List.of(), due, s.lastSequence());
+        if (s.status() != ScheduleStatus.ACTIVE || due == null || due.isAfter(horizon))
+            return new Plan(s, List.of(), due, s.lastSequence());
         Timing timing = s.definition().timing();
         Instant occurrence = due;
-        if (timing instanceof Timing.Recurring r && due.isBefore(now.minus(MISSED_AFTER))) occurrence = catchUp(r, due, now);
+        if (timing instanceof Timing.Recurring r && due.isBefore(now.minus(MISSED_AFTER)))
+            occurrence = catchUp(r, due, now);
         List<Delivery> out = new ArrayList<>();
         long sequence = s.lastSequence();
         while (occurrence != null && !occurrence.isAfter(horizon) && out.size() < MAX_PER_SCHEDULE) {
@@ -116,10 +122,13 @@ public final class Materialisation {
         Instant from = due.minusNanos(1);
         return switch (r.catchUp()) {
             case NONE -> r.firstAfter(now.minusNanos(1)).orElse(null);
-            case LATEST -> r.recurrence().latestIn(from, now).map(Occurrence::utc).orElse(due);
+            case LATEST ->
+                r.recurrence().latestIn(from, now).map(Occurrence::utc).orElse(due);
             case ALL -> {
                 List<Occurrence> missed = r.recurrence().between(from, now, MAX_SCAN);
-                yield missed.size() > CatchUp.MAX_ALL ? missed.get(missed.size() - CatchUp.MAX_ALL).utc() : due;
+                yield missed.size() > CatchUp.MAX_ALL
+                        ? missed.get(missed.size() - CatchUp.MAX_ALL).utc()
+                        : due;
             }
         };
     }

@@ -41,7 +41,8 @@ public record Origin(Kind kind, String sourceId) {
         Objects.requireNonNull(kind, "kind");
         if (kind == Kind.SOURCE && (sourceId == null || sourceId.isEmpty()))
             throw new IllegalArgumentException("an origin of kind source needs its source id");
-        if (kind != Kind.SOURCE && sourceId != null) throw new IllegalArgumentException("only an origin of kind source has a source id");
+        if (kind != Kind.SOURCE && sourceId != null)
+            throw new IllegalArgumentException("only an origin of kind source has a source id");
     }
 
     /** An event of inbound source {@code sourceId}. */

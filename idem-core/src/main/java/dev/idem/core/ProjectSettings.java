@@ -15,7 +15,8 @@ public record ProjectSettings(Tenant tenant, String alertEndpoint, Set<AlertEven
     public ProjectSettings {
         Objects.requireNonNull(tenant, "tenant");
         Objects.requireNonNull(alertEvents, "alertEvents");
-        alertEvents = alertEvents.isEmpty() ? Collections.unmodifiableSet(EnumSet.noneOf(AlertEvent.class))
+        alertEvents = alertEvents.isEmpty()
+                ? Collections.unmodifiableSet(EnumSet.noneOf(AlertEvent.class))
                 : Collections.unmodifiableSet(EnumSet.copyOf(alertEvents));
     }
 

@@ -51,9 +51,10 @@ public final class Resumption {
                 case LATEST -> r.recurrence().latestIn(from, now).ifPresent(o -> missed.putIfAbsent(o.utc(), null));
                 case ALL -> {
                     List<Occurrence> all = r.recurrence().between(from, now, MAX_SCAN);
-                    for (Occurrence o : all.subList(Math.max(0, all.size() - CatchUp.MAX_ALL), all.size())) missed.putIfAbsent(o.utc(), null);
+                    for (Occurrence o : all.subList(Math.max(0, all.size() - CatchUp.MAX_ALL), all.size()))
+                        missed.putIfAbsent(o.utc(), null);
                 }
-                case NONE -> { }
+                case NONE -> {}
             }
             next = r.firstAfter(now).orElse(null);
         }
@@ -82,7 +83,8 @@ public final class Resumption {
     }
 
     private static Schedule settled(StoreTx tx, Schedule s, Instant now) {
-        if (s.nextFireAt() == null && tx.schedules().completeIfFinished(List.of(s.id()), now).contains(s.id()))
+        if (s.nextFireAt() == null
+                && tx.schedules().completeIfFinished(List.of(s.id()), now).contains(s.id()))
             return s.withStatus(ScheduleStatus.COMPLETED, null, now);
         return s;
     }

@@ -16,7 +16,9 @@ public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration max
      * close to the Svix ladder (5 s, 5 min, 30 min, 2 h, 5 h, 10 h) once jitter is drawn under them.
      */
     public static final int FACTOR = 8;
-    public static final RetryPolicy DEFAULT = new RetryPolicy(8, Duration.ofSeconds(5), Duration.ofHours(10), Duration.ofHours(24));
+
+    public static final RetryPolicy DEFAULT =
+            new RetryPolicy(8, Duration.ofSeconds(5), Duration.ofHours(10), Duration.ofHours(24));
     public static final int MAX_ATTEMPTS_LIMIT = 100;
 
     public RetryPolicy {
@@ -29,8 +31,10 @@ public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration max
             throw new IllegalArgumentException("retry.initial_backoff must be positive");
         if (maxBackoff.compareTo(initialBackoff) < 0)
             throw new IllegalArgumentException("retry.max_backoff must be at least retry.initial_backoff");
-        if (maxAge.isNegative() || maxAge.isZero()) throw new IllegalArgumentException("retry.max_age must be positive");
-        if (maxAge.compareTo(Duration.ofDays(30)) > 0) throw new IllegalArgumentException("retry.max_age must be at most 30d");
+        if (maxAge.isNegative() || maxAge.isZero())
+            throw new IllegalArgumentException("retry.max_age must be positive");
+        if (maxAge.compareTo(Duration.ofDays(30)) > 0)
+            throw new IllegalArgumentException("retry.max_age must be at most 30d");
     }
 
     /** The backoff ceiling after failed attempt number {@code attempt} (1-based). */

@@ -29,9 +29,29 @@ public record Schedule(
     public static final String PAUSED_BY_USER = "user";
 
     /** A schedule created through the API (no {@link Origin}). */
-    public Schedule(String id, Tenant tenant, ScheduleStatus status, ScheduleDefinition definition, Instant nextFireAt,
-                    int consecutiveFailures, String pausedReason, long lastSequence, Instant createdAt, Instant updatedAt) {
-        this(id, tenant, status, definition, nextFireAt, consecutiveFailures, pausedReason, lastSequence, createdAt, updatedAt, null);
+    public Schedule(
+            String id,
+            Tenant tenant,
+            ScheduleStatus status,
+            ScheduleDefinition definition,
+            Instant nextFireAt,
+            int consecutiveFailures,
+            String pausedReason,
+            long lastSequence,
+            Instant createdAt,
+            Instant updatedAt) {
+        this(
+                id,
+                tenant,
+                status,
+                definition,
+                nextFireAt,
+                consecutiveFailures,
+                pausedReason,
+                lastSequence,
+                createdAt,
+                updatedAt,
+                null);
     }
 
     public Schedule {
@@ -44,19 +64,53 @@ public record Schedule(
     }
 
     public Schedule withStatus(ScheduleStatus s, String reason, Instant now) {
-        return new Schedule(id, tenant, s, definition, nextFireAt, consecutiveFailures, reason, lastSequence, createdAt, now, origin);
+        return new Schedule(
+                id,
+                tenant,
+                s,
+                definition,
+                nextFireAt,
+                consecutiveFailures,
+                reason,
+                lastSequence,
+                createdAt,
+                now,
+                origin);
     }
 
     public Schedule withDefinition(ScheduleDefinition d, Instant now) {
-        return new Schedule(id, tenant, status, d, nextFireAt, consecutiveFailures, pausedReason, lastSequence, createdAt, now, origin);
+        return new Schedule(
+                id,
+                tenant,
+                status,
+                d,
+                nextFireAt,
+                consecutiveFailures,
+                pausedReason,
+                lastSequence,
+                createdAt,
+                now,
+                origin);
     }
 
     public Schedule withCursor(Instant next, long sequence, Instant now) {
-        return new Schedule(id, tenant, status, definition, next, consecutiveFailures, pausedReason, sequence, createdAt, now, origin);
+        return new Schedule(
+                id,
+                tenant,
+                status,
+                definition,
+                next,
+                consecutiveFailures,
+                pausedReason,
+                sequence,
+                createdAt,
+                now,
+                origin);
     }
 
     public Schedule withConsecutiveFailures(int n, Instant now) {
-        return new Schedule(id, tenant, status, definition, nextFireAt, n, pausedReason, lastSequence, createdAt, now, origin);
+        return new Schedule(
+                id, tenant, status, definition, nextFireAt, n, pausedReason, lastSequence, createdAt, now, origin);
     }
 
     /** Whether Idem made this schedule itself (it has an {@link Origin}); such schedules are hidden from users' lists. */
@@ -65,6 +119,17 @@ public record Schedule(
     }
 
     public Schedule withOrigin(Origin o) {
-        return new Schedule(id, tenant, status, definition, nextFireAt, consecutiveFailures, pausedReason, lastSequence, createdAt, updatedAt, o);
+        return new Schedule(
+                id,
+                tenant,
+                status,
+                definition,
+                nextFireAt,
+                consecutiveFailures,
+                pausedReason,
+                lastSequence,
+                createdAt,
+                updatedAt,
+                o);
     }
 }

@@ -38,11 +38,37 @@ public record ScheduleDefinition(
     public static final int DEFAULT_AUTO_PAUSE_AFTER = 5;
 
     /** A definition without flow control. */
-    public ScheduleDefinition(String endpoint, Timing timing, String payloadJson, String body, String contentType,
-                              Map<String, String> headers, String eventType, String idempotencyKey, String dedupId, RetryPolicy retry,
-                              Duration timeout, int autoPauseAfter, HeaderProfile headerProfile, String metadataJson) {
-        this(endpoint, timing, payloadJson, body, contentType, headers, eventType, idempotencyKey, dedupId, retry, timeout,
-                autoPauseAfter, headerProfile, metadataJson, null);
+    public ScheduleDefinition(
+            String endpoint,
+            Timing timing,
+            String payloadJson,
+            String body,
+            String contentType,
+            Map<String, String> headers,
+            String eventType,
+            String idempotencyKey,
+            String dedupId,
+            RetryPolicy retry,
+            Duration timeout,
+            int autoPauseAfter,
+            HeaderProfile headerProfile,
+            String metadataJson) {
+        this(
+                endpoint,
+                timing,
+                payloadJson,
+                body,
+                contentType,
+                headers,
+                eventType,
+                idempotencyKey,
+                dedupId,
+                retry,
+                timeout,
+                autoPauseAfter,
+                headerProfile,
+                metadataJson,
+                null);
     }
 
     public ScheduleDefinition {
@@ -65,11 +91,41 @@ public record ScheduleDefinition(
     }
 
     public ScheduleDefinition withEndpoint(String v) {
-        return new ScheduleDefinition(v, timing, payloadJson, body, contentType, headers, eventType, idempotencyKey, dedupId, retry, timeout, autoPauseAfter, headerProfile, metadataJson, flowControl);
+        return new ScheduleDefinition(
+                v,
+                timing,
+                payloadJson,
+                body,
+                contentType,
+                headers,
+                eventType,
+                idempotencyKey,
+                dedupId,
+                retry,
+                timeout,
+                autoPauseAfter,
+                headerProfile,
+                metadataJson,
+                flowControl);
     }
 
     public ScheduleDefinition withFlowControl(FlowControl v) {
-        return new ScheduleDefinition(endpoint, timing, payloadJson, body, contentType, headers, eventType, idempotencyKey, dedupId, retry, timeout, autoPauseAfter, headerProfile, metadataJson, v);
+        return new ScheduleDefinition(
+                endpoint,
+                timing,
+                payloadJson,
+                body,
+                contentType,
+                headers,
+                eventType,
+                idempotencyKey,
+                dedupId,
+                retry,
+                timeout,
+                autoPauseAfter,
+                headerProfile,
+                metadataJson,
+                v);
     }
 
     /** The destination (scheme, host, port) of the endpoint: the unit of fairness between receivers. */
@@ -78,6 +134,21 @@ public record ScheduleDefinition(
     }
 
     public ScheduleDefinition withTiming(Timing v) {
-        return new ScheduleDefinition(endpoint, v, payloadJson, body, contentType, headers, eventType, idempotencyKey, dedupId, retry, timeout, autoPauseAfter, headerProfile, metadataJson, flowControl);
+        return new ScheduleDefinition(
+                endpoint,
+                v,
+                payloadJson,
+                body,
+                contentType,
+                headers,
+                eventType,
+                idempotencyKey,
+                dedupId,
+                retry,
+                timeout,
+                autoPauseAfter,
+                headerProfile,
+                metadataJson,
+                flowControl);
     }
 }

@@ -4,7 +4,10 @@ import java.util.Locale;
 
 /** Lifecycle of a schedule. */
 public enum ScheduleStatus {
-    ACTIVE, PAUSED, COMPLETED, DELETED;
+    ACTIVE,
+    PAUSED,
+    COMPLETED,
+    DELETED;
 
     public String wireName() {
         return name().toLowerCase(Locale.ROOT);

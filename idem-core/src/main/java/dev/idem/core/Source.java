@@ -20,9 +20,23 @@ import java.util.Objects;
  * @param rateLimit ingest requests a second this source accepts on each node (bursts of twice that); 429 beyond
  * @param deleted whether the source was deleted (its ingest route then answers 404)
  */
-public record Source(String id, Tenant tenant, String name, String scheme, String secret, String previousSecret,
-                     Instant previousExpiresAt, String header, String encoding, Duration tolerance, String destination,
-                     String dedup, int rateLimit, boolean deleted, Instant createdAt, Instant updatedAt) {
+public record Source(
+        String id,
+        Tenant tenant,
+        String name,
+        String scheme,
+        String secret,
+        String previousSecret,
+        Instant previousExpiresAt,
+        String header,
+        String encoding,
+        Duration tolerance,
+        String destination,
+        String dedup,
+        int rateLimit,
+        boolean deleted,
+        Instant createdAt,
+        Instant updatedAt) {
     /** How long a rotated-out secret still verifies: a provider's own roll (Stripe's) allows up to a day. */
     public static final Duration ROTATION_OVERLAP = Duration.ofHours(24);
     /** The default {@link #rateLimit()}. */
@@ -45,26 +59,80 @@ public record Source(String id, Tenant tenant, String name, String scheme, Strin
     /** The secrets that verify at {@code now}: the current one, then the previous one while its overlap lasts. */
     public List<String> secretsAt(Instant now) {
         return previousSecret != null && previousExpiresAt != null && now.isBefore(previousExpiresAt)
-                ? List.of(secret, previousSecret) : List.of(secret);
+                ? List.of(secret, previousSecret)
+                : List.of(secret);
     }
 
     /** A copy with a new secret; the old one keeps verifying for {@link #ROTATION_OVERLAP}. The same secret changes nothing. */
     public Source withSecret(String newSecret, Instant now) {
         if (newSecret.equals(secret)) return this;
-        return new Source(id, tenant, name, scheme, newSecret, secret, now.plus(ROTATION_OVERLAP), header, encoding, tolerance,
-                destination, dedup, rateLimit, deleted, createdAt, now);
+        return new Source(
+                id,
+                tenant,
+                name,
+                scheme,
+                newSecret,
+                secret,
+                now.plus(ROTATION_OVERLAP),
+                header,
+                encoding,
+                tolerance,
+                destination,
+                dedup,
+                rateLimit,
+                deleted,
+                createdAt,
+                now);
     }
 
     /** Returns this source with every field but the identity, the secrets and the creation time replaced. */
-    public Source withSettings(String name, String scheme, String header, String encoding, Duration tolerance, String destination,
-                               String dedup, int rateLimit, Instant now) {
-        return new Source(id, tenant, name, scheme, secret, previousSecret, previousExpiresAt, header, encoding, tolerance, destination,
-                dedup, rateLimit, deleted, createdAt, now);
+    public Source withSettings(
+            String name,
+            String scheme,
+            String header,
+            String encoding,
+            Duration tolerance,
+            String destination,
+            String dedup,
+            int rateLimit,
+            Instant now) {
+        return new Source(
+                id,
+                tenant,
+                name,
+                scheme,
+                secret,
+                previousSecret,
+                previousExpiresAt,
+                header,
+                encoding,
+                tolerance,
+                destination,
+                dedup,
+                rateLimit,
+                deleted,
+                createdAt,
+                now);
     }
 
     public Source asDeleted(Instant now) {
-        return new Source(id, tenant, name, scheme, secret, previousSecret, previousExpiresAt, header, encoding, tolerance, destination,
-                dedup, rateLimit, true, createdAt, now);
+        return new Source(
+                id,
+                tenant,
+                name,
+                scheme,
+                secret,
+                previousSecret,
+                previousExpiresAt,
+                header,
+                encoding,
+                tolerance,
+                destination,
+                dedup,
+                rateLimit,
+                true,
+                createdAt,
+                now);
     }
 
     /** Never the secrets: a source may end up in a log line or an exception message. */

@@ -14,6 +14,7 @@ class DedupClaimTest {
         Tenant tenant = new Tenant("prj_a", Mode.TEST);
         assertThat(new DedupClaim(tenant, "dedup\nevt_1", "sch_1", T0).key()).isEqualTo("dedup\nevt_1");
         assertThatThrownBy(() -> new DedupClaim(tenant, "evt_1", "sch_1", T0))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must contain a newline");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("must contain a newline");
     }
 }

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
 class IdGeneratorTest {
     @Test
     void idsFromOneGeneratorStrictlyIncreaseEvenWithinOneMillisecond() {
-        IdGenerator ids = new IdGenerator(Clock.fixed(Instant.parse("2026-11-26T00:00:00Z"), ZoneOffset.UTC), new SecureRandom());
+        IdGenerator ids =
+                new IdGenerator(Clock.fixed(Instant.parse("2026-11-26T00:00:00Z"), ZoneOffset.UTC), new SecureRandom());
         List<String> made = new ArrayList<>();
         for (int i = 0; i < 10_000; i++) made.add(ids.next("sch"));
         assertThat(made).isSorted().doesNotHaveDuplicates();
@@ -28,7 +29,10 @@ class IdGeneratorTest {
         String later = new IdGenerator(Clock.fixed(t.plusMillis(1), ZoneOffset.UTC), new SecureRandom()).next("dlv");
         assertThat(earlier).isLessThan(later);
         var random = new HashSet<String>();
-        for (int i = 0; i < 1000; i++) random.add(new IdGenerator(Clock.fixed(t, ZoneOffset.UTC), new SecureRandom()).next("x").substring(12));
+        for (int i = 0; i < 1000; i++)
+            random.add(new IdGenerator(Clock.fixed(t, ZoneOffset.UTC), new SecureRandom())
+                    .next("x")
+                    .substring(12));
         assertThat(random).hasSize(1000);
     }
 }

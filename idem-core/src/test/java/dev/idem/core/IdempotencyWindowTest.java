@@ -14,6 +14,7 @@ class IdempotencyWindowTest {
         assertThat(IdempotencyWindow.LENGTH).isEqualTo(Duration.ofHours(24));
         assertThat(IdempotencyWindow.expired(T0, T0)).isFalse();
         assertThat(IdempotencyWindow.expired(T0, T0.plus(Duration.ofHours(24)))).isFalse();
-        assertThat(IdempotencyWindow.expired(T0, T0.plus(Duration.ofHours(24)).plusMillis(1))).isTrue();
+        assertThat(IdempotencyWindow.expired(T0, T0.plus(Duration.ofHours(24)).plusMillis(1)))
+                .isTrue();
     }
 }

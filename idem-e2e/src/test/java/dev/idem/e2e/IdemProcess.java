@@ -27,18 +27,38 @@ final class IdemProcess implements AutoCloseable {
 
     /** Starts a node on a free port and waits until it is ready. */
     IdemProcess start() throws IOException {
-        Path jar = Path.of("..", "idem-cli", "target", "idem.jar").toAbsolutePath().normalize();
-        if (!jar.toFile().exists()) throw new IllegalStateException("the idem fat jar is built before this module: " + jar);
+        Path jar =
+                Path.of("..", "idem-cli", "target", "idem.jar").toAbsolutePath().normalize();
+        if (!jar.toFile().exists())
+            throw new IllegalStateException("the idem fat jar is built before this module: " + jar);
         port = freePort();
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar.toString(),
-                "serve", "--port", Integer.toString(port), "--data-dir", dataDir.toString(), "--bootstrap-key", API_KEY,
-                "--allow-private-endpoints", "--rate-limit", "0");
+        ProcessBuilder pb = new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar",
+                jar.toString(),
+                "serve",
+                "--port",
+                Integer.toString(port),
+                "--data-dir",
+                dataDir.toString(),
+                "--bootstrap-key",
+                API_KEY,
+                "--allow-private-endpoints",
+                "--rate-limit",
+                "0");
         pb.environment().keySet().removeIf(k -> k.startsWith("IDEM_"));
         pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         process = pb.start();
         HttpClient http = HttpClient.newHttpClient();
-        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).ignoreExceptions().until(() ->
-                http.send(HttpRequest.newBuilder(URI.create(url() + "/readyz")).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200);
+        await().atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofMillis(200))
+                .ignoreExceptions()
+                .until(() -> http.send(
+                                        HttpRequest.newBuilder(URI.create(url() + "/readyz"))
+                                                .build(),
+                                        HttpResponse.BodyHandlers.discarding())
+                                .statusCode()
+                        == 200);
         return this;
     }
 

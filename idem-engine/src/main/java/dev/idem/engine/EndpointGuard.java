@@ -29,8 +29,14 @@ import java.util.Set;
 public final class EndpointGuard {
     /** Host names of cloud metadata services, refused without resolving them. */
     private static final Set<String> METADATA_HOSTS = Set.of(
-            "metadata.google.internal", "metadata.goog", "metadata", "instance-data", "instance-data.ec2.internal",
-            "metadata.azure.internal", "metadata.tencentyun.com", "metadata.platformequinix.com");
+            "metadata.google.internal",
+            "metadata.goog",
+            "metadata",
+            "instance-data",
+            "instance-data.ec2.internal",
+            "metadata.azure.internal",
+            "metadata.tencentyun.com",
+            "metadata.platformequinix.com");
 
     /** Resolves a host name to every address it has; injectable so tests can play DNS. */
     @FunctionalInterface
@@ -178,7 +184,8 @@ public final class EndpointGuard {
     }
 
     private static URI parse(String endpoint) throws EndpointRefusedException {
-        if (endpoint == null || endpoint.isBlank()) throw new EndpointRefusedException("endpoint is empty: give an http(s) URL");
+        if (endpoint == null || endpoint.isBlank())
+            throw new EndpointRefusedException("endpoint is empty: give an http(s) URL");
         URI uri;
         try {
             uri = new URI(endpoint);
@@ -193,16 +200,20 @@ public final class EndpointGuard {
             String authority = uri.getRawAuthority();
             if (authority != null && authority.matches(".*:[0-9]+") && !authority.contains("@"))
                 throw new EndpointRefusedException(portText(authority.substring(authority.lastIndexOf(':') + 1)));
-            throw new EndpointRefusedException("endpoint has no host name: give a URL such as https://example.com/hook");
+            throw new EndpointRefusedException(
+                    "endpoint has no host name: give a URL such as https://example.com/hook");
         }
         if (uri.getRawUserInfo() != null)
-            throw new EndpointRefusedException("endpoint must not carry credentials before the host: send them in 'headers'");
+            throw new EndpointRefusedException(
+                    "endpoint must not carry credentials before the host: send them in 'headers'");
         // -1 is "no port given" (the scheme's default); 0 would connect to the default port, 65536 and up to nothing
-        if (uri.getPort() == 0 || uri.getPort() > 65535) throw new EndpointRefusedException(portText(Integer.toString(uri.getPort())));
+        if (uri.getPort() == 0 || uri.getPort() > 65535)
+            throw new EndpointRefusedException(portText(Integer.toString(uri.getPort())));
         // a zone id names a network interface of the sending machine: meaningless to a service of several nodes,
         // refused by the WHATWG URL standard, and a way around the address checks (fe80::1%25eth0 is link-local)
         if (uri.getHost().indexOf('%') >= 0)
-            throw new EndpointRefusedException("endpoint host '" + uri.getHost() + "' carries an IPv6 zone id (%…): give a routable address or a host name");
+            throw new EndpointRefusedException("endpoint host '" + uri.getHost()
+                    + "' carries an IPv6 zone id (%…): give a routable address or a host name");
         return uri;
     }
 
@@ -230,8 +241,10 @@ public final class EndpointGuard {
             if (why.isPresent()) {
                 String shown = a.getHostAddress();
                 boolean literal = shown.equalsIgnoreCase(host) || isLiteral(host);
-                return Optional.of(literal ? refusedText(host, "is " + why.get())
-                        : refusedText(host, "resolves to " + shown + ", which is " + why.get()));
+                return Optional.of(
+                        literal
+                                ? refusedText(host, "is " + why.get())
+                                : refusedText(host, "resolves to " + shown + ", which is " + why.get()));
             }
         }
         return Optional.empty();
@@ -270,9 +283,13 @@ public final class EndpointGuard {
         if (isZero(b, 0, 16)) return Optional.of("the unspecified address");
         if (isZero(b, 0, 15) && b[15] == 1) return Optional.of("loopback");
         // fd00:ec2::254, the AWS metadata service over IPv6
-        if ((b[0] & 0xff) == 0xfd && b[1] == 0 && (b[2] & 0xff) == 0x0e && (b[3] & 0xff) == 0xc2
-                && isZero(b, 4, 14) && b[14] == 0x02 && (b[15] & 0xff) == 0x54)
-            return Optional.of("a cloud metadata address");
+        if ((b[0] & 0xff) == 0xfd
+                && b[1] == 0
+                && (b[2] & 0xff) == 0x0e
+                && (b[3] & 0xff) == 0xc2
+                && isZero(b, 4, 14)
+                && b[14] == 0x02
+                && (b[15] & 0xff) == 0x54) return Optional.of("a cloud metadata address");
         if ((b[0] & 0xff) == 0xff) return Optional.of("multicast");
         if ((b[0] & 0xfe) == 0xfc) return Optional.of("a unique-local address (fc00::/7)");
         if ((b[0] & 0xff) == 0xfe && (b[1] & 0xc0) == 0x80) return Optional.of("link-local");

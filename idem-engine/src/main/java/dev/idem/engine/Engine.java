@@ -78,25 +78,41 @@ public final class Engine implements AutoCloseable {
         this.workers = Executors.newFixedThreadPool(WORKERS, new NamedThreads("idem-send-" + node));
         this.timer = Executors.newSingleThreadScheduledExecutor(new NamedThreads("idem-timer-" + node));
         Dispatcher[] wake = new Dispatcher[1];
-        this.liveness = new Liveness(store.nodes(), node, config.livenessInterval(), config.takeoverWindow(), System::nanoTime,
-                ThisProcess.describe(), metrics, () -> {
+        this.liveness = new Liveness(
+                store.nodes(),
+                node,
+                config.livenessInterval(),
+                config.takeoverWindow(),
+                System::nanoTime,
+                ThisProcess.describe(),
+                metrics,
+                () -> {
                     wake[0].wakeUp();
                     store.queue().notifyDue();
-                }, () -> wake[0].wakeUp());
+                },
+                () -> wake[0].wakeUp());
         metrics.liveness(liveness::mayClaim);
         this.recorder = new Recorder(store.queue(), liveness::owner, metrics);
-        DeliveryAttempt attempt = new DeliveryAttempt(new SecretCache(store), new RequestBuilder(),
-                sender, new OutcomeDecider(ids, rnd, clock), recorder, metrics, clock);
+        DeliveryAttempt attempt = new DeliveryAttempt(
+                new SecretCache(store),
+                new RequestBuilder(),
+                sender,
+                new OutcomeDecider(ids, rnd, clock),
+                recorder,
+                metrics,
+                clock);
         this.dispatcher = new Dispatcher(store.queue(), config, clock, workers, timer, attempt, liveness);
         wake[0] = dispatcher;
         metrics.load(dispatcher::attemptsInFlight, dispatcher::destinationsThrottled);
         this.materialiser = new Materialiser(store, ids, clock, config.materialiserHorizon(), dispatcher::wakeUp);
         this.maintenance = new Maintenance(store, clock, config.retention(), metrics, dispatcher::wakeUp);
-        this.maintenanceThread = Executors.newSingleThreadScheduledExecutor(new NamedThreads("idem-maintenance-" + node));
+        this.maintenanceThread =
+                Executors.newSingleThreadScheduledExecutor(new NamedThreads("idem-maintenance-" + node));
         // SKIP LOCKED lets claims overlap on PostgreSQL; SQLite has one writer, so a second loop would only queue
         int claimLoops = store.claimsConcurrently() ? 2 : 1;
         NamedThreads dispatcherThreadFactory = new NamedThreads("idem-dispatcher-" + node);
-        for (int i = 0; i < claimLoops; i++) dispatcherThreads.add(dispatcherThreadFactory.newThread(dispatcher.claimLoop()));
+        for (int i = 0; i < claimLoops; i++)
+            dispatcherThreads.add(dispatcherThreadFactory.newThread(dispatcher.claimLoop()));
         this.recorderThread = new NamedThreads("idem-recorder-" + node).newThread(recorder);
     }
 
@@ -112,7 +128,8 @@ public final class Engine implements AutoCloseable {
             liveness.join();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while node " + config.nodeId() + " joined the store's live nodes", e);
+            throw new IllegalStateException(
+                    "interrupted while node " + config.nodeId() + " joined the store's live nodes", e);
         }
         started = true;
         liveness.start();
@@ -121,12 +138,22 @@ public final class Engine implements AutoCloseable {
         dueSignals = store.onDeliveriesDue(dispatcher::wakeUp);
         dispatcherThreads.forEach(Thread::start);
         long poll = config.pollInterval().toMillis();
-        maintenanceThread.scheduleWithFixedDelay(guarded("materialising", materialiser::runOnce), 0, poll, TimeUnit.MILLISECONDS);
-        maintenanceThread.scheduleWithFixedDelay(guarded("reaping expired leases", maintenance::reap),
-                config.reaperInterval().toMillis(), config.reaperInterval().toMillis(), TimeUnit.MILLISECONDS);
-        maintenanceThread.scheduleWithFixedDelay(guarded("pruning", maintenance::prune), 30_000, 60_000, TimeUnit.MILLISECONDS);
-        log.info("engine {} started: at most {} deliveries in flight, batches of {}, lease {}, store {}", config.nodeId(),
-                config.maxInFlight(), config.batchSize(), config.lease(), store.dialect());
+        maintenanceThread.scheduleWithFixedDelay(
+                guarded("materialising", materialiser::runOnce), 0, poll, TimeUnit.MILLISECONDS);
+        maintenanceThread.scheduleWithFixedDelay(
+                guarded("reaping expired leases", maintenance::reap),
+                config.reaperInterval().toMillis(),
+                config.reaperInterval().toMillis(),
+                TimeUnit.MILLISECONDS);
+        maintenanceThread.scheduleWithFixedDelay(
+                guarded("pruning", maintenance::prune), 30_000, 60_000, TimeUnit.MILLISECONDS);
+        log.info(
+                "engine {} started: at most {} deliveries in flight, batches of {}, lease {}, store {}",
+                config.nodeId(),
+                config.maxInFlight(),
+                config.batchSize(),
+                config.lease(),
+                store.dialect());
     }
 
     /** Tells the dispatcher a delivery may be due now; cheap, callable from any thread, before or after start. */
@@ -152,7 +179,8 @@ public final class Engine implements AutoCloseable {
         maintenanceThread.shutdown();
         for (Thread t : dispatcherThreads) join(t, 5_000);
         dispatcher.stopStartingSends();
-        // deliveries held until their due instant (up to the claim look-ahead) are given back by giveBackUnstarted below
+        // deliveries held until their due instant (up to the claim look-ahead) are given back by giveBackUnstarted
+        // below
         timer.shutdownNow();
         try {
             timer.awaitTermination(2, TimeUnit.SECONDS);
@@ -160,12 +188,16 @@ public final class Engine implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         int givenBack = dispatcher.giveBackUnstarted();
-        if (givenBack > 0) log.info("engine {} gave back {} claimed deliveries it had not started", config.nodeId(), givenBack);
+        if (givenBack > 0)
+            log.info("engine {} gave back {} claimed deliveries it had not started", config.nodeId(), givenBack);
         long deadline = System.nanoTime() + graceNanos;
         while (dispatcher.claimsHeld() > 0 && System.nanoTime() - deadline < 0) sleepQuietly(10);
         if (dispatcher.claimsHeld() > 0) {
-            log.warn("engine {}: {} attempts still in flight after the {} shutdown grace are abandoned; their leases are released",
-                    config.nodeId(), dispatcher.attemptsInFlight(), config.shutdownGrace());
+            log.warn(
+                    "engine {}: {} attempts still in flight after the {} shutdown grace are abandoned; their leases are released",
+                    config.nodeId(),
+                    dispatcher.attemptsInFlight(),
+                    config.shutdownGrace());
             sender.abortInFlight();
         }
         recorder.stop(TimeUnit.SECONDS.toNanos(5));
@@ -181,7 +213,10 @@ public final class Engine implements AutoCloseable {
                 int released = store.queue().release(liveness.owner());
                 if (released > 0) log.info("engine {} released {} leases at shutdown", config.nodeId(), released);
             } catch (RuntimeException e) {
-                log.warn("engine {} could not release its leases at shutdown; they return when they expire: {}", config.nodeId(), e.toString());
+                log.warn(
+                        "engine {} could not release its leases at shutdown; they return when they expire: {}",
+                        config.nodeId(),
+                        e.toString());
             }
         }
         if (started) liveness.stop();

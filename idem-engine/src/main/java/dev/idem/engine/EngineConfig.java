@@ -90,34 +90,44 @@ public final class EngineConfig {
 
     private void validate() {
         Objects.requireNonNull(nodeId, "nodeId");
-        if (nodeId.isBlank() || nodeId.length() > 200) throw new IllegalArgumentException("nodeId must be 1 to 200 characters, got '" + nodeId + "'");
-        if (batchSize < 1 || batchSize > 1000) throw new IllegalArgumentException("batchSize must be between 1 and 1000, got " + batchSize);
+        if (nodeId.isBlank() || nodeId.length() > 200)
+            throw new IllegalArgumentException("nodeId must be 1 to 200 characters, got '" + nodeId + "'");
+        if (batchSize < 1 || batchSize > 1000)
+            throw new IllegalArgumentException("batchSize must be between 1 and 1000, got " + batchSize);
         if (maxInFlight < 1 || maxInFlight > MAX_IN_FLIGHT_LIMIT)
-            throw new IllegalArgumentException("maxInFlight must be between 1 and " + MAX_IN_FLIGHT_LIMIT + ", got " + maxInFlight);
+            throw new IllegalArgumentException(
+                    "maxInFlight must be between 1 and " + MAX_IN_FLIGHT_LIMIT + ", got " + maxInFlight);
         positive("maxRequestTimeout", maxRequestTimeout);
         if (maxRequestTimeout.compareTo(SPEC_MAX_TIMEOUT) > 0)
             throw new IllegalArgumentException("maxRequestTimeout must be at most 60s, got " + maxRequestTimeout);
         positive("lease", lease);
         if (lease.compareTo(maxRequestTimeout) <= 0)
-            throw new IllegalArgumentException("lease (" + lease + ") must be longer than maxRequestTimeout (" + maxRequestTimeout
-                    + "), or a slow but live request would be reclaimed by another node and sent twice at once");
+            throw new IllegalArgumentException(
+                    "lease (" + lease + ") must be longer than maxRequestTimeout (" + maxRequestTimeout
+                            + "), or a slow but live request would be reclaimed by another node and sent twice at once");
         positive("pollInterval", pollInterval);
-        if (pollInterval.toMillis() < 10) throw new IllegalArgumentException("pollInterval must be at least 10ms, got " + pollInterval);
+        if (pollInterval.toMillis() < 10)
+            throw new IllegalArgumentException("pollInterval must be at least 10ms, got " + pollInterval);
         positive("materialiserHorizon", materialiserHorizon);
         if (materialiserHorizon.compareTo(pollInterval.multipliedBy(2)) < 0)
-            throw new IllegalArgumentException("materialiserHorizon (" + materialiserHorizon + ") must be at least twice pollInterval ("
-                    + pollInterval + ") so occurrences are written before they are due");
+            throw new IllegalArgumentException(
+                    "materialiserHorizon (" + materialiserHorizon + ") must be at least twice pollInterval ("
+                            + pollInterval + ") so occurrences are written before they are due");
         positive("reaperInterval", reaperInterval);
         positive("retention", retention);
-        if (retention.compareTo(MIN_RETENTION) < 0) throw new IllegalArgumentException("retention must be at least 1h, got " + retention);
+        if (retention.compareTo(MIN_RETENTION) < 0)
+            throw new IllegalArgumentException("retention must be at least 1h, got " + retention);
         Objects.requireNonNull(shutdownGrace, "shutdownGrace");
-        if (shutdownGrace.isNegative()) throw new IllegalArgumentException("shutdownGrace must not be negative, got " + shutdownGrace);
+        if (shutdownGrace.isNegative())
+            throw new IllegalArgumentException("shutdownGrace must not be negative, got " + shutdownGrace);
         positive("livenessInterval", livenessInterval);
-        if (livenessInterval.toMillis() < 50) throw new IllegalArgumentException("livenessInterval must be at least 50ms, got " + livenessInterval);
+        if (livenessInterval.toMillis() < 50)
+            throw new IllegalArgumentException("livenessInterval must be at least 50ms, got " + livenessInterval);
         positive("takeoverWindow", takeoverWindow);
         if (takeoverWindow.compareTo(livenessInterval.multipliedBy(4)) < 0)
-            throw new IllegalArgumentException("takeoverWindow (" + takeoverWindow + ") must be at least four times livenessInterval ("
-                    + livenessInterval + "), or one slow renewal would get a live node declared dead");
+            throw new IllegalArgumentException(
+                    "takeoverWindow (" + takeoverWindow + ") must be at least four times livenessInterval ("
+                            + livenessInterval + "), or one slow renewal would get a live node declared dead");
     }
 
     private static void positive(String name, Duration d) {
@@ -215,10 +225,13 @@ public final class EngineConfig {
 
     @Override
     public String toString() {
-        return "EngineConfig{node " + nodeId + ", batch " + batchSize + ", in flight " + maxInFlight + ", lease " + lease
-                + ", request ceiling " + maxRequestTimeout + ", horizon " + materialiserHorizon + ", poll " + pollInterval
+        return "EngineConfig{node " + nodeId + ", batch " + batchSize + ", in flight " + maxInFlight + ", lease "
+                + lease
+                + ", request ceiling " + maxRequestTimeout + ", horizon " + materialiserHorizon + ", poll "
+                + pollInterval
                 + ", reaper " + reaperInterval + ", retention " + retention + ", shutdown grace " + shutdownGrace
-                + ", private endpoints " + (allowPrivateEndpoints ? "allowed" : "refused") + ", liveness " + livenessInterval
+                + ", private endpoints " + (allowPrivateEndpoints ? "allowed" : "refused") + ", liveness "
+                + livenessInterval
                 + ", takeover window " + takeoverWindow + "}";
     }
 

@@ -26,7 +26,8 @@ public record SentRequest(String method, String url, Map<String, String> headers
      * @param secrets the secrets signing at {@code startedAt}, current first
      * @param startedAt the attempt's recorded start
      */
-    public static SentRequest of(Delivery delivery, Schedule schedule, int attempt, List<SigningSecret> secrets, Instant startedAt) {
+    public static SentRequest of(
+            Delivery delivery, Schedule schedule, int attempt, List<SigningSecret> secrets, Instant startedAt) {
         DeliveryRequest r = BUILDER.build(delivery, schedule, attempt, secrets, startedAt);
         return new SentRequest("POST", r.endpoint(), r.headers(), r.body());
     }

@@ -24,7 +24,8 @@ public final class ChildNode {
                 .maxInFlight(2000)
                 .allowPrivateEndpoints(true)
                 .build();
-        Engine engine = new Engine(store, engineConfig, Clock.systemUTC(), new SecureRandom(), new SimpleMeterRegistry());
+        Engine engine =
+                new Engine(store, engineConfig, Clock.systemUTC(), new SecureRandom(), new SimpleMeterRegistry());
         engine.start();
         engine.wakeUp();
         System.out.println("child node " + args[2] + " started");

@@ -17,7 +17,6 @@ import dev.idem.engine.testing.Engines;
 import dev.idem.engine.testing.Receiver;
 import dev.idem.engine.testing.Receiver.Reply;
 import dev.idem.engine.testing.World;
-import dev.idem.store.testing.TestStores;
 import dev.idem.wire.StandardWebhooksVerifier;
 import dev.idem.wire.testing.MutableClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -80,8 +79,11 @@ abstract class DeliveryBehaviourTest {
     }
 
     ScheduleDefinition retrying(int maxAttempts, int autoPauseAfter) {
-        return Defs.retry(once(), new RetryPolicy(maxAttempts, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofHours(1)),
-                Duration.ofSeconds(5), autoPauseAfter);
+        return Defs.retry(
+                once(),
+                new RetryPolicy(maxAttempts, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofHours(1)),
+                Duration.ofSeconds(5),
+                autoPauseAfter);
     }
 
     void awaitStatus(String deliveryId, DeliveryStatus status) {
@@ -102,7 +104,8 @@ abstract class DeliveryBehaviourTest {
     @Test
     void aDueOneShotArrivesWithEveryHeaderAVerifiableSignatureAndTheEnvelope() {
         start();
-        Delivery d = world.create(Defs.with(once(), null, null, null, Map.of("X-Customer", "acme"), "invoice.reminder", null));
+        Delivery d = world.create(
+                Defs.with(once(), null, null, null, Map.of("X-Customer", "acme"), "invoice.reminder", null));
         engine.wakeUp();
 
         awaitStatus(d.id(), DeliveryStatus.SUCCEEDED);
@@ -110,7 +113,8 @@ abstract class DeliveryBehaviourTest {
         assertThat(got).hasSize(1);
         Receiver.Request r = got.get(0);
         assertThat(r.header("webhook-id")).isEqualTo(d.id());
-        assertThat(r.header("webhook-timestamp")).isEqualTo(Long.toString(clock.instant().getEpochSecond()));
+        assertThat(r.header("webhook-timestamp"))
+                .isEqualTo(Long.toString(clock.instant().getEpochSecond()));
         assertThat(r.header("Idempotency-Key")).isEqualTo(d.id());
         assertThat(r.header("Idem-Schedule-Id")).isEqualTo(d.scheduleId());
         assertThat(r.header("Idem-Delivery-Id")).isEqualTo(d.id());
@@ -121,11 +125,22 @@ abstract class DeliveryBehaviourTest {
         assertThat(r.header("User-Agent")).startsWith("idem/");
         assertThat(r.header("Content-Type")).isEqualTo("application/json");
         assertThat(r.header("X-Customer")).isEqualTo("acme");
-        StandardWebhooksVerifier verifier = new StandardWebhooksVerifier(List.of(world.secret), Duration.ofMinutes(5), clock);
-        assertThat(verifier.verify(r.header("webhook-id"), r.header("webhook-timestamp"), r.header("webhook-signature"), r.body()).valid())
+        StandardWebhooksVerifier verifier =
+                new StandardWebhooksVerifier(List.of(world.secret), Duration.ofMinutes(5), clock);
+        assertThat(verifier.verify(
+                                r.header("webhook-id"),
+                                r.header("webhook-timestamp"),
+                                r.header("webhook-signature"),
+                                r.body())
+                        .valid())
                 .isTrue();
-        assertThat(r.bodyText()).startsWith("{\"schedule_id\":\"" + d.scheduleId() + "\",\"delivery_id\":\"" + d.id() + "\"")
-                .contains("\"attempt\":1", "\"sequence\":1", "\"timezone\":\"UTC\"", "\"event_type\":\"invoice.reminder\"",
+        assertThat(r.bodyText())
+                .startsWith("{\"schedule_id\":\"" + d.scheduleId() + "\",\"delivery_id\":\"" + d.id() + "\"")
+                .contains(
+                        "\"attempt\":1",
+                        "\"sequence\":1",
+                        "\"timezone\":\"UTC\"",
+                        "\"event_type\":\"invoice.reminder\"",
                         "\"input\":{\"type\":\"once\",\"value\":\"2026-03-10T17:00:00.000Z\"}");
 
         List<Attempt> attempts = world.attempts(d.id());
@@ -135,9 +150,17 @@ abstract class DeliveryBehaviourTest {
             assertThat(a.error()).isNull();
             assertThat(a.responseBody()).isEqualTo("{\"ok\":true}");
         });
-        assertThat(meters.get("idem.deliveries").tag("outcome", "succeeded").counter().count()).isEqualTo(1.0);
+        assertThat(meters.get("idem.deliveries")
+                        .tag("outcome", "succeeded")
+                        .counter()
+                        .count())
+                .isEqualTo(1.0);
         assertThat(meters.get("idem.delivery.lag").timer().count()).isEqualTo(1);
-        assertThat(meters.get("idem.attempt.duration").tag("result", "2xx").timer().count()).isEqualTo(1);
+        assertThat(meters.get("idem.attempt.duration")
+                        .tag("result", "2xx")
+                        .timer()
+                        .count())
+                .isEqualTo(1);
         engine.reapNow();
         assertThat(meters.get("idem.queue.depth").gauge().value()).isZero();
     }
@@ -145,8 +168,9 @@ abstract class DeliveryBehaviourTest {
     @Test
     void duringASecretRotationEachRequestVerifiesWithTheOldSecretAndWithTheNew() {
         dev.idem.wire.SigningSecret fresh = dev.idem.wire.SigningSecret.generate(new SplittableRandom(99));
-        store.useTransaction(tx -> tx.signingSecrets().save(new dev.idem.core.SigningSecrets(Defs.TENANT, fresh, world.secret,
-                clock.instant().plus(Duration.ofHours(24)))));
+        store.useTransaction(tx -> tx.signingSecrets()
+                .save(new dev.idem.core.SigningSecrets(
+                        Defs.TENANT, fresh, world.secret, clock.instant().plus(Duration.ofHours(24)))));
         start();
         Delivery d = world.create(once());
         engine.wakeUp();
@@ -154,7 +178,9 @@ abstract class DeliveryBehaviourTest {
         Receiver.Request r = receiver.requestsFor(d.id()).get(0);
         for (dev.idem.wire.SigningSecret secret : List.of(fresh, world.secret))
             assertThat(new StandardWebhooksVerifier(List.of(secret), Duration.ofMinutes(5), clock)
-                    .verify(d.id(), r.header("webhook-timestamp"), r.header("webhook-signature"), r.body()).valid()).isTrue();
+                            .verify(d.id(), r.header("webhook-timestamp"), r.header("webhook-signature"), r.body())
+                            .valid())
+                    .isTrue();
     }
 
     @Test
@@ -162,17 +188,27 @@ abstract class DeliveryBehaviourTest {
         start();
         Instant later = clock.instant().plus(Duration.ofHours(1));
         List<String> ids = new java.util.ArrayList<>();
-        for (int i = 0; i < 250; i++) ids.add(world.createScheduleOnly(Defs.once(receiver.url("/hook"), later.plusMillis(i))).id());
+        for (int i = 0; i < 250; i++)
+            ids.add(world.createScheduleOnly(Defs.once(receiver.url("/hook"), later.plusMillis(i)))
+                    .id());
         clock.set(later.minusSeconds(5));
         // races the engine's own materialiser run: between them each occurrence is written once
         engine.materialiseNow();
-        await().atMost(10, SECONDS).until(() -> ids.stream().allMatch(id -> world.schedule(id).nextFireAt() == null));
-        assertThat(ids).allSatisfy(id -> assertThat(world.schedule(id).status()).as("written, not yet delivered").isEqualTo(ScheduleStatus.ACTIVE));
+        await().atMost(10, SECONDS)
+                .until(() -> ids.stream().allMatch(id -> world.schedule(id).nextFireAt() == null));
+        assertThat(ids)
+                .allSatisfy(id -> assertThat(world.schedule(id).status())
+                        .as("written, not yet delivered")
+                        .isEqualTo(ScheduleStatus.ACTIVE));
         clock.set(later.plusSeconds(1));
         engine.wakeUp();
         await().atMost(20, SECONDS).until(() -> receiver.requests().size() == 250);
-        assertThat(receiver.requests().stream().map(r -> r.header("Idem-Schedule-Id")).distinct()).hasSize(250);
-        await().atMost(10, SECONDS).until(() -> ids.stream().allMatch(id -> world.schedule(id).status() == ScheduleStatus.COMPLETED));
+        assertThat(receiver.requests().stream()
+                        .map(r -> r.header("Idem-Schedule-Id"))
+                        .distinct())
+                .hasSize(250);
+        await().atMost(10, SECONDS)
+                .until(() -> ids.stream().allMatch(id -> world.schedule(id).status() == ScheduleStatus.COMPLETED));
     }
 
     @Test
@@ -186,7 +222,9 @@ abstract class DeliveryBehaviourTest {
         assertThat(r.bodyText()).isEqualTo(payload);
         assertThat(r.header("Idempotency-Key")).isEqualTo("order-42");
         assertThat(new StandardWebhooksVerifier(List.of(world.secret), Duration.ofMinutes(5), clock)
-                .verify(d.id(), r.header("webhook-timestamp"), r.header("webhook-signature"), r.body()).valid()).isTrue();
+                        .verify(d.id(), r.header("webhook-timestamp"), r.header("webhook-signature"), r.body())
+                        .valid())
+                .isTrue();
     }
 
     @Test
@@ -204,9 +242,14 @@ abstract class DeliveryBehaviourTest {
         assertThat(got).extracting(Receiver.Request::attempt).containsExactly(1, 2, 3);
         assertThat(got).extracting(r -> r.header("Idempotency-Key")).containsOnly("order-9");
         assertThat(got).extracting(r -> r.header("Idem-Delivery-Id")).containsOnly(d.id());
-        assertThat(got).extracting(r -> r.bodyText().contains("\"attempt\":" + r.attempt())).containsOnly(true);
-        assertThat(world.attempts(d.id())).extracting(Attempt::number, Attempt::statusCode)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple(1, 500), org.assertj.core.groups.Tuple.tuple(2, 500),
+        assertThat(got)
+                .extracting(r -> r.bodyText().contains("\"attempt\":" + r.attempt()))
+                .containsOnly(true);
+        assertThat(world.attempts(d.id()))
+                .extracting(Attempt::number, Attempt::statusCode)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(1, 500),
+                        org.assertj.core.groups.Tuple.tuple(2, 500),
                         org.assertj.core.groups.Tuple.tuple(3, 200));
     }
 
@@ -222,9 +265,16 @@ abstract class DeliveryBehaviourTest {
         Delivery dead = world.delivery(d.id());
         assertThat(dead.lastError()).isEqualTo("HTTP 503");
         assertThat(dead.attemptCount()).isEqualTo(3);
-        assertThat(world.attempts(d.id())).hasSize(3).last().satisfies(a -> assertThat(a.responseBody()).isEqualTo("down for maintenance"));
+        assertThat(world.attempts(d.id()))
+                .hasSize(3)
+                .last()
+                .satisfies(a -> assertThat(a.responseBody()).isEqualTo("down for maintenance"));
         assertThat(receiver.requestsFor(d.id())).hasSize(3);
-        assertThat(meters.get("idem.deliveries").tag("outcome", "dead").counter().count()).isEqualTo(1.0);
+        assertThat(meters.get("idem.deliveries")
+                        .tag("outcome", "dead")
+                        .counter()
+                        .count())
+                .isEqualTo(1.0);
     }
 
     @Test
@@ -235,24 +285,29 @@ abstract class DeliveryBehaviourTest {
         Delivery d = world.create(Defs.retry(once(), policy, Duration.ofSeconds(5), 0));
         engine.wakeUp();
         awaitStatus(d.id(), DeliveryStatus.RETRYING);
-        assertThat(world.delivery(d.id()).nextAttemptAt()).isEqualTo(clock.instant().plusSeconds(120));
+        assertThat(world.delivery(d.id()).nextAttemptAt())
+                .isEqualTo(clock.instant().plusSeconds(120));
     }
 
     @Test
     void retryAfterAsAnHttpDateOn503IsHonoured() {
-        String date = java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME.format(clock.instant().plusSeconds(300).atZone(java.time.ZoneOffset.UTC));
+        String date = java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME.format(
+                clock.instant().plusSeconds(300).atZone(java.time.ZoneOffset.UTC));
         receiver.respond(r -> Reply.status(503).withHeader("Retry-After", date));
         start();
         RetryPolicy policy = new RetryPolicy(5, Duration.ofSeconds(5), Duration.ofMinutes(10), Duration.ofHours(1));
         Delivery d = world.create(Defs.retry(once(), policy, Duration.ofSeconds(5), 0));
         engine.wakeUp();
         awaitStatus(d.id(), DeliveryStatus.RETRYING);
-        assertThat(world.delivery(d.id()).nextAttemptAt()).isEqualTo(clock.instant().plusSeconds(300));
+        assertThat(world.delivery(d.id()).nextAttemptAt())
+                .isEqualTo(clock.instant().plusSeconds(300));
     }
 
     @Test
     void redirectsAreNotFollowedAndCountAsFailures() {
-        receiver.respond(r -> r.path().equals("/hook") ? Reply.status(302).withHeader("Location", receiver.url("/elsewhere")) : Reply.ok());
+        receiver.respond(r -> r.path().equals("/hook")
+                ? Reply.status(302).withHeader("Location", receiver.url("/elsewhere"))
+                : Reply.ok());
         start();
         Delivery d = world.create(retrying(3, 0));
         engine.wakeUp();
@@ -268,8 +323,11 @@ abstract class DeliveryBehaviourTest {
     void aResponseSlowerThanTheTimeoutIsAFailedAttempt() {
         receiver.respond(r -> Reply.ok().after(Duration.ofSeconds(3)));
         start();
-        Delivery d = world.create(Defs.retry(once(), new RetryPolicy(3, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofHours(1)),
-                Duration.ofMillis(500), 0));
+        Delivery d = world.create(Defs.retry(
+                once(),
+                new RetryPolicy(3, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofHours(1)),
+                Duration.ofMillis(500),
+                0));
         engine.wakeUp();
         awaitStatus(d.id(), DeliveryStatus.RETRYING);
         assertThat(world.attempts(d.id())).singleElement().satisfies(a -> {
@@ -286,25 +344,32 @@ abstract class DeliveryBehaviourTest {
             closedPort = s.getLocalPort();
         }
         start();
-        Delivery d = world.create(Defs.retry(Defs.once("http://127.0.0.1:" + closedPort + "/hook", clock.instant()),
-                new RetryPolicy(3, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofHours(1)), Duration.ofSeconds(2), 0));
+        Delivery d = world.create(Defs.retry(
+                Defs.once("http://127.0.0.1:" + closedPort + "/hook", clock.instant()),
+                new RetryPolicy(3, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofHours(1)),
+                Duration.ofSeconds(2),
+                0));
         engine.wakeUp();
         awaitStatus(d.id(), DeliveryStatus.RETRYING);
-        assertThat(world.delivery(d.id()).lastError()).isEqualTo("connection failed: could not connect to 127.0.0.1:" + closedPort
-                + " (refused or unreachable)");
+        assertThat(world.delivery(d.id()).lastError())
+                .isEqualTo("connection failed: could not connect to 127.0.0.1:" + closedPort
+                        + " (refused or unreachable)");
     }
 
     @Test
     void aConnectionClosedBeforeAnyResponseIsAFailedAttemptAndTheReceiverSeesOneRequestPerAttempt() throws Exception {
         java.util.concurrent.atomic.AtomicInteger requests = new java.util.concurrent.atomic.AtomicInteger();
-        try (java.net.ServerSocket hangUp = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+        try (java.net.ServerSocket hangUp =
+                new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
             Thread t = new Thread(() -> {
                 while (!hangUp.isClosed()) {
                     try (java.net.Socket s = hangUp.accept()) {
                         // the whole head (the body is small): then close without a byte of response
                         byte[] buf = new byte[65536];
                         int n = s.getInputStream().read(buf);
-                        if (n > 0 && new String(buf, 0, n, java.nio.charset.StandardCharsets.ISO_8859_1).startsWith("POST")) requests.incrementAndGet();
+                        if (n > 0
+                                && new String(buf, 0, n, java.nio.charset.StandardCharsets.ISO_8859_1)
+                                        .startsWith("POST")) requests.incrementAndGet();
                     } catch (java.io.IOException e) {
                         return;
                     }
@@ -313,15 +378,21 @@ abstract class DeliveryBehaviourTest {
             t.setDaemon(true);
             t.start();
             start();
-            Delivery d = world.create(Defs.retry(Defs.once("http://127.0.0.1:" + hangUp.getLocalPort() + "/hook", clock.instant()),
-                    new RetryPolicy(2, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofHours(1)), Duration.ofSeconds(2), 0));
+            Delivery d = world.create(Defs.retry(
+                    Defs.once("http://127.0.0.1:" + hangUp.getLocalPort() + "/hook", clock.instant()),
+                    new RetryPolicy(2, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofHours(1)),
+                    Duration.ofSeconds(2),
+                    0));
             engine.wakeUp();
             nextRetryIsDue(d.id());
             awaitStatus(d.id(), DeliveryStatus.DEAD);
-            assertThat(world.delivery(d.id()).lastError()).startsWith("I/O error talking to 127.0.0.1:" + hangUp.getLocalPort());
+            assertThat(world.delivery(d.id()).lastError())
+                    .startsWith("I/O error talking to 127.0.0.1:" + hangUp.getLocalPort());
             Thread.sleep(300); // a resent copy, if any, would arrive within this
             assertThat(world.attempts(d.id())).hasSize(2);
-            assertThat(requests.get()).as("requests read by the receiver for 2 attempts").isEqualTo(2);
+            assertThat(requests.get())
+                    .as("requests read by the receiver for 2 attempts")
+                    .isEqualTo(2);
         }
     }
 
@@ -329,11 +400,16 @@ abstract class DeliveryBehaviourTest {
     void anAttemptTheHttpClientCannotMakeIsARecordedFailureThatCountsTowardsDeadAndAutoPause() {
         start();
         // written through the store directly: the API refuses such an endpoint at create time
-        Delivery d = world.create(Defs.retry(Defs.once("http://127.0.0.1:99999/x", clock.instant()),
-                new RetryPolicy(2, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofHours(1)), Duration.ofSeconds(2), 2));
+        Delivery d = world.create(Defs.retry(
+                Defs.once("http://127.0.0.1:99999/x", clock.instant()),
+                new RetryPolicy(2, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofHours(1)),
+                Duration.ofSeconds(2),
+                2));
         engine.wakeUp();
         awaitStatus(d.id(), DeliveryStatus.RETRYING);
-        assertThat(world.attempts(d.id())).singleElement().satisfies(a -> assertThat(a.error()).contains("99999"));
+        assertThat(world.attempts(d.id()))
+                .singleElement()
+                .satisfies(a -> assertThat(a.error()).contains("99999"));
         assertThat(world.schedule(d.scheduleId()).consecutiveFailures()).isEqualTo(1);
 
         nextRetryIsDue(d.id());
@@ -347,11 +423,16 @@ abstract class DeliveryBehaviourTest {
     @Test
     void anEndpointThatDoesNotParseIsARecordedFailedAttemptNotALeaseLoop() {
         start();
-        Delivery d = world.create(Defs.retry(Defs.once("http://exa mple.com/x", clock.instant()),
-                new RetryPolicy(1, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofHours(1)), Duration.ofSeconds(2), 0));
+        Delivery d = world.create(Defs.retry(
+                Defs.once("http://exa mple.com/x", clock.instant()),
+                new RetryPolicy(1, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofHours(1)),
+                Duration.ofSeconds(2),
+                0));
         engine.wakeUp();
         awaitStatus(d.id(), DeliveryStatus.DEAD);
-        assertThat(world.attempts(d.id())).singleElement().satisfies(a -> assertThat(a.error()).startsWith("endpoint refused"));
+        assertThat(world.attempts(d.id()))
+                .singleElement()
+                .satisfies(a -> assertThat(a.error()).startsWith("endpoint refused"));
         assertThat(world.delivery(d.id()).leaseOwner()).isNull();
     }
 
@@ -364,12 +445,17 @@ abstract class DeliveryBehaviourTest {
         awaitStatus(d.id(), DeliveryStatus.DEAD);
 
         receiver.respond(r -> Reply.ok());
-        boolean requeued = store.inTransaction(tx -> tx.deliveries().requeueForReplay(Defs.TENANT, d.id(), clock.instant()));
+        boolean requeued =
+                store.inTransaction(tx -> tx.deliveries().requeueForReplay(Defs.TENANT, d.id(), clock.instant()));
         assertThat(requeued).isTrue();
         store.queue().notifyDue();
         awaitStatus(d.id(), DeliveryStatus.SUCCEEDED);
-        assertThat(receiver.requestsFor(d.id())).extracting(Receiver.Request::attempt).containsExactly(1, 2);
-        assertThat(receiver.requestsFor(d.id())).extracting(r -> r.header("Idempotency-Key")).containsOnly(d.idempotencyKey());
+        assertThat(receiver.requestsFor(d.id()))
+                .extracting(Receiver.Request::attempt)
+                .containsExactly(1, 2);
+        assertThat(receiver.requestsFor(d.id()))
+                .extracting(r -> r.header("Idempotency-Key"))
+                .containsOnly(d.idempotencyKey());
     }
 
     @Test
@@ -404,8 +490,11 @@ abstract class DeliveryBehaviourTest {
         receiver.respond(r -> Reply.status(500));
         start();
         ScheduleDefinition hourly = Defs.hourly(receiver.url("/hook"), clock.instant(), "UTC");
-        Delivery d = world.create(Defs.retry(hourly, new RetryPolicy(10, Duration.ofSeconds(1), Duration.ofSeconds(1),
-                Duration.ofHours(1)), Duration.ofSeconds(5), 2));
+        Delivery d = world.create(Defs.retry(
+                hourly,
+                new RetryPolicy(10, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofHours(1)),
+                Duration.ofSeconds(5),
+                2));
         engine.wakeUp();
         nextRetryIsDue(d.id());
         await().atMost(10, SECONDS).until(() -> world.schedule(d.scheduleId()).status() == ScheduleStatus.PAUSED);
@@ -415,21 +504,29 @@ abstract class DeliveryBehaviourTest {
 
         clock.advance(Duration.ofMinutes(5));
         engine.wakeUp();
-        await().during(300, java.util.concurrent.TimeUnit.MILLISECONDS).atMost(2, SECONDS)
+        await().during(300, java.util.concurrent.TimeUnit.MILLISECONDS)
+                .atMost(2, SECONDS)
                 .until(() -> receiver.requestsFor(d.id()).size() == 2);
     }
 
     @Test
     void aRecurringOccurrenceCarriesItsRuleZoneAndPerOccurrenceKey() {
         start();
-        ScheduleDefinition hourly = Defs.with(Defs.hourly(receiver.url("/hook"), clock.instant(), "Europe/Paris"),
-                null, null, null, Map.of(), null, "report");
+        ScheduleDefinition hourly = Defs.with(
+                Defs.hourly(receiver.url("/hook"), clock.instant(), "Europe/Paris"),
+                null,
+                null,
+                null,
+                Map.of(),
+                null,
+                "report");
         Delivery d = world.create(hourly);
         engine.wakeUp();
         awaitStatus(d.id(), DeliveryStatus.SUCCEEDED);
         Receiver.Request r = receiver.requestsFor(d.id()).get(0);
         assertThat(r.header("Idempotency-Key")).isEqualTo("report:2026-03-10T17:00:00.000Z");
-        assertThat(r.bodyText()).contains("\"timezone\":\"Europe/Paris\"", "\"input\":{\"type\":\"rrule\",\"value\":\"FREQ=HOURLY\"}");
+        assertThat(r.bodyText())
+                .contains("\"timezone\":\"Europe/Paris\"", "\"input\":{\"type\":\"rrule\",\"value\":\"FREQ=HOURLY\"}");
     }
 
     @Test
@@ -450,7 +547,8 @@ abstract class DeliveryBehaviourTest {
     void aDeliveryWhoseHolderDiedIsReclaimedWithTheSameIdAndKeyAndTheNextAttempt() {
         Delivery d = world.create(once());
         // a node that claimed it and died: its lease runs out, nobody completes it
-        assertThat(store.queue().claimDue("dead-node", Duration.ofSeconds(90), 10)).hasSize(1);
+        assertThat(store.queue().claimDue("dead-node", Duration.ofSeconds(90), 10))
+                .hasSize(1);
         start();
         engine.wakeUp();
         assertThat(receiver.requests()).isEmpty();
@@ -467,8 +565,11 @@ abstract class DeliveryBehaviourTest {
     @Test
     void closeLetsInFlightRequestsFinishWithinTheGraceAndReleasesTheRest() {
         receiver.respond(r -> r.header("Idem-Attempt").equals("1") && r.path().equals("/slow")
-                ? Reply.ok().after(Duration.ofSeconds(4)) : Reply.ok().after(Duration.ofMillis(200)));
-        start(Engines.fast("node-a").toBuilder().shutdownGrace(Duration.ofMillis(800)).build());
+                ? Reply.ok().after(Duration.ofSeconds(4))
+                : Reply.ok().after(Duration.ofMillis(200)));
+        start(Engines.fast("node-a").toBuilder()
+                .shutdownGrace(Duration.ofMillis(800))
+                .build());
         Delivery quick = world.create(once());
         Delivery slow = world.create(Defs.once(receiver.url("/slow"), clock.instant()));
         engine.wakeUp();
@@ -486,13 +587,21 @@ abstract class DeliveryBehaviourTest {
         List<Delivery> due = world.createMany(once(), 5);
         java.util.Map<String, Integer> sentWithAttempt = new java.util.concurrent.ConcurrentHashMap<>();
         java.util.concurrent.ExecutorService senders = java.util.concurrent.Executors.newFixedThreadPool(4);
-        java.util.concurrent.ScheduledExecutorService timer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        java.util.concurrent.ScheduledExecutorService timer =
+                java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
         // the lease (90 s) outlives the test, and no reaper runs: only the dispatcher's own recovery can free the rows
         dev.idem.engine.internal.Dispatcher dispatcher = new dev.idem.engine.internal.Dispatcher(
                 new dev.idem.engine.testing.LossyClaims(store.queue(), 1),
-                Engines.fast("node-a").toBuilder().lease(Duration.ofSeconds(90)).maxRequestTimeout(Duration.ofSeconds(30)).build(), clock,
-                senders, timer, (claim, timeout, listener) -> {
-                    sentWithAttempt.merge(claim.delivery().id(), claim.delivery().attemptCount(), (a, b) -> -1);
+                Engines.fast("node-a").toBuilder()
+                        .lease(Duration.ofSeconds(90))
+                        .maxRequestTimeout(Duration.ofSeconds(30))
+                        .build(),
+                clock,
+                senders,
+                timer,
+                (claim, timeout, listener) -> {
+                    sentWithAttempt.merge(
+                            claim.delivery().id(), claim.delivery().attemptCount(), (a, b) -> -1);
                     listener.answered(dev.idem.engine.internal.AttemptResult.Congestion.ANSWER);
                     listener.finished();
                 });
@@ -502,8 +611,11 @@ abstract class DeliveryBehaviourTest {
             dispatcher.wakeUp();
             await().atMost(10, SECONDS).until(() -> sentWithAttempt.size() == due.size());
             // the lost claim counted as attempt 1 (its lease was taken), as a reclaimed lease does
-            assertThat(sentWithAttempt).containsOnlyKeys(due.stream().map(Delivery::id).toList()).allSatisfy((id, attempt) ->
-                    assertThat(attempt).as("attempt of " + id + " (-1: sent twice)").isEqualTo(2));
+            assertThat(sentWithAttempt)
+                    .containsOnlyKeys(due.stream().map(Delivery::id).toList())
+                    .allSatisfy((id, attempt) -> assertThat(attempt)
+                            .as("attempt of " + id + " (-1: sent twice)")
+                            .isEqualTo(2));
         } finally {
             dispatcher.stop();
             loop.join(5_000);
@@ -515,13 +627,16 @@ abstract class DeliveryBehaviourTest {
     @Test
     void theMaterialiserWritesAFutureOccurrenceWhenItEntersTheHorizonAndItGoesOutOnTime() {
         start();
-        Schedule s = world.createScheduleOnly(Defs.once(receiver.url("/hook"), clock.instant().plus(Duration.ofHours(2))));
+        Schedule s = world.createScheduleOnly(
+                Defs.once(receiver.url("/hook"), clock.instant().plus(Duration.ofHours(2))));
         assertThat(engine.materialiseNow()).isZero();
         clock.advance(Duration.ofHours(2).minusSeconds(10));
         engine.materialiseNow();
         await().atMost(5, SECONDS).until(() -> world.schedule(s.id()).nextFireAt() == null);
         engine.wakeUp();
-        await().during(200, java.util.concurrent.TimeUnit.MILLISECONDS).atMost(2, SECONDS).until(() -> receiver.requests().isEmpty());
+        await().during(200, java.util.concurrent.TimeUnit.MILLISECONDS)
+                .atMost(2, SECONDS)
+                .until(() -> receiver.requests().isEmpty());
         clock.advance(Duration.ofSeconds(10));
         engine.wakeUp();
         await().atMost(10, SECONDS).until(() -> receiver.requests().size() == 1);
@@ -533,7 +648,8 @@ abstract class DeliveryBehaviourTest {
         Delivery done = world.create(once());
         engine.wakeUp();
         awaitStatus(done.id(), DeliveryStatus.SUCCEEDED);
-        Delivery later = world.create(Defs.once(receiver.url("/hook"), clock.instant().plus(Duration.ofDays(40))));
+        Delivery later =
+                world.create(Defs.once(receiver.url("/hook"), clock.instant().plus(Duration.ofDays(40))));
 
         clock.advance(Duration.ofDays(29));
         engine.pruneNow();
@@ -552,7 +668,9 @@ abstract class DeliveryBehaviourTest {
         engine.wakeUp();
         awaitStatus(d.id(), DeliveryStatus.RETRYING);
         assertThat(receiver.requests()).isEmpty();
-        assertThat(world.delivery(d.id()).lastError()).startsWith("endpoint refused").contains("loopback");
+        assertThat(world.delivery(d.id()).lastError())
+                .startsWith("endpoint refused")
+                .contains("loopback");
     }
 
     @Test
@@ -561,8 +679,14 @@ abstract class DeliveryBehaviourTest {
         store.close();
         store = open(dir, Clock.systemUTC());
         world = new World(store, Clock.systemUTC());
-        engine = new Engine(store, Engines.fast("node-a").toBuilder().pollInterval(Duration.ofSeconds(5)).build(), Clock.systemUTC(),
-                new SplittableRandom(1), meters);
+        engine = new Engine(
+                store,
+                Engines.fast("node-a").toBuilder()
+                        .pollInterval(Duration.ofSeconds(5))
+                        .build(),
+                Clock.systemUTC(),
+                new SplittableRandom(1),
+                meters);
         engine.start();
         Instant due = Instant.now().plusMillis(700);
         world.create(Defs.once(receiver.url("/hook"), due));

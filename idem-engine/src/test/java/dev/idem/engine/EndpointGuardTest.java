@@ -15,63 +15,124 @@ class EndpointGuardTest {
     private final EndpointGuard guard = EndpointGuard.of(false);
 
     @ParameterizedTest
-    @ValueSource(strings = {
-            "http://127.0.0.1/hook", "http://127.1.2.3:8080/", "http://[::1]/", "http://0.0.0.0/", "http://[::]/",
-            "http://10.0.0.1/", "http://10.255.255.255/", "http://172.16.0.1/", "http://172.31.255.254/",
-            "http://192.168.1.1/", "http://169.254.1.1/", "http://169.254.169.254/latest/meta-data/",
-            "http://100.64.0.1/", "http://100.127.255.255/", "http://100.100.100.200/", "http://224.0.0.1/",
-            "http://239.255.255.250/", "http://255.255.255.255/", "http://240.0.0.1/", "http://0.1.2.3/",
-            "http://[fe80::1]/", "http://[febf::1]/", "http://[fc00::1]/", "http://[fd12:3456::1]/",
-            "http://[fd00:ec2::254]/", "http://[ff02::1]/", "http://[::ffff:127.0.0.1]/", "http://[::ffff:10.0.0.1]/",
-            "http://[::ffff:169.254.169.254]/", "http://[::ffff:7f00:1]/", "http://[::127.0.0.1]/",
-            "http://[::192.168.0.1]/", "http://[64:ff9b::a00:1]/", "http://[2002:c0a8:101::1]/",
-            "http://localhost/", "http://LOCALHOST:8080/x", "http://api.localhost/", "http://localhost./",
-            "http://metadata.google.internal/computeMetadata/v1/", "http://metadata.goog/", "http://instance-data/",
-            "http://2130706433/"})
+    @ValueSource(
+            strings = {
+                "http://127.0.0.1/hook",
+                "http://127.1.2.3:8080/",
+                "http://[::1]/",
+                "http://0.0.0.0/",
+                "http://[::]/",
+                "http://10.0.0.1/",
+                "http://10.255.255.255/",
+                "http://172.16.0.1/",
+                "http://172.31.255.254/",
+                "http://192.168.1.1/",
+                "http://169.254.1.1/",
+                "http://169.254.169.254/latest/meta-data/",
+                "http://100.64.0.1/",
+                "http://100.127.255.255/",
+                "http://100.100.100.200/",
+                "http://224.0.0.1/",
+                "http://239.255.255.250/",
+                "http://255.255.255.255/",
+                "http://240.0.0.1/",
+                "http://0.1.2.3/",
+                "http://[fe80::1]/",
+                "http://[febf::1]/",
+                "http://[fc00::1]/",
+                "http://[fd12:3456::1]/",
+                "http://[fd00:ec2::254]/",
+                "http://[ff02::1]/",
+                "http://[::ffff:127.0.0.1]/",
+                "http://[::ffff:10.0.0.1]/",
+                "http://[::ffff:169.254.169.254]/",
+                "http://[::ffff:7f00:1]/",
+                "http://[::127.0.0.1]/",
+                "http://[::192.168.0.1]/",
+                "http://[64:ff9b::a00:1]/",
+                "http://[2002:c0a8:101::1]/",
+                "http://localhost/",
+                "http://LOCALHOST:8080/x",
+                "http://api.localhost/",
+                "http://localhost./",
+                "http://metadata.google.internal/computeMetadata/v1/",
+                "http://metadata.goog/",
+                "http://instance-data/",
+                "http://2130706433/"
+            })
     void refusesInternalAddressesAtCreateTime(String endpoint) {
-        assertThat(guard.refusal(endpoint)).as(endpoint).isPresent()
-                .get().asString().contains("--allow-private-endpoints");
+        assertThat(guard.refusal(endpoint))
+                .as(endpoint)
+                .isPresent()
+                .get()
+                .asString()
+                .contains("--allow-private-endpoints");
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"http://8.8.8.8/", "https://1.1.1.1/hook", "http://172.32.0.1/", "http://172.15.255.255/",
-            "http://100.128.0.1/", "http://100.63.255.255/", "http://169.253.0.1/", "http://192.169.0.1/",
-            "http://[2606:4700:4700::1111]/", "http://[::ffff:8.8.8.8]/", "http://[2002:808:808::1]/",
-            "http://[64:ff9b::808:808]/"})
+    @ValueSource(
+            strings = {
+                "http://8.8.8.8/",
+                "https://1.1.1.1/hook",
+                "http://172.32.0.1/",
+                "http://172.15.255.255/",
+                "http://100.128.0.1/",
+                "http://100.63.255.255/",
+                "http://169.253.0.1/",
+                "http://192.169.0.1/",
+                "http://[2606:4700:4700::1111]/",
+                "http://[::ffff:8.8.8.8]/",
+                "http://[2002:808:808::1]/",
+                "http://[64:ff9b::808:808]/"
+            })
     void acceptsPublicAddresses(String endpoint) {
         assertThat(guard.refusal(endpoint)).as(endpoint).isEmpty();
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"ftp://example.com/", "file:///etc/passwd", "gopher://example.com/", "example.com/hook",
-            "http://", "https:///path", "not a url", "", "http://user:pass@example.com/",
-            "http://127.1/"})
+    @ValueSource(
+            strings = {
+                "ftp://example.com/",
+                "file:///etc/passwd",
+                "gopher://example.com/",
+                "example.com/hook",
+                "http://",
+                "https:///path",
+                "not a url",
+                "",
+                "http://user:pass@example.com/",
+                "http://127.1/"
+            })
     void refusesWhatIsNotAnHttpUrl(String endpoint) {
         assertThat(guard.refusal(endpoint)).as(endpoint).isPresent();
     }
 
     @Test
     void namesTheSchemeItRefuses() {
-        assertThat(guard.refusal("ftp://example.com/x")).contains("endpoint must be an http or https URL, got scheme 'ftp'");
+        assertThat(guard.refusal("ftp://example.com/x"))
+                .contains("endpoint must be an http or https URL, got scheme 'ftp'");
     }
 
     @Test
     void aHostNameResolvingToLoopbackIsRefused() {
         EndpointGuard g = EndpointGuard.of(false, fakeDns(Map.of("sneaky.example", "127.0.0.1")));
-        assertThat(g.refusal("https://sneaky.example/hook")).get().asString()
+        assertThat(g.refusal("https://sneaky.example/hook"))
+                .get()
+                .asString()
                 .contains("'sneaky.example' resolves to 127.0.0.1, which is loopback");
     }
 
     @Test
     void theRealLocalhostIsRefusedAtConnectTime() {
         assertThatThrownBy(() -> guard.checkBeforeConnect("http://localhost:9/hook"))
-                .isInstanceOf(EndpointGuard.EndpointRefusedException.class).hasMessageContaining("loopback");
+                .isInstanceOf(EndpointGuard.EndpointRefusedException.class)
+                .hasMessageContaining("loopback");
     }
 
     @Test
     void aNameWithOnePrivateAddressAmongPublicOnesIsRefused() {
-        EndpointGuard g = EndpointGuard.of(false, host -> new InetAddress[] {
-                InetAddress.getByName("93.184.216.34"), InetAddress.getByName("10.1.2.3")});
+        EndpointGuard g = EndpointGuard.of(false, host ->
+                new InetAddress[] {InetAddress.getByName("93.184.216.34"), InetAddress.getByName("10.1.2.3")});
         assertThat(g.refusal("https://multi.example/")).get().asString().contains("10.1.2.3");
     }
 
@@ -84,7 +145,8 @@ class EndpointGuardTest {
         answer[0] = "169.254.169.254";
         assertThatThrownBy(() -> g.checkBeforeConnect("https://rebind.example/hook"))
                 .isInstanceOf(EndpointGuard.EndpointRefusedException.class)
-                .hasMessageContaining("169.254.169.254").hasMessageContaining("metadata");
+                .hasMessageContaining("169.254.169.254")
+                .hasMessageContaining("metadata");
     }
 
     @Test
@@ -94,7 +156,8 @@ class EndpointGuardTest {
         });
         assertThat(g.refusal("https://not-yet.example/hook")).isEmpty();
         assertThatThrownBy(() -> g.checkBeforeConnect("https://not-yet.example/hook"))
-                .isInstanceOf(EndpointGuard.EndpointRefusedException.class).hasMessageContaining("does not resolve");
+                .isInstanceOf(EndpointGuard.EndpointRefusedException.class)
+                .hasMessageContaining("does not resolve");
     }
 
     @Test
@@ -116,27 +179,46 @@ class EndpointGuardTest {
 
     @Test
     void resolvingForAConnectionReturnsTheCheckedAddressesOrRefusesThem() throws Exception {
-        EndpointGuard g = EndpointGuard.of(false, fakeDns(Map.of("fine.example", "93.184.215.14", "sneaky.example", "10.0.0.7", "::1", "::1")));
-        assertThat(g.resolveForConnect("fine.example")).extracting(InetAddress::getHostAddress).containsExactly("93.184.215.14");
+        EndpointGuard g = EndpointGuard.of(
+                false, fakeDns(Map.of("fine.example", "93.184.215.14", "sneaky.example", "10.0.0.7", "::1", "::1")));
+        assertThat(g.resolveForConnect("fine.example"))
+                .extracting(InetAddress::getHostAddress)
+                .containsExactly("93.184.215.14");
         assertThatThrownBy(() -> g.resolveForConnect("sneaky.example"))
-                .isInstanceOf(EndpointGuard.RefusedHostException.class).hasMessageContaining("10.0.0.7");
+                .isInstanceOf(EndpointGuard.RefusedHostException.class)
+                .hasMessageContaining("10.0.0.7");
         assertThatThrownBy(() -> g.resolveForConnect("[::1]")).isInstanceOf(EndpointGuard.RefusedHostException.class);
-        assertThatThrownBy(() -> g.resolveForConnect("metadata.google.internal")).isInstanceOf(EndpointGuard.RefusedHostException.class);
-        assertThat(EndpointGuard.of(true, fakeDns(Map.of("sneaky.example", "10.0.0.7"))).resolveForConnect("sneaky.example"))
-                .extracting(InetAddress::getHostAddress).containsExactly("10.0.0.7");
+        assertThatThrownBy(() -> g.resolveForConnect("metadata.google.internal"))
+                .isInstanceOf(EndpointGuard.RefusedHostException.class);
+        assertThat(EndpointGuard.of(true, fakeDns(Map.of("sneaky.example", "10.0.0.7")))
+                        .resolveForConnect("sneaky.example"))
+                .extracting(InetAddress::getHostAddress)
+                .containsExactly("10.0.0.7");
     }
 
     /** Issue 18.1, 18.2, 18.9: what no connection can go to is refused with or without --allow-private-endpoints, at create and connect time. */
     @ParameterizedTest
-    @ValueSource(strings = {"http://127.0.0.1:99999/x", "http://example.com:65536/", "http://example.com:0/", "http://8.8.8.8:0/",
-            "http://example.com:99999999999/x", "http://[fe80::1%25lo]/x", "http://[fe80::1%lo]/x", "https://[2001:db8::1%251]:443/"})
+    @ValueSource(
+            strings = {
+                "http://127.0.0.1:99999/x",
+                "http://example.com:65536/",
+                "http://example.com:0/",
+                "http://8.8.8.8:0/",
+                "http://example.com:99999999999/x",
+                "http://[fe80::1%25lo]/x",
+                "http://[fe80::1%lo]/x",
+                "https://[2001:db8::1%251]:443/"
+            })
     void anUnusablePortOrAZoneIdIsRefusedWhateverTheNetwork(String endpoint) {
         for (EndpointGuard g : List.of(EndpointGuard.of(false), EndpointGuard.of(true))) {
             assertThat(g.refusal(endpoint)).as(endpoint).isPresent();
             assertThat(EndpointGuard.syntaxError(endpoint)).as(endpoint).isPresent();
-            assertThatThrownBy(() -> g.checkBeforeConnect(endpoint)).as(endpoint).isInstanceOf(EndpointGuard.EndpointRefusedException.class);
+            assertThatThrownBy(() -> g.checkBeforeConnect(endpoint))
+                    .as(endpoint)
+                    .isInstanceOf(EndpointGuard.EndpointRefusedException.class);
         }
-        assertThat(EndpointGuard.syntaxError("http://example.com:70000/x")).contains("endpoint port must be between 1 and 65535, got 70000");
+        assertThat(EndpointGuard.syntaxError("http://example.com:70000/x"))
+                .contains("endpoint port must be between 1 and 65535, got 70000");
     }
 
     @Test

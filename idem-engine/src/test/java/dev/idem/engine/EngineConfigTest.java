@@ -31,15 +31,28 @@ class EngineConfigTest {
 
     @Test
     void aBuilderWithoutANodeIdIsRefusedNamingIt() {
-        assertThatThrownBy(() -> EngineConfig.builder().build()).isInstanceOf(NullPointerException.class).hasMessageContaining("nodeId");
+        assertThatThrownBy(() -> EngineConfig.builder().build())
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("nodeId");
     }
 
     @Test
     void toBuilderCopiesEveryFieldAndLeavesTheOriginalAlone() {
-        EngineConfig changed = EngineConfig.builder().nodeId("node-b").batchSize(7).maxInFlight(70).lease(Duration.ofSeconds(40))
-                .maxRequestTimeout(Duration.ofSeconds(30)).materialiserHorizon(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(50))
-                .reaperInterval(Duration.ofMillis(100)).retention(Duration.ofHours(2)).shutdownGrace(Duration.ZERO).allowPrivateEndpoints(true)
-                .livenessInterval(Duration.ofMillis(100)).takeoverWindow(Duration.ofSeconds(1)).build();
+        EngineConfig changed = EngineConfig.builder()
+                .nodeId("node-b")
+                .batchSize(7)
+                .maxInFlight(70)
+                .lease(Duration.ofSeconds(40))
+                .maxRequestTimeout(Duration.ofSeconds(30))
+                .materialiserHorizon(Duration.ofSeconds(3))
+                .pollInterval(Duration.ofMillis(50))
+                .reaperInterval(Duration.ofMillis(100))
+                .retention(Duration.ofHours(2))
+                .shutdownGrace(Duration.ZERO)
+                .allowPrivateEndpoints(true)
+                .livenessInterval(Duration.ofMillis(100))
+                .takeoverWindow(Duration.ofSeconds(1))
+                .build();
         EngineConfig copy = changed.toBuilder().build();
 
         assertThat(copy).usingRecursiveComparison().isEqualTo(changed);
@@ -51,16 +64,27 @@ class EngineConfigTest {
     @Test
     void fieldsThatBoundEachOtherMayBeSetInAnyOrder() {
         // a 30 s lease is refused with the default 60 s request ceiling, but not once the ceiling is lowered too
-        EngineConfig shortLease = defaults.toBuilder().lease(Duration.ofSeconds(30)).maxRequestTimeout(Duration.ofSeconds(20)).build();
+        EngineConfig shortLease = defaults.toBuilder()
+                .lease(Duration.ofSeconds(30))
+                .maxRequestTimeout(Duration.ofSeconds(20))
+                .build();
         assertThat(shortLease.lease()).isEqualTo(Duration.ofSeconds(30));
-        EngineConfig slowLiveness = defaults.toBuilder().takeoverWindow(Duration.ofSeconds(60)).livenessInterval(Duration.ofSeconds(15)).build();
+        EngineConfig slowLiveness = defaults.toBuilder()
+                .takeoverWindow(Duration.ofSeconds(60))
+                .livenessInterval(Duration.ofSeconds(15))
+                .build();
         assertThat(slowLiveness.livenessInterval()).isEqualTo(Duration.ofSeconds(15));
     }
 
     @Test
     void refusesALeaseNotLongerThanTheRequestCeiling() {
-        assertThatThrownBy(() -> defaults.toBuilder().lease(Duration.ofSeconds(60)).maxRequestTimeout(Duration.ofSeconds(60)).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lease").hasMessageContaining("maxRequestTimeout");
+        assertThatThrownBy(() -> defaults.toBuilder()
+                        .lease(Duration.ofSeconds(60))
+                        .maxRequestTimeout(Duration.ofSeconds(60))
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("lease")
+                .hasMessageContaining("maxRequestTimeout");
     }
 
     @Test
@@ -69,14 +93,34 @@ class EngineConfigTest {
         assertThatThrownBy(() -> defaults.toBuilder().batchSize(1001).build()).hasMessageContaining("batchSize");
         assertThatThrownBy(() -> defaults.toBuilder().maxInFlight(0).build()).hasMessageContaining("maxInFlight");
         assertThatThrownBy(() -> defaults.toBuilder().nodeId(" ").build()).hasMessageContaining("nodeId");
-        assertThatThrownBy(() -> defaults.toBuilder().retention(Duration.ofMinutes(5)).build()).hasMessageContaining("retention");
-        assertThatThrownBy(() -> defaults.toBuilder().shutdownGrace(Duration.ofSeconds(-1)).build()).hasMessageContaining("shutdownGrace");
-        assertThatThrownBy(() -> defaults.toBuilder().maxRequestTimeout(Duration.ofSeconds(61)).build()).hasMessageContaining("at most 60s");
-        assertThatThrownBy(() -> defaults.toBuilder().materialiserHorizon(Duration.ofMillis(600)).build()).hasMessageContaining("twice pollInterval");
-        assertThatThrownBy(() -> defaults.toBuilder().pollInterval(Duration.ofMillis(5)).build()).hasMessageContaining("pollInterval");
-        assertThatThrownBy(() -> defaults.toBuilder().reaperInterval(Duration.ZERO).build()).hasMessageContaining("reaperInterval");
-        assertThatThrownBy(() -> defaults.toBuilder().livenessInterval(Duration.ofMillis(10)).build()).hasMessageContaining("livenessInterval");
-        assertThatThrownBy(() -> defaults.toBuilder().lease(null).build()).isInstanceOf(NullPointerException.class).hasMessageContaining("lease");
+        assertThatThrownBy(() ->
+                        defaults.toBuilder().retention(Duration.ofMinutes(5)).build())
+                .hasMessageContaining("retention");
+        assertThatThrownBy(() -> defaults.toBuilder()
+                        .shutdownGrace(Duration.ofSeconds(-1))
+                        .build())
+                .hasMessageContaining("shutdownGrace");
+        assertThatThrownBy(() -> defaults.toBuilder()
+                        .maxRequestTimeout(Duration.ofSeconds(61))
+                        .build())
+                .hasMessageContaining("at most 60s");
+        assertThatThrownBy(() -> defaults.toBuilder()
+                        .materialiserHorizon(Duration.ofMillis(600))
+                        .build())
+                .hasMessageContaining("twice pollInterval");
+        assertThatThrownBy(() ->
+                        defaults.toBuilder().pollInterval(Duration.ofMillis(5)).build())
+                .hasMessageContaining("pollInterval");
+        assertThatThrownBy(
+                        () -> defaults.toBuilder().reaperInterval(Duration.ZERO).build())
+                .hasMessageContaining("reaperInterval");
+        assertThatThrownBy(() -> defaults.toBuilder()
+                        .livenessInterval(Duration.ofMillis(10))
+                        .build())
+                .hasMessageContaining("livenessInterval");
+        assertThatThrownBy(() -> defaults.toBuilder().lease(null).build())
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("lease");
     }
 
     @Test
@@ -87,7 +131,12 @@ class EngineConfigTest {
 
     @Test
     void refusesATakeoverWindowThatOneSlowRenewalCouldOutlast() {
-        assertThatThrownBy(() -> defaults.toBuilder().livenessInterval(Duration.ofSeconds(2)).takeoverWindow(Duration.ofSeconds(7)).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("takeoverWindow").hasMessageContaining("four times");
+        assertThatThrownBy(() -> defaults.toBuilder()
+                        .livenessInterval(Duration.ofSeconds(2))
+                        .takeoverWindow(Duration.ofSeconds(7))
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("takeoverWindow")
+                .hasMessageContaining("four times");
     }
 }

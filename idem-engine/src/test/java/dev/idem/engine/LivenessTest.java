@@ -46,7 +46,8 @@ class LivenessTest {
     static final Duration INTERVAL = Duration.ofMillis(200);
     static final Duration WINDOW = Duration.ofSeconds(3);
     static final Duration LEASE = Duration.ofSeconds(90);
-    static final NodeProcess ELSEWHERE = new NodeProcess("other-host", "other-host/boot/pid:[1]", 77, Instant.parse("2026-01-01T00:00:00Z"));
+    static final NodeProcess ELSEWHERE =
+            new NodeProcess("other-host", "other-host/boot/pid:[1]", 77, Instant.parse("2026-01-01T00:00:00Z"));
 
     private final Clock clock = Clock.systemUTC();
     private final List<AutoCloseable> closeables = new ArrayList<>();
@@ -73,11 +74,15 @@ class LivenessTest {
     }
 
     private EngineConfig config(String nodeId) {
-        return Engines.fast(nodeId).toBuilder().livenessInterval(INTERVAL).takeoverWindow(WINDOW).build();
+        return Engines.fast(nodeId).toBuilder()
+                .livenessInterval(INTERVAL)
+                .takeoverWindow(WINDOW)
+                .build();
     }
 
     private Engine engine(Store on, EngineConfig config) {
-        Engine e = new Engine(on, config, clock, new SplittableRandom(config.nodeId().hashCode()), meters);
+        Engine e = new Engine(
+                on, config, clock, new SplittableRandom(config.nodeId().hashCode()), meters);
         closeables.add(e);
         e.start();
         return e;
@@ -101,8 +106,12 @@ class LivenessTest {
     }
 
     private void awaitSucceededAsSecondAttempt(List<Delivery> due) {
-        await().atMost(30, SECONDS).until(() -> due.stream().allMatch(d -> world.delivery(d.id()).status() == DeliveryStatus.SUCCEEDED));
-        for (Delivery d : due) assertThat(receiver.requestsFor(d.id())).extracting(Receiver.Request::attempt).containsExactly(2);
+        await().atMost(30, SECONDS)
+                .until(() -> due.stream().allMatch(d -> world.delivery(d.id()).status() == DeliveryStatus.SUCCEEDED));
+        for (Delivery d : due)
+            assertThat(receiver.requestsFor(d.id()))
+                    .extracting(Receiver.Request::attempt)
+                    .containsExactly(2);
     }
 
     @Test
@@ -114,8 +123,10 @@ class LivenessTest {
         closeables.add(other);
         Engine second = new Engine(other, config("node-x"), clock, new SplittableRandom(1), new SimpleMeterRegistry());
         closeables.add(second);
-        assertThatThrownBy(second::start).isInstanceOf(NodeIdInUseException.class)
-                .hasMessageStartingWith("node id 'node-x' is already used by a live node (pid " + ProcessHandle.current().pid())
+        assertThatThrownBy(second::start)
+                .isInstanceOf(NodeIdInUseException.class)
+                .hasMessageStartingWith("node id 'node-x' is already used by a live node (pid "
+                        + ProcessHandle.current().pid())
                 .hasMessageNotContaining("\n");
         assertThat(store.nodes().find("node-x")).hasValueSatisfying(n -> {
             assertThat(n.epoch()).isEqualTo(first.epoch());
@@ -127,9 +138,15 @@ class LivenessTest {
     void aNodeRestartedUnderTheIdOfAProcessThatEndedOnThisMachineTakesItsClaimsBackAtOnce() throws Exception {
         List<Delivery> held = incarnationHolding("node-x", endedProcess(), 3);
         // a 60 s window: only the ended process, not the window, can explain a takeover within the test's 30 s
-        engine(store, Engines.fast("node-x").toBuilder().livenessInterval(INTERVAL).takeoverWindow(Duration.ofSeconds(60)).build());
+        engine(
+                store,
+                Engines.fast("node-x").toBuilder()
+                        .livenessInterval(INTERVAL)
+                        .takeoverWindow(Duration.ofSeconds(60))
+                        .build());
         awaitSucceededAsSecondAttempt(held);
-        assertThat(store.nodes().find("node-x")).hasValueSatisfying(n -> assertThat(n.epoch()).isEqualTo(2));
+        assertThat(store.nodes().find("node-x"))
+                .hasValueSatisfying(n -> assertThat(n.epoch()).isEqualTo(2));
         assertThat(meters.get("idem.leases.reclaimed").counter().count()).isEqualTo(3.0);
     }
 
@@ -137,7 +154,12 @@ class LivenessTest {
     void atStartANodeTakesOverTheClaimsOfAnotherNodeWhoseProcessEndedOnThisMachine() throws Exception {
         // SQLite's restart case: the default node id (host name + pid) differs from the previous process's
         List<Delivery> held = incarnationHolding("host-1234", endedProcess(), 3);
-        engine(store, Engines.fast("host-5678").toBuilder().livenessInterval(INTERVAL).takeoverWindow(Duration.ofSeconds(60)).build());
+        engine(
+                store,
+                Engines.fast("host-5678").toBuilder()
+                        .livenessInterval(INTERVAL)
+                        .takeoverWindow(Duration.ofSeconds(60))
+                        .build());
         awaitSucceededAsSecondAttempt(held);
         assertThat(store.nodes().find("host-1234")).hasValueSatisfying(n -> {
             assertThat(n.status()).isEqualTo(NodeRegistry.Status.DEAD);
@@ -150,9 +172,12 @@ class LivenessTest {
         List<Delivery> held = incarnationHolding("node-x", ELSEWHERE, 2);
         long started = System.nanoTime();
         engine(store, config("node-x"));
-        assertThat(Duration.ofNanos(System.nanoTime() - started)).as("start waited for the window").isGreaterThan(WINDOW.minusMillis(500));
+        assertThat(Duration.ofNanos(System.nanoTime() - started))
+                .as("start waited for the window")
+                .isGreaterThan(WINDOW.minusMillis(500));
         awaitSucceededAsSecondAttempt(held);
-        assertThat(store.nodes().find("node-x")).hasValueSatisfying(n -> assertThat(n.epoch()).isEqualTo(2));
+        assertThat(store.nodes().find("node-x"))
+                .hasValueSatisfying(n -> assertThat(n.epoch()).isEqualTo(2));
     }
 
     @Test
@@ -173,7 +198,9 @@ class LivenessTest {
         try {
             Engine second = new Engine(store, config("node-x"), clock, new SplittableRandom(1), meters);
             closeables.add(second);
-            assertThatThrownBy(second::start).isInstanceOf(NodeIdInUseException.class).hasMessageContaining("pid 77 on other-host");
+            assertThatThrownBy(second::start)
+                    .isInstanceOf(NodeIdInUseException.class)
+                    .hasMessageContaining("pid 77 on other-host");
         } finally {
             renewing.set(false);
             other.join();
@@ -186,7 +213,9 @@ class LivenessTest {
         List<Delivery> held = incarnationHolding("ghost", ELSEWHERE, 5);
         engine(store, config("node-a"));
         awaitSucceededAsSecondAttempt(held);
-        for (Delivery d : held) assertThat(receiver.requestsFor(d.id()).get(0).header("Idempotency-Key")).isEqualTo(d.idempotencyKey());
+        for (Delivery d : held)
+            assertThat(receiver.requestsFor(d.id()).get(0).header("Idempotency-Key"))
+                    .isEqualTo(d.idempotencyKey());
         assertThat(store.nodes().find("ghost")).hasValueSatisfying(n -> {
             assertThat(n.status()).isEqualTo(NodeRegistry.Status.DEAD);
             assertThat(n.takenOverBy()).isEqualTo("node-a");
@@ -204,17 +233,25 @@ class LivenessTest {
         down.set(true);
         long outageStart = System.nanoTime();
         // past half the window without a renewal the node starts nothing, though the queue itself is reachable
-        await().atMost(10, SECONDS).until(() -> meters.get("idem.node.live").gauge().value() == 0.0);
+        await().atMost(10, SECONDS)
+                .until(() -> meters.get("idem.node.live").gauge().value() == 0.0);
         List<Delivery> during = world.createMany(Defs.once(receiver.url("/hook"), clock.instant()), 3);
-        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(2)).until(() -> receiver.requests().isEmpty());
-        await().until(() -> System.nanoTime() - outageStart > WINDOW.plusSeconds(1).toNanos());
+        await().during(Duration.ofSeconds(1))
+                .atMost(Duration.ofSeconds(2))
+                .until(() -> receiver.requests().isEmpty());
+        await().until(() ->
+                System.nanoTime() - outageStart > WINDOW.plusSeconds(1).toNanos());
 
         down.set(false);
         long back = System.nanoTime();
-        await().atMost(10, SECONDS).until(() -> during.stream().allMatch(d -> world.delivery(d.id()).status() == DeliveryStatus.SUCCEEDED));
+        await().atMost(10, SECONDS)
+                .until(() ->
+                        during.stream().allMatch(d -> world.delivery(d.id()).status() == DeliveryStatus.SUCCEEDED));
         // the ghost was silent past the window when node-a came back, but node-a had to be steady for a window first
         awaitSucceededAsSecondAttempt(ghosts);
-        assertThat(Duration.ofNanos(System.nanoTime() - back)).as("takeover only after a steady window").isGreaterThan(WINDOW);
+        assertThat(Duration.ofNanos(System.nanoTime() - back))
+                .as("takeover only after a steady window")
+                .isGreaterThan(WINDOW);
     }
 
     @Test
@@ -226,24 +263,53 @@ class LivenessTest {
         List<Delivery> due = world.createMany(Defs.once(receiver.url("/hook"), clock.instant()), 5);
         await().atMost(10, SECONDS).until(() -> receiver.requests().size() == 5);
 
-        // node-a stops renewing (as if paused) with its requests in flight; another node declares it dead after the window
+        // node-a stops renewing (as if paused) with its requests in flight; another node declares it dead after the
+        // window
         down.set(true);
         Node judge = ((Joined) store.nodes().join("judge", ELSEWHERE, (h, now) -> false)).node();
-        await().atMost(20, SECONDS).until(() -> store.nodes().takeOver("judge", judge.epoch(),
-                (n, now) -> n.nodeId().equals("node-a") && n.silentFor(now).compareTo(WINDOW) > 0).orElseThrow().takeovers().size() == 1);
-        assertThat(due).allSatisfy(d -> assertThat(world.delivery(d.id()).status()).isEqualTo(DeliveryStatus.RETRYING));
+        await().atMost(20, SECONDS)
+                .until(() -> store.nodes()
+                                .takeOver(
+                                        "judge",
+                                        judge.epoch(),
+                                        (n, now) -> n.nodeId().equals("node-a")
+                                                && n.silentFor(now).compareTo(WINDOW) > 0)
+                                .orElseThrow()
+                                .takeovers()
+                                .size()
+                        == 1);
+        assertThat(due)
+                .allSatisfy(d -> assertThat(world.delivery(d.id()).status()).isEqualTo(DeliveryStatus.RETRYING));
         // the answers to its requests arrive now: recorded by node-a, dropped by the store
-        await().atMost(20, SECONDS).until(() -> meters.get("idem.deliveries").tag("outcome", "stale").counter().count() == 5.0);
+        await().atMost(20, SECONDS)
+                .until(() -> meters.get("idem.deliveries")
+                                .tag("outcome", "stale")
+                                .counter()
+                                .count()
+                        == 5.0);
 
         down.set(false);
-        await().atMost(30, SECONDS).until(() -> due.stream().allMatch(d -> world.delivery(d.id()).status() == DeliveryStatus.SUCCEEDED));
+        await().atMost(30, SECONDS)
+                .until(() -> due.stream().allMatch(d -> world.delivery(d.id()).status() == DeliveryStatus.SUCCEEDED));
         for (Delivery d : due) {
-            assertThat(receiver.requestsFor(d.id())).extracting(Receiver.Request::attempt).containsExactly(1, 2);
+            assertThat(receiver.requestsFor(d.id()))
+                    .extracting(Receiver.Request::attempt)
+                    .containsExactly(1, 2);
             List<Attempt> history = world.attempts(d.id());
-            assertThat(history).filteredOn(Attempt::succeeded).extracting(Attempt::number).containsExactly(2);
-            assertThat(history).filteredOn(a -> a.number() == 1).singleElement().satisfies(a -> assertThat(a.error()).startsWith("stale: "));
+            assertThat(history)
+                    .filteredOn(Attempt::succeeded)
+                    .extracting(Attempt::number)
+                    .containsExactly(2);
+            assertThat(history)
+                    .filteredOn(a -> a.number() == 1)
+                    .singleElement()
+                    .satisfies(a -> assertThat(a.error()).startsWith("stale: "));
         }
-        assertThat(meters.get("idem.deliveries").tag("outcome", "succeeded").counter().count()).isEqualTo(5.0);
+        assertThat(meters.get("idem.deliveries")
+                        .tag("outcome", "succeeded")
+                        .counter()
+                        .count())
+                .isEqualTo(5.0);
         assertThat(store.nodes().find("node-a")).hasValueSatisfying(n -> {
             assertThat(n.epoch()).isEqualTo(2);
             assertThat(n.status()).isEqualTo(NodeRegistry.Status.LIVE);

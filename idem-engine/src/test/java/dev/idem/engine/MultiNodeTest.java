@@ -61,7 +61,8 @@ class MultiNodeTest {
     }
 
     private Engine engine(Store store, EngineConfig config, SimpleMeterRegistry meters) {
-        Engine e = new Engine(store, config, clock, new SplittableRandom(config.nodeId().hashCode()), meters);
+        Engine e = new Engine(
+                store, config, clock, new SplittableRandom(config.nodeId().hashCode()), meters);
         closeables.add(e);
         e.start();
         return e;
@@ -70,34 +71,51 @@ class MultiNodeTest {
     @Test
     void twoEnginesRacingOverAThousandDueDeliveriesSendEachOnceAndNeverTwiceAtOnce() {
         // every fifth delivery fails its first attempt, so retries race across nodes too
-        receiver.respond(r -> r.attempt() == 1 && Math.floorMod(r.id().hashCode(), 5) == 0 ? Reply.status(500)
+        receiver.respond(r -> r.attempt() == 1 && Math.floorMod(r.id().hashCode(), 5) == 0
+                ? Reply.status(500)
                 : Reply.ok().after(Duration.ofMillis(Math.floorMod(r.id().hashCode(), 3))));
         Store a = store();
         Store b = store();
         World world = new World(a, clock);
-        List<Delivery> due = world.createMany(Defs.retry(Defs.once(receiver.url("/hook"), clock.instant()),
-                new RetryPolicy(5, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofHours(1)), Duration.ofSeconds(10), 0), 1000);
+        List<Delivery> due = world.createMany(
+                Defs.retry(
+                        Defs.once(receiver.url("/hook"), clock.instant()),
+                        new RetryPolicy(5, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofHours(1)),
+                        Duration.ofSeconds(10),
+                        0),
+                1000);
         assertThat(due).hasSize(1000);
 
         SimpleMeterRegistry metersA = new SimpleMeterRegistry();
         SimpleMeterRegistry metersB = new SimpleMeterRegistry();
-        EngineConfig config = Engines.fast("node-a").toBuilder().batchSize(50).maxInFlight(2000).build();
+        EngineConfig config = Engines.fast("node-a").toBuilder()
+                .batchSize(50)
+                .maxInFlight(2000)
+                .build();
         engine(a, config, metersA).wakeUp();
         engine(b, config.toBuilder().nodeId("node-b").build(), metersB).wakeUp();
 
         await().atMost(60, SECONDS).until(() -> succeededCount(receiver) == 1000);
-        for (Delivery d : due) assertThat(world.delivery(d.id()).status()).as(d.id()).isEqualTo(DeliveryStatus.SUCCEEDED);
+        for (Delivery d : due)
+            assertThat(world.delivery(d.id()).status()).as(d.id()).isEqualTo(DeliveryStatus.SUCCEEDED);
 
         assertThat(receiver.maxInFlightPerDelivery()).isEqualTo(1);
         Map<String, List<Integer>> attemptsById = receiver.requests().stream()
-                .collect(Collectors.groupingBy(Receiver.Request::id, Collectors.mapping(Receiver.Request::attempt, Collectors.toList())));
+                .collect(Collectors.groupingBy(
+                        Receiver.Request::id, Collectors.mapping(Receiver.Request::attempt, Collectors.toList())));
         assertThat(attemptsById).hasSize(1000);
         attemptsById.forEach((id, attempts) -> {
             boolean failsFirst = Math.floorMod(id.hashCode(), 5) == 0;
             assertThat(attempts).as(id).containsExactlyElementsOf(failsFirst ? List.of(1, 2) : List.of(1));
         });
-        double byA = metersA.get("idem.deliveries").tag("outcome", "succeeded").counter().count();
-        double byB = metersB.get("idem.deliveries").tag("outcome", "succeeded").counter().count();
+        double byA = metersA.get("idem.deliveries")
+                .tag("outcome", "succeeded")
+                .counter()
+                .count();
+        double byB = metersB.get("idem.deliveries")
+                .tag("outcome", "succeeded")
+                .counter()
+                .count();
         assertThat(byA + byB).isEqualTo(1000.0);
         assertThat(byA).as("node-a's share").isPositive();
         assertThat(byB).as("node-b's share").isPositive();
@@ -111,27 +129,43 @@ class MultiNodeTest {
             Store b = store();
             World world = new World(a, clock);
             // two schedules' worth of deliveries on one key, and both engines claiming at once
-            List<Delivery> due = new ArrayList<>(world.createMany(Defs.once(slow.url("/one"), clock.instant())
-                    .withFlowControl(new dev.idem.core.FlowControl("shared", 4, null)), 60));
-            due.addAll(world.createMany(Defs.once(slow.url("/two"), clock.instant())
-                    .withFlowControl(new dev.idem.core.FlowControl("shared", 4, null)), 60));
+            List<Delivery> due = new ArrayList<>(world.createMany(
+                    Defs.once(slow.url("/one"), clock.instant())
+                            .withFlowControl(new dev.idem.core.FlowControl("shared", 4, null)),
+                    60));
+            due.addAll(world.createMany(
+                    Defs.once(slow.url("/two"), clock.instant())
+                            .withFlowControl(new dev.idem.core.FlowControl("shared", 4, null)),
+                    60));
             SimpleMeterRegistry metersA = new SimpleMeterRegistry();
             SimpleMeterRegistry metersB = new SimpleMeterRegistry();
             engine(a, Engines.fast("node-a"), metersA).wakeUp();
             engine(b, Engines.fast("node-b"), metersB).wakeUp();
 
-            await().atMost(60, SECONDS).until(() -> due.stream().allMatch(d -> world.delivery(d.id()).status() == DeliveryStatus.SUCCEEDED));
-            assertThat(slow.maxOpen()).as("requests of flow key 'shared' at the receiver at once").isBetween(1, 4);
+            await().atMost(60, SECONDS)
+                    .until(() ->
+                            due.stream().allMatch(d -> world.delivery(d.id()).status() == DeliveryStatus.SUCCEEDED));
+            assertThat(slow.maxOpen())
+                    .as("requests of flow key 'shared' at the receiver at once")
+                    .isBetween(1, 4);
             assertThat(slow.requests()).isEqualTo(120);
-            double byA = metersA.get("idem.deliveries").tag("outcome", "succeeded").counter().count();
-            double byB = metersB.get("idem.deliveries").tag("outcome", "succeeded").counter().count();
+            double byA = metersA.get("idem.deliveries")
+                    .tag("outcome", "succeeded")
+                    .counter()
+                    .count();
+            double byB = metersB.get("idem.deliveries")
+                    .tag("outcome", "succeeded")
+                    .counter()
+                    .count();
             assertThat(byA).as("node-a's share").isPositive();
             assertThat(byB).as("node-b's share").isPositive();
         }
     }
 
     private static long succeededCount(Receiver receiver) {
-        return receiver.requests().stream().filter(r -> !(r.attempt() == 1 && Math.floorMod(r.id().hashCode(), 5) == 0)).count();
+        return receiver.requests().stream()
+                .filter(r -> !(r.attempt() == 1 && Math.floorMod(r.id().hashCode(), 5) == 0))
+                .count();
     }
 
     /**
@@ -139,7 +173,8 @@ class MultiNodeTest {
      * process ended on this machine) can return the claims within the 30 s this test waits.
      */
     @Test
-    void deliveriesOfANodeKilledWithSigkillMidRequestAreTakenOverAtOnceByANodeStartingOnTheSameMachine() throws Exception {
+    void deliveriesOfANodeKilledWithSigkillMidRequestAreTakenOverAtOnceByANodeStartingOnTheSameMachine()
+            throws Exception {
         // the doomed node's requests hang; the survivor's are answered at once
         receiver.respond(r -> r.attempt() == 1 ? Reply.ok().after(Duration.ofSeconds(30)) : Reply.ok());
         Store store = store();
@@ -149,7 +184,9 @@ class MultiNodeTest {
         Process child = startChild("doomed-node");
         try {
             await().atMost(60, SECONDS).until(() -> receiver.requests().size() == 20 || !child.isAlive());
-            assertThat(child.isAlive()).as("child node still running (see %s)", childLog()).isTrue();
+            assertThat(child.isAlive())
+                    .as("child node still running (see %s)", childLog())
+                    .isTrue();
             child.destroyForcibly(); // SIGKILL on Linux: no shutdown hook, no lease release
             assertThat(child.waitFor(10, SECONDS)).isTrue();
             assertThat(child.exitValue()).isEqualTo(137);
@@ -163,8 +200,15 @@ class MultiNodeTest {
         }
 
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
-        engine(store, Engines.fast("survivor").toBuilder().livenessInterval(Duration.ofSeconds(2)).takeoverWindow(Duration.ofSeconds(60)).build(), meters);
-        await().atMost(30, SECONDS).until(() -> due.stream().allMatch(d -> world.delivery(d.id()).status() == DeliveryStatus.SUCCEEDED));
+        engine(
+                store,
+                Engines.fast("survivor").toBuilder()
+                        .livenessInterval(Duration.ofSeconds(2))
+                        .takeoverWindow(Duration.ofSeconds(60))
+                        .build(),
+                meters);
+        await().atMost(30, SECONDS)
+                .until(() -> due.stream().allMatch(d -> world.delivery(d.id()).status() == DeliveryStatus.SUCCEEDED));
 
         for (Delivery d : due) {
             List<Receiver.Request> got = receiver.requestsFor(d.id());
@@ -178,9 +222,19 @@ class MultiNodeTest {
     private Process startChild(String nodeId) throws Exception {
         String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = List.of(java, "-Xmx256m", "-cp", cp, ChildNode.class.getName(), db.config().jdbcUrl(),
-                String.valueOf(db.config().user()), nodeId);
-        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(childLog()).start();
+        List<String> cmd = List.of(
+                java,
+                "-Xmx256m",
+                "-cp",
+                cp,
+                ChildNode.class.getName(),
+                db.config().jdbcUrl(),
+                String.valueOf(db.config().user()),
+                nodeId);
+        return new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(childLog())
+                .start();
     }
 
     private File childLog() {

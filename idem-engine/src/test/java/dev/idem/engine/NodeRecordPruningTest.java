@@ -25,16 +25,21 @@ class NodeRecordPruningTest {
         MutableClock clock = MutableClock.at("2026-03-10T17:00:00Z");
         try (Store store = TestStores.sqlite(dir, clock)) {
             NodeRegistry.NodeProcess elsewhere = new NodeRegistry.NodeProcess("h", "h/boot/ns", 1, Instant.EPOCH);
-            long epoch = ((NodeRegistry.Joined) store.nodes().join("gone", elsewhere, (n, now) -> false)).node().epoch();
+            long epoch = ((NodeRegistry.Joined) store.nodes().join("gone", elsewhere, (n, now) -> false))
+                    .node()
+                    .epoch();
             store.nodes().leave("gone", epoch);
-            try (Engine engine = new Engine(store, Engines.fast("node-a"), clock, new SplittableRandom(1), new SimpleMeterRegistry())) {
+            try (Engine engine = new Engine(
+                    store, Engines.fast("node-a"), clock, new SplittableRandom(1), new SimpleMeterRegistry())) {
                 engine.start();
                 clock.advance(Duration.ofHours(23));
                 engine.pruneNow();
                 assertThat(store.nodes().find("gone")).isPresent();
                 clock.advance(Duration.ofHours(2));
                 engine.pruneNow();
-                assertThat(store.nodes().list()).extracting(NodeRegistry.Node::nodeId).containsExactly("node-a");
+                assertThat(store.nodes().list())
+                        .extracting(NodeRegistry.Node::nodeId)
+                        .containsExactly("node-a");
             }
         }
     }

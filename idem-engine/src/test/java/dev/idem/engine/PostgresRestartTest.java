@@ -36,7 +36,8 @@ class PostgresRestartTest {
     @Test
     void nothingIsLostWhenPostgresRestartsUnderLoad() throws Exception {
         Clock clock = Clock.systemUTC();
-        try (TestDatabase db = TestStores.postgresDatabase(); Receiver receiver = new Receiver(r -> Reply.ok().after(Duration.ofMillis(2)))) {
+        try (TestDatabase db = TestStores.postgresDatabase();
+                Receiver receiver = new Receiver(r -> Reply.ok().after(Duration.ofMillis(2)))) {
             Store store = db.open(clock);
             Engine engine = null;
             try {
@@ -45,15 +46,24 @@ class PostgresRestartTest {
                 Instant start = clock.instant();
                 for (int i = 0; i < 40; i++)
                     all.addAll(world.createMany(Defs.once(receiver.url("/hook"), start.plusMillis(i * 200L)), 100));
-                engine = new Engine(store, Engines.fast("node-a"), clock, new SplittableRandom(5), new SimpleMeterRegistry());
+                engine = new Engine(
+                        store, Engines.fast("node-a"), clock, new SplittableRandom(5), new SimpleMeterRegistry());
                 engine.start();
                 await().atMost(30, SECONDS).until(() -> receiver.requests().size() >= 500);
 
-                Process restart = new ProcessBuilder("bash", "-c", RESTART).redirectErrorStream(true).start();
-                assertThat(restart.waitFor(90, TimeUnit.SECONDS)).as("PostgreSQL restarted in time").isTrue();
-                assertThat(restart.exitValue()).as(new String(restart.getInputStream().readAllBytes())).isZero();
+                Process restart = new ProcessBuilder("bash", "-c", RESTART)
+                        .redirectErrorStream(true)
+                        .start();
+                assertThat(restart.waitFor(90, TimeUnit.SECONDS))
+                        .as("PostgreSQL restarted in time")
+                        .isTrue();
+                assertThat(restart.exitValue())
+                        .as(new String(restart.getInputStream().readAllBytes()))
+                        .isZero();
 
-                await().atMost(180, SECONDS).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
+                await().atMost(180, SECONDS)
+                        .pollInterval(Duration.ofMillis(500))
+                        .ignoreExceptions()
                         .until(() -> store.queue().depth() == 0);
                 for (Delivery d : all) {
                     assertThat(world.delivery(d.id()).status()).as(d.id()).isEqualTo(DeliveryStatus.SUCCEEDED);

@@ -76,43 +76,61 @@ abstract class ReceiversUnderLoadTest {
         return Defs.retry(Defs.once(endpoint, due), retry, timeout, 0);
     }
 
-    static final RetryPolicy EVERY_SECOND = new RetryPolicy(100, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofHours(1));
+    static final RetryPolicy EVERY_SECOND =
+            new RetryPolicy(100, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofHours(1));
 
     @Test
     void aHangingDestinationsBacklogDoesNotDelayAnotherDestinationsDeliveries() throws Exception {
         ParkingReceiver hanging = receiver(new Hang());
         ParkingReceiver healthy = receiver(new Answer(Duration.ZERO));
         Engine engine = engine("node-a", new SimpleMeterRegistry());
-        java.util.Set<String> backlog = world.createMany(at(hanging.url("/h"), clock.instant(), Duration.ofSeconds(30), RetryPolicy.DEFAULT), 1000)
-                .stream().map(Delivery::id).collect(Collectors.toSet());
+        java.util.Set<String> backlog = world
+                .createMany(at(hanging.url("/h"), clock.instant(), Duration.ofSeconds(30), RetryPolicy.DEFAULT), 1000)
+                .stream()
+                .map(Delivery::id)
+                .collect(Collectors.toSet());
         engine.wakeUp();
-        await().atMost(30, SECONDS).until(() -> hanging.open() == dev.idem.engine.internal.Dispatcher.INITIAL_DESTINATION_LIMIT);
+        await().atMost(30, SECONDS)
+                .until(() -> hanging.open() == dev.idem.engine.internal.Dispatcher.INITIAL_DESTINATION_LIMIT);
 
         Instant now = clock.instant();
         List<ScheduleDefinition> onTime = new ArrayList<>();
-        for (int i = 0; i < 40; i++) onTime.add(at(healthy.url("/ok"), now.plusMillis(1000 + 50L * i), Duration.ofSeconds(5), RetryPolicy.DEFAULT));
-        Map<String, Instant> dueOf = world.createEach(onTime).stream().collect(Collectors.toMap(Delivery::id, Delivery::scheduledFor));
+        for (int i = 0; i < 40; i++)
+            onTime.add(
+                    at(healthy.url("/ok"), now.plusMillis(1000 + 50L * i), Duration.ofSeconds(5), RetryPolicy.DEFAULT));
+        Map<String, Instant> dueOf =
+                world.createEach(onTime).stream().collect(Collectors.toMap(Delivery::id, Delivery::scheduledFor));
 
         await().atMost(30, SECONDS).until(() -> healthy.requests() == 40);
         // generous for a loaded 2-core machine; without fairness they would wait for the hanging ones' 30 s timeout
-        List<Long> lateMs = healthy.arrivals().stream().map(a -> a.arrivedMillis() - dueOf.get(a.deliveryId()).toEpochMilli()).sorted().toList();
-        assertThat(lateMs).as("ms from due instant to arrival, each healthy delivery").allSatisfy(ms -> assertThat(ms).isBetween(-1L, 3_000L));
+        List<Long> lateMs = healthy.arrivals().stream()
+                .map(a -> a.arrivedMillis() - dueOf.get(a.deliveryId()).toEpochMilli())
+                .sorted()
+                .toList();
+        assertThat(lateMs)
+                .as("ms from due instant to arrival, each healthy delivery")
+                .allSatisfy(ms -> assertThat(ms).isBetween(-1L, 3_000L));
         // the hanging destination's backlog stayed in the table: only its own limit was claimed
-        assertThat(hanging.maxOpen()).isLessThanOrEqualTo(dev.idem.engine.internal.Dispatcher.INITIAL_DESTINATION_LIMIT);
-        long leased = world.deliveries().stream().filter(d -> backlog.contains(d.id()) && d.status() == DeliveryStatus.DELIVERING).count();
+        assertThat(hanging.maxOpen())
+                .isLessThanOrEqualTo(dev.idem.engine.internal.Dispatcher.INITIAL_DESTINATION_LIMIT);
+        long leased = world.deliveries().stream()
+                .filter(d -> backlog.contains(d.id()) && d.status() == DeliveryStatus.DELIVERING)
+                .count();
         assertThat(leased).isLessThanOrEqualTo(dev.idem.engine.internal.Dispatcher.INITIAL_DESTINATION_LIMIT);
     }
 
     @Test
     void aDestinationThatTimesOutShrinksToOneProbeAndGrowsBackWhenItAnswersAndOnlyAttemptsMadeCount() throws Exception {
         ParkingReceiver r = receiver(new Hang());
-        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged = new ch.qos.logback.core.read.ListAppender<>();
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =
+                new ch.qos.logback.core.read.ListAppender<>();
         logged.start();
-        ch.qos.logback.classic.Logger destinationLog = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(
-                "dev.idem.engine.internal.Destinations");
+        ch.qos.logback.classic.Logger destinationLog = (ch.qos.logback.classic.Logger)
+                org.slf4j.LoggerFactory.getLogger("dev.idem.engine.internal.Destinations");
         destinationLog.addAppender(logged);
         closeables.add(() -> destinationLog.detachAppender(logged));
-        List<Delivery> all = world.createMany(at(r.url("/slow"), clock.instant(), Duration.ofSeconds(1), EVERY_SECOND), 300);
+        List<Delivery> all =
+                world.createMany(at(r.url("/slow"), clock.instant(), Duration.ofSeconds(1), EVERY_SECOND), 300);
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         Engine engine = engine("node-a", meters);
         engine.wakeUp();
@@ -123,22 +141,35 @@ abstract class ReceiversUnderLoadTest {
         Thread.sleep(1_500);
         long from = System.currentTimeMillis();
         Thread.sleep(3_500);
-        List<Long> probes = r.arrivals().stream().map(ParkingReceiver.Arrival::arrivedMillis).filter(t -> t >= from).sorted().toList();
+        List<Long> probes = r.arrivals().stream()
+                .map(ParkingReceiver.Arrival::arrivedMillis)
+                .filter(t -> t >= from)
+                .sorted()
+                .toList();
         assertThat(probes).as("requests while it keeps timing out").isNotEmpty().hasSizeLessThanOrEqualTo(4);
         for (int i = 1; i < probes.size(); i++)
-            assertThat(probes.get(i) - probes.get(i - 1)).as("a probe starts only when the previous one timed out").isGreaterThanOrEqualTo(900L);
+            assertThat(probes.get(i) - probes.get(i - 1))
+                    .as("a probe starts only when the previous one timed out")
+                    .isGreaterThanOrEqualTo(900L);
 
         r.mode(new Answer(Duration.ZERO));
-        await().atMost(60, SECONDS).until(() -> all.stream().allMatch(d -> world.delivery(d.id()).status() == DeliveryStatus.SUCCEEDED));
+        await().atMost(60, SECONDS)
+                .until(() -> all.stream().allMatch(d -> world.delivery(d.id()).status() == DeliveryStatus.SUCCEEDED));
         await().atMost(10, SECONDS).until(() -> engine.destinationsThrottled() == 0);
         // hundreds of timeouts and answers, two log lines: the state changes
-        assertThat(logged.list).extracting(e -> e.getFormattedMessage().replaceAll("\\d+", "N")).containsExactly(
-                "destination http://N.N.N.N:N throttled after N timeouts, refused connections or resets: at most N attempt(s) at once until it answers again",
-                "destination http://N.N.N.N:N answering again: no longer throttled");
+        assertThat(logged.list)
+                .extracting(e -> e.getFormattedMessage().replaceAll("\\d+", "N"))
+                .containsExactly(
+                        "destination http://N.N.N.N:N throttled after N timeouts, refused connections or resets: at most N attempt(s) at once until it answers again",
+                        "destination http://N.N.N.N:N answering again: no longer throttled");
         for (Delivery d : all) {
             int attempts = world.attempts(d.id()).size();
-            assertThat(attempts).as("attempts recorded for %s = requests it sent", d.id()).isEqualTo(r.requestsFor(d.id()));
-            assertThat(world.delivery(d.id()).attemptCount()).as("attempt count of %s", d.id()).isEqualTo(attempts);
+            assertThat(attempts)
+                    .as("attempts recorded for %s = requests it sent", d.id())
+                    .isEqualTo(r.requestsFor(d.id()));
+            assertThat(world.delivery(d.id()).attemptCount())
+                    .as("attempt count of %s", d.id())
+                    .isEqualTo(attempts);
         }
     }
 
@@ -156,9 +187,14 @@ abstract class ReceiversUnderLoadTest {
         Engine engine = engine("node-a", new SimpleMeterRegistry());
         engine.wakeUp();
 
-        await().atMost(60, SECONDS).until(() -> deliveries.stream().allMatch(d -> world.delivery(d.id()).status() == DeliveryStatus.SUCCEEDED));
+        await().atMost(60, SECONDS)
+                .until(() ->
+                        deliveries.stream().allMatch(d -> world.delivery(d.id()).status() == DeliveryStatus.SUCCEEDED));
         assertThat(slow.maxOpen()).as("requests of key acme-api at once").isLessThanOrEqualTo(3);
-        List<Long> times = paced.arrivals().stream().map(ParkingReceiver.Arrival::arrivedMillis).sorted().toList();
+        List<Long> times = paced.arrivals().stream()
+                .map(ParkingReceiver.Arrival::arrivedMillis)
+                .sorted()
+                .toList();
         // 15 at 5 per second of the store's clock need three distinct seconds: more than a second from first to last
         assertThat(times.get(times.size() - 1) - times.get(0)).isGreaterThan(950L);
     }
@@ -172,21 +208,29 @@ abstract class ReceiversUnderLoadTest {
         for (int i = 0; i < destinations; i++) {
             ParkingReceiver r = receiver(new Hang());
             receivers.add(r);
-            for (int j = 0; j < each + 8; j++) defs.add(at(r.url("/d"), clock.instant(), Duration.ofSeconds(60), RetryPolicy.DEFAULT));
+            for (int j = 0; j < each + 8; j++)
+                defs.add(at(r.url("/d"), clock.instant(), Duration.ofSeconds(60), RetryPolicy.DEFAULT));
         }
         List<Delivery> all = world.createEach(defs);
-        EngineConfig firstConfig = Engines.fast("node-a").toBuilder().maxInFlight(5000).shutdownGrace(Duration.ofMillis(500)).build();
+        EngineConfig firstConfig = Engines.fast("node-a").toBuilder()
+                .maxInFlight(5000)
+                .shutdownGrace(Duration.ofMillis(500))
+                .build();
         Engine first = new Engine(store, firstConfig, clock, new SplittableRandom(5), new SimpleMeterRegistry());
         closeables.add(first);
         first.start();
         first.wakeUp();
-        await().atMost(50, SECONDS).until(() -> first.attemptsInFlight() == destinations * each
-                && receivers.stream().mapToInt(ParkingReceiver::open).sum() == destinations * each);
+        await().atMost(50, SECONDS)
+                .until(() -> first.attemptsInFlight() == destinations * each
+                        && receivers.stream().mapToInt(ParkingReceiver::open).sum() == destinations * each);
 
         first.close();
 
-        assertThat(pending(DeliveryStatus.DELIVERING)).as("deliveries still leased after shutdown").isZero();
-        assertThat(pending(DeliveryStatus.SCHEDULED) + pending(DeliveryStatus.RETRYING)).isEqualTo(all.size());
+        assertThat(pending(DeliveryStatus.DELIVERING))
+                .as("deliveries still leased after shutdown")
+                .isZero();
+        assertThat(pending(DeliveryStatus.SCHEDULED) + pending(DeliveryStatus.RETRYING))
+                .isEqualTo(all.size());
         receivers.forEach(r -> r.mode(new Answer(Duration.ZERO)));
         Engine second = engine("node-b", new SimpleMeterRegistry());
         second.wakeUp();
@@ -196,5 +240,4 @@ abstract class ReceiversUnderLoadTest {
     long pending(DeliveryStatus status) {
         return world.deliveries().stream().filter(d -> d.status() == status).count();
     }
-
 }

@@ -22,7 +22,8 @@ public final class ClaimAttempt {
 
     /** A refusal: {@code outcome} is DUPLICATE or IN_PROGRESS. */
     public static ClaimAttempt refused(Outcome outcome) {
-        if (outcome.status() == Outcome.Status.PROCESSED) throw new IllegalArgumentException("a refusal is not PROCESSED");
+        if (outcome.status() == Outcome.Status.PROCESSED)
+            throw new IllegalArgumentException("a refusal is not PROCESSED");
         return new ClaimAttempt(null, outcome);
     }
 

@@ -58,14 +58,18 @@ public final class InboxPruner implements AutoCloseable {
             return t;
         });
         long ms = interval.toMillis();
-        scheduler.scheduleWithFixedDelay(() -> {
-            try {
-                int n = pruneNow();
-                if (n > 0) log.debug("pruned {} inbox keys older than {}", n, window.window());
-            } catch (RuntimeException e) {
-                log.warn("inbox pruning failed, will try again: {}", e.getMessage());
-            }
-        }, ms, ms, TimeUnit.MILLISECONDS);
+        scheduler.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        int n = pruneNow();
+                        if (n > 0) log.debug("pruned {} inbox keys older than {}", n, window.window());
+                    } catch (RuntimeException e) {
+                        log.warn("inbox pruning failed, will try again: {}", e.getMessage());
+                    }
+                },
+                ms,
+                ms,
+                TimeUnit.MILLISECONDS);
         return this;
     }
 

@@ -69,7 +69,8 @@ public final class JdbcInbox implements TransactionalInbox {
         Objects.requireNonNull(handler, "handler");
         try {
             for (int attempt = 1; ; attempt++) {
-                if (attempt > MAX_CLAIM_TRIES) throw new InboxException("key '" + key + "' kept changing while claiming it", null);
+                if (attempt > MAX_CLAIM_TRIES)
+                    throw new InboxException("key '" + key + "' kept changing while claiming it", null);
                 Outcome o = tryProcess(key, handler, attempt);
                 if (o != null) return o;
             }
@@ -115,9 +116,16 @@ public final class JdbcInbox implements TransactionalInbox {
                 c.rollback();
                 return Outcome.inProgress(key, Duration.ofMillis(row.claimedUntil() - now));
             }
-            if (JdbcRows.update(c, "UPDATE " + table + " SET status = ?, claim_token = NULL, claimed_until = NULL,"
-                    + " completed_at = ? WHERE idem_key = ? AND status = ? AND claim_token = ?",
-                    DONE, now, key, CLAIMED, row.claimToken()) == 0) {
+            if (JdbcRows.update(
+                            c,
+                            "UPDATE " + table + " SET status = ?, claim_token = NULL, claimed_until = NULL,"
+                                    + " completed_at = ? WHERE idem_key = ? AND status = ? AND claim_token = ?",
+                            DONE,
+                            now,
+                            key,
+                            CLAIMED,
+                            row.claimToken())
+                    == 0) {
                 c.rollback();
                 return null;
             }
@@ -131,12 +139,14 @@ public final class JdbcInbox implements TransactionalInbox {
             throw new HandlerFailed(t);
         }
         try {
-            if (result != null) JdbcRows.update(c, "UPDATE " + table + " SET result = ? WHERE idem_key = ?", result, key);
+            if (result != null)
+                JdbcRows.update(c, "UPDATE " + table + " SET result = ? WHERE idem_key = ?", result, key);
             c.commit();
         } catch (SQLException e) {
             rollbackQuietly(c, e);
             // the handler ran, so this is not retried here: the sender's redelivery does it again cleanly
-            throw new InboxException("could not commit the handler's work for key '" + key + "'; it was rolled back", e);
+            throw new InboxException(
+                    "could not commit the handler's work for key '" + key + "'; it was rolled back", e);
         }
         return Outcome.processed(key, result);
     }
@@ -152,7 +162,8 @@ public final class JdbcInbox implements TransactionalInbox {
         if (lease.isNegative() || lease.isZero()) throw new IllegalArgumentException("lease must be positive");
         String token = UUID.randomUUID().toString();
         for (int attempt = 1; ; attempt++) {
-            if (attempt > MAX_CLAIM_TRIES) throw new InboxException("key '" + key + "' kept changing while claiming it", null);
+            if (attempt > MAX_CLAIM_TRIES)
+                throw new InboxException("key '" + key + "' kept changing while claiming it", null);
             try (Connection c = dataSource.getConnection()) {
                 if (!c.getAutoCommit()) c.setAutoCommit(true);
                 long now = clock.millis();
@@ -164,8 +175,16 @@ public final class JdbcInbox implements TransactionalInbox {
                 if (row.claimedUntil() > now) {
                     return ClaimAttempt.refused(Outcome.inProgress(key, Duration.ofMillis(row.claimedUntil() - now)));
                 }
-                if (JdbcRows.update(c, "UPDATE " + table + " SET claim_token = ?, claimed_until = ? WHERE idem_key = ?"
-                        + " AND status = ? AND claim_token = ?", token, until, key, CLAIMED, row.claimToken()) == 1) {
+                if (JdbcRows.update(
+                                c,
+                                "UPDATE " + table + " SET claim_token = ?, claimed_until = ? WHERE idem_key = ?"
+                                        + " AND status = ? AND claim_token = ?",
+                                token,
+                                until,
+                                key,
+                                CLAIMED,
+                                row.claimToken())
+                        == 1) {
                     log.info("took over expired claim on {}", key);
                     return ClaimAttempt.granted(new JdbcClaim(key, token, true));
                 }
@@ -196,8 +215,16 @@ public final class JdbcInbox implements TransactionalInbox {
     }
 
     /** Inserts the row if absent: {@link JdbcRows#INSERTED}, else the existing row's state, else null (gone). */
-    private Row insertOrRead(Connection c, String key, String status, String token, Long until, long created, Long completed,
-                             String select) throws SQLException {
+    private Row insertOrRead(
+            Connection c,
+            String key,
+            String status,
+            String token,
+            Long until,
+            long created,
+            Long completed,
+            String select)
+            throws SQLException {
         Object u = until == null ? JdbcRows.NULL_BIGINT : until;
         Object done = completed == null ? JdbcRows.NULL_BIGINT : completed;
         if (claimSql != null) {
@@ -278,16 +305,28 @@ public final class JdbcInbox implements TransactionalInbox {
         @Override
         public void extend(Duration lease) {
             checkOpen();
-            if (autoCommitted("UPDATE " + table + " SET claimed_until = ? WHERE idem_key = ? AND status = ? AND claim_token = ?",
-                    clock.millis() + lease.toMillis(), key, CLAIMED, token) == 0) throw new ClaimLostException(key);
+            if (autoCommitted(
+                            "UPDATE " + table
+                                    + " SET claimed_until = ? WHERE idem_key = ? AND status = ? AND claim_token = ?",
+                            clock.millis() + lease.toMillis(),
+                            key,
+                            CLAIMED,
+                            token)
+                    == 0) throw new ClaimLostException(key);
         }
 
         @Override
         public void complete(String result) {
             checkOpen();
-            int n = autoCommitted("UPDATE " + table + " SET status = ?, result = ?, completed_at = ?, claim_token = NULL,"
-                    + " claimed_until = NULL WHERE idem_key = ? AND status = ? AND claim_token = ?",
-                    DONE, result, clock.millis(), key, CLAIMED, token);
+            int n = autoCommitted(
+                    "UPDATE " + table + " SET status = ?, result = ?, completed_at = ?, claim_token = NULL,"
+                            + " claimed_until = NULL WHERE idem_key = ? AND status = ? AND claim_token = ?",
+                    DONE,
+                    result,
+                    clock.millis(),
+                    key,
+                    CLAIMED,
+                    token);
             finished = true;
             if (n == 0) throw new ClaimLostException(key);
         }
@@ -296,7 +335,11 @@ public final class JdbcInbox implements TransactionalInbox {
         public void close() {
             if (finished) return;
             finished = true;
-            autoCommitted("DELETE FROM " + table + " WHERE idem_key = ? AND status = ? AND claim_token = ?", key, CLAIMED, token);
+            autoCommitted(
+                    "DELETE FROM " + table + " WHERE idem_key = ? AND status = ? AND claim_token = ?",
+                    key,
+                    CLAIMED,
+                    token);
         }
 
         private int autoCommitted(String sql, Object... params) {
@@ -335,7 +378,8 @@ public final class JdbcInbox implements TransactionalInbox {
 
         /** How long a claim → work → mark claim lives before another worker may take it over (default 2 min). */
         public Builder claimLease(Duration lease) {
-            if (lease.isNegative() || lease.isZero()) throw new IllegalArgumentException("claim lease must be positive");
+            if (lease.isNegative() || lease.isZero())
+                throw new IllegalArgumentException("claim lease must be positive");
             this.lease = lease;
             return this;
         }

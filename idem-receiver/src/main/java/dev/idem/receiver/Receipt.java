@@ -77,11 +77,24 @@ public record Receipt(Status status, String key, String reason, Outcome outcome,
         return switch (status) {
             case REJECTED -> Answer.error(403, "BAD_SIGNATURE", reason, Map.of());
             case PROCESSED -> Answer.body(200, result(), Map.of());
-            case DUPLICATE -> Answer.body(200, result() != null ? result()
-                    : "{\"duplicate\":true,\"idempotency_key\":" + Answer.quote(key) + "}", Map.of("Idempotent-Replayed", "true"));
-            case IN_PROGRESS -> Answer.error(409, "IN_PROGRESS", "another worker is processing this delivery",
-                    Map.of("Retry-After", Long.toString(Math.max(1, (retryAfter().toMillis() + 999) / 1000))));
-            case UNAVAILABLE -> Answer.error(503, "INBOX_UNAVAILABLE", "the inbox could not record this delivery; retry later", Map.of());
+            case DUPLICATE ->
+                Answer.body(
+                        200,
+                        result() != null
+                                ? result()
+                                : "{\"duplicate\":true,\"idempotency_key\":" + Answer.quote(key) + "}",
+                        Map.of("Idempotent-Replayed", "true"));
+            case IN_PROGRESS ->
+                Answer.error(
+                        409,
+                        "IN_PROGRESS",
+                        "another worker is processing this delivery",
+                        Map.of(
+                                "Retry-After",
+                                Long.toString(Math.max(1, (retryAfter().toMillis() + 999) / 1000))));
+            case UNAVAILABLE ->
+                Answer.error(
+                        503, "INBOX_UNAVAILABLE", "the inbox could not record this delivery; retry later", Map.of());
         };
     }
 
@@ -114,7 +127,10 @@ public record Receipt(Status status, String key, String reason, Outcome outcome,
         static Answer body(int status, String text, Map<String, String> headers) {
             if (text == null) return new Answer(status, headers, null, new byte[0]);
             boolean json = text.startsWith("{") || text.startsWith("[");
-            return new Answer(status, headers, json ? "application/json" : "text/plain;charset=utf-8",
+            return new Answer(
+                    status,
+                    headers,
+                    json ? "application/json" : "text/plain;charset=utf-8",
                     text.getBytes(StandardCharsets.UTF_8));
         }
 

@@ -27,7 +27,8 @@ public final class Receiver {
         this.inbox = b.inbox;
         this.transactional = b.transactional == null ? inbox instanceof TransactionalInbox : b.transactional;
         if (transactional && !(inbox instanceof TransactionalInbox)) {
-            throw new IllegalArgumentException("transactional mode needs a JdbcInbox, not " + inbox.getClass().getSimpleName());
+            throw new IllegalArgumentException("transactional mode needs a JdbcInbox, not "
+                    + inbox.getClass().getSimpleName());
         }
     }
 

@@ -64,7 +64,8 @@ public final class RedisInbox implements Inbox, AutoCloseable {
 
     /** An inbox with its own pooled client to {@code url} ({@code redis://host:port[/db]}), closed by {@link #close()}. */
     public static RedisInbox connect(String url, String prefix, Duration lease, DedupWindow window) {
-        return new RedisInbox(new redis.clients.jedis.JedisPooled(java.net.URI.create(url)), prefix, lease, window, true);
+        return new RedisInbox(
+                new redis.clients.jedis.JedisPooled(java.net.URI.create(url)), prefix, lease, window, true);
     }
 
     /** Closes the client if this inbox opened it ({@link #connect}); a client passed in stays open. */
@@ -130,7 +131,8 @@ public final class RedisInbox implements Inbox, AutoCloseable {
         @Override
         public void extend(Duration lease) {
             checkOpen();
-            if (((Long) run(EXTEND, key, token, Long.toString(lease.toMillis()))) == 0L) throw new ClaimLostException(key);
+            if (((Long) run(EXTEND, key, token, Long.toString(lease.toMillis()))) == 0L)
+                throw new ClaimLostException(key);
         }
 
         @Override
@@ -138,7 +140,8 @@ public final class RedisInbox implements Inbox, AutoCloseable {
             checkOpen();
             finished = true;
             String done = result == null ? "d" : "d:" + result;
-            Object n = run(COMPLETE, key, token, done, Long.toString(window.window().toMillis()));
+            Object n = run(
+                    COMPLETE, key, token, done, Long.toString(window.window().toMillis()));
             if (((Long) n) == 0L) throw new ClaimLostException(key);
         }
 

@@ -27,9 +27,13 @@ public interface Verifier {
 
     /** Standard Webhooks ({@code webhook-id}, {@code webhook-timestamp}, {@code webhook-signature}), as Idem signs. */
     static Verifier standardWebhooks(List<String> secrets, Duration tolerance, Clock clock) {
-        var v = new StandardWebhooksVerifier(secrets.stream().map(SigningSecret::parse).toList(), tolerance, clock);
-        return (h, body) -> v.verify(h.apply(WebhookHeaders.WEBHOOK_ID), h.apply(WebhookHeaders.WEBHOOK_TIMESTAMP),
-                h.apply(WebhookHeaders.WEBHOOK_SIGNATURE), body);
+        var v = new StandardWebhooksVerifier(
+                secrets.stream().map(SigningSecret::parse).toList(), tolerance, clock);
+        return (h, body) -> v.verify(
+                h.apply(WebhookHeaders.WEBHOOK_ID),
+                h.apply(WebhookHeaders.WEBHOOK_TIMESTAMP),
+                h.apply(WebhookHeaders.WEBHOOK_SIGNATURE),
+                body);
     }
 
     /** Standard Webhooks with the default five-minute tolerance and the system clock. */

@@ -12,8 +12,14 @@ public final class ChildWorker {
         String spec = args[0];
         Duration lease = Duration.ofMillis(Long.parseLong(args[2]));
         Inbox inbox = spec.startsWith("redis:")
-                ? new RedisInbox(new JedisPooled(TestDatabases.REDIS_URL), spec.substring("redis:".length()), lease, DedupWindow.defaults())
-                : JdbcInbox.builder(new TestDatabases.Pool(spec, 1)).table(args.length > 3 ? args[3] : "idem_inbox").build();
+                ? new RedisInbox(
+                        new JedisPooled(TestDatabases.REDIS_URL),
+                        spec.substring("redis:".length()),
+                        lease,
+                        DedupWindow.defaults())
+                : JdbcInbox.builder(new TestDatabases.Pool(spec, 1))
+                        .table(args.length > 3 ? args[3] : "idem_inbox")
+                        .build();
         inbox.execute(args[1], lease, () -> {
             System.out.println("WORKING " + args[1]);
             System.out.flush();

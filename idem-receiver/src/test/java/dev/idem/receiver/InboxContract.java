@@ -67,8 +67,9 @@ public abstract class InboxContract {
         Inbox inbox = newInbox(shortLease());
         String k = key("throws");
         assertThatThrownBy(() -> inbox.execute(k, () -> {
-            throw new IllegalStateException("boom");
-        })).hasMessage("boom");
+                    throw new IllegalStateException("boom");
+                }))
+                .hasMessage("boom");
         Outcome retry = newInbox(shortLease()).execute(k, () -> "done");
         assertThat(retry.status()).isEqualTo(Outcome.Status.PROCESSED);
         assertThat(retry.result()).isEqualTo("done");
@@ -150,7 +151,8 @@ public abstract class InboxContract {
                     String key = k;
                     while (true) {
                         Outcome o = inbox.execute(key, () -> {
-                            effects.computeIfAbsent(key, x -> new AtomicInteger()).incrementAndGet();
+                            effects.computeIfAbsent(key, x -> new AtomicInteger())
+                                    .incrementAndGet();
                             return "ok";
                         });
                         if (o.status() == Outcome.Status.PROCESSED) processed.incrementAndGet();

@@ -30,13 +30,18 @@ public abstract class JdbcInboxContract extends ProcessSharedInboxContract {
 
     /** Starts a test class from empty tables, so repeated local runs do not pile rows up. */
     static void resetTables(DataSource ds) {
-        TestDatabases.exec(ds, "DROP TABLE IF EXISTS idem_inbox", "DROP TABLE IF EXISTS " + EFFECTS,
+        TestDatabases.exec(
+                ds,
+                "DROP TABLE IF EXISTS idem_inbox",
+                "DROP TABLE IF EXISTS " + EFFECTS,
                 "DROP TABLE IF EXISTS idem_receiver_seq");
     }
 
     @BeforeEach
     void createEffectsTable() {
-        TestDatabases.exec(dataSource(), "CREATE TABLE IF NOT EXISTS " + EFFECTS + " (idem_key VARCHAR(255) NOT NULL, note VARCHAR(64))");
+        TestDatabases.exec(
+                dataSource(),
+                "CREATE TABLE IF NOT EXISTS " + EFFECTS + " (idem_key VARCHAR(255) NOT NULL, note VARCHAR(64))");
     }
 
     @Override
@@ -94,9 +99,11 @@ public abstract class JdbcInboxContract extends ProcessSharedInboxContract {
     void aHandlerThatThrowsRollsBackItsWritesAndLeavesNoClaimSoTheRedeliveryDoesTheWork() throws Exception {
         String k = key("tx-throws");
         assertThatThrownBy(() -> jdbc(shortLease()).process(k, tx -> {
-            effect(tx, k, "lost");
-            throw new SQLException("handler failed half way");
-        })).isInstanceOf(SQLException.class).hasMessageContaining("half way");
+                    effect(tx, k, "lost");
+                    throw new SQLException("handler failed half way");
+                }))
+                .isInstanceOf(SQLException.class)
+                .hasMessageContaining("half way");
         assertThat(effects(k)).isZero();
         assertThat(inboxRows(k)).isZero();
 
@@ -139,7 +146,9 @@ public abstract class JdbcInboxContract extends ProcessSharedInboxContract {
                 return "second";
             }));
             Thread.sleep(300);
-            assertThat(second.isDone()).as("the duplicate waits on the first one's claim").isFalse();
+            assertThat(second.isDone())
+                    .as("the duplicate waits on the first one's claim")
+                    .isFalse();
             release.countDown();
             if (firstFails) {
                 assertThatThrownBy(first::get).hasRootCauseMessage("first delivery fails");
@@ -175,7 +184,8 @@ public abstract class JdbcInboxContract extends ProcessSharedInboxContract {
     }
 
     @Test
-    void aThousandKeysWithDuplicatesInTransactionsFromSixteenThreadsAtTwoInstancesCommitOneEffectEach() throws Exception {
+    void aThousandKeysWithDuplicatesInTransactionsFromSixteenThreadsAtTwoInstancesCommitOneEffectEach()
+            throws Exception {
         JdbcInbox[] instances = {jdbc(shortLease()), jdbc(shortLease())};
         String run = UUID.randomUUID().toString().substring(0, 8);
         int keys = 1000;
@@ -207,8 +217,10 @@ public abstract class JdbcInboxContract extends ProcessSharedInboxContract {
         for (Future<?> f : done) f.get();
         pool.shutdown();
         String like = " WHERE idem_key LIKE 'txload-" + run + "-%'";
-        assertThat(TestDatabases.count(dataSource(), "SELECT COUNT(*) FROM " + EFFECTS + like)).isEqualTo(keys);
-        assertThat(TestDatabases.count(dataSource(), "SELECT COUNT(DISTINCT idem_key) FROM " + EFFECTS + like)).isEqualTo(keys);
+        assertThat(TestDatabases.count(dataSource(), "SELECT COUNT(*) FROM " + EFFECTS + like))
+                .isEqualTo(keys);
+        assertThat(TestDatabases.count(dataSource(), "SELECT COUNT(DISTINCT idem_key) FROM " + EFFECTS + like))
+                .isEqualTo(keys);
         assertThat(processed).hasValue(keys);
         assertThat(duplicates).hasValue(deliveries.size() - keys);
     }
@@ -226,9 +238,10 @@ public abstract class JdbcInboxContract extends ProcessSharedInboxContract {
         }
         assertThat(applied).containsExactly(true, false, false, true);
         assertThatThrownBy(() -> jdbc(shortLease()).process(key("seq"), tx -> {
-            assertThat(guard.advance(tx, resource, 9)).isTrue();
-            throw new IllegalStateException("handler failed after advancing");
-        })).isInstanceOf(IllegalStateException.class);
+                    assertThat(guard.advance(tx, resource, 9)).isTrue();
+                    throw new IllegalStateException("handler failed after advancing");
+                }))
+                .isInstanceOf(IllegalStateException.class);
         jdbc(shortLease()).process(key("seq"), tx -> {
             applied.add(guard.advance(tx, resource, 8));
             return null;

@@ -28,14 +28,22 @@ public abstract class ProcessSharedInboxContract extends InboxContract {
         String k = key("killed");
         List<String> cmd = new ArrayList<>(List.of(
                 System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
-                "-cp", System.getProperty("java.class.path"), "-Xshare:auto", "-XX:TieredStopAtLevel=1",
-                ChildWorker.class.getName(), childStoreSpec(), k, Long.toString(childLease().toMillis())));
+                "-cp",
+                System.getProperty("java.class.path"),
+                "-Xshare:auto",
+                "-XX:TieredStopAtLevel=1",
+                ChildWorker.class.getName(),
+                childStoreSpec(),
+                k,
+                Long.toString(childLease().toMillis())));
         Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         try {
-            BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+            BufferedReader out =
+                    new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
             String line;
             StringBuilder seen = new StringBuilder();
-            while ((line = out.readLine()) != null && !line.startsWith("WORKING ")) seen.append(line).append('\n');
+            while ((line = out.readLine()) != null && !line.startsWith("WORKING "))
+                seen.append(line).append('\n');
             assertThat(line).as("child output:\n%s", seen).isEqualTo("WORKING " + k);
         } finally {
             child.destroyForcibly();

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The framework-free request path the filter, the starter and {@code idem listen} share. */
 class ReceiverTest {
-    static final String SECRET = "whsec_" + java.util.Base64.getEncoder().encodeToString("receiver-core-secret-0123456789".getBytes());
+    static final String SECRET =
+            "whsec_" + java.util.Base64.getEncoder().encodeToString("receiver-core-secret-0123456789".getBytes());
     static final Instant NOW = Instant.parse("2026-11-26T10:00:00Z");
 
     final MutableClock clock = new MutableClock(NOW);
@@ -43,8 +44,11 @@ class ReceiverTest {
         h.put("webhook-id", id);
         h.put("webhook-timestamp", Long.toString(ts));
         h.put("webhook-signature", WebhookSigner.sign(SigningSecret.parse(SECRET), id, ts, body));
-        return name -> h.entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase(name)).map(Map.Entry::getValue)
-                .findFirst().orElse(null);
+        return name -> h.entrySet().stream()
+                .filter(e -> e.getKey().equalsIgnoreCase(name))
+                .map(Map.Entry::getValue)
+                .findFirst()
+                .orElse(null);
     }
 
     static byte[] bytes(String s) {
@@ -57,9 +61,12 @@ class ReceiverTest {
 
     @Test
     void aBadSignatureIsRejectedWithItsKeyAndNeitherRunsTheHandlerNorClaimsTheKey() throws Exception {
-        Receiver r = Receiver.builder(verifier, new MemoryInbox(clock, Duration.ofMinutes(2))).build();
+        Receiver r = Receiver.builder(verifier, new MemoryInbox(clock, Duration.ofMinutes(2)))
+                .build();
         byte[] body = bytes("{\"a\":1}");
-        Function<String, String> forged = name -> name.equalsIgnoreCase("webhook-signature") ? "v1,AAAA" : signed("dlv_1", body).apply(name);
+        Function<String, String> forged = name -> name.equalsIgnoreCase("webhook-signature")
+                ? "v1,AAAA"
+                : signed("dlv_1", body).apply(name);
 
         Receipt refused = r.receive(forged, body, d -> "" + calls.incrementAndGet());
 
@@ -67,18 +74,24 @@ class ReceiverTest {
         assertThat(refused.key()).isEqualTo("dlv_1");
         assertThat(refused.reason()).isEqualTo("no signature matches");
         assertThat(refused.answer().status()).isEqualTo(403);
-        assertThat(text(refused.answer())).isEqualTo("{\"error\":{\"code\":\"BAD_SIGNATURE\",\"message\":\"no signature matches\"}}");
+        assertThat(text(refused.answer()))
+                .isEqualTo("{\"error\":{\"code\":\"BAD_SIGNATURE\",\"message\":\"no signature matches\"}}");
         assertThat(calls).hasValue(0);
-        assertThat(r.receive(signed("dlv_1", body), body, d -> "" + calls.incrementAndGet()).status())
+        assertThat(r.receive(signed("dlv_1", body), body, d -> "" + calls.incrementAndGet())
+                        .status())
                 .isEqualTo(Receipt.Status.PROCESSED);
     }
 
     @Test
     void aRedeliveryIsADuplicateThatReplaysTheFirstResult() throws Exception {
-        Receiver r = Receiver.builder(verifier, new MemoryInbox(clock, Duration.ofMinutes(2))).build();
+        Receiver r = Receiver.builder(verifier, new MemoryInbox(clock, Duration.ofMinutes(2)))
+                .build();
         byte[] body = bytes("{\"order\":7}");
 
-        Receipt first = r.receive(signed("dlv_2", body), body, d -> "{\"n\":" + calls.incrementAndGet() + ",\"key\":\"" + d.key() + "\"}");
+        Receipt first = r.receive(
+                signed("dlv_2", body),
+                body,
+                d -> "{\"n\":" + calls.incrementAndGet() + ",\"key\":\"" + d.key() + "\"}");
         Receipt again = r.receive(signed("dlv_2", body), body, d -> "{\"n\":" + calls.incrementAndGet() + "}");
 
         assertThat(first.status()).isEqualTo(Receipt.Status.PROCESSED);
@@ -93,7 +106,8 @@ class ReceiverTest {
 
     @Test
     void aDuplicateWithoutAStoredResultNamesItsKey() throws Exception {
-        Receiver r = Receiver.builder(verifier, new MemoryInbox(clock, Duration.ofMinutes(2))).build();
+        Receiver r = Receiver.builder(verifier, new MemoryInbox(clock, Duration.ofMinutes(2)))
+                .build();
         byte[] body = bytes("x");
         r.receive(signed("dlv_\"q\"", body), body, d -> null);
 
@@ -119,12 +133,15 @@ class ReceiverTest {
 
     @Test
     void aThrowingHandlerPropagatesAndLeavesTheKeyForTheRetry() throws Exception {
-        Receiver r = Receiver.builder(verifier, new MemoryInbox(clock, Duration.ofMinutes(2))).build();
+        Receiver r = Receiver.builder(verifier, new MemoryInbox(clock, Duration.ofMinutes(2)))
+                .build();
         byte[] body = bytes("{}");
 
         assertThatThrownBy(() -> r.receive(signed("dlv_4", body), body, d -> {
-            throw new IllegalStateException("handler broke");
-        })).isInstanceOf(IllegalStateException.class).hasMessage("handler broke");
+                    throw new IllegalStateException("handler broke");
+                }))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("handler broke");
 
         assertThat(r.receive(signed("dlv_4", body), body, d -> null).status()).isEqualTo(Receipt.Status.PROCESSED);
     }
@@ -142,7 +159,8 @@ class ReceiverTest {
             throw new IllegalStateException("after the insert");
         };
 
-        assertThatThrownBy(() -> r.receive(signed("dlv_5", body), body, insertThenFail)).hasMessage("after the insert");
+        assertThatThrownBy(() -> r.receive(signed("dlv_5", body), body, insertThenFail))
+                .hasMessage("after the insert");
         assertThat(TestDatabases.count(pool, "SELECT COUNT(*) FROM orders")).isZero();
         Receipt ok = r.receive(signed("dlv_5", body), body, d -> {
             insert(d);
@@ -155,11 +173,13 @@ class ReceiverTest {
 
         assertThat(ok.status()).isEqualTo(Receipt.Status.PROCESSED);
         assertThat(dup.status()).isEqualTo(Receipt.Status.DUPLICATE);
-        assertThat(TestDatabases.count(pool, "SELECT COUNT(*) FROM orders WHERE idem_key = 'dlv_5'")).isEqualTo(1);
+        assertThat(TestDatabases.count(pool, "SELECT COUNT(*) FROM orders WHERE idem_key = 'dlv_5'"))
+                .isEqualTo(1);
     }
 
     private static void insert(Receiver.Delivery d) throws Exception {
-        try (PreparedStatement ps = d.transaction().orElseThrow().prepareStatement("INSERT INTO orders (idem_key) VALUES (?)")) {
+        try (PreparedStatement ps =
+                d.transaction().orElseThrow().prepareStatement("INSERT INTO orders (idem_key) VALUES (?)")) {
             ps.setString(1, d.key());
             ps.executeUpdate();
         }
@@ -168,7 +188,8 @@ class ReceiverTest {
     @Test
     void anInboxThatFailsIsUnavailableAnd503NotAnException() throws Exception {
         pool = new TestDatabases.Pool("jdbc:sqlite:" + dir.resolve("gone.db"), 2);
-        JdbcInbox inbox = JdbcInbox.builder(pool).table("inbox_gone").clock(clock).build();
+        JdbcInbox inbox =
+                JdbcInbox.builder(pool).table("inbox_gone").clock(clock).build();
         TestDatabases.exec(pool, "DROP TABLE inbox_gone");
         Receiver r = Receiver.builder(verifier, inbox).build();
         byte[] body = bytes("{}");
@@ -185,8 +206,12 @@ class ReceiverTest {
 
     @Test
     void transactionalModeNeedsAnInboxThatCanDoIt() {
-        assertThatThrownBy(() -> Receiver.builder(verifier, new MemoryInbox()).transactional(true).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("MemoryInbox");
-        assertThat(Receiver.builder(verifier, new MemoryInbox()).build().transactional()).isFalse();
+        assertThatThrownBy(() -> Receiver.builder(verifier, new MemoryInbox())
+                        .transactional(true)
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("MemoryInbox");
+        assertThat(Receiver.builder(verifier, new MemoryInbox()).build().transactional())
+                .isFalse();
     }
 }

@@ -60,7 +60,10 @@ class RedisInboxTest extends ProcessSharedInboxContract {
         Outcome o = newInbox(shortLease()).execute(k, () -> "r");
         assertThat(o.status()).isEqualTo(Outcome.Status.PROCESSED);
         long ttl = redis.pttl(PREFIX + k);
-        assertThat(ttl).isBetween(Duration.ofDays(3).minusMinutes(1).toMillis(), Duration.ofDays(3).toMillis());
+        assertThat(ttl)
+                .isBetween(
+                        Duration.ofDays(3).minusMinutes(1).toMillis(),
+                        Duration.ofDays(3).toMillis());
         assertThat(newInbox(shortLease()).prune(clock.instant(), 100)).isZero();
     }
 

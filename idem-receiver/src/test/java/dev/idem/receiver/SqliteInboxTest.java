@@ -9,6 +9,7 @@ import org.junit.jupiter.api.io.TempDir;
 class SqliteInboxTest extends JdbcInboxContract {
     @TempDir
     static Path dir;
+
     static String url;
     static TestDatabases.Pool pool;
 

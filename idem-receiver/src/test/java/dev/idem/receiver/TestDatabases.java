@@ -29,8 +29,10 @@ public final class TestDatabases {
 
     public static synchronized String postgresUrl() {
         if (!pgReady) {
-            createIfAbsent("jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres",
-                    "SELECT 1 FROM pg_database WHERE datname = 'idem_receiver_test'", "CREATE DATABASE idem_receiver_test");
+            createIfAbsent(
+                    "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres",
+                    "SELECT 1 FROM pg_database WHERE datname = 'idem_receiver_test'",
+                    "CREATE DATABASE idem_receiver_test");
             pgReady = true;
         }
         return PG_URL;
@@ -38,7 +40,9 @@ public final class TestDatabases {
 
     public static synchronized String mariadbUrl() {
         if (!mariaReady) {
-            createIfAbsent("jdbc:mariadb://127.0.0.1:3306/test?user=root&password=", null,
+            createIfAbsent(
+                    "jdbc:mariadb://127.0.0.1:3306/test?user=root&password=",
+                    null,
                     "CREATE DATABASE IF NOT EXISTS idem_receiver_test");
             mariaReady = true;
         }
@@ -50,7 +54,8 @@ public final class TestDatabases {
         try {
             redis.ping();
         } catch (RuntimeException e) {
-            throw new IllegalStateException("Redis at " + REDIS_URL + " is not reachable; the receiver tests need it", e);
+            throw new IllegalStateException(
+                    "Redis at " + REDIS_URL + " is not reachable; the receiver tests need it", e);
         }
         return redis;
     }
@@ -61,7 +66,8 @@ public final class TestDatabases {
     }
 
     private static void createIfAbsent(String adminUrl, String existsQuery, String create) {
-        try (Connection c = DriverManager.getConnection(adminUrl); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(adminUrl);
+                Statement s = c.createStatement()) {
             if (existsQuery != null && s.executeQuery(existsQuery).next()) return;
             try {
                 s.execute(create);
@@ -69,13 +75,16 @@ public final class TestDatabases {
                 if (existsQuery == null || !s.executeQuery(existsQuery).next()) throw e;
             }
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot reach " + adminUrl.replaceAll("\\?.*", "") + " to create the test"
-                    + " database; the receiver tests need it running: " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "cannot reach " + adminUrl.replaceAll("\\?.*", "") + " to create the test"
+                            + " database; the receiver tests need it running: " + e.getMessage(),
+                    e);
         }
     }
 
     public static void exec(DataSource ds, String... sql) {
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement()) {
             if (!c.getAutoCommit()) c.setAutoCommit(true);
             for (String q : sql) s.execute(q);
         } catch (SQLException e) {
@@ -84,7 +93,8 @@ public final class TestDatabases {
     }
 
     public static long count(DataSource ds, String sql) {
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement()) {
             var rs = s.executeQuery(sql);
             rs.next();
             return rs.getLong(1);
@@ -130,8 +140,8 @@ public final class TestDatabases {
             }
             Connection real = c;
             boolean[] closed = {false};
-            return (Connection) Proxy.newProxyInstance(Pool.class.getClassLoader(), new Class<?>[] {Connection.class},
-                    (p, m, a) -> {
+            return (Connection) Proxy.newProxyInstance(
+                    Pool.class.getClassLoader(), new Class<?>[] {Connection.class}, (p, m, a) -> {
                         if (m.getName().equals("close")) {
                             if (!closed[0]) {
                                 closed[0] = true;

@@ -19,7 +19,8 @@ public record HttpTimeouts(Duration headers, Duration body, Duration idle) {
      * 10 s for headers (a header block is one packet for any real client), 20 s for a body (a 256 KiB schedule at
      * 13 KiB/s, a poor mobile link; a 4 MiB batch at 200 KiB/s), 30 s idle (Jetty's default).
      */
-    public static final HttpTimeouts DEFAULTS = new HttpTimeouts(Duration.ofSeconds(10), Duration.ofSeconds(20), Duration.ofSeconds(30));
+    public static final HttpTimeouts DEFAULTS =
+            new HttpTimeouts(Duration.ofSeconds(10), Duration.ofSeconds(20), Duration.ofSeconds(30));
 
     public HttpTimeouts {
         Objects.requireNonNull(headers, "headers");

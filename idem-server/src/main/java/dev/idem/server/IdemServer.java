@@ -2,13 +2,14 @@ package dev.idem.server;
 
 import dev.idem.core.IdGenerator;
 import dev.idem.core.store.Store;
+import dev.idem.engine.EndpointGuard;
 import dev.idem.engine.Engine;
 import dev.idem.engine.EngineConfig;
-import dev.idem.engine.EndpointGuard;
 import dev.idem.server.internal.Authenticator;
 import dev.idem.server.internal.Bootstrap;
 import dev.idem.server.internal.DeliveryService;
 import dev.idem.server.internal.HttpApi;
+import dev.idem.server.internal.Metrics;
 import dev.idem.server.internal.PreviewService;
 import dev.idem.server.internal.RateLimiter;
 import dev.idem.server.internal.RequestIdempotency;
@@ -18,7 +19,6 @@ import dev.idem.server.internal.SigningSecretService;
 import dev.idem.store.JdbcStores;
 import dev.idem.store.StoreConfig;
 import io.javalin.Javalin;
-import dev.idem.server.internal.Metrics;
 import io.javalin.util.JavalinBindException;
 import io.javalin.util.JavalinException;
 import java.io.PrintStream;
@@ -50,8 +50,17 @@ public final class IdemServer implements AutoCloseable {
 
     /** Starts a node as configured, on the system clock, printing first-start keys to stdout. */
     public static IdemServer start(ServerConfig config) {
-        return start(config, openStore(config), true, EngineConfig.builder().nodeId(config.nodeId()).maxInFlight(config.maxInFlight()).build(),
-                Clock.systemUTC(), new SecureRandom(), System.out);
+        return start(
+                config,
+                openStore(config),
+                true,
+                EngineConfig.builder()
+                        .nodeId(config.nodeId())
+                        .maxInFlight(config.maxInFlight())
+                        .build(),
+                Clock.systemUTC(),
+                new SecureRandom(),
+                System.out);
     }
 
     /**
@@ -59,8 +68,14 @@ public final class IdemServer implements AutoCloseable {
      * {@code ownsStore}. The HTTP port is bound before the engine starts, so a port in use fails the start
      * ({@link StartupException}) before any delivery is claimed.
      */
-    public static IdemServer start(ServerConfig config, Store store, boolean ownsStore, EngineConfig engineConfig, Clock clock,
-                                   RandomGenerator random, PrintStream out) {
+    public static IdemServer start(
+            ServerConfig config,
+            Store store,
+            boolean ownsStore,
+            EngineConfig engineConfig,
+            Clock clock,
+            RandomGenerator random,
+            PrintStream out) {
         log.info("starting {}", config.describe());
         Metrics metrics = null;
         Engine engine = null;
@@ -69,15 +84,24 @@ public final class IdemServer implements AutoCloseable {
             IdGenerator ids = new IdGenerator(clock, random);
             Bootstrap.run(store, config.bootstrapKey(), clock, random, ids, out);
             metrics = new Metrics();
-            EngineConfig ec = engineConfig.toBuilder().nodeId(config.nodeId()).allowPrivateEndpoints(config.allowPrivateEndpoints())
-                    .retention(config.retention()).build();
+            EngineConfig ec = engineConfig.toBuilder()
+                    .nodeId(config.nodeId())
+                    .allowPrivateEndpoints(config.allowPrivateEndpoints())
+                    .retention(config.retention())
+                    .build();
             engine = new Engine(store, ec, clock, random, metrics.registry());
             EndpointGuard guard = EndpointGuard.of(config.allowPrivateEndpoints());
             ScheduleParser parser = new ScheduleParser(uri -> guard.refusal(uri.toString()));
-            var services = new HttpApi.Services(store, ids, clock, new Authenticator(store, new RateLimiter(config.rateLimitPerSecond(), clock), clock),
+            var services = new HttpApi.Services(
+                    store,
+                    ids,
+                    clock,
+                    new Authenticator(store, new RateLimiter(config.rateLimitPerSecond(), clock), clock),
                     new RequestIdempotency(store, clock),
                     new ScheduleService(store, parser, ids, clock, ec.materialiserHorizon()),
-                    new DeliveryService(store, clock, engine), new SigningSecretService(store, clock, random), new PreviewService(clock),
+                    new DeliveryService(store, clock, engine),
+                    new SigningSecretService(store, clock, random),
+                    new PreviewService(clock),
                     metrics.registry());
             http = HttpApi.create(services, config.httpTimeouts());
             bind(http, config, metrics);
@@ -98,13 +122,17 @@ public final class IdemServer implements AutoCloseable {
         try {
             http.start(config.host(), config.port());
         } catch (JavalinBindException e) {
-            throw new StartupException("port " + config.port() + " on " + config.host() + " is already in use: stop the process "
-                    + "that holds it, or start idem on a free port with --port (IDEM_PORT)", e);
+            throw new StartupException(
+                    "port " + config.port() + " on " + config.host() + " is already in use: stop the process "
+                            + "that holds it, or start idem on a free port with --port (IDEM_PORT)",
+                    e);
         } catch (JavalinException e) {
             Throwable root = e;
             while (root.getCause() != null && root.getCause() != root) root = root.getCause();
-            throw new StartupException("cannot serve HTTP on " + config.host() + ":" + config.port() + ": " + root.getMessage()
-                    + " (check --host / IDEM_HOST and --port / IDEM_PORT)", e);
+            throw new StartupException(
+                    "cannot serve HTTP on " + config.host() + ":" + config.port() + ": " + root.getMessage()
+                            + " (check --host / IDEM_HOST and --port / IDEM_PORT)",
+                    e);
         }
         HttpApi.afterStart(http, metrics.registry());
     }
@@ -114,7 +142,8 @@ public final class IdemServer implements AutoCloseable {
             try {
                 Files.createDirectories(config.dataDir());
             } catch (java.io.IOException e) {
-                throw new IllegalStateException("cannot create data directory " + config.dataDir().toAbsolutePath() + ": " + e.getMessage(), e);
+                throw new IllegalStateException(
+                        "cannot create data directory " + config.dataDir().toAbsolutePath() + ": " + e.getMessage(), e);
             }
         }
         return JdbcStores.open(storeConfig(config), Clock.systemUTC());
@@ -122,7 +151,8 @@ public final class IdemServer implements AutoCloseable {
 
     /** Where a node with {@code config} keeps its store. */
     static StoreConfig storeConfig(ServerConfig config) {
-        return config.databaseUrl() == null ? StoreConfig.sqlite(config.dataDir())
+        return config.databaseUrl() == null
+                ? StoreConfig.sqlite(config.dataDir())
                 : StoreConfig.of(config.databaseUrl(), config.databaseUser(), config.databasePassword());
     }
 
@@ -149,7 +179,9 @@ public final class IdemServer implements AutoCloseable {
         } catch (RuntimeException e) {
             // Jetty waited its stop timeout for requests still arriving (a slow client's body) and then stopped anyway:
             // the engine, the metrics and the store must still be closed
-            log.warn("the HTTP server stopped without waiting for every request to finish: {}", String.valueOf(e.getCause() == null ? e : e.getCause()));
+            log.warn(
+                    "the HTTP server stopped without waiting for every request to finish: {}",
+                    String.valueOf(e.getCause() == null ? e : e.getCause()));
         } finally {
             try {
                 engine.close();

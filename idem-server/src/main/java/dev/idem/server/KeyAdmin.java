@@ -41,7 +41,10 @@ public final class KeyAdmin implements AutoCloseable {
      * @throws dev.idem.core.store.StoreNotFoundException when there is no store there
      */
     public static KeyAdmin open(ServerConfig config) {
-        return new KeyAdmin(JdbcStores.openExisting(IdemServer.storeConfig(config), Clock.systemUTC()), true, Clock.systemUTC(),
+        return new KeyAdmin(
+                JdbcStores.openExisting(IdemServer.storeConfig(config), Clock.systemUTC()),
+                true,
+                Clock.systemUTC(),
                 new SecureRandom());
     }
 
@@ -51,9 +54,11 @@ public final class KeyAdmin implements AutoCloseable {
     /** Creates a key for {@code projectName} in {@code mode}, creating the project (with its signing secrets) if needed. */
     public NewKey create(String projectName, Mode mode) {
         if (projectName == null || !projectName.matches("[a-z0-9][a-z0-9_-]{0,62}"))
-            throw new IllegalArgumentException("project names use 1 to 63 of a-z, 0-9, '_' and '-', starting with a letter or digit");
+            throw new IllegalArgumentException(
+                    "project names use 1 to 63 of a-z, 0-9, '_' and '-', starting with a letter or digit");
         return store.inTransaction(tx -> {
-            Project project = tx.projects().findByName(projectName)
+            Project project = tx.projects()
+                    .findByName(projectName)
                     .orElseGet(() -> Bootstrap.createProject(tx, projectName, clock, random, ids));
             ApiKeys.Issued issued = ApiKeys.issue(new Tenant(project.id(), mode), random, ids, clock.instant());
             tx.apiKeys().insert(issued.stored());
@@ -64,7 +69,8 @@ public final class KeyAdmin implements AutoCloseable {
     /** The keys of a project, newest first (hashes and display prefixes only). */
     public List<ApiKey> list(String projectName) {
         return store.inTransaction(tx -> {
-            Project p = tx.projects().findByName(projectName)
+            Project p = tx.projects()
+                    .findByName(projectName)
                     .orElseThrow(() -> new IllegalArgumentException("no project named '" + projectName + "'"));
             return tx.apiKeys().list(p.id());
         });

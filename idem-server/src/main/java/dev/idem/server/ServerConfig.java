@@ -18,46 +18,141 @@ import java.util.Objects;
  * @param maxInFlight deliveries this node holds in flight at once ({@code --max-in-flight})
  * @param httpTimeouts how long a client may take to send a request; null means {@link HttpTimeouts#DEFAULTS}
  */
-public record ServerConfig(String host, int port, Path dataDir, String databaseUrl, String databaseUser,
-                           String databasePassword, String bootstrapKey, boolean allowPrivateEndpoints, String nodeId,
-                           int rateLimitPerSecond, Duration retention, int maxInFlight, HttpTimeouts httpTimeouts) {
+public record ServerConfig(
+        String host,
+        int port,
+        Path dataDir,
+        String databaseUrl,
+        String databaseUser,
+        String databasePassword,
+        String bootstrapKey,
+        boolean allowPrivateEndpoints,
+        String nodeId,
+        int rateLimitPerSecond,
+        Duration retention,
+        int maxInFlight,
+        HttpTimeouts httpTimeouts) {
     public static final int DEFAULT_PORT = 8080;
     public static final int DEFAULT_RATE_LIMIT = 100;
     public static final Duration DEFAULT_RETENTION = Duration.ofDays(30);
 
     /** With the default HTTP timeouts. */
-    public ServerConfig(String host, int port, Path dataDir, String databaseUrl, String databaseUser, String databasePassword,
-                        String bootstrapKey, boolean allowPrivateEndpoints, String nodeId, int rateLimitPerSecond, Duration retention,
-                        int maxInFlight) {
-        this(host, port, dataDir, databaseUrl, databaseUser, databasePassword, bootstrapKey, allowPrivateEndpoints, nodeId, rateLimitPerSecond,
-                retention, maxInFlight, null);
+    public ServerConfig(
+            String host,
+            int port,
+            Path dataDir,
+            String databaseUrl,
+            String databaseUser,
+            String databasePassword,
+            String bootstrapKey,
+            boolean allowPrivateEndpoints,
+            String nodeId,
+            int rateLimitPerSecond,
+            Duration retention,
+            int maxInFlight) {
+        this(
+                host,
+                port,
+                dataDir,
+                databaseUrl,
+                databaseUser,
+                databasePassword,
+                bootstrapKey,
+                allowPrivateEndpoints,
+                nodeId,
+                rateLimitPerSecond,
+                retention,
+                maxInFlight,
+                null);
     }
 
     /** With the default rate limit. */
-    public ServerConfig(String host, int port, Path dataDir, String databaseUrl, String databaseUser, String databasePassword,
-                        String bootstrapKey, boolean allowPrivateEndpoints, String nodeId) {
-        this(host, port, dataDir, databaseUrl, databaseUser, databasePassword, bootstrapKey, allowPrivateEndpoints, nodeId, DEFAULT_RATE_LIMIT);
+    public ServerConfig(
+            String host,
+            int port,
+            Path dataDir,
+            String databaseUrl,
+            String databaseUser,
+            String databasePassword,
+            String bootstrapKey,
+            boolean allowPrivateEndpoints,
+            String nodeId) {
+        this(
+                host,
+                port,
+                dataDir,
+                databaseUrl,
+                databaseUser,
+                databasePassword,
+                bootstrapKey,
+                allowPrivateEndpoints,
+                nodeId,
+                DEFAULT_RATE_LIMIT);
     }
 
     /** With the default retention. */
-    public ServerConfig(String host, int port, Path dataDir, String databaseUrl, String databaseUser, String databasePassword,
-                        String bootstrapKey, boolean allowPrivateEndpoints, String nodeId, int rateLimitPerSecond) {
-        this(host, port, dataDir, databaseUrl, databaseUser, databasePassword, bootstrapKey, allowPrivateEndpoints, nodeId, rateLimitPerSecond,
+    public ServerConfig(
+            String host,
+            int port,
+            Path dataDir,
+            String databaseUrl,
+            String databaseUser,
+            String databasePassword,
+            String bootstrapKey,
+            boolean allowPrivateEndpoints,
+            String nodeId,
+            int rateLimitPerSecond) {
+        this(
+                host,
+                port,
+                dataDir,
+                databaseUrl,
+                databaseUser,
+                databasePassword,
+                bootstrapKey,
+                allowPrivateEndpoints,
+                nodeId,
+                rateLimitPerSecond,
                 DEFAULT_RETENTION);
     }
 
     /** With the default in-flight bound. */
-    public ServerConfig(String host, int port, Path dataDir, String databaseUrl, String databaseUser, String databasePassword,
-                        String bootstrapKey, boolean allowPrivateEndpoints, String nodeId, int rateLimitPerSecond, Duration retention) {
-        this(host, port, dataDir, databaseUrl, databaseUser, databasePassword, bootstrapKey, allowPrivateEndpoints, nodeId, rateLimitPerSecond,
-                retention, EngineConfig.DEFAULT_MAX_IN_FLIGHT);
+    public ServerConfig(
+            String host,
+            int port,
+            Path dataDir,
+            String databaseUrl,
+            String databaseUser,
+            String databasePassword,
+            String bootstrapKey,
+            boolean allowPrivateEndpoints,
+            String nodeId,
+            int rateLimitPerSecond,
+            Duration retention) {
+        this(
+                host,
+                port,
+                dataDir,
+                databaseUrl,
+                databaseUser,
+                databasePassword,
+                bootstrapKey,
+                allowPrivateEndpoints,
+                nodeId,
+                rateLimitPerSecond,
+                retention,
+                EngineConfig.DEFAULT_MAX_IN_FLIGHT);
     }
 
     public ServerConfig {
         Objects.requireNonNull(host, "host");
-        if (port < 0 || port > 65535) throw new IllegalArgumentException("--port must be between 0 and 65535, got " + port);
-        if (databaseUrl == null) Objects.requireNonNull(dataDir, "--data-dir is needed when no --database-url is given");
-        if (databaseUrl != null && !databaseUrl.startsWith("jdbc:postgresql:") && !databaseUrl.startsWith("jdbc:sqlite:"))
+        if (port < 0 || port > 65535)
+            throw new IllegalArgumentException("--port must be between 0 and 65535, got " + port);
+        if (databaseUrl == null)
+            Objects.requireNonNull(dataDir, "--data-dir is needed when no --database-url is given");
+        if (databaseUrl != null
+                && !databaseUrl.startsWith("jdbc:postgresql:")
+                && !databaseUrl.startsWith("jdbc:sqlite:"))
             throw new IllegalArgumentException("--database-url must start with jdbc:postgresql: (or jdbc:sqlite:), got "
                     + databaseUrl.replaceAll("password=[^&]*", "password=***"));
         if (bootstrapKey != null) {
@@ -69,15 +164,28 @@ public record ServerConfig(String host, int port, Path dataDir, String databaseU
         }
         if (nodeId == null || nodeId.isBlank()) nodeId = defaultNodeId();
         if (rateLimitPerSecond < 0 || rateLimitPerSecond > 1_000_000)
-            throw new IllegalArgumentException("--rate-limit must be between 0 (off) and 1000000 requests per second, got " + rateLimitPerSecond);
+            throw new IllegalArgumentException(
+                    "--rate-limit must be between 0 (off) and 1000000 requests per second, got " + rateLimitPerSecond);
         checkRetention(retention);
         checkMaxInFlight(maxInFlight);
         if (httpTimeouts == null) httpTimeouts = HttpTimeouts.DEFAULTS;
     }
 
     public ServerConfig withHttpTimeouts(HttpTimeouts timeouts) {
-        return new ServerConfig(host, port, dataDir, databaseUrl, databaseUser, databasePassword, bootstrapKey, allowPrivateEndpoints, nodeId,
-                rateLimitPerSecond, retention, maxInFlight, timeouts);
+        return new ServerConfig(
+                host,
+                port,
+                dataDir,
+                databaseUrl,
+                databaseUser,
+                databasePassword,
+                bootstrapKey,
+                allowPrivateEndpoints,
+                nodeId,
+                rateLimitPerSecond,
+                retention,
+                maxInFlight,
+                timeouts);
     }
 
     /**
@@ -86,8 +194,8 @@ public record ServerConfig(String host, int port, Path dataDir, String databaseU
      */
     public static int checkMaxInFlight(int maxInFlight) {
         if (maxInFlight < 1 || maxInFlight > EngineConfig.MAX_IN_FLIGHT_LIMIT)
-            throw new IllegalArgumentException("--max-in-flight must be between 1 and " + EngineConfig.MAX_IN_FLIGHT_LIMIT
-                    + " deliveries, got " + maxInFlight);
+            throw new IllegalArgumentException("--max-in-flight must be between 1 and "
+                    + EngineConfig.MAX_IN_FLIGHT_LIMIT + " deliveries, got " + maxInFlight);
         return maxInFlight;
     }
 
@@ -98,8 +206,10 @@ public record ServerConfig(String host, int port, Path dataDir, String databaseU
     public static Duration checkRetention(Duration retention) {
         Objects.requireNonNull(retention, "retention");
         if (retention.compareTo(EngineConfig.MIN_RETENTION) < 0)
-            throw new IllegalArgumentException("retention must be at least " + Durations.format(EngineConfig.MIN_RETENTION)
-                    + " (finished deliveries stay readable and replayable that long), got " + Durations.format(retention));
+            throw new IllegalArgumentException(
+                    "retention must be at least " + Durations.format(EngineConfig.MIN_RETENTION)
+                            + " (finished deliveries stay readable and replayable that long), got "
+                            + Durations.format(retention));
         return retention;
     }
 
@@ -120,10 +230,13 @@ public record ServerConfig(String host, int port, Path dataDir, String databaseU
 
     /** For the start-up log line: no passwords, no keys. */
     public String describe() {
-        String db = databaseUrl == null ? "sqlite in " + dataDir.toAbsolutePath() : databaseUrl.replaceAll("password=[^&]*", "password=***");
+        String db = databaseUrl == null
+                ? "sqlite in " + dataDir.toAbsolutePath()
+                : databaseUrl.replaceAll("password=[^&]*", "password=***");
         return "node " + nodeId + " on http://" + host + ":" + port + ", store " + db
                 + (allowPrivateEndpoints ? ", private endpoints ALLOWED" : "")
                 + (rateLimitPerSecond == 0 ? ", no rate limit" : ", rate limit " + rateLimitPerSecond + "/s per key")
-                + ", at most " + maxInFlight + " deliveries in flight, finished deliveries kept " + Durations.format(retention);
+                + ", at most " + maxInFlight + " deliveries in flight, finished deliveries kept "
+                + Durations.format(retention);
     }
 }

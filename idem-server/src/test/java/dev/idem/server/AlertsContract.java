@@ -33,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 abstract class AlertsContract {
     @TempDir
     Path dir;
+
     final MutableClock clock = MutableClock.at(Instant.parse("2026-06-01T10:00:00Z"));
     Store store;
     TestNode node;
@@ -66,24 +67,40 @@ abstract class AlertsContract {
     }
 
     void alertSettings(String endpoint, String events) {
-        ok("PATCH", "/v1/settings", "{\"alert_endpoint\":" + (endpoint == null ? "null" : "\"" + endpoint + "\"") + ",\"alert_events\":" + events + "}");
+        ok(
+                "PATCH",
+                "/v1/settings",
+                "{\"alert_endpoint\":" + (endpoint == null ? "null" : "\"" + endpoint + "\"") + ",\"alert_events\":"
+                        + events + "}");
     }
 
     /** A one-shot due now to the failing receiver. */
     String schedule(String path, int maxAttempts, int autoPauseAfter) {
-        return ok("POST", "/v1/schedules", "{\"endpoint\":\"" + failing.url(path) + "\",\"event_type\":\"invoice.reminder\","
-                + "\"retry\":{\"max_attempts\":" + maxAttempts + ",\"initial_backoff\":\"1h\"},\"auto_pause_after\":" + autoPauseAfter + "}")
-                .json().get("id").asText();
+        return ok(
+                        "POST",
+                        "/v1/schedules",
+                        "{\"endpoint\":\"" + failing.url(path) + "\",\"event_type\":\"invoice.reminder\","
+                                + "\"retry\":{\"max_attempts\":" + maxAttempts
+                                + ",\"initial_backoff\":\"1h\"},\"auto_pause_after\":" + autoPauseAfter + "}")
+                .json()
+                .get("id")
+                .asText();
     }
 
     JsonNode onlyDeliveryOf(String scheduleId) {
-        JsonNode data = ok("GET", "/v1/deliveries?schedule_id=" + scheduleId, null).json().get("data");
+        JsonNode data = ok("GET", "/v1/deliveries?schedule_id=" + scheduleId, null)
+                .json()
+                .get("data");
         assertThat(data).hasSize(1);
         return data.get(0);
     }
 
     void awaitDeliveryStatus(String deliveryId, String status) {
-        await().atMost(Duration.ofSeconds(30)).until(() -> status.equals(ok("GET", "/v1/deliveries/" + deliveryId, null).json().get("status").asText()));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> status.equals(ok("GET", "/v1/deliveries/" + deliveryId, null)
+                        .json()
+                        .get("status")
+                        .asText()));
     }
 
     /** Every delivery id of the tenant (alerts included). */
@@ -96,24 +113,32 @@ abstract class AlertsContract {
 
     Set<String> listedSchedules() {
         List<String> ids = new ArrayList<>();
-        ok("GET", "/v1/schedules?limit=100", null).json().get("data").forEach(s -> ids.add(s.get("id").asText()));
+        ok("GET", "/v1/schedules?limit=100", null)
+                .json()
+                .get("data")
+                .forEach(s -> ids.add(s.get("id").asText()));
         return Set.copyOf(ids);
     }
 
     /** The alert of {@code event} once it arrived, checked for what every alert carries. */
     LoopbackReceiver.Received awaitAlert(String event) throws Exception {
-        await().atMost(Duration.ofSeconds(30)).until(() -> alerts.requests.stream().anyMatch(r -> event.equals(r.header("Idem-Event-Type"))));
-        List<LoopbackReceiver.Received> of = alerts.requests.stream().filter(r -> event.equals(r.header("Idem-Event-Type"))).toList();
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> alerts.requests.stream().anyMatch(r -> event.equals(r.header("Idem-Event-Type"))));
+        List<LoopbackReceiver.Received> of = alerts.requests.stream()
+                .filter(r -> event.equals(r.header("Idem-Event-Type")))
+                .toList();
         assertThat(of).as("one alert per event").hasSize(1);
         LoopbackReceiver.Received r = of.get(0);
         assertThat(r.path()).isEqualTo("/alerts");
         assertThat(r.header("Content-Type")).startsWith("application/json");
-        SigningSecret secret = SigningSecret.parse(ok("GET", "/v1/signing-secret", null).json().get("secret").asText());
+        SigningSecret secret = SigningSecret.parse(
+                ok("GET", "/v1/signing-secret", null).json().get("secret").asText());
         dev.idem.wire.SignatureCheck check = new StandardWebhooksVerifier(List.of(secret), Duration.ofMinutes(5), clock)
                 .verify(r.header("webhook-id"), r.header("webhook-timestamp"), r.header("webhook-signature"), r.body());
         assertThat(check.valid()).as("signature: %s", check.reason()).isTrue();
         // a delivery like any other: fetched by its id, not a schedule in the user's list
-        JsonNode delivery = ok("GET", "/v1/deliveries/" + r.header("webhook-id"), null).json();
+        JsonNode delivery =
+                ok("GET", "/v1/deliveries/" + r.header("webhook-id"), null).json();
         assertThat(delivery.get("schedule_id").asText()).isEqualTo(r.header("Idem-Schedule-Id"));
         assertThat(listedSchedules()).doesNotContain(r.header("Idem-Schedule-Id"));
         JsonNode body = ApiClientForTests.JSON.readTree(new String(r.body(), StandardCharsets.UTF_8));
@@ -136,24 +161,31 @@ abstract class AlertsContract {
         JsonNode dead = body(awaitAlert("delivery.dead"));
         JsonNode deadDelivery = onlyDeliveryOf(dying);
         assertThat(deadDelivery.get("status").asText()).isEqualTo("dead");
-        assertThat(dead.get("delivery_id").asText()).isEqualTo(deadDelivery.get("id").asText());
+        assertThat(dead.get("delivery_id").asText())
+                .isEqualTo(deadDelivery.get("id").asText());
         assertThat(dead.get("schedule_id").asText()).isEqualTo(dying);
         assertThat(dead.get("endpoint").asText()).isEqualTo(failing.url("/dying"));
         assertThat(dead.get("event_type").asText()).isEqualTo("invoice.reminder");
-        assertThat(dead.get("scheduled_for").asText()).isEqualTo(deadDelivery.get("scheduled_for").asText());
+        assertThat(dead.get("scheduled_for").asText())
+                .isEqualTo(deadDelivery.get("scheduled_for").asText());
         assertThat(dead.get("attempts").asInt()).isEqualTo(1);
         assertThat(dead.get("last_status_code").asInt()).isEqualTo(500);
         assertThat(dead.get("last_error").asText()).contains("500");
 
         String pausing = schedule("/pausing", 5, 1);
         JsonNode paused = body(awaitAlert("schedule.auto_paused"));
-        assertThat(ok("GET", "/v1/schedules/" + pausing, null).json().get("status").asText()).isEqualTo("paused");
+        assertThat(ok("GET", "/v1/schedules/" + pausing, null)
+                        .json()
+                        .get("status")
+                        .asText())
+                .isEqualTo("paused");
         assertThat(paused.get("schedule_id").asText()).isEqualTo(pausing);
         assertThat(paused.get("endpoint").asText()).isEqualTo(failing.url("/pausing"));
         assertThat(paused.get("paused_reason").asText()).isEqualTo("consecutive_failures");
         assertThat(paused.get("consecutive_failures").asInt()).isEqualTo(1);
         assertThat(paused.get("auto_pause_after").asInt()).isEqualTo(1);
-        assertThat(paused.get("delivery_id").asText()).isEqualTo(onlyDeliveryOf(pausing).get("id").asText());
+        assertThat(paused.get("delivery_id").asText())
+                .isEqualTo(onlyDeliveryOf(pausing).get("id").asText());
         assertThat(paused.get("attempt").asInt()).isEqualTo(1);
         assertThat(paused.get("last_status_code").asInt()).isEqualTo(500);
         assertThat(alerts.requests).hasSize(2);
@@ -183,11 +215,17 @@ abstract class AlertsContract {
         awaitDeliveryStatus(deadId3, "dead");
         Set<String> withAlert = allDeliveries();
         assertThat(withAlert).hasSize(4);
-        String alertId = withAlert.stream().filter(id -> !Set.of(deadId, deadId2, deadId3).contains(id)).collect(Collectors.joining());
+        String alertId = withAlert.stream()
+                .filter(id -> !Set.of(deadId, deadId2, deadId3).contains(id))
+                .collect(Collectors.joining());
         await().atMost(Duration.ofSeconds(60)).until(() -> {
             // each retry of the alert is due within minutes (default policy): move time on until it is dead
             clock.advance(Duration.ofMinutes(6));
-            return "dead".equals(ok("GET", "/v1/deliveries/" + alertId, null).json().get("status").asText());
+            return "dead"
+                    .equals(ok("GET", "/v1/deliveries/" + alertId, null)
+                            .json()
+                            .get("status")
+                            .asText());
         });
         JsonNode deadAlert = ok("GET", "/v1/deliveries/" + alertId, null).json();
         assertThat(deadAlert.get("attempts")).hasSize(8);

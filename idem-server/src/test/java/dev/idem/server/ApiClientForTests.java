@@ -13,7 +13,8 @@ import java.util.Map;
 /** Calls the API over real HTTP. */
 public final class ApiClientForTests {
     public static final ObjectMapper JSON = new ObjectMapper();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final String base;
 
     public ApiClientForTests(int port) {
@@ -34,7 +35,8 @@ public final class ApiClientForTests {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(20));
         if (key != null) b.header("Authorization", "Bearer " + key);
         headers.forEach(b::header);
-        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        b.method(
+                method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         try {
             HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
             JsonNode json = null;

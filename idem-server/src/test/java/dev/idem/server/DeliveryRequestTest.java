@@ -25,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 class DeliveryRequestTest {
     @TempDir
     Path dir;
+
     Store store;
     TestNode node;
     LoopbackReceiver receiver;
@@ -47,56 +48,84 @@ class DeliveryRequestTest {
         var created = node.call("POST", "/v1/schedules", body);
         assertThat(created.status()).as(created.raw()).isEqualTo(201);
         String scheduleId = created.json().get("id").asText();
-        await().atMost(Duration.ofSeconds(20)).until(() -> receiver.requests.size() >= requests
-                && "succeeded".equals(node.call("GET", "/v1/deliveries?schedule_id=" + scheduleId, null).json().at("/data/0/status").asText()));
-        return node.call("GET", "/v1/deliveries?schedule_id=" + scheduleId, null).json().at("/data/0/id").asText();
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> receiver.requests.size() >= requests
+                        && "succeeded"
+                                .equals(node.call("GET", "/v1/deliveries?schedule_id=" + scheduleId, null)
+                                        .json()
+                                        .at("/data/0/status")
+                                        .asText()));
+        return node.call("GET", "/v1/deliveries?schedule_id=" + scheduleId, null)
+                .json()
+                .at("/data/0/id")
+                .asText();
     }
 
     private static Map<String, String> lowerCased(JsonNode headers) {
         Map<String, String> out = new TreeMap<>();
-        headers.fields().forEachRemaining(e -> out.put(e.getKey().toLowerCase(Locale.ROOT), e.getValue().asText()));
+        headers.fields()
+                .forEachRemaining(e -> out.put(
+                        e.getKey().toLowerCase(Locale.ROOT), e.getValue().asText()));
         return out;
     }
 
     /** The received headers the sender's HTTP client adds on its own (transport, not the request Idem built). */
     private static Map<String, String> withoutTransport(Map<String, String> received) {
         Map<String, String> out = new TreeMap<>(received);
-        for (String h : new String[] {"host", "content-length", "connection", "accept-encoding", "transfer-encoding", "expect"}) out.remove(h);
+        for (String h :
+                new String[] {"host", "content-length", "connection", "accept-encoding", "transfer-encoding", "expect"})
+            out.remove(h);
         return out;
     }
 
     @Test
     void theRequestOfTheLatestAttemptIsTheOneTheReceiverGotSignatureIncluded() {
-        String id = createAndAwaitDelivery("{\"endpoint\":\"" + receiver.url("/in") + "\",\"event_type\":\"invoice.due\","
-                + "\"headers\":{\"X-Tenant\":\"acme\"},\"header_profile\":\"schedstack\"}", 1);
+        String id = createAndAwaitDelivery(
+                "{\"endpoint\":\"" + receiver.url("/in") + "\",\"event_type\":\"invoice.due\","
+                        + "\"headers\":{\"X-Tenant\":\"acme\"},\"header_profile\":\"schedstack\"}",
+                1);
         JsonNode first = node.call("GET", "/v1/deliveries/" + id, null).json().get("request");
         assertThat(first.get("attempt").asInt()).isEqualTo(1);
         assertThat(first.get("url").asText()).isEqualTo(receiver.url("/in"));
         assertThat(first.get("signature_omitted").isNull()).isTrue();
         LoopbackReceiver.Received got = receiver.requests.get(0);
-        assertThat(lowerCased(first.get("headers"))).isEqualTo(withoutTransport(got.headers())).containsKeys("webhook-signature", "sched-signature");
+        assertThat(lowerCased(first.get("headers")))
+                .isEqualTo(withoutTransport(got.headers()))
+                .containsKeys("webhook-signature", "sched-signature");
         assertThat(first.get("body").asText()).isEqualTo(new String(got.body(), StandardCharsets.UTF_8));
 
         // a replay is attempt 2: the request shown follows it, with its own timestamp and signature
-        assertThat(node.call("POST", "/v1/deliveries/" + id + "/replay", null).status()).isEqualTo(200);
-        await().atMost(Duration.ofSeconds(20)).until(() -> receiver.requests.size() >= 2
-                && node.call("GET", "/v1/deliveries/" + id, null).json().get("attempts").size() == 2);
+        assertThat(node.call("POST", "/v1/deliveries/" + id + "/replay", null).status())
+                .isEqualTo(200);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> receiver.requests.size() >= 2
+                        && node.call("GET", "/v1/deliveries/" + id, null)
+                                        .json()
+                                        .get("attempts")
+                                        .size()
+                                == 2);
         var second = node.call("GET", "/v1/deliveries/" + id, null);
         JsonNode request = second.json().get("request");
         assertThat(request.get("attempt").asInt()).isEqualTo(2);
         LoopbackReceiver.Received again = receiver.requests.get(1);
         assertThat(lowerCased(request.get("headers"))).isEqualTo(withoutTransport(again.headers()));
         assertThat(request.get("body").asText()).isEqualTo(new String(again.body(), StandardCharsets.UTF_8));
-        String secret = node.call("GET", "/v1/signing-secret", null).json().get("secret").asText();
+        String secret = node.call("GET", "/v1/signing-secret", null)
+                .json()
+                .get("secret")
+                .asText();
         assertThat(second.raw()).doesNotContain(secret).doesNotContain(secret.substring("whsec_".length()));
     }
 
     @Test
     void anAttemptOlderThanTheLastRotationShowsNoSignatureAndSaysWhy() {
         String id = createAndAwaitDelivery("{\"endpoint\":\"" + receiver.url("/in") + "\",\"payload\":{\"n\":1}}", 1);
-        assertThat(node.call("POST", "/v1/signing-secret/rotate", null).status()).isEqualTo(200);
+        assertThat(node.call("POST", "/v1/signing-secret/rotate", null).status())
+                .isEqualTo(200);
         JsonNode request = node.call("GET", "/v1/deliveries/" + id, null).json().get("request");
-        assertThat(request.get("signature_omitted").asText()).contains("predates").contains("rotation");
+        assertThat(request.get("signature_omitted").asText())
+                .contains("predates")
+                .contains("rotation");
         Map<String, String> expected = withoutTransport(receiver.requests.get(0).headers());
         expected.remove("webhook-signature");
         assertThat(lowerCased(request.get("headers"))).isEqualTo(expected);

@@ -25,29 +25,38 @@ class IdempotentCommitFailureTest {
 
     @Test
     void aCommitThatFailsLeavesNothingAndTheKeyRunsCleanlyOnRetry() throws Exception {
-        try (TestDatabase db = TestStores.postgresDatabase(); Store store = db.open(Clock.systemUTC());
-             TestNode node = new TestNode(store, dir, Clock.systemUTC(), 0)) {
+        try (TestDatabase db = TestStores.postgresDatabase();
+                Store store = db.open(Clock.systemUTC());
+                TestNode node = new TestNode(store, dir, Clock.systemUTC(), 0)) {
             String body = "{\"endpoint\":\"http://127.0.0.1:9/x\",\"fire_at\":\"2030-01-01T00:00:00Z\"}";
             String newest = node.call("GET", "/v1/schedules?limit=1", null).raw();
-            exec(db, "CREATE FUNCTION idem_test_fail() RETURNS trigger AS $$ BEGIN "
-                    + "IF NEW.idem_key = 'crash-me' AND NEW.response_status IS NOT NULL THEN RAISE EXCEPTION 'injected failure at commit'; END IF; "
-                    + "RETURN NEW; END $$ LANGUAGE plpgsql");
-            exec(db, "CREATE CONSTRAINT TRIGGER idem_test_fail AFTER UPDATE ON idempotency_records DEFERRABLE INITIALLY DEFERRED "
-                    + "FOR EACH ROW EXECUTE FUNCTION idem_test_fail()");
+            exec(
+                    db,
+                    "CREATE FUNCTION idem_test_fail() RETURNS trigger AS $$ BEGIN "
+                            + "IF NEW.idem_key = 'crash-me' AND NEW.response_status IS NOT NULL THEN RAISE EXCEPTION 'injected failure at commit'; END IF; "
+                            + "RETURN NEW; END $$ LANGUAGE plpgsql");
+            exec(
+                    db,
+                    "CREATE CONSTRAINT TRIGGER idem_test_fail AFTER UPDATE ON idempotency_records DEFERRABLE INITIALLY DEFERRED "
+                            + "FOR EACH ROW EXECUTE FUNCTION idem_test_fail()");
 
-            var failed = node.api.call("POST", "/v1/schedules", TestNode.TEST_KEY, body, Map.of("Idempotency-Key", "crash-me"));
+            var failed = node.api.call(
+                    "POST", "/v1/schedules", TestNode.TEST_KEY, body, Map.of("Idempotency-Key", "crash-me"));
             assertThat(failed.status()).isEqualTo(500);
             assertThat(failed.json().get("error").get("type").asText()).isEqualTo("api_error");
             assertThat(node.call("GET", "/v1/schedules?limit=1", null).raw()).isEqualTo(newest);
             assertThat(count(db, "SELECT count(*) FROM schedules")).isZero();
             assertThat(count(db, "SELECT count(*) FROM deliveries")).isZero();
-            assertThat(count(db, "SELECT count(*) FROM idempotency_records WHERE idem_key = 'crash-me'")).isZero();
+            assertThat(count(db, "SELECT count(*) FROM idempotency_records WHERE idem_key = 'crash-me'"))
+                    .isZero();
 
             exec(db, "DROP TRIGGER idem_test_fail ON idempotency_records");
-            var retried = node.api.call("POST", "/v1/schedules", TestNode.TEST_KEY, body, Map.of("Idempotency-Key", "crash-me"));
+            var retried = node.api.call(
+                    "POST", "/v1/schedules", TestNode.TEST_KEY, body, Map.of("Idempotency-Key", "crash-me"));
             assertThat(retried.status()).isEqualTo(201);
             assertThat(retried.header("Idempotent-Replayed")).isNull();
-            var again = node.api.call("POST", "/v1/schedules", TestNode.TEST_KEY, body, Map.of("Idempotency-Key", "crash-me"));
+            var again = node.api.call(
+                    "POST", "/v1/schedules", TestNode.TEST_KEY, body, Map.of("Idempotency-Key", "crash-me"));
             assertThat(again.header("Idempotent-Replayed")).isEqualTo("true");
             assertThat(again.raw()).isEqualTo(retried.raw());
             assertThat(count(db, "SELECT count(*) FROM schedules")).isEqualTo(1);
@@ -60,13 +69,16 @@ class IdempotentCommitFailureTest {
     }
 
     private static void exec(TestDatabase db, String sql) throws Exception {
-        try (Connection c = connect(db); Statement s = c.createStatement()) {
+        try (Connection c = connect(db);
+                Statement s = c.createStatement()) {
             s.execute(sql);
         }
     }
 
     private static long count(TestDatabase db, String sql) throws Exception {
-        try (Connection c = connect(db); Statement s = c.createStatement(); var rs = s.executeQuery(sql)) {
+        try (Connection c = connect(db);
+                Statement s = c.createStatement();
+                var rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }

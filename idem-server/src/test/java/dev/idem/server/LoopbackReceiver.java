@@ -23,7 +23,8 @@ public final class LoopbackReceiver implements AutoCloseable {
     public final List<Received> requests = new CopyOnWriteArrayList<>();
     public final AtomicInteger status = new AtomicInteger(200);
     /** The response body. */
-    public final java.util.concurrent.atomic.AtomicReference<String> answer = new java.util.concurrent.atomic.AtomicReference<>("ok");
+    public final java.util.concurrent.atomic.AtomicReference<String> answer =
+            new java.util.concurrent.atomic.AtomicReference<>("ok");
 
     public LoopbackReceiver() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);

@@ -33,13 +33,21 @@ class OperationsDocTest {
     @Test
     void the_metrics_table_lists_exactly_the_idem_meters_a_node_exposes() throws IOException {
         Set<String> exposed = new TreeSet<>();
-        try (Store store = TestStores.sqlite(dir, Clock.systemUTC()); TestNode node = new TestNode(store, dir, Clock.systemUTC(), 0);
-             LoopbackReceiver receiver = new LoopbackReceiver()) {
+        try (Store store = TestStores.sqlite(dir, Clock.systemUTC());
+                TestNode node = new TestNode(store, dir, Clock.systemUTC(), 0);
+                LoopbackReceiver receiver = new LoopbackReceiver()) {
             // one delivery, so that the meters registered on the first attempt (the attempt timer per result) exist too
-            assertThat(node.call("POST", "/v1/schedules", "{\"endpoint\":\"" + receiver.url("/ops") + "\"}").status()).isEqualTo(201);
-            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> node.api.call("GET", "/metrics", null, null).raw()
-                    .contains("idem_deliveries_total{outcome=\"succeeded\"} 1.0"));
-            Matcher m = EXPOSED.matcher(node.api.call("GET", "/metrics", null, null).raw());
+            assertThat(node.call("POST", "/v1/schedules", "{\"endpoint\":\"" + receiver.url("/ops") + "\"}")
+                            .status())
+                    .isEqualTo(201);
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(60))
+                    .until(() -> node.api
+                            .call("GET", "/metrics", null, null)
+                            .raw()
+                            .contains("idem_deliveries_total{outcome=\"succeeded\"} 1.0"));
+            Matcher m =
+                    EXPOSED.matcher(node.api.call("GET", "/metrics", null, null).raw());
             // Prometheus adds a _max gauge beside each timer; the page documents the timer
             while (m.find()) if (!m.group(1).endsWith("_max")) exposed.add(m.group(1));
         }

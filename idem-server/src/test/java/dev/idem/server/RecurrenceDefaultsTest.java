@@ -29,11 +29,14 @@ import org.junit.jupiter.api.io.TempDir;
 class RecurrenceDefaultsTest {
     /** A creation instant in the middle of a second and of a minute, as a real request's is. */
     static final Instant CREATED = Instant.parse("2026-06-01T10:00:40.130Z");
+
     static final ZoneId PARIS = ZoneId.of("Europe/Paris");
-    static final List<String> FREQUENCIES = List.of("SECONDLY", "MINUTELY", "HOURLY", "DAILY", "WEEKLY", "MONTHLY", "YEARLY");
+    static final List<String> FREQUENCIES =
+            List.of("SECONDLY", "MINUTELY", "HOURLY", "DAILY", "WEEKLY", "MONTHLY", "YEARLY");
 
     @TempDir
     Path dir;
+
     MutableClock clock;
     Store store;
     TestNode node;
@@ -68,17 +71,24 @@ class RecurrenceDefaultsTest {
             if (s.get("next_fire_at").isNull()) break;
             clock.set(Instant.parse(s.get("next_fire_at").asText()));
             int seen = received.size();
-            await().atMost(Duration.ofSeconds(20)).until(() -> forSchedule(scheduleId).size() > seen);
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> forSchedule(scheduleId).size() > seen);
             received = forSchedule(scheduleId);
             String last = received.get(received.size() - 1);
-            await().atMost(Duration.ofSeconds(20)).until(() -> !last.equals(
-                    node.call("GET", "/v1/schedules/" + scheduleId, null).json().get("next_fire_at").asText()));
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> !last.equals(node.call("GET", "/v1/schedules/" + scheduleId, null)
+                            .json()
+                            .get("next_fire_at")
+                            .asText()));
         }
         return received;
     }
 
     List<String> forSchedule(String id) {
-        return receiver.requests.stream().filter(r -> id.equals(r.header("Idem-Schedule-Id"))).map(r -> r.header("Idem-Scheduled-For")).toList();
+        return receiver.requests.stream()
+                .filter(r -> id.equals(r.header("Idem-Schedule-Id")))
+                .map(r -> r.header("Idem-Scheduled-For"))
+                .toList();
     }
 
     /** For each FREQ: a COUNT=3 rule created at {@link #CREATED} with {@code extra} fields; returns what arrived, per FREQ. */
@@ -98,23 +108,31 @@ class RecurrenceDefaultsTest {
     void countDeliversCountTimesForEveryFrequencyWithoutDtstart() {
         deliverCountedRules("").forEach((freq, got) -> {
             Instant first = Instant.parse(got.get(0));
-            assertThat(first).as(freq + ": the first occurrence is ahead of the creation").isAfterOrEqualTo(CREATED);
-            if (!freq.equals("SECONDLY")) assertThat(first.atZone(PARIS).getSecond()).as(freq + " fires on second 0").isZero();
+            assertThat(first)
+                    .as(freq + ": the first occurrence is ahead of the creation")
+                    .isAfterOrEqualTo(CREATED);
+            if (!freq.equals("SECONDLY"))
+                assertThat(first.atZone(PARIS).getSecond())
+                        .as(freq + " fires on second 0")
+                        .isZero();
         });
     }
 
     @Test
     void countDeliversCountTimesForEveryFrequencyWithAFutureDtstart() {
-        deliverCountedRules(",\"dtstart\":\"2026-06-02T09:30:15\"").forEach((freq, got) ->
-                assertThat(Instant.parse(got.get(0)).atZone(PARIS).toLocalDateTime()).as(freq).hasToString("2026-06-02T09:30:15"));
+        deliverCountedRules(",\"dtstart\":\"2026-06-02T09:30:15\"")
+                .forEach((freq, got) -> assertThat(
+                                Instant.parse(got.get(0)).atZone(PARIS).toLocalDateTime())
+                        .as(freq)
+                        .hasToString("2026-06-02T09:30:15"));
     }
 
     @Test
     void theIssuesSecondlyExampleGetsItsThreeDeliveries() {
         JsonNode s = create("\"rrule\":\"FREQ=SECONDLY;INTERVAL=3;COUNT=3\"");
         assertThat(s.get("dtstart").asText()).isEqualTo("2026-06-01T10:00:41");
-        assertThat(deliverAll(s.get("id").asText())).containsExactly(
-                "2026-06-01T10:00:41.000Z", "2026-06-01T10:00:44.000Z", "2026-06-01T10:00:47.000Z");
+        assertThat(deliverAll(s.get("id").asText()))
+                .containsExactly("2026-06-01T10:00:41.000Z", "2026-06-01T10:00:44.000Z", "2026-06-01T10:00:47.000Z");
     }
 
     @Test
@@ -130,31 +148,49 @@ class RecurrenceDefaultsTest {
     void byHourWithoutByMinuteFiresOnMinuteZeroAndTheStoredRuleSaysSo() {
         JsonNode s = create("\"rrule\":\"FREQ=DAILY;BYHOUR=9\",\"timezone\":\"Europe/Paris\"");
         assertThat(s.get("rrule").asText()).isEqualTo("FREQ=DAILY;BYHOUR=9;BYMINUTE=0");
-        assertThat(Instant.parse(s.get("next_fire_at").asText()).atZone(PARIS).toLocalDateTime()).hasToString("2026-06-02T09:00");
-        JsonNode got = node.call("GET", "/v1/schedules/" + s.get("id").asText(), null).json();
+        assertThat(Instant.parse(s.get("next_fire_at").asText()).atZone(PARIS).toLocalDateTime())
+                .hasToString("2026-06-02T09:00");
+        JsonNode got =
+                node.call("GET", "/v1/schedules/" + s.get("id").asText(), null).json();
         assertThat(got.get("rrule").asText()).isEqualTo("FREQ=DAILY;BYHOUR=9;BYMINUTE=0");
     }
 
     @Test
     void anExplicitDtstartKeepsRfc5545sMeaningForTheMinute() {
-        JsonNode s = create("\"rrule\":\"FREQ=DAILY;BYHOUR=9\",\"timezone\":\"Europe/Paris\",\"dtstart\":\"2026-06-01T08:30:15\"");
+        JsonNode s = create(
+                "\"rrule\":\"FREQ=DAILY;BYHOUR=9\",\"timezone\":\"Europe/Paris\",\"dtstart\":\"2026-06-01T08:30:15\"");
         assertThat(s.get("rrule").asText()).isEqualTo("FREQ=DAILY;BYHOUR=9");
-        assertThat(Instant.parse(s.get("next_fire_at").asText()).atZone(PARIS).toLocalDateTime()).hasToString("2026-06-02T09:30:15");
+        assertThat(Instant.parse(s.get("next_fire_at").asText()).atZone(PARIS).toLocalDateTime())
+                .hasToString("2026-06-02T09:30:15");
     }
 
     @Test
     void thePreviewShowsWhatTheCreateDoes() {
-        for (String rule : List.of("FREQ=DAILY;BYHOUR=9", "FREQ=SECONDLY;INTERVAL=3;COUNT=3", "FREQ=HOURLY", "FREQ=MONTHLY;BYDAY=+2MO;BYHOUR=18")) {
-            var preview = node.api.call("GET", "/v1/recurrence/preview?rrule=" + URLEncoder.encode(rule, StandardCharsets.UTF_8)
-                    + "&timezone=Europe/Paris&count=3", null, null);
+        for (String rule : List.of(
+                "FREQ=DAILY;BYHOUR=9",
+                "FREQ=SECONDLY;INTERVAL=3;COUNT=3",
+                "FREQ=HOURLY",
+                "FREQ=MONTHLY;BYDAY=+2MO;BYHOUR=18")) {
+            var preview = node.api.call(
+                    "GET",
+                    "/v1/recurrence/preview?rrule=" + URLEncoder.encode(rule, StandardCharsets.UTF_8)
+                            + "&timezone=Europe/Paris&count=3",
+                    null,
+                    null);
             assertThat(preview.status()).as(preview.raw()).isEqualTo(200);
             JsonNode s = create("\"rrule\":\"" + rule + "\",\"timezone\":\"Europe/Paris\"");
             JsonNode occurrences = preview.json().get("occurrences");
-            assertThat(Instant.parse(occurrences.get(0).get("utc").asText())).as(rule)
+            assertThat(Instant.parse(occurrences.get(0).get("utc").asText()))
+                    .as(rule)
                     .isEqualTo(Instant.parse(s.get("next_fire_at").asText()));
             // the preview of the stored rule and dtstart gives the same occurrences
-            var stored = node.api.call("GET", "/v1/recurrence/preview?rrule=" + URLEncoder.encode(s.get("rrule").asText(), StandardCharsets.UTF_8)
-                    + "&dtstart=" + s.get("dtstart").asText() + "&timezone=Europe/Paris&count=3", null, null);
+            var stored = node.api.call(
+                    "GET",
+                    "/v1/recurrence/preview?rrule="
+                            + URLEncoder.encode(s.get("rrule").asText(), StandardCharsets.UTF_8) + "&dtstart="
+                            + s.get("dtstart").asText() + "&timezone=Europe/Paris&count=3",
+                    null,
+                    null);
             assertThat(stored.json().get("occurrences")).as(rule).isEqualTo(occurrences);
         }
     }

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ServerBehaviourTest {
     @TempDir
     Path dir;
+
     Store store;
     TestNode node;
     LoopbackReceiver receiver;
@@ -60,14 +61,16 @@ class ServerBehaviourTest {
         var anew = node.api.call("POST", "/v1/schedules", TestNode.TEST_KEY, body, key);
         assertThat(anew.status()).isEqualTo(201);
         assertThat(anew.header("Idempotent-Replayed")).isNull();
-        assertThat(anew.json().get("id").asText()).isNotEqualTo(first.json().get("id").asText());
+        assertThat(anew.json().get("id").asText())
+                .isNotEqualTo(first.json().get("id").asText());
     }
 
     @Test
     void aDedupIdReturnsTheFirstScheduleWithin24HoursAndCreatesAnewAfter() throws Exception {
         MutableClock clock = MutableClock.at(Instant.parse("2026-06-01T10:00:00Z"));
         start(clock, 0);
-        String body = "{\"endpoint\":\"" + receiver.url("/d") + "\",\"fire_at\":\"2030-01-01T00:00:00Z\",\"dedup_id\":\"order-7\"}";
+        String body = "{\"endpoint\":\"" + receiver.url("/d")
+                + "\",\"fire_at\":\"2030-01-01T00:00:00Z\",\"dedup_id\":\"order-7\"}";
         var first = node.call("POST", "/v1/schedules", body);
         assertThat(first.status()).as(first.raw()).isEqualTo(201);
         String firstId = first.json().get("id").asText();
@@ -82,21 +85,32 @@ class ServerBehaviourTest {
         assertThat(anew.header("Idem-Deduplicated")).isNull();
         assertThat(anew.json().get("id").asText()).isNotEqualTo(firstId);
         var thenDeduplicated = node.call("POST", "/v1/schedules", body);
-        assertThat(thenDeduplicated.json().get("id").asText()).isEqualTo(anew.json().get("id").asText());
+        assertThat(thenDeduplicated.json().get("id").asText())
+                .isEqualTo(anew.json().get("id").asText());
     }
 
     @Test
     void aPortInUseFailsTheStartWithWhatToDoBeforeTheEngineRuns() throws Exception {
         store = TestStores.sqlite(dir, Clock.systemUTC());
         String nodeId = "bind-first-" + System.nanoTime();
-        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 50, java.net.InetAddress.getByName("127.0.0.1"))) {
-            ServerConfig config = new ServerConfig("127.0.0.1", taken.getLocalPort(), dir, null, null, null, TestNode.TEST_KEY, true, nodeId, 0);
-            assertThatThrownBy(() -> IdemServer.start(config, store, false, dev.idem.engine.EngineConfig.defaults(nodeId), Clock.systemUTC(),
-                    new SecureRandom(), System.out))
+        try (java.net.ServerSocket taken =
+                new java.net.ServerSocket(0, 50, java.net.InetAddress.getByName("127.0.0.1"))) {
+            ServerConfig config = new ServerConfig(
+                    "127.0.0.1", taken.getLocalPort(), dir, null, null, null, TestNode.TEST_KEY, true, nodeId, 0);
+            assertThatThrownBy(() -> IdemServer.start(
+                            config,
+                            store,
+                            false,
+                            dev.idem.engine.EngineConfig.defaults(nodeId),
+                            Clock.systemUTC(),
+                            new SecureRandom(),
+                            System.out))
                     .isInstanceOf(StartupException.class)
-                    .hasMessageContaining("port " + taken.getLocalPort() + " on 127.0.0.1 is already in use").hasMessageContaining("--port");
+                    .hasMessageContaining("port " + taken.getLocalPort() + " on 127.0.0.1 is already in use")
+                    .hasMessageContaining("--port");
         }
-        assertThat(Thread.getAllStackTraces().keySet()).as("no engine thread ran or was left running")
+        assertThat(Thread.getAllStackTraces().keySet())
+                .as("no engine thread ran or was left running")
                 .noneMatch(t -> t.isAlive() && t.getName().contains(nodeId));
         assertThat(store.isReachable()).as("the caller's store is left open").isTrue();
     }
@@ -105,17 +119,27 @@ class ServerBehaviourTest {
     void aKeyLeftInProgressByADeadProcessIsRefusedThenTakenOverAfterItsLock() throws Exception {
         MutableClock clock = MutableClock.at(Instant.parse("2026-06-01T10:00:00Z"));
         start(clock, 0);
-        String projectId = store.inTransaction(tx -> tx.projects().findByName("default")).orElseThrow().id();
+        String projectId = store.inTransaction(tx -> tx.projects().findByName("default"))
+                .orElseThrow()
+                .id();
         Tenant tenant = new Tenant(projectId, Mode.TEST);
-        store.useTransaction(tx -> tx.idempotency().tryInsert(
-                new IdempotencyRecord(tenant, "orphan", "whatever", clock.instant(), clock.instant().plusSeconds(30), null, null)));
+        store.useTransaction(tx -> tx.idempotency()
+                .tryInsert(new IdempotencyRecord(
+                        tenant,
+                        "orphan",
+                        "whatever",
+                        clock.instant(),
+                        clock.instant().plusSeconds(30),
+                        null,
+                        null)));
         String body = "{\"endpoint\":\"" + receiver.url("/o") + "\",\"fire_at\":\"2030-01-01T00:00:00Z\"}";
         var busy = node.api.call("POST", "/v1/schedules", TestNode.TEST_KEY, body, Map.of("Idempotency-Key", "orphan"));
         assertThat(busy.status()).isEqualTo(409);
         assertThat(busy.json().get("error").get("code").asText()).isEqualTo("idempotency_in_progress");
         assertThat(busy.json().get("error").get("type").asText()).isEqualTo("idempotency_error");
         clock.advance(Duration.ofSeconds(31));
-        var taken = node.api.call("POST", "/v1/schedules", TestNode.TEST_KEY, body, Map.of("Idempotency-Key", "orphan"));
+        var taken =
+                node.api.call("POST", "/v1/schedules", TestNode.TEST_KEY, body, Map.of("Idempotency-Key", "orphan"));
         assertThat(taken.status()).isEqualTo(201);
     }
 
@@ -143,19 +167,41 @@ class ServerBehaviourTest {
         KeyAdmin admin = new KeyAdmin(store, false, Clock.systemUTC(), new SecureRandom());
         KeyAdmin.NewKey acme = admin.create("acme", Mode.TEST);
         assertThat(acme.secret()).startsWith("sk_test_");
-        String id = node.call("POST", "/v1/schedules", "{\"endpoint\":\"" + receiver.url("/a") + "\",\"fire_at\":\"2030-01-01T00:00:00Z\"}").json().get("id").asText();
-        assertThat(node.api.call("GET", "/v1/schedules/" + id, acme.secret(), null).status()).isEqualTo(404);
-        assertThat(node.api.call("GET", "/v1/schedules", acme.secret(), null).json().get("data")).isEmpty();
-        assertThat(admin.list("acme")).extracting(k -> k.id()).containsExactly(acme.key().id());
-        assertThat(admin.list("acme").get(0).hash()).doesNotContain(acme.secret().substring(8));
+        String id = node.call(
+                        "POST",
+                        "/v1/schedules",
+                        "{\"endpoint\":\"" + receiver.url("/a") + "\",\"fire_at\":\"2030-01-01T00:00:00Z\"}")
+                .json()
+                .get("id")
+                .asText();
+        assertThat(node.api
+                        .call("GET", "/v1/schedules/" + id, acme.secret(), null)
+                        .status())
+                .isEqualTo(404);
+        assertThat(node.api
+                        .call("GET", "/v1/schedules", acme.secret(), null)
+                        .json()
+                        .get("data"))
+                .isEmpty();
+        assertThat(admin.list("acme"))
+                .extracting(k -> k.id())
+                .containsExactly(acme.key().id());
+        assertThat(admin.list("acme").get(0).hash())
+                .doesNotContain(acme.secret().substring(8));
         assertThat(admin.revoke(acme.key().id())).isTrue();
         // the node trusts a key it found active for Authenticator.CACHE_TTL, on every node alike
-        assertThat(node.api.call("GET", "/v1/schedules", acme.secret(), null).status()).isEqualTo(200);
+        assertThat(node.api.call("GET", "/v1/schedules", acme.secret(), null).status())
+                .isEqualTo(200);
         clock.advance(dev.idem.server.internal.Authenticator.CACHE_TTL.plusMillis(1));
-        assertThat(node.api.call("GET", "/v1/schedules", acme.secret(), null).status()).isEqualTo(401);
-        assertThat(node.api.call("GET", "/v1/schedules", acme.secret(), null).status()).as("a refused key is not cached").isEqualTo(401);
+        assertThat(node.api.call("GET", "/v1/schedules", acme.secret(), null).status())
+                .isEqualTo(401);
+        assertThat(node.api.call("GET", "/v1/schedules", acme.secret(), null).status())
+                .as("a refused key is not cached")
+                .isEqualTo(401);
         KeyAdmin.NewKey fresh = admin.create("acme", Mode.TEST);
-        assertThat(node.api.call("GET", "/v1/schedules", fresh.secret(), null).status()).as("a new key works at once").isEqualTo(200);
+        assertThat(node.api.call("GET", "/v1/schedules", fresh.secret(), null).status())
+                .as("a new key works at once")
+                .isEqualTo(200);
     }
 
     @Test
@@ -166,13 +212,30 @@ class ServerBehaviourTest {
         receiver = new LoopbackReceiver();
         node = new TestNode(store, dir, Clock.systemUTC(), 0);
         var listed = node.call("GET", "/v1/schedules", null);
-        assertThat(listed.status()).as("the bootstrap key works: " + listed.raw()).isEqualTo(200);
+        assertThat(listed.status())
+                .as("the bootstrap key works: " + listed.raw())
+                .isEqualTo(200);
         assertThat(admin.list("default")).hasSize(1);
-        assertThat(node.call("GET", "/v1/signing-secret", null).json().get("secret").asText()).startsWith("whsec_");
-        String id = node.call("POST", "/v1/schedules", "{\"endpoint\":\"" + receiver.url("/b") + "\",\"fire_at\":\"2030-01-01T00:00:00Z\"}")
-                .json().get("id").asText();
-        assertThat(node.api.call("GET", "/v1/schedules/" + id, acme.secret(), null).status()).as("default is its own project").isEqualTo(404);
-        assertThat(node.printed).as("no first-start keys: the store was not empty").doesNotContain("sk_live_");
+        assertThat(node.call("GET", "/v1/signing-secret", null)
+                        .json()
+                        .get("secret")
+                        .asText())
+                .startsWith("whsec_");
+        String id = node.call(
+                        "POST",
+                        "/v1/schedules",
+                        "{\"endpoint\":\"" + receiver.url("/b") + "\",\"fire_at\":\"2030-01-01T00:00:00Z\"}")
+                .json()
+                .get("id")
+                .asText();
+        assertThat(node.api
+                        .call("GET", "/v1/schedules/" + id, acme.secret(), null)
+                        .status())
+                .as("default is its own project")
+                .isEqualTo(404);
+        assertThat(node.printed)
+                .as("no first-start keys: the store was not empty")
+                .doesNotContain("sk_live_");
     }
 
     @Test
@@ -191,14 +254,23 @@ class ServerBehaviourTest {
     @Test
     void aRecurringScheduleDeliversEachOccurrenceWithItsOwnKeyAndSequence() throws Exception {
         start(Clock.systemUTC(), 0);
-        var created = node.call("POST", "/v1/schedules", "{\"endpoint\":\"" + receiver.url("/r") + "\",\"rrule\":\"FREQ=SECONDLY;INTERVAL=1\","
-                + "\"idempotency_key\":\"tick\",\"header_profile\":\"rrule\",\"timezone\":\"Europe/Paris\"}");
+        var created = node.call(
+                "POST",
+                "/v1/schedules",
+                "{\"endpoint\":\"" + receiver.url("/r") + "\",\"rrule\":\"FREQ=SECONDLY;INTERVAL=1\","
+                        + "\"idempotency_key\":\"tick\",\"header_profile\":\"rrule\",\"timezone\":\"Europe/Paris\"}");
         assertThat(created.status()).as(created.raw()).isEqualTo(201);
         assertThat(created.json().get("kind").asText()).isEqualTo("rrule");
         assertThat(created.json().get("timezone").asText()).isEqualTo("Europe/Paris");
         String id = created.json().get("id").asText();
-        await().atMost(Duration.ofSeconds(15)).until(() -> receiver.requests.stream().filter(r -> id.equals(r.header("Idem-Schedule-Id"))).count() >= 3);
-        var got = receiver.requests.stream().filter(r -> id.equals(r.header("Idem-Schedule-Id"))).toList();
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> receiver.requests.stream()
+                                .filter(r -> id.equals(r.header("Idem-Schedule-Id")))
+                                .count()
+                        >= 3);
+        var got = receiver.requests.stream()
+                .filter(r -> id.equals(r.header("Idem-Schedule-Id")))
+                .toList();
         for (var r : got.subList(0, 3)) {
             assertThat(r.header("Idempotency-Key")).isEqualTo("tick:" + r.header("Idem-Scheduled-For"));
             assertThat(r.header("X-RRule-Execution-Id")).isEqualTo(r.header("webhook-id"));
@@ -209,18 +281,32 @@ class ServerBehaviourTest {
             assertThat(env.get("input").get("value").asText()).isEqualTo("FREQ=SECONDLY;INTERVAL=1");
             assertThat(env.get("execution_id").asText()).isEqualTo(r.header("webhook-id"));
         }
-        List<Long> sequences = got.stream().map(r -> Long.parseLong(r.header("Idem-Sequence"))).sorted().toList();
+        List<Long> sequences = got.stream()
+                .map(r -> Long.parseLong(r.header("Idem-Sequence")))
+                .sorted()
+                .toList();
         assertThat(sequences.subList(0, 3)).containsExactly(1L, 2L, 3L);
-        assertThat(got.stream().map(r -> r.header("webhook-id")).distinct().count()).isEqualTo(got.size());
+        assertThat(got.stream().map(r -> r.header("webhook-id")).distinct().count())
+                .isEqualTo(got.size());
         node.call("DELETE", "/v1/schedules/" + id, null);
     }
 
     @Test
     void patchChangesWhatItNamesKeepsTheRestAndRefusesImmutableFields() throws Exception {
         start(Clock.systemUTC(), 0);
-        String id = node.call("POST", "/v1/schedules", "{\"endpoint\":\"" + receiver.url("/p1") + "\",\"fire_at\":\"2030-01-01T00:00:00Z\","
-                + "\"retry\":{\"max_attempts\":3},\"event_type\":\"a.b\",\"idempotency_key\":\"mine\"}").json().get("id").asText();
-        var patched = node.call("PATCH", "/v1/schedules/" + id, "{\"endpoint\":\"" + receiver.url("/p2") + "\",\"retry\":{\"initial_backoff\":\"10s\"},\"event_type\":null}");
+        String id = node.call(
+                        "POST",
+                        "/v1/schedules",
+                        "{\"endpoint\":\"" + receiver.url("/p1") + "\",\"fire_at\":\"2030-01-01T00:00:00Z\","
+                                + "\"retry\":{\"max_attempts\":3},\"event_type\":\"a.b\",\"idempotency_key\":\"mine\"}")
+                .json()
+                .get("id")
+                .asText();
+        var patched = node.call(
+                "PATCH",
+                "/v1/schedules/" + id,
+                "{\"endpoint\":\"" + receiver.url("/p2")
+                        + "\",\"retry\":{\"initial_backoff\":\"10s\"},\"event_type\":null}");
         assertThat(patched.status()).as(patched.raw()).isEqualTo(200);
         assertThat(patched.json().get("endpoint").asText()).endsWith("/p2");
         assertThat(patched.json().get("retry").get("max_attempts").asInt()).isEqualTo(3);
@@ -234,31 +320,54 @@ class ServerBehaviourTest {
         assertThat(immutable.json().get("error").get("code").asText()).isEqualTo("parameter_immutable");
         var bad = node.call("PATCH", "/v1/schedules/" + id, "{\"timeout\":\"2m\"}");
         assertThat(bad.status()).isEqualTo(400);
-        assertThat(node.call("GET", "/v1/schedules/" + id, null).json().get("timeout").asText()).isEqualTo("30s");
-        assertThat(node.call("PATCH", "/v1/schedules/" + id, "{\"rrule\":\"FREQ=DAILY\"}").json().get("error").get("code").asText())
+        assertThat(node.call("GET", "/v1/schedules/" + id, null)
+                        .json()
+                        .get("timeout")
+                        .asText())
+                .isEqualTo("30s");
+        assertThat(node.call("PATCH", "/v1/schedules/" + id, "{\"rrule\":\"FREQ=DAILY\"}")
+                        .json()
+                        .get("error")
+                        .get("code")
+                        .asText())
                 .isEqualTo("parameter_unexpected");
     }
 
     @Test
     void flowControlIsKeptShownReplacedByPatchAndRemovedWithNull() throws Exception {
         start(Clock.systemUTC(), 0);
-        var created = node.call("POST", "/v1/schedules", "{\"endpoint\":\"" + receiver.url("/fc") + "\",\"fire_at\":\"2030-01-01T00:00:00Z\","
-                + "\"flow_control\":{\"key\":\"acme-api\",\"parallelism\":4,\"rate\":10}}");
+        var created = node.call(
+                "POST",
+                "/v1/schedules",
+                "{\"endpoint\":\"" + receiver.url("/fc") + "\",\"fire_at\":\"2030-01-01T00:00:00Z\","
+                        + "\"flow_control\":{\"key\":\"acme-api\",\"parallelism\":4,\"rate\":10}}");
         assertThat(created.status()).as(created.raw()).isEqualTo(201);
-        assertThat(created.json().get("flow_control").toString()).isEqualTo("{\"key\":\"acme-api\",\"parallelism\":4,\"rate\":10}");
+        assertThat(created.json().get("flow_control").toString())
+                .isEqualTo("{\"key\":\"acme-api\",\"parallelism\":4,\"rate\":10}");
         String id = created.json().get("id").asText();
 
         var patched = node.call("PATCH", "/v1/schedules/" + id, "{\"flow_control\":{\"key\":\"other\",\"rate\":2}}");
         assertThat(patched.status()).as(patched.raw()).isEqualTo(200);
-        assertThat(patched.json().get("flow_control").toString()).isEqualTo("{\"key\":\"other\",\"parallelism\":null,\"rate\":2}");
-        var bad = node.call("PATCH", "/v1/schedules/" + id, "{\"flow_control\":{\"key\":\"other\",\"parallelism\":-1}}");
+        assertThat(patched.json().get("flow_control").toString())
+                .isEqualTo("{\"key\":\"other\",\"parallelism\":null,\"rate\":2}");
+        var bad =
+                node.call("PATCH", "/v1/schedules/" + id, "{\"flow_control\":{\"key\":\"other\",\"parallelism\":-1}}");
         assertThat(bad.status()).isEqualTo(400);
         assertThat(bad.json().get("error").get("param").asText()).isEqualTo("flow_control.parallelism");
-        assertThat(node.call("GET", "/v1/schedules/" + id, null).json().get("flow_control").get("rate").asInt()).isEqualTo(2);
+        assertThat(node.call("GET", "/v1/schedules/" + id, null)
+                        .json()
+                        .get("flow_control")
+                        .get("rate")
+                        .asInt())
+                .isEqualTo(2);
 
         var removed = node.call("PATCH", "/v1/schedules/" + id, "{\"flow_control\":null}");
         assertThat(removed.json().get("flow_control").isNull()).isTrue();
-        assertThat(node.call("GET", "/v1/schedules/" + id, null).json().get("flow_control").isNull()).isTrue();
+        assertThat(node.call("GET", "/v1/schedules/" + id, null)
+                        .json()
+                        .get("flow_control")
+                        .isNull())
+                .isTrue();
     }
 
     @Test
@@ -266,7 +375,9 @@ class ServerBehaviourTest {
         start(Clock.systemUTC(), 0);
         var stats = node.call("GET", "/v1/stats", null).json();
         assertThat(stats.get("attempts_in_flight").asInt()).as(stats.toString()).isZero();
-        assertThat(stats.get("destinations_throttled").asInt()).as(stats.toString()).isZero();
+        assertThat(stats.get("destinations_throttled").asInt())
+                .as(stats.toString())
+                .isZero();
         String metrics = node.call("GET", "/metrics", null).raw();
         assertThat(metrics).contains("idem_attempts_in_flight", "idem_destinations_throttled");
     }
@@ -274,10 +385,17 @@ class ServerBehaviourTest {
     @Test
     void patchingARuleAppliesFromTheNextOccurrence() throws Exception {
         start(Clock.systemUTC(), 0);
-        var created = node.call("POST", "/v1/schedules", "{\"endpoint\":\"" + receiver.url("/rule") + "\",\"rrule\":\"FREQ=DAILY;BYHOUR=9;BYMINUTE=0;BYSECOND=0\",\"timezone\":\"America/New_York\"}");
+        var created = node.call(
+                "POST",
+                "/v1/schedules",
+                "{\"endpoint\":\"" + receiver.url("/rule")
+                        + "\",\"rrule\":\"FREQ=DAILY;BYHOUR=9;BYMINUTE=0;BYSECOND=0\",\"timezone\":\"America/New_York\"}");
         String id = created.json().get("id").asText();
         Instant before = Instant.parse(created.json().get("next_fire_at").asText());
-        var patched = node.call("PATCH", "/v1/schedules/" + id, "{\"rrule\":\"FREQ=WEEKLY;BYDAY=MO;BYHOUR=18;BYMINUTE=30;BYSECOND=0\",\"timezone\":\"Asia/Tokyo\"}");
+        var patched = node.call(
+                "PATCH",
+                "/v1/schedules/" + id,
+                "{\"rrule\":\"FREQ=WEEKLY;BYDAY=MO;BYHOUR=18;BYMINUTE=30;BYSECOND=0\",\"timezone\":\"Asia/Tokyo\"}");
         assertThat(patched.status()).as(patched.raw()).isEqualTo(200);
         Instant next = Instant.parse(patched.json().get("next_fire_at").asText());
         var local = next.atZone(java.time.ZoneId.of("Asia/Tokyo"));
@@ -295,7 +413,11 @@ class ServerBehaviourTest {
     @Test
     void previewNeedsNoKeyAndFollowsTheSpecExample() throws Exception {
         start(Clock.systemUTC(), 0);
-        var r = node.api.call("GET", "/v1/recurrence/preview?rrule=FREQ=DAILY;COUNT=3&dtstart=1997-09-02T09:00:00&timezone=America/New_York", null, null);
+        var r = node.api.call(
+                "GET",
+                "/v1/recurrence/preview?rrule=FREQ=DAILY;COUNT=3&dtstart=1997-09-02T09:00:00&timezone=America/New_York",
+                null,
+                null);
         assertThat(r.status()).as(r.raw()).isEqualTo(200);
         assertThat(r.json().get("occurrences").get(0).get("local").asText()).isEqualTo("1997-09-02T09:00:00");
         assertThat(r.json().get("occurrences").get(0).get("utc").asText()).isEqualTo("1997-09-02T13:00:00.000Z");

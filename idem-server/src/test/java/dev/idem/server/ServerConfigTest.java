@@ -22,16 +22,35 @@ class ServerConfigTest {
     void aRetentionShorterThanAnHourIsRefusedWithTheBoundAndTheValue() {
         assertThat(withRetention(Duration.ofHours(1)).retention()).isEqualTo(Duration.ofHours(1));
         assertThatThrownBy(() -> withRetention(Duration.ofMinutes(59)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 1h").hasMessageContaining("got 59m");
-        assertThatThrownBy(() -> withRetention(null)).isInstanceOf(NullPointerException.class).hasMessageContaining("retention");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at least 1h")
+                .hasMessageContaining("got 59m");
+        assertThatThrownBy(() -> withRetention(null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("retention");
     }
 
     @Test
     void aNodeHoldsTenThousandDeliveriesInFlightUnlessToldOtherwiseAndRefusesZero() {
         assertThat(ServerConfig.defaults().maxInFlight()).isEqualTo(10_000);
-        ServerConfig small = new ServerConfig("127.0.0.1", 0, Path.of("data"), null, null, null, null, false, "n1", 100, Duration.ofDays(1), 50);
+        ServerConfig small = new ServerConfig(
+                "127.0.0.1", 0, Path.of("data"), null, null, null, null, false, "n1", 100, Duration.ofDays(1), 50);
         assertThat(small.describe()).contains("at most 50 deliveries in flight");
-        assertThatThrownBy(() -> new ServerConfig("127.0.0.1", 0, Path.of("data"), null, null, null, null, false, "n1", 100, Duration.ofDays(1), 0))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--max-in-flight").hasMessageContaining("got 0");
+        assertThatThrownBy(() -> new ServerConfig(
+                        "127.0.0.1",
+                        0,
+                        Path.of("data"),
+                        null,
+                        null,
+                        null,
+                        null,
+                        false,
+                        "n1",
+                        100,
+                        Duration.ofDays(1),
+                        0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--max-in-flight")
+                .hasMessageContaining("got 0");
     }
 }

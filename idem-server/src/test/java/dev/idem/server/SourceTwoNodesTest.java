@@ -34,8 +34,10 @@ import org.junit.jupiter.api.io.TempDir;
 /** Two nodes on one PostgreSQL database: a provider's duplicates and retries are forwarded once (issue 14, item 2). */
 class SourceTwoNodesTest {
     private static final String SECRET = "whsec_two_nodes";
+
     @TempDir
     Path dir;
+
     TestDatabase db;
     Store storeA;
     Store storeB;
@@ -52,8 +54,11 @@ class SourceTwoNodesTest {
         receiver = new LoopbackReceiver();
         a = new TestNode(storeA, dir, Clock.systemUTC(), 0);
         b = new TestNode(storeB, dir, Clock.systemUTC(), 0);
-        var created = a.call("POST", "/v1/sources", "{\"name\":\"stripe\",\"verify\":{\"scheme\":\"stripe\",\"secret\":\"" + SECRET
-                + "\"},\"destination\":\"" + receiver.url("/stripe") + "\",\"rate_limit\":1000}");
+        var created = a.call(
+                "POST",
+                "/v1/sources",
+                "{\"name\":\"stripe\",\"verify\":{\"scheme\":\"stripe\",\"secret\":\"" + SECRET
+                        + "\"},\"destination\":\"" + receiver.url("/stripe") + "\",\"rate_limit\":1000}");
         assertThat(created.status()).as(created.raw()).isEqualTo(201);
         sourceId = created.json().get("id").asText();
     }
@@ -72,13 +77,20 @@ class SourceTwoNodesTest {
 
     private static HttpRequest ingest(int port, String sourceId, String body, Duration timeout) {
         long ts = System.currentTimeMillis() / 1000;
-        return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/in/" + sourceId)).timeout(timeout)
-                .header("Stripe-Signature", StripeSignatureVerifier.sign(SECRET, ts, body.getBytes(StandardCharsets.UTF_8)))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/in/" + sourceId))
+                .timeout(timeout)
+                .header(
+                        "Stripe-Signature",
+                        StripeSignatureVerifier.sign(SECRET, ts, body.getBytes(StandardCharsets.UTF_8)))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build();
     }
 
     private long forwardsOf(String eventId) {
-        return receiver.requests.stream().filter(r -> new String(r.body(), StandardCharsets.UTF_8).contains(eventId)).count();
+        return receiver.requests.stream()
+                .filter(r -> new String(r.body(), StandardCharsets.UTF_8).contains(eventId))
+                .count();
     }
 
     @Test
@@ -93,7 +105,8 @@ class SourceTwoNodesTest {
                 int port = (i % 2 == 0 ? a : b).server.port();
                 answers.add(pool.submit(() -> {
                     together.await(10, TimeUnit.SECONDS);
-                    return http.send(ingest(port, sourceId, body, Duration.ofSeconds(30)), HttpResponse.BodyHandlers.ofString());
+                    return http.send(
+                            ingest(port, sourceId, body, Duration.ofSeconds(30)), HttpResponse.BodyHandlers.ofString());
                 }));
             }
             List<JsonNode> bodies = new ArrayList<>();
@@ -102,8 +115,12 @@ class SourceTwoNodesTest {
                 assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
                 bodies.add(ApiClientForTests.JSON.readTree(r.body()));
             }
-            assertThat(bodies).filteredOn(j -> !j.get("deduplicated").asBoolean()).hasSize(1);
-            assertThat(bodies).extracting(j -> j.get("delivery_id").asText()).containsOnly(bodies.get(0).get("delivery_id").asText());
+            assertThat(bodies)
+                    .filteredOn(j -> !j.get("deduplicated").asBoolean())
+                    .hasSize(1);
+            assertThat(bodies)
+                    .extracting(j -> j.get("delivery_id").asText())
+                    .containsOnly(bodies.get(0).get("delivery_id").asText());
         } finally {
             pool.shutdownNow();
         }
@@ -111,7 +128,10 @@ class SourceTwoNodesTest {
         // long enough for a second forward to have gone out had one been written
         await().pollDelay(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> true);
         assertThat(forwardsOf("evt_storm")).isEqualTo(1);
-        assertThat(a.call("GET", "/v1/deliveries?source_id=" + sourceId, null).json().get("data")).hasSize(1);
+        assertThat(a.call("GET", "/v1/deliveries?source_id=" + sourceId, null)
+                        .json()
+                        .get("data"))
+                .hasSize(1);
     }
 
     @Test
@@ -128,7 +148,8 @@ class SourceTwoNodesTest {
             }
         });
         HttpClient http = HttpClient.newHttpClient();
-        var lost = http.sendAsync(ingest(a.server.port(), sourceId, body, Duration.ofSeconds(30)), HttpResponse.BodyHandlers.ofString());
+        var lost = http.sendAsync(
+                ingest(a.server.port(), sourceId, body, Duration.ofSeconds(30)), HttpResponse.BodyHandlers.ofString());
         assertThat(committed.await(20, TimeUnit.SECONDS)).isTrue();
         SourceIngest.afterCommitForTests(null);
         Thread stopper = new Thread(a::close);
@@ -138,9 +159,14 @@ class SourceTwoNodesTest {
         release.countDown();
         stopper.join(30_000);
 
-        HttpResponse<String> retry = http.send(ingest(b.server.port(), sourceId, body, Duration.ofSeconds(30)), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> retry = http.send(
+                ingest(b.server.port(), sourceId, body, Duration.ofSeconds(30)), HttpResponse.BodyHandlers.ofString());
         assertThat(retry.statusCode()).as(retry.body()).isEqualTo(200);
-        assertThat(ApiClientForTests.JSON.readTree(retry.body()).get("deduplicated").asBoolean()).isTrue();
+        assertThat(ApiClientForTests.JSON
+                        .readTree(retry.body())
+                        .get("deduplicated")
+                        .asBoolean())
+                .isTrue();
         await().atMost(Duration.ofSeconds(20)).until(() -> forwardsOf("evt_lost_answer") >= 1);
         await().pollDelay(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> true);
         assertThat(forwardsOf("evt_lost_answer")).isEqualTo(1);

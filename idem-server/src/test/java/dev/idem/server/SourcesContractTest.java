@@ -27,8 +27,10 @@ import org.junit.jupiter.api.io.TempDir;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class SourcesContractTest {
     static final String STRIPE_SECRET = "whsec_test_stripe_endpoint_secret";
+
     @TempDir
     static Path dir;
+
     Store store;
     TestNode node;
     LoopbackReceiver receiver;
@@ -50,8 +52,11 @@ abstract class SourcesContractTest {
     }
 
     JsonNode createSource(String verify, String extra) {
-        var r = node.call("POST", "/v1/sources", "{\"name\":\"src\",\"verify\":" + verify + ",\"destination\":\""
-                + receiver.url("/dest/" + UUID.randomUUID()) + "\"" + extra + "}");
+        var r = node.call(
+                "POST",
+                "/v1/sources",
+                "{\"name\":\"src\",\"verify\":" + verify + ",\"destination\":\""
+                        + receiver.url("/dest/" + UUID.randomUUID()) + "\"" + extra + "}");
         assertThat(r.status()).as(r.raw()).isEqualTo(201);
         return r.json();
     }
@@ -65,8 +70,11 @@ abstract class SourcesContractTest {
     }
 
     static Map<String, String> stripeHeaders(String secret, long ts, String body) {
-        return Map.of("Stripe-Signature", StripeSignatureVerifier.sign(secret, ts, body.getBytes(StandardCharsets.UTF_8)),
-                "Content-Type", "application/json; charset=utf-8");
+        return Map.of(
+                "Stripe-Signature",
+                StripeSignatureVerifier.sign(secret, ts, body.getBytes(StandardCharsets.UTF_8)),
+                "Content-Type",
+                "application/json; charset=utf-8");
     }
 
     static long now() {
@@ -79,7 +87,9 @@ abstract class SourcesContractTest {
     }
 
     JsonNode deliveriesOf(String sourceId) {
-        return node.call("GET", "/v1/deliveries?source_id=" + sourceId, null).json().get("data");
+        return node.call("GET", "/v1/deliveries?source_id=" + sourceId, null)
+                .json()
+                .get("data");
     }
 
     @Test
@@ -103,7 +113,8 @@ abstract class SourcesContractTest {
         JsonNode s = stripeSource();
         String id = s.get("id").asText();
         // spacing, key order and a non-ASCII character: forwarded byte for byte, never re-serialised
-        String body = "{\n  \"id\": \"evt_1\", \"type\":\"invoice.paid\",  \"amount\": 12.50, \"name\": \"Zo\u00eb\"\n}";
+        String body =
+                "{\n  \"id\": \"evt_1\", \"type\":\"invoice.paid\",  \"amount\": 12.50, \"name\": \"Zo\u00eb\"\n}";
         var r = ingest(id, body, stripeHeaders(STRIPE_SECRET, now(), body));
         assertThat(r.status()).as(r.raw()).isEqualTo(200);
         assertThat(r.json().get("deduplicated").asBoolean()).isFalse();
@@ -118,15 +129,27 @@ abstract class SourcesContractTest {
         assertThat(got.header("Idem-Source-Id")).isEqualTo(id);
         assertThat(got.header("Idem-Source-Header-Stripe-Signature")).startsWith("t=");
         assertThat(got.header("webhook-id")).isEqualTo(deliveryId);
-        String secret = node.call("GET", "/v1/signing-secret", null).json().get("secret").asText();
-        var verifier = new StandardWebhooksVerifier(List.of(SigningSecret.parse(secret)), StandardWebhooksVerifier.DEFAULT_TOLERANCE, Clock.systemUTC());
-        assertThat(verifier.verify(got.header("webhook-id"), got.header("webhook-timestamp"), got.header("webhook-signature"), got.body()).valid())
+        String secret = node.call("GET", "/v1/signing-secret", null)
+                .json()
+                .get("secret")
+                .asText();
+        var verifier = new StandardWebhooksVerifier(
+                List.of(SigningSecret.parse(secret)), StandardWebhooksVerifier.DEFAULT_TOLERANCE, Clock.systemUTC());
+        assertThat(verifier.verify(
+                                got.header("webhook-id"),
+                                got.header("webhook-timestamp"),
+                                got.header("webhook-signature"),
+                                got.body())
+                        .valid())
                 .isTrue();
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> "succeeded".equals(deliveriesOf(id).get(0).get("status").asText()));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() ->
+                        "succeeded".equals(deliveriesOf(id).get(0).get("status").asText()));
         assertThat(deliveriesOf(id)).extracting(d -> d.get("id").asText()).containsExactly(deliveryId);
         // the event's internal schedule never shows in the user's list
-        assertThat(node.call("GET", "/v1/schedules?limit=100", null).raw()).doesNotContain(got.header("Idem-Schedule-Id"));
+        assertThat(node.call("GET", "/v1/schedules?limit=100", null).raw())
+                .doesNotContain(got.header("Idem-Schedule-Id"));
 
         var replay = node.call("POST", "/v1/deliveries/" + deliveryId + "/replay", null);
         assertThat(replay.status()).as(replay.raw()).isEqualTo(200);
@@ -167,7 +190,8 @@ abstract class SourcesContractTest {
         var again = ingest(id, body, stripeHeaders(STRIPE_SECRET, now() + 1, body));
         assertThat(again.status()).as(again.raw()).isEqualTo(200);
         assertThat(again.json().get("deduplicated").asBoolean()).isTrue();
-        assertThat(again.json().get("delivery_id").asText()).isEqualTo(first.json().get("delivery_id").asText());
+        assertThat(again.json().get("delivery_id").asText())
+                .isEqualTo(first.json().get("delivery_id").asText());
         assertThat(deliveriesOf(id)).hasSize(1);
     }
 
@@ -175,39 +199,64 @@ abstract class SourcesContractTest {
     void githubsPublishedExampleVerifiesAndItsDeliveryHeaderIsTheDedupKey() {
         JsonNode s = createSource("{\"scheme\":\"github\",\"secret\":\"It's a Secret to Everybody\"}", "");
         String id = s.get("id").asText();
-        Map<String, String> headers = Map.of("X-Hub-Signature-256", "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17",
-                "X-GitHub-Delivery", "72d3162e-cc78-11e3-81ab-4c9367dc0958", "X-GitHub-Event", "ping", "Content-Type", "text/plain");
+        Map<String, String> headers = Map.of(
+                "X-Hub-Signature-256",
+                "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17",
+                "X-GitHub-Delivery",
+                "72d3162e-cc78-11e3-81ab-4c9367dc0958",
+                "X-GitHub-Event",
+                "ping",
+                "Content-Type",
+                "text/plain");
         var r = ingest(id, "Hello, World!", headers);
         assertThat(r.status()).as(r.raw()).isEqualTo(200);
         assertThat(r.json().get("event_id").asText()).isEqualTo("72d3162e-cc78-11e3-81ab-4c9367dc0958");
-        assertThat(ingest(id, "Hello, World!", headers).json().get("deduplicated").asBoolean()).isTrue();
+        assertThat(ingest(id, "Hello, World!", headers)
+                        .json()
+                        .get("deduplicated")
+                        .asBoolean())
+                .isTrue();
         assertThat(ingest(id, "Hello, World?", headers).status()).isEqualTo(403);
         String dest = s.get("destination").asText();
         await().atMost(Duration.ofSeconds(15)).until(() -> !receivedAt(dest).isEmpty());
-        assertThat(receivedAt(dest).get(0).header("Idem-Source-Header-X-GitHub-Event")).isEqualTo("ping");
+        assertThat(receivedAt(dest).get(0).header("Idem-Source-Header-X-GitHub-Event"))
+                .isEqualTo("ping");
         assertThat(receivedAt(dest).get(0).body()).isEqualTo("Hello, World!".getBytes(StandardCharsets.UTF_8));
     }
 
     @Test
     void standardWebhooksAndHmacSha256SourcesVerifyTheirSchemes() {
         SigningSecret sw = SigningSecret.parse("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw");
-        String swId = createSource("{\"scheme\":\"standard_webhooks\",\"secret\":\"" + sw.reveal() + "\"}", "").get("id").asText();
+        String swId = createSource("{\"scheme\":\"standard_webhooks\",\"secret\":\"" + sw.reveal() + "\"}", "")
+                .get("id")
+                .asText();
         String body = "{\"type\":\"user.created\"}";
         long ts = now();
         String sig = dev.idem.wire.WebhookSigner.sign(List.of(sw), "msg_1", ts, body.getBytes(StandardCharsets.UTF_8));
-        Map<String, String> swHeaders = Map.of("webhook-id", "msg_1", "webhook-timestamp", Long.toString(ts), "webhook-signature", sig);
-        assertThat(ingest(swId, body, swHeaders).json().get("event_id").asText()).isEqualTo("msg_1");
+        Map<String, String> swHeaders =
+                Map.of("webhook-id", "msg_1", "webhook-timestamp", Long.toString(ts), "webhook-signature", sig);
+        assertThat(ingest(swId, body, swHeaders).json().get("event_id").asText())
+                .isEqualTo("msg_1");
         assertThat(ingest(swId, body + " ", swHeaders).status()).isEqualTo(403);
 
         for (String encoding : List.of("hex", "base64")) {
-            JsonNode s = createSource("{\"scheme\":\"hmac_sha256\",\"secret\":\"shpss_1\",\"header\":\"X-Shopify-Hmac-Sha256\",\"encoding\":\""
-                    + encoding + "\"}", ",\"dedup\":\"header:X-Shopify-Webhook-Id\"");
-            String mac = HmacSha256Verifier.sign("shpss_1", HmacSha256Verifier.Encoding.parse(encoding), body.getBytes(StandardCharsets.UTF_8));
-            var ok = ingest(s.get("id").asText(), body, Map.of("X-Shopify-Hmac-Sha256", mac, "X-Shopify-Webhook-Id", "wh_" + encoding));
+            JsonNode s = createSource(
+                    "{\"scheme\":\"hmac_sha256\",\"secret\":\"shpss_1\",\"header\":\"X-Shopify-Hmac-Sha256\",\"encoding\":\""
+                            + encoding + "\"}",
+                    ",\"dedup\":\"header:X-Shopify-Webhook-Id\"");
+            String mac = HmacSha256Verifier.sign(
+                    "shpss_1", HmacSha256Verifier.Encoding.parse(encoding), body.getBytes(StandardCharsets.UTF_8));
+            var ok = ingest(
+                    s.get("id").asText(),
+                    body,
+                    Map.of("X-Shopify-Hmac-Sha256", mac, "X-Shopify-Webhook-Id", "wh_" + encoding));
             assertThat(ok.status()).as(encoding + ": " + ok.raw()).isEqualTo(200);
             assertThat(ok.json().get("event_id").asText()).isEqualTo("wh_" + encoding);
-            String wrong = HmacSha256Verifier.sign("shpss_2", HmacSha256Verifier.Encoding.parse(encoding), body.getBytes(StandardCharsets.UTF_8));
-            assertThat(ingest(s.get("id").asText(), body, Map.of("X-Shopify-Hmac-Sha256", wrong)).status()).isEqualTo(403);
+            String wrong = HmacSha256Verifier.sign(
+                    "shpss_2", HmacSha256Verifier.Encoding.parse(encoding), body.getBytes(StandardCharsets.UTF_8));
+            assertThat(ingest(s.get("id").asText(), body, Map.of("X-Shopify-Hmac-Sha256", wrong))
+                            .status())
+                    .isEqualTo(403);
         }
     }
 
@@ -215,9 +264,15 @@ abstract class SourcesContractTest {
     void aJsonPointerDedupReadsTheEventIdFromTheBody() {
         JsonNode s = createSource("{\"scheme\":\"github\",\"secret\":\"gh\"}", ",\"dedup\":\"json:/event/id\"");
         String body = "{\"event\":{\"id\":42}}";
-        Map<String, String> h = Map.of("X-Hub-Signature-256", GitHubSignatureVerifier.sign("gh", body.getBytes(StandardCharsets.UTF_8)));
-        assertThat(ingest(s.get("id").asText(), body, h).json().get("event_id").asText()).isEqualTo("42");
-        assertThat(ingest(s.get("id").asText(), body, h).json().get("deduplicated").asBoolean()).isTrue();
+        Map<String, String> h = Map.of(
+                "X-Hub-Signature-256", GitHubSignatureVerifier.sign("gh", body.getBytes(StandardCharsets.UTF_8)));
+        assertThat(ingest(s.get("id").asText(), body, h).json().get("event_id").asText())
+                .isEqualTo("42");
+        assertThat(ingest(s.get("id").asText(), body, h)
+                        .json()
+                        .get("deduplicated")
+                        .asBoolean())
+                .isTrue();
     }
 
     @Test
@@ -237,16 +292,20 @@ abstract class SourcesContractTest {
         String body = "{}";
         Map<String, String> forged = Map.of("X-Hub-Signature-256", "sha256=" + "00".repeat(32));
         List<Integer> statuses = new java.util.ArrayList<>();
-        for (int i = 0; i < 4; i++) statuses.add(ingest(s.get("id").asText(), body, forged).status());
+        for (int i = 0; i < 4; i++)
+            statuses.add(ingest(s.get("id").asText(), body, forged).status());
         assertThat(statuses).contains(429);
         var limited = ingest(s.get("id").asText(), body, forged);
         assertThat(limited.status()).isEqualTo(429);
         assertThat(limited.header("Retry-After")).isNotNull();
-        assertThat(limited.json().at("/error/message").asText()).contains(s.get("id").asText());
+        assertThat(limited.json().at("/error/message").asText())
+                .contains(s.get("id").asText());
         // another source is not held up
         JsonNode other = stripeSource();
         String ok = "{\"id\":\"evt_other\"}";
-        assertThat(ingest(other.get("id").asText(), ok, stripeHeaders(STRIPE_SECRET, now(), ok)).status()).isEqualTo(200);
+        assertThat(ingest(other.get("id").asText(), ok, stripeHeaders(STRIPE_SECRET, now(), ok))
+                        .status())
+                .isEqualTo(200);
     }
 
     @Test
@@ -256,8 +315,10 @@ abstract class SourcesContractTest {
         var deleted = node.call("DELETE", "/v1/sources/" + id, null);
         assertThat(deleted.json().get("status").asText()).isEqualTo("deleted");
         String body = "{\"id\":\"evt_late\"}";
-        assertThat(ingest(id, body, stripeHeaders(STRIPE_SECRET, now(), body)).status()).isEqualTo(404);
-        assertThat(node.call("PATCH", "/v1/sources/" + id, "{\"name\":\"x\"}").status()).isEqualTo(400);
+        assertThat(ingest(id, body, stripeHeaders(STRIPE_SECRET, now(), body)).status())
+                .isEqualTo(404);
+        assertThat(node.call("PATCH", "/v1/sources/" + id, "{\"name\":\"x\"}").status())
+                .isEqualTo(400);
     }
 
     @Test
@@ -266,33 +327,58 @@ abstract class SourcesContractTest {
         var patched = node.call("PATCH", "/v1/sources/" + id, "{\"verify\":{\"secret\":\"whsec_rotated\"}}");
         assertThat(patched.status()).as(patched.raw()).isEqualTo(200);
         assertThat(patched.raw()).doesNotContain("whsec_rotated").doesNotContain(STRIPE_SECRET);
-        assertThat(patched.json().at("/verify/previous_secret_expires_at").isNull()).isFalse();
+        assertThat(patched.json().at("/verify/previous_secret_expires_at").isNull())
+                .isFalse();
         String a = "{\"id\":\"evt_new\"}";
         String b = "{\"id\":\"evt_old\"}";
-        assertThat(ingest(id, a, stripeHeaders("whsec_rotated", now(), a)).status()).isEqualTo(200);
-        assertThat(ingest(id, b, stripeHeaders(STRIPE_SECRET, now(), b)).status()).isEqualTo(200);
-        assertThat(ingest(id, b, stripeHeaders("whsec_other", now(), b)).status()).isEqualTo(403);
+        assertThat(ingest(id, a, stripeHeaders("whsec_rotated", now(), a)).status())
+                .isEqualTo(200);
+        assertThat(ingest(id, b, stripeHeaders(STRIPE_SECRET, now(), b)).status())
+                .isEqualTo(200);
+        assertThat(ingest(id, b, stripeHeaders("whsec_other", now(), b)).status())
+                .isEqualTo(403);
     }
 
     @Test
     void badSourceInputIs400NamingTheField() {
         String dest = receiver.url("/d");
         Map<String, String> cases = Map.of(
-                "{\"name\":\"a\",\"destination\":\"" + dest + "\"}", "verify",
-                "{\"name\":\"a\",\"verify\":{\"scheme\":\"paypal\",\"secret\":\"s\"},\"destination\":\"" + dest + "\"}", "verify.scheme",
-                "{\"name\":\"a\",\"verify\":{\"scheme\":\"stripe\"},\"destination\":\"" + dest + "\"}", "verify.secret",
-                "{\"name\":\"a\",\"verify\":{\"scheme\":\"hmac_sha256\",\"secret\":\"s\"},\"destination\":\"" + dest + "\"}", "verify.header",
-                "{\"name\":\"a\",\"verify\":{\"scheme\":\"github\",\"secret\":\"s\",\"tolerance\":\"5m\"},\"destination\":\"" + dest + "\"}", "verify.tolerance",
-                "{\"name\":\"a\",\"verify\":{\"scheme\":\"standard_webhooks\",\"secret\":\"whsec_%%%\"},\"destination\":\"" + dest + "\"}", "verify.secret",
-                "{\"name\":\"a\",\"verify\":{\"scheme\":\"github\",\"secret\":\"s\"},\"destination\":\"ftp://x\"}", "destination",
-                "{\"name\":\"a\",\"verify\":{\"scheme\":\"github\",\"secret\":\"s\"},\"destination\":\"" + dest + "\",\"dedup\":\"body\"}", "dedup",
-                "{\"name\":\"a\",\"verify\":{\"scheme\":\"github\",\"secret\":\"s\"},\"destination\":\"" + dest + "\",\"colour\":1}", "colour");
-        int before = node.call("GET", "/v1/sources?limit=100", null).json().get("data").size();
+                "{\"name\":\"a\",\"destination\":\"" + dest + "\"}",
+                "verify",
+                "{\"name\":\"a\",\"verify\":{\"scheme\":\"paypal\",\"secret\":\"s\"},\"destination\":\"" + dest + "\"}",
+                "verify.scheme",
+                "{\"name\":\"a\",\"verify\":{\"scheme\":\"stripe\"},\"destination\":\"" + dest + "\"}",
+                "verify.secret",
+                "{\"name\":\"a\",\"verify\":{\"scheme\":\"hmac_sha256\",\"secret\":\"s\"},\"destination\":\"" + dest
+                        + "\"}",
+                "verify.header",
+                "{\"name\":\"a\",\"verify\":{\"scheme\":\"github\",\"secret\":\"s\",\"tolerance\":\"5m\"},\"destination\":\""
+                        + dest + "\"}",
+                "verify.tolerance",
+                "{\"name\":\"a\",\"verify\":{\"scheme\":\"standard_webhooks\",\"secret\":\"whsec_%%%\"},\"destination\":\""
+                        + dest + "\"}",
+                "verify.secret",
+                "{\"name\":\"a\",\"verify\":{\"scheme\":\"github\",\"secret\":\"s\"},\"destination\":\"ftp://x\"}",
+                "destination",
+                "{\"name\":\"a\",\"verify\":{\"scheme\":\"github\",\"secret\":\"s\"},\"destination\":\"" + dest
+                        + "\",\"dedup\":\"body\"}",
+                "dedup",
+                "{\"name\":\"a\",\"verify\":{\"scheme\":\"github\",\"secret\":\"s\"},\"destination\":\"" + dest
+                        + "\",\"colour\":1}",
+                "colour");
+        int before = node.call("GET", "/v1/sources?limit=100", null)
+                .json()
+                .get("data")
+                .size();
         cases.forEach((body, param) -> {
             var r = node.call("POST", "/v1/sources", body);
             assertThat(r.status()).as(body + " -> " + r.raw()).isEqualTo(400);
             assertThat(r.json().at("/error/param").asText()).as(body).isEqualTo(param);
         });
-        assertThat(node.call("GET", "/v1/sources?limit=100", null).json().get("data").size()).isEqualTo(before);
+        assertThat(node.call("GET", "/v1/sources?limit=100", null)
+                        .json()
+                        .get("data")
+                        .size())
+                .isEqualTo(before);
     }
 }

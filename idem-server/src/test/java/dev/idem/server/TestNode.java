@@ -18,9 +18,20 @@ final class TestNode implements AutoCloseable {
 
     TestNode(Store store, Path dir, Clock clock, int rateLimit) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ServerConfig config = new ServerConfig("127.0.0.1", 0, dir, null, null, null, TEST_KEY, true, "node-" + System.nanoTime(), rateLimit);
-        server = IdemServer.start(config, store, false, EngineConfig.builder().nodeId("n").pollInterval(java.time.Duration.ofMillis(100))
-                .materialiserHorizon(java.time.Duration.ofSeconds(2)).build(), clock, new SecureRandom(), new PrintStream(out, true, StandardCharsets.UTF_8));
+        ServerConfig config = new ServerConfig(
+                "127.0.0.1", 0, dir, null, null, null, TEST_KEY, true, "node-" + System.nanoTime(), rateLimit);
+        server = IdemServer.start(
+                config,
+                store,
+                false,
+                EngineConfig.builder()
+                        .nodeId("n")
+                        .pollInterval(java.time.Duration.ofMillis(100))
+                        .materialiserHorizon(java.time.Duration.ofSeconds(2))
+                        .build(),
+                clock,
+                new SecureRandom(),
+                new PrintStream(out, true, StandardCharsets.UTF_8));
         printed = out.toString(StandardCharsets.UTF_8);
         api = new ApiClientForTests(server.port());
     }

@@ -60,11 +60,13 @@ public final class JdbcStores {
         try {
             pool = new HikariDataSource(hikari(config, dialect));
         } catch (RuntimeException e) {
-            throw new StoreException("cannot connect to " + StoreConfig.redact(config.jdbcUrl()) + ": " + rootMessage(e), e, true);
+            throw new StoreException(
+                    "cannot connect to " + StoreConfig.redact(config.jdbcUrl()) + ": " + rootMessage(e), e, true);
         }
         if (mustExist && !hasSchema(pool)) {
             pool.close();
-            throw new StoreNotFoundException("no Idem store in " + StoreConfig.redact(config.jdbcUrl()) + " (the database has no Idem tables)");
+            throw new StoreNotFoundException(
+                    "no Idem store in " + StoreConfig.redact(config.jdbcUrl()) + " (the database has no Idem tables)");
         }
         try {
             Flyway.configure(JdbcStores.class.getClassLoader())
@@ -73,10 +75,14 @@ public final class JdbcStores {
                     .failOnMissingLocations(true)
                     .load()
                     .migrate();
-            return JdbcStore.create(pool, dialect, config, clock, () -> new HikariDataSource(liveness(config, dialect)));
+            return JdbcStore.create(
+                    pool, dialect, config, clock, () -> new HikariDataSource(liveness(config, dialect)));
         } catch (RuntimeException e) {
             pool.close();
-            throw new StoreException("cannot migrate the store at " + StoreConfig.redact(config.jdbcUrl()) + ": " + rootMessage(e), e, false);
+            throw new StoreException(
+                    "cannot migrate the store at " + StoreConfig.redact(config.jdbcUrl()) + ": " + rootMessage(e),
+                    e,
+                    false);
         }
     }
 
@@ -126,7 +132,8 @@ public final class JdbcStores {
     /** Whether Flyway ever migrated this database (its history table is there). */
     private static boolean hasSchema(HikariDataSource pool) {
         try (Connection c = pool.getConnection();
-             ResultSet tables = c.getMetaData().getTables(null, null, "flyway_schema_history", new String[] {"TABLE"})) {
+                ResultSet tables =
+                        c.getMetaData().getTables(null, null, "flyway_schema_history", new String[] {"TABLE"})) {
             return tables.next();
         } catch (SQLException e) {
             throw new StoreException("cannot read the tables of the store: " + e.getMessage(), e, true);

@@ -18,12 +18,14 @@ import java.util.Objects;
 public record StoreConfig(String jdbcUrl, String user, String password, int poolSize, boolean databaseClock) {
     /** The file name of the embedded store inside its data directory. */
     public static final String SQLITE_FILE = "idem.db";
+
     static final String SQLITE_PREFIX = "jdbc:sqlite:";
     static final String POSTGRES_PREFIX = "jdbc:postgresql:";
 
     public StoreConfig {
         Objects.requireNonNull(jdbcUrl, "jdbcUrl");
-        if (poolSize < 1 || poolSize > 200) throw new IllegalArgumentException("pool size must be between 1 and 200, not " + poolSize);
+        if (poolSize < 1 || poolSize > 200)
+            throw new IllegalArgumentException("pool size must be between 1 and 200, not " + poolSize);
         dialectOf(jdbcUrl);
         if (isSqlite(jdbcUrl)) databaseClock = false;
     }
@@ -65,7 +67,8 @@ public record StoreConfig(String jdbcUrl, String user, String password, int pool
     private static String dialectOf(String url) {
         String u = url.toLowerCase(Locale.ROOT);
         if (u.startsWith(SQLITE_PREFIX)) {
-            if (u.length() == SQLITE_PREFIX.length()) throw new IllegalArgumentException("database url names no SQLite file: " + url);
+            if (u.length() == SQLITE_PREFIX.length())
+                throw new IllegalArgumentException("database url names no SQLite file: " + url);
             return "sqlite";
         }
         if (u.startsWith(POSTGRES_PREFIX)) return "postgresql";
@@ -81,7 +84,8 @@ public record StoreConfig(String jdbcUrl, String user, String password, int pool
     /** Never shows the password. */
     @Override
     public String toString() {
-        return "StoreConfig[jdbcUrl=" + redact(jdbcUrl) + ", user=" + user + ", password=" + (password == null ? "null" : "***")
-                + ", poolSize=" + poolSize + ", databaseClock=" + databaseClock + "]";
+        return "StoreConfig[jdbcUrl=" + redact(jdbcUrl) + ", user=" + user + ", password="
+                + (password == null ? "null" : "***") + ", poolSize=" + poolSize + ", databaseClock=" + databaseClock
+                + "]";
     }
 }

@@ -20,7 +20,8 @@ class StoreConfigTest {
         StoreConfig pg = StoreConfig.of("jdbc:postgresql://db.internal/idem", "idem", "s3cret");
         assertThat(pg.dialect()).isEqualTo("postgresql");
         assertThat(pg.databaseClock()).isTrue();
-        assertThat(StoreConfig.of("jdbc:sqlite:/tmp/x.db", null, null).dialect()).isEqualTo("sqlite");
+        assertThat(StoreConfig.of("jdbc:sqlite:/tmp/x.db", null, null).dialect())
+                .isEqualTo("sqlite");
     }
 
     @Test
@@ -30,25 +31,33 @@ class StoreConfigTest {
                 .hasMessageContaining("jdbc:postgresql://")
                 .hasMessageContaining("jdbc:sqlite:")
                 .hasMessageNotContaining("hunter2");
-        assertThatThrownBy(() -> StoreConfig.of("postgres://h/db", null, null)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> StoreConfig.of("jdbc:sqlite:", null, null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> StoreConfig.of("postgres://h/db", null, null))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> StoreConfig.of("jdbc:sqlite:", null, null))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void aPoolSizeOutOfRangeIsRefused() {
         StoreConfig c = StoreConfig.of("jdbc:postgresql://h/db", null, null);
-        assertThatThrownBy(() -> c.withPoolSize(0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("pool size");
+        assertThatThrownBy(() -> c.withPoolSize(0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("pool size");
         assertThat(c.withPoolSize(32).poolSize()).isEqualTo(32);
     }
 
     @Test
     void sqliteNeverUsesADatabaseClock() {
-        assertThat(StoreConfig.sqlite(Path.of("d")).withDatabaseClock(true).databaseClock()).isFalse();
+        assertThat(StoreConfig.sqlite(Path.of("d")).withDatabaseClock(true).databaseClock())
+                .isFalse();
     }
 
     @Test
     void toStringHidesPasswords() {
         StoreConfig c = StoreConfig.of("jdbc:postgresql://h/db?user=u&password=hunter2", "u", "topsecret");
-        assertThat(c.toString()).doesNotContain("hunter2").doesNotContain("topsecret").contains("password=***");
+        assertThat(c.toString())
+                .doesNotContain("hunter2")
+                .doesNotContain("topsecret")
+                .contains("password=***");
     }
 }

@@ -9,9 +9,18 @@ import java.time.Instant;
  * @param executionId set for header profile {@code rrule}, else null
  * @param eventType null when the schedule has none
  */
-public record Envelope(String scheduleId, String deliveryId, Instant scheduledFor, Instant executedAt, int attempt,
-                       long sequence, String timezone, String eventType, String inputType, String inputValue,
-                       String executionId) {
+public record Envelope(
+        String scheduleId,
+        String deliveryId,
+        Instant scheduledFor,
+        Instant executedAt,
+        int attempt,
+        long sequence,
+        String timezone,
+        String eventType,
+        String inputType,
+        String inputValue,
+        String executionId) {
 
     /** The envelope as UTF-8 JSON, fields in the SPEC's order. */
     public byte[] toJson() {

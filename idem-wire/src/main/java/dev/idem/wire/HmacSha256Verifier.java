@@ -16,7 +16,8 @@ import java.util.Locale;
 public final class HmacSha256Verifier {
     /** How the MAC is written in the header. */
     public enum Encoding {
-        HEX, BASE64;
+        HEX,
+        BASE64;
 
         public static Encoding parse(String s) {
             return valueOf(s.toUpperCase(Locale.ROOT));
@@ -29,7 +30,8 @@ public final class HmacSha256Verifier {
 
     /** @param secrets shared secrets (their UTF-8 bytes are the key); several while one is being rotated */
     public HmacSha256Verifier(String header, Encoding encoding, List<String> secrets) {
-        if (header == null || header.isBlank()) throw new IllegalArgumentException("the signature header name is needed");
+        if (header == null || header.isBlank())
+            throw new IllegalArgumentException("the signature header name is needed");
         if (secrets.isEmpty()) throw new IllegalArgumentException("at least one secret is needed");
         List<byte[]> keys = new ArrayList<>();
         for (String s : secrets) {
@@ -47,7 +49,8 @@ public final class HmacSha256Verifier {
         String v = value.trim();
         if (v.regionMatches(true, 0, "sha256=", 0, 7)) v = v.substring(7);
         byte[] given = decode(v);
-        if (given == null) return SignatureCheck.fail(header + " is not " + encoding.name().toLowerCase(Locale.ROOT));
+        if (given == null)
+            return SignatureCheck.fail(header + " is not " + encoding.name().toLowerCase(Locale.ROOT));
         boolean matched = false;
         // no early exit: timing must not tell which secret matched
         for (byte[] key : secrets) matched |= MessageDigest.isEqual(Hmac.sha256(key, null, body), given);
@@ -66,6 +69,8 @@ public final class HmacSha256Verifier {
     /** The header value a sender would produce; for tests and local tools. */
     public static String sign(String secret, Encoding encoding, byte[] body) {
         byte[] mac = Hmac.sha256(secret.getBytes(StandardCharsets.UTF_8), null, body);
-        return encoding == Encoding.HEX ? HexFormat.of().formatHex(mac) : Base64.getEncoder().encodeToString(mac);
+        return encoding == Encoding.HEX
+                ? HexFormat.of().formatHex(mac)
+                : Base64.getEncoder().encodeToString(mac);
     }
 }

@@ -8,10 +8,11 @@ import java.time.temporal.ChronoUnit;
 
 /** RFC 3339 in UTC with milliseconds, the one form Idem writes instants in (API bodies, headers, keys). */
 public final class Rfc3339 {
-    private static final DateTimeFormatter F = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'")
-            .withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter F =
+            DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
     private static final long MIN_FAST = LocalDateTime.of(0, 1, 1, 0, 0).toEpochSecond(ZoneOffset.UTC);
-    private static final long MAX_FAST = LocalDateTime.of(9999, 12, 31, 23, 59, 59).toEpochSecond(ZoneOffset.UTC);
+    private static final long MAX_FAST =
+            LocalDateTime.of(9999, 12, 31, 23, 59, 59).toEpochSecond(ZoneOffset.UTC);
 
     private Rfc3339() {}
 

@@ -35,7 +35,8 @@ public final class StandardWebhooksVerifier {
     public SignatureCheck verify(String webhookId, String timestamp, String signatureHeader, byte[] body) {
         if (webhookId == null || webhookId.isBlank()) return SignatureCheck.failed("missing webhook-id header");
         if (timestamp == null || timestamp.isBlank()) return SignatureCheck.failed("missing webhook-timestamp header");
-        if (signatureHeader == null || signatureHeader.isBlank()) return SignatureCheck.failed("missing webhook-signature header");
+        if (signatureHeader == null || signatureHeader.isBlank())
+            return SignatureCheck.failed("missing webhook-signature header");
         long ts;
         try {
             ts = Long.parseLong(timestamp.trim());
@@ -43,7 +44,8 @@ public final class StandardWebhooksVerifier {
             return SignatureCheck.failed("webhook-timestamp is not unix seconds");
         }
         long now = clock.instant().getEpochSecond();
-        if (Math.abs(now - ts) > tolerance.toSeconds()) return SignatureCheck.failed("webhook-timestamp outside tolerance");
+        if (Math.abs(now - ts) > tolerance.toSeconds())
+            return SignatureCheck.failed("webhook-timestamp outside tolerance");
         boolean matched = false;
         for (SigningSecret secret : secrets) {
             byte[] expected = WebhookSigner.hmac(secret, webhookId, ts, body);

@@ -77,8 +77,10 @@ public final class StripeSignatureVerifier {
 
     /** The header a Stripe sender would produce; for tests and local tools. */
     public static String sign(String secret, long timestampSeconds, byte[] body) {
-        byte[] mac = Hmac.sha256(secret.getBytes(StandardCharsets.UTF_8),
-                (timestampSeconds + ".").getBytes(StandardCharsets.UTF_8), body);
+        byte[] mac = Hmac.sha256(
+                secret.getBytes(StandardCharsets.UTF_8),
+                (timestampSeconds + ".").getBytes(StandardCharsets.UTF_8),
+                body);
         return "t=" + timestampSeconds + ",v1=" + HexFormat.of().formatHex(mac);
     }
 }

@@ -20,28 +20,61 @@ public final class WebhookHeaders {
 
     /** Profile {@code rrule}. */
     public static final String RRULE_EXECUTION_ID = "X-RRule-Execution-Id";
+
     public static final String RRULE_SCHEDULED_FOR = "X-RRule-Scheduled-For";
     public static final String RRULE_SCHEDULE_ID = "X-RRule-Schedule-Id";
 
     /** Profile {@code schedstack}. */
     public static final String SCHED_DELIVERY_ID = "Sched-Delivery-Id";
+
     public static final String SCHED_ATTEMPT = "Sched-Attempt";
     public static final String SCHED_TIMESTAMP = "Sched-Timestamp";
     public static final String SCHED_SIGNATURE = "Sched-Signature";
 
     private static final Set<String> RESERVED = Set.of(
-            WEBHOOK_ID, WEBHOOK_TIMESTAMP, WEBHOOK_SIGNATURE, IDEMPOTENCY_KEY, SCHEDULE_ID, DELIVERY_ID,
-            SCHEDULED_FOR, ATTEMPT, SEQUENCE, EVENT_TYPE, USER_AGENT, RRULE_EXECUTION_ID, RRULE_SCHEDULED_FOR,
-            RRULE_SCHEDULE_ID, SCHED_DELIVERY_ID, SCHED_ATTEMPT, SCHED_TIMESTAMP, SCHED_SIGNATURE)
-            .stream().map(h -> h.toLowerCase(Locale.ROOT)).collect(java.util.stream.Collectors.toUnmodifiableSet());
+                    WEBHOOK_ID,
+                    WEBHOOK_TIMESTAMP,
+                    WEBHOOK_SIGNATURE,
+                    IDEMPOTENCY_KEY,
+                    SCHEDULE_ID,
+                    DELIVERY_ID,
+                    SCHEDULED_FOR,
+                    ATTEMPT,
+                    SEQUENCE,
+                    EVENT_TYPE,
+                    USER_AGENT,
+                    RRULE_EXECUTION_ID,
+                    RRULE_SCHEDULED_FOR,
+                    RRULE_SCHEDULE_ID,
+                    SCHED_DELIVERY_ID,
+                    SCHED_ATTEMPT,
+                    SCHED_TIMESTAMP,
+                    SCHED_SIGNATURE)
+            .stream()
+            .map(h -> h.toLowerCase(Locale.ROOT))
+            .collect(java.util.stream.Collectors.toUnmodifiableSet());
 
     /**
      * Headers that describe one connection or its framing rather than the message (RFC 9110 section 7.6.1,
      * RFC 9112): the HTTP client sets them for each connection, and a proxy would strip them anyway.
      */
-    private static final Set<String> HOP_BY_HOP = Set.of("Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate",
-            "Proxy-Authorization", "TE", "Trailer", "Transfer-Encoding", "Upgrade", "Host", "Content-Length", "Expect",
-            "HTTP2-Settings").stream().map(h -> h.toLowerCase(Locale.ROOT)).collect(java.util.stream.Collectors.toUnmodifiableSet());
+    private static final Set<String> HOP_BY_HOP = Set.of(
+                    "Connection",
+                    "Keep-Alive",
+                    "Proxy-Connection",
+                    "Proxy-Authenticate",
+                    "Proxy-Authorization",
+                    "TE",
+                    "Trailer",
+                    "Transfer-Encoding",
+                    "Upgrade",
+                    "Host",
+                    "Content-Length",
+                    "Expect",
+                    "HTTP2-Settings")
+            .stream()
+            .map(h -> h.toLowerCase(Locale.ROOT))
+            .collect(java.util.stream.Collectors.toUnmodifiableSet());
 
     private WebhookHeaders() {}
 

@@ -46,7 +46,9 @@ public final class ApiSurface {
      */
     public static void assertSealed(Class<?> anchor, Class<?> test) {
         assertMatchesList(anchor, test);
-        assertThat(internalLeaks(apiTypes(anchor))).as("public signatures that mention a type from an internal package").isEmpty();
+        assertThat(internalLeaks(apiTypes(anchor)))
+                .as("public signatures that mention a type from an internal package")
+                .isEmpty();
     }
 
     /** The public API types (top-level and nested, by binary name) of the module that contains {@code anchor}. */
@@ -78,10 +80,18 @@ public final class ApiSurface {
         added.removeAll(expected);
         Set<String> removed = new TreeSet<>(expected);
         removed.removeAll(actual);
-        assertThat(added).as("public types outside internal packages that are not in %s: make them package-private,"
-                + " move them to an internal package, or add them to the list if they are meant as API", resource).isEmpty();
-        assertThat(removed).as("types in %s that are no longer public API: remove them from the list (a breaking"
-                + " change for users)", resource).isEmpty();
+        assertThat(added)
+                .as(
+                        "public types outside internal packages that are not in %s: make them package-private,"
+                                + " move them to an internal package, or add them to the list if they are meant as API",
+                        resource)
+                .isEmpty();
+        assertThat(removed)
+                .as(
+                        "types in %s that are no longer public API: remove them from the list (a breaking"
+                                + " change for users)",
+                        resource)
+                .isEmpty();
     }
 
     /** Every public or protected signature of {@code types} that mentions a type from an {@code internal} package. */
@@ -154,7 +164,8 @@ public final class ApiSurface {
     private static List<String> classNames(Class<?> anchor) {
         Path root;
         try {
-            root = Path.of(anchor.getProtectionDomain().getCodeSource().getLocation().toURI());
+            root = Path.of(
+                    anchor.getProtectionDomain().getCodeSource().getLocation().toURI());
         } catch (URISyntaxException e) {
             throw new IllegalStateException(e);
         }
@@ -163,7 +174,8 @@ public final class ApiSurface {
             if (Files.isDirectory(root)) {
                 try (Stream<Path> files = Files.walk(root)) {
                     files.filter(p -> p.toString().endsWith(".class"))
-                            .forEach(p -> names.add(binaryName(root.relativize(p).toString().replace('\\', '/'))));
+                            .forEach(p -> names.add(
+                                    binaryName(root.relativize(p).toString().replace('\\', '/'))));
                 }
             } else {
                 try (JarFile jar = new JarFile(root.toFile())) {
@@ -186,8 +198,11 @@ public final class ApiSurface {
     private static List<String> readList(Class<?> test, String resource) {
         try (InputStream in = test.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) throw new IllegalStateException("src/test/resources/" + resource + " is missing");
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().map(String::trim)
-                    .filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8)
+                    .lines()
+                    .map(String::trim)
+                    .filter(l -> !l.isEmpty() && !l.startsWith("#"))
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

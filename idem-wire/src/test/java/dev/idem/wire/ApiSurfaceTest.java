@@ -14,11 +14,12 @@ class ApiSurfaceTest {
 
     @Test
     void theLeakCheckFindsAnInternalTypeInEveryKindOfSignatureButNotInBodies() {
-        assertThat(ApiSurface.internalLeaks(List.of(Leaky.class))).containsExactlyInAnyOrder(
-                "dev.idem.wire.apisurface.Leaky implements dev.idem.wire.apisurface.internal.Hidden",
-                "dev.idem.wire.apisurface.Leaky.field dev.idem.wire.apisurface.internal.Hidden",
-                "dev.idem.wire.apisurface.Leaky.<init>(…) takes dev.idem.wire.apisurface.internal.Hidden",
-                "dev.idem.wire.apisurface.Leaky.get(…) returns dev.idem.wire.apisurface.internal.Hidden");
+        assertThat(ApiSurface.internalLeaks(List.of(Leaky.class)))
+                .containsExactlyInAnyOrder(
+                        "dev.idem.wire.apisurface.Leaky implements dev.idem.wire.apisurface.internal.Hidden",
+                        "dev.idem.wire.apisurface.Leaky.field dev.idem.wire.apisurface.internal.Hidden",
+                        "dev.idem.wire.apisurface.Leaky.<init>(…) takes dev.idem.wire.apisurface.internal.Hidden",
+                        "dev.idem.wire.apisurface.Leaky.get(…) returns dev.idem.wire.apisurface.internal.Hidden");
     }
 
     @Test

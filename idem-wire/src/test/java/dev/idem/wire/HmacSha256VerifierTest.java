@@ -13,19 +13,27 @@ class HmacSha256VerifierTest {
 
     @Test
     void hexMatchesGithubsPublishedExampleWithOrWithoutThePrefix() {
-        var v = new HmacSha256Verifier("X-Signature", HmacSha256Verifier.Encoding.HEX, List.of("It's a Secret to Everybody"));
+        var v = new HmacSha256Verifier(
+                "X-Signature", HmacSha256Verifier.Encoding.HEX, List.of("It's a Secret to Everybody"));
         assertThat(v.verify(GITHUB_EXAMPLE_HEX, BODY).valid()).isTrue();
-        assertThat(v.verify("sha256=" + GITHUB_EXAMPLE_HEX.toUpperCase(), BODY).valid()).isTrue();
-        assertThat(v.verify(GITHUB_EXAMPLE_HEX, "Hello, World?".getBytes(StandardCharsets.UTF_8)).valid()).isFalse();
+        assertThat(v.verify("sha256=" + GITHUB_EXAMPLE_HEX.toUpperCase(), BODY).valid())
+                .isTrue();
+        assertThat(v.verify(GITHUB_EXAMPLE_HEX, "Hello, World?".getBytes(StandardCharsets.UTF_8))
+                        .valid())
+                .isFalse();
     }
 
     @Test
     void base64IsTheSameMacInBase64() {
         byte[] mac = java.util.HexFormat.of().parseHex(GITHUB_EXAMPLE_HEX);
         String b64 = java.util.Base64.getEncoder().encodeToString(mac);
-        var v = new HmacSha256Verifier("X-Shopify-Hmac-Sha256", HmacSha256Verifier.Encoding.BASE64, List.of("old", "It's a Secret to Everybody"));
+        var v = new HmacSha256Verifier(
+                "X-Shopify-Hmac-Sha256",
+                HmacSha256Verifier.Encoding.BASE64,
+                List.of("old", "It's a Secret to Everybody"));
         assertThat(v.verify(b64, BODY).valid()).isTrue();
-        assertThat(HmacSha256Verifier.sign("It's a Secret to Everybody", HmacSha256Verifier.Encoding.BASE64, BODY)).isEqualTo(b64);
+        assertThat(HmacSha256Verifier.sign("It's a Secret to Everybody", HmacSha256Verifier.Encoding.BASE64, BODY))
+                .isEqualTo(b64);
     }
 
     @Test

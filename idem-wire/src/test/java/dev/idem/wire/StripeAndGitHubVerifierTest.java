@@ -31,9 +31,14 @@ class StripeAndGitHubVerifierTest {
     @Test
     void githubRefusesAnAlteredBodyAForgedSignatureAndAWrongScheme() {
         var v = new GitHubSignatureVerifier(List.of(GITHUB_SECRET));
-        assertThat(v.verify(GITHUB_VECTOR, "Hello, World! ".getBytes(StandardCharsets.UTF_8)).valid()).isFalse();
-        assertThat(v.verify(GITHUB_VECTOR.replace("757", "758"), GITHUB_BODY).valid()).isFalse();
-        assertThat(v.verify(GITHUB_VECTOR.replace("sha256=", "sha1="), GITHUB_BODY).reason()).contains("sha256=");
+        assertThat(v.verify(GITHUB_VECTOR, "Hello, World! ".getBytes(StandardCharsets.UTF_8))
+                        .valid())
+                .isFalse();
+        assertThat(v.verify(GITHUB_VECTOR.replace("757", "758"), GITHUB_BODY).valid())
+                .isFalse();
+        assertThat(v.verify(GITHUB_VECTOR.replace("sha256=", "sha1="), GITHUB_BODY)
+                        .reason())
+                .contains("sha256=");
         assertThat(v.verify("sha256=zz", GITHUB_BODY).valid()).isFalse();
         assertThat(v.verify(null, GITHUB_BODY).reason()).contains("missing");
     }
@@ -47,8 +52,10 @@ class StripeAndGitHubVerifierTest {
     @Test
     void stripeAcceptsAnIndependentlyComputedSignature() {
         var v = stripe(TS + 5);
-        assertThat(v.verify("t=" + TS + ",v1=" + STRIPE_V1, STRIPE_BODY).valid()).isTrue();
-        assertThat(StripeSignatureVerifier.sign(STRIPE_SECRET, TS, STRIPE_BODY)).isEqualTo("t=" + TS + ",v1=" + STRIPE_V1);
+        assertThat(v.verify("t=" + TS + ",v1=" + STRIPE_V1, STRIPE_BODY).valid())
+                .isTrue();
+        assertThat(StripeSignatureVerifier.sign(STRIPE_SECRET, TS, STRIPE_BODY))
+                .isEqualTo("t=" + TS + ",v1=" + STRIPE_V1);
     }
 
     @Test
@@ -56,7 +63,8 @@ class StripeAndGitHubVerifierTest {
         var v = stripe(TS);
         String header = "t=" + TS + ",v1=" + "00".repeat(32) + ",v0=abc,v1=" + STRIPE_V1;
         assertThat(v.verify(header, STRIPE_BODY).valid()).isTrue();
-        assertThat(v.verify("t=" + TS + ",v0=" + STRIPE_V1, STRIPE_BODY).reason()).contains("no v1");
+        assertThat(v.verify("t=" + TS + ",v0=" + STRIPE_V1, STRIPE_BODY).reason())
+                .contains("no v1");
     }
 
     @Test
@@ -70,13 +78,18 @@ class StripeAndGitHubVerifierTest {
     @Test
     void stripeRefusesAReserialisedBodyAndAForgedSignature() {
         var v = stripe(TS);
-        assertThat(v.verify("t=" + TS + ",v1=" + STRIPE_V1, "{ \"id\": \"evt_1\" }".getBytes(StandardCharsets.UTF_8)).valid()).isFalse();
-        assertThat(v.verify("t=" + (TS + 1) + ",v1=" + STRIPE_V1, STRIPE_BODY).valid()).isFalse();
+        assertThat(v.verify("t=" + TS + ",v1=" + STRIPE_V1, "{ \"id\": \"evt_1\" }".getBytes(StandardCharsets.UTF_8))
+                        .valid())
+                .isFalse();
+        assertThat(v.verify("t=" + (TS + 1) + ",v1=" + STRIPE_V1, STRIPE_BODY).valid())
+                .isFalse();
         assertThat(v.verify("v1=" + STRIPE_V1, STRIPE_BODY).reason()).contains("no t=");
     }
 
     private static StripeSignatureVerifier stripe(long nowSeconds) {
-        return new StripeSignatureVerifier(List.of(STRIPE_SECRET), Duration.ofSeconds(300),
+        return new StripeSignatureVerifier(
+                List.of(STRIPE_SECRET),
+                Duration.ofSeconds(300),
                 Clock.fixed(Instant.ofEpochSecond(nowSeconds), ZoneOffset.UTC));
     }
 }

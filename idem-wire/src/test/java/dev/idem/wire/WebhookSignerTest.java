@@ -23,9 +23,13 @@ class WebhookSignerTest {
 
     @Test
     void signsWithEverySecretDuringRotation() {
-        SigningSecret other = SigningSecret.parse("whsec_" + java.util.Base64.getEncoder().encodeToString(new byte[32]));
+        SigningSecret other =
+                SigningSecret.parse("whsec_" + java.util.Base64.getEncoder().encodeToString(new byte[32]));
         String header = WebhookSigner.sign(List.of(SECRET, other), ID, TS, BODY);
-        assertThat(java.util.Arrays.asList(header.split(" "))).hasSize(2).first().isEqualTo("v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
+        assertThat(java.util.Arrays.asList(header.split(" ")))
+                .hasSize(2)
+                .first()
+                .isEqualTo("v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
         var onlyOld = new StandardWebhooksVerifier(List.of(other), StandardWebhooksVerifier.DEFAULT_TOLERANCE, at(TS));
         assertThat(onlyOld.verify(ID, "" + TS, header, BODY).valid()).isTrue();
     }
@@ -35,14 +39,18 @@ class WebhookSignerTest {
         var v = new StandardWebhooksVerifier(List.of(SECRET), StandardWebhooksVerifier.DEFAULT_TOLERANCE, at(TS + 10));
         String sig = "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=";
         assertThat(v.verify(ID, "" + TS, sig, BODY).valid()).isTrue();
-        assertThat(v.verify(ID, "" + TS, sig, "{\"test\":2432232314}".getBytes(StandardCharsets.UTF_8)).valid()).isFalse();
+        assertThat(v.verify(ID, "" + TS, sig, "{\"test\":2432232314}".getBytes(StandardCharsets.UTF_8))
+                        .valid())
+                .isFalse();
     }
 
     @Test
     void verifierRefusesStaleAndFutureTimestamps() {
         String sig = WebhookSigner.sign(SECRET, ID, TS, BODY);
-        var late = new StandardWebhooksVerifier(List.of(SECRET), StandardWebhooksVerifier.DEFAULT_TOLERANCE, at(TS + 301));
-        var early = new StandardWebhooksVerifier(List.of(SECRET), StandardWebhooksVerifier.DEFAULT_TOLERANCE, at(TS - 301));
+        var late =
+                new StandardWebhooksVerifier(List.of(SECRET), StandardWebhooksVerifier.DEFAULT_TOLERANCE, at(TS + 301));
+        var early =
+                new StandardWebhooksVerifier(List.of(SECRET), StandardWebhooksVerifier.DEFAULT_TOLERANCE, at(TS - 301));
         assertThat(late.verify(ID, "" + TS, sig, BODY).reason()).contains("tolerance");
         assertThat(early.verify(ID, "" + TS, sig, BODY).valid()).isFalse();
     }
@@ -55,19 +63,31 @@ class WebhookSignerTest {
     @Test
     void recurringKeyAppendsTheOccurrenceAndOneShotKeepsTheUsersKey() {
         Instant at = Instant.parse("2026-03-10T17:00:00Z");
-        assertThat(IdempotencyKeys.forOccurrence("inv-42", true, at, "dlv_1")).isEqualTo("inv-42:2026-03-10T17:00:00.000Z");
+        assertThat(IdempotencyKeys.forOccurrence("inv-42", true, at, "dlv_1"))
+                .isEqualTo("inv-42:2026-03-10T17:00:00.000Z");
         assertThat(IdempotencyKeys.forOccurrence("inv-42", false, at, "dlv_1")).isEqualTo("inv-42");
         assertThat(IdempotencyKeys.forOccurrence(null, true, at, "dlv_1")).isEqualTo("dlv_1");
     }
 
     @Test
     void envelopeEscapesStringsAndKeepsFieldOrder() {
-        var e = new Envelope("sch_1", "dlv_1", Instant.parse("2026-03-10T17:00:00Z"), Instant.parse("2026-03-10T17:00:02.341Z"),
-                1, 42, "Europe/Paris", "a\"b", "rrule", "FREQ=DAILY", null);
-        assertThat(new String(e.toJson(), StandardCharsets.UTF_8)).isEqualTo(
-                "{\"schedule_id\":\"sch_1\",\"delivery_id\":\"dlv_1\",\"scheduled_for\":\"2026-03-10T17:00:00.000Z\","
-                        + "\"executed_at\":\"2026-03-10T17:00:02.341Z\",\"attempt\":1,\"sequence\":42,\"timezone\":\"Europe/Paris\","
-                        + "\"event_type\":\"a\\\"b\",\"input\":{\"type\":\"rrule\",\"value\":\"FREQ=DAILY\"}}");
+        var e = new Envelope(
+                "sch_1",
+                "dlv_1",
+                Instant.parse("2026-03-10T17:00:00Z"),
+                Instant.parse("2026-03-10T17:00:02.341Z"),
+                1,
+                42,
+                "Europe/Paris",
+                "a\"b",
+                "rrule",
+                "FREQ=DAILY",
+                null);
+        assertThat(new String(e.toJson(), StandardCharsets.UTF_8))
+                .isEqualTo(
+                        "{\"schedule_id\":\"sch_1\",\"delivery_id\":\"dlv_1\",\"scheduled_for\":\"2026-03-10T17:00:00.000Z\","
+                                + "\"executed_at\":\"2026-03-10T17:00:02.341Z\",\"attempt\":1,\"sequence\":42,\"timezone\":\"Europe/Paris\","
+                                + "\"event_type\":\"a\\\"b\",\"input\":{\"type\":\"rrule\",\"value\":\"FREQ=DAILY\"}}");
     }
 
     private static Clock at(long epochSeconds) {

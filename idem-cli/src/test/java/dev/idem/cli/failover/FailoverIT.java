@@ -59,7 +59,9 @@ class FailoverIT {
         Path logs = Path.of("target", "failover-logs");
         java.nio.file.Files.createDirectories(logs);
         for (AutoCloseable c : closeables)
-            if (c instanceof JarNode n) java.nio.file.Files.writeString(logs.resolve(test.getTestMethod().orElseThrow().getName() + "-" + n.name + ".log"), n.log());
+            if (c instanceof JarNode n)
+                java.nio.file.Files.writeString(
+                        logs.resolve(test.getTestMethod().orElseThrow().getName() + "-" + n.name + ".log"), n.log());
         if (receiver != null) receiver.close();
         if (db != null) db.close();
     }
@@ -103,7 +105,9 @@ class FailoverIT {
     }
 
     private <T> List<T> rows(String query, Row<T> row) throws Exception {
-        try (Connection c = sql(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(query)) {
+        try (Connection c = sql();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(query)) {
             List<T> out = new ArrayList<>();
             while (rs.next()) out.add(row.map(rs));
             return out;
@@ -116,21 +120,27 @@ class FailoverIT {
 
     /** Delivery id → lease owner of every delivery being delivered now. */
     private Map<String, String> claims() throws Exception {
-        return rows("SELECT id, lease_owner FROM deliveries WHERE status = 'delivering'", rs -> Map.entry(rs.getString(1), rs.getString(2)))
-                .stream().collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
+        return rows(
+                        "SELECT id, lease_owner FROM deliveries WHERE status = 'delivering'",
+                        rs -> Map.entry(rs.getString(1), rs.getString(2)))
+                .stream()
+                .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
     }
 
     private long count(String where) throws Exception {
-        return rows("SELECT COUNT(*) FROM deliveries WHERE " + where, rs -> rs.getLong(1)).get(0);
+        return rows("SELECT COUNT(*) FROM deliveries WHERE " + where, rs -> rs.getLong(1))
+                .get(0);
     }
 
     private long epochOf(String nodeId) throws Exception {
-        return rows("SELECT epoch FROM nodes WHERE node_id = '" + nodeId + "'", rs -> rs.getLong(1)).get(0);
+        return rows("SELECT epoch FROM nodes WHERE node_id = '" + nodeId + "'", rs -> rs.getLong(1))
+                .get(0);
     }
 
     /** The node (of {@code a}, {@code b}) holding more claims now. */
     private static JarNode holderOfMost(Map<String, String> claims, JarNode a, JarNode b) {
-        long ofA = claims.values().stream().filter(o -> o.startsWith(a.name + "#")).count();
+        long ofA =
+                claims.values().stream().filter(o -> o.startsWith(a.name + "#")).count();
         return ofA * 2 >= claims.size() ? a : b;
     }
 
@@ -138,14 +148,19 @@ class FailoverIT {
     private void attemptsOnlyMovedForward() {
         receiver.attemptsByDelivery().forEach((id, attempts) -> {
             for (int i = 1; i < attempts.size(); i++)
-                assertThat(attempts.get(i)).as("attempts of %s in arrival order: %s", id, attempts).isGreaterThan(attempts.get(i - 1));
+                assertThat(attempts.get(i))
+                        .as("attempts of %s in arrival order: %s", id, attempts)
+                        .isGreaterThan(attempts.get(i - 1));
         });
     }
 
     /** In the store's history no delivery has two attempts that read as successes (a stale one says so in its error). */
     private void noDeliverySucceededTwice() throws Exception {
-        assertThat(rows("SELECT delivery_id FROM attempts WHERE error IS NULL AND status_code BETWEEN 200 AND 299 "
-                + "GROUP BY delivery_id HAVING COUNT(*) > 1", rs -> rs.getString(1))).isEmpty();
+        assertThat(rows(
+                        "SELECT delivery_id FROM attempts WHERE error IS NULL AND status_code BETWEEN 200 AND 299 "
+                                + "GROUP BY delivery_id HAVING COUNT(*) > 1",
+                        rs -> rs.getString(1)))
+                .isEmpty();
     }
 
     private static String seconds(long nanos) {
@@ -171,25 +186,38 @@ class FailoverIT {
         // all due at one instant, after every create has been answered
         Instant due = Instant.now().plusSeconds(5 + n / 20);
         schedulesDueAt(a, n, due, "");
-        assertThat(Instant.now()).as("every schedule created before they fall due").isBefore(due);
-        await().atMost(Duration.ofSeconds(60)).until(() -> !claims().isEmpty() && Instant.now().isAfter(due.plusSeconds(1)));
+        assertThat(Instant.now())
+                .as("every schedule created before they fall due")
+                .isBefore(due);
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> !claims().isEmpty() && Instant.now().isAfter(due.plusSeconds(1)));
         JarNode victim = holderOfMost(claims(), a, b);
         JarNode survivor = victim == a ? b : a;
         long killedAt = System.nanoTime();
         victim.kill9();
         // read after the kill: what it held when it died (nobody may take them over within half a window)
-        Set<String> orphans = claims().entrySet().stream().filter(e -> e.getValue().startsWith(victim.name + "#")).map(Map.Entry::getKey)
+        Set<String> orphans = claims().entrySet().stream()
+                .filter(e -> e.getValue().startsWith(victim.name + "#"))
+                .map(Map.Entry::getKey)
                 .collect(Collectors.toSet());
         assertThat(orphans).as("claims of %s at the kill", victim.name).isNotEmpty();
 
-        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(100)).until(() -> count("status <> 'succeeded'") == 0);
+        await().atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> count("status <> 'succeeded'") == 0);
         long allSucceeded = System.nanoTime() - killedAt;
         Map<String, Long> resent = new HashMap<>();
-        for (Hit h : receiver.hits()) if (orphans.contains(h.deliveryId()) && h.arrivedNanos() > killedAt) resent.merge(h.deliveryId(), h.arrivedNanos(), Math::min);
-        assertThat(resent.keySet()).as("every claim of the dead node is sent again").isEqualTo(orphans);
+        for (Hit h : receiver.hits())
+            if (orphans.contains(h.deliveryId()) && h.arrivedNanos() > killedAt)
+                resent.merge(h.deliveryId(), h.arrivedNanos(), Math::min);
+        assertThat(resent.keySet())
+                .as("every claim of the dead node is sent again")
+                .isEqualTo(orphans);
         long first = resent.values().stream().mapToLong(t -> t - killedAt).min().orElseThrow();
         long last = resent.values().stream().mapToLong(t -> t - killedAt).max().orElseThrow();
-        assertThat(Duration.ofNanos(last)).as("kill -> last claim of the dead node sent again").isLessThan(TAKEOVER_PROMISE);
+        assertThat(Duration.ofNanos(last))
+                .as("kill -> last claim of the dead node sent again")
+                .isLessThan(TAKEOVER_PROMISE);
 
         attemptsOnlyMovedForward();
         noDeliverySucceededTwice();
@@ -201,8 +229,9 @@ class FailoverIT {
     record Takeover(int claims, long firstResendNanos, long lastResendNanos, long allSucceededNanos) {
         @Override
         public String toString() {
-            return claims + " claims taken over: kill -> first re-send " + seconds(firstResendNanos) + ", kill -> last re-send "
-                    + seconds(lastResendNanos) + ", kill -> every delivery succeeded " + seconds(allSucceededNanos);
+            return claims + " claims taken over: kill -> first re-send " + seconds(firstResendNanos)
+                    + ", kill -> last re-send " + seconds(lastResendNanos) + ", kill -> every delivery succeeded "
+                    + seconds(allSucceededNanos);
         }
     }
 
@@ -226,19 +255,24 @@ class FailoverIT {
     void aSecondNodeStartedWithTheIdOfALiveOneIsRefusedInOneLineWithExitCode2() throws Exception {
         postgres(Duration.ZERO);
         JarNode first = node("first", "twin");
-        JarNode second = JarNode.launch(dir, "second", "twin", db.config().jdbcUrl(), db.config().user(), null);
+        JarNode second = JarNode.launch(
+                dir, "second", "twin", db.config().jdbcUrl(), db.config().user(), null);
         closeables.add(second);
-        assertThat(second.process().waitFor(90, TimeUnit.SECONDS)).as("the second node exits").isTrue();
+        assertThat(second.process().waitFor(90, TimeUnit.SECONDS))
+                .as("the second node exits")
+                .isTrue();
         assertThat(second.process().exitValue()).isEqualTo(2);
         List<String> lines = second.log().lines().filter(l -> !l.isBlank()).toList();
-        assertThat(lines.get(lines.size() - 1)).startsWith("idem: node id 'twin' is already used by a live node (pid " + first.pid() + " on ");
+        assertThat(lines.get(lines.size() - 1))
+                .startsWith("idem: node id 'twin' is already used by a live node (pid " + first.pid() + " on ");
         assertThat(second.log()).doesNotContain("\tat ", "Exception");
         assertThat(first.get("/readyz").statusCode()).isEqualTo(200);
         assertThat(epochOf("twin")).isEqualTo(1);
     }
 
     @Test
-    void aNodeRestartedAtOnceAfterSigkillUnderTheSameIdStartsWithoutWaitingAndSendsItsOldClaimsAgain() throws Exception {
+    void aNodeRestartedAtOnceAfterSigkillUnderTheSameIdStartsWithoutWaitingAndSendsItsOldClaimsAgain()
+            throws Exception {
         postgres(Duration.ZERO);
         receiver.answerAfter(h -> h.attempt() == 1 ? 30_000 : 0);
         JarNode first = node("solo-1", "solo");
@@ -248,9 +282,13 @@ class FailoverIT {
 
         JarNode again = node("solo-2", "solo");
         await().atMost(Duration.ofSeconds(60)).until(() -> count("status = 'succeeded'") == 10);
-        assertThat(receiver.attemptsByDelivery()).hasSize(10).allSatisfy((id, attempts) -> assertThat(attempts).containsExactly(1, 2));
-        assertThat(again.log()).contains("took over 10 claims of its previous incarnation 1 (pid " + first.pid())
-                .contains("its process ended on this machine").doesNotContain("watching it");
+        assertThat(receiver.attemptsByDelivery())
+                .hasSize(10)
+                .allSatisfy((id, attempts) -> assertThat(attempts).containsExactly(1, 2));
+        assertThat(again.log())
+                .contains("took over 10 claims of its previous incarnation 1 (pid " + first.pid())
+                .contains("its process ended on this machine")
+                .doesNotContain("watching it");
         assertThat(epochOf("solo")).isEqualTo(2);
     }
 
@@ -269,14 +307,19 @@ class FailoverIT {
         JarNode again = JarNode.launch(dir, "sqlite-2", null, null, null, data).awaitReady();
         closeables.add(again);
         await().atMost(Duration.ofSeconds(60)).until(() -> receiver.hits().size() == 20);
-        assertThat(receiver.attemptsByDelivery()).hasSize(10).allSatisfy((id, attempts) -> assertThat(attempts).containsExactly(1, 2));
-        assertThat(again.log()).containsPattern("declared node \\S+-" + first.pid() + " dead \\(incarnation 1, pid " + first.pid()
-                + " on \\S+: its process ended on this machine, last renewed [0-9.]+ s ago\\) and took over its 10 claims");
+        assertThat(receiver.attemptsByDelivery())
+                .hasSize(10)
+                .allSatisfy((id, attempts) -> assertThat(attempts).containsExactly(1, 2));
+        assertThat(again.log())
+                .containsPattern(
+                        "declared node \\S+-" + first.pid() + " dead \\(incarnation 1, pid " + first.pid()
+                                + " on \\S+: its process ended on this machine, last renewed [0-9.]+ s ago\\) and took over its 10 claims");
     }
 
     @Tag("slow")
     @Test
-    void aNodeStoppedForTwentySecondsLosesItsClaimsStartsNoneOfThemAfterwardsAndItsLateOutcomesAreDropped() throws Exception {
+    void aNodeStoppedForTwentySecondsLosesItsClaimsStartsNoneOfThemAfterwardsAndItsLateOutcomesAreDropped()
+            throws Exception {
         postgres(Duration.ofSeconds(2));
         JarNode a = node("node-a", "node-a");
         JarNode b = node("node-b", "node-b");
@@ -287,13 +330,17 @@ class FailoverIT {
         JarNode other = paused == a ? b : a;
         paused.pause();
         long pausedAt = System.nanoTime();
-        Set<String> held = claims().entrySet().stream().filter(e -> e.getValue().startsWith(paused.name + "#")).map(Map.Entry::getKey)
+        Set<String> held = claims().entrySet().stream()
+                .filter(e -> e.getValue().startsWith(paused.name + "#"))
+                .map(Map.Entry::getKey)
                 .collect(Collectors.toSet());
         Set<String> sent = receiver.hits().stream().map(Hit::deliveryId).collect(Collectors.toSet());
-        Set<String> heldNotStarted = held.stream().filter(id -> !sent.contains(id)).collect(Collectors.toSet());
+        Set<String> heldNotStarted =
+                held.stream().filter(id -> !sent.contains(id)).collect(Collectors.toSet());
 
         // taken over while it is stopped, within the SPEC's 15 s
-        await().atMost(TAKEOVER_PROMISE).pollInterval(Duration.ofMillis(100))
+        await().atMost(TAKEOVER_PROMISE)
+                .pollInterval(Duration.ofMillis(100))
                 .until(() -> claims().values().stream().noneMatch(o -> o.startsWith(paused.name + "#")));
         long takenOver = System.nanoTime() - pausedAt;
         Thread.sleep(Math.max(0, pausedAt + TimeUnit.SECONDS.toNanos(20) - System.nanoTime()) / 1_000_000);
@@ -301,18 +348,23 @@ class FailoverIT {
         paused.resume();
 
         await().atMost(Duration.ofSeconds(120)).until(() -> count("status <> 'succeeded'") == 0);
-        await().atMost(Duration.ofSeconds(30)).until(() -> paused.log().contains("was declared dead by node " + other.name));
-        await().atMost(Duration.ofSeconds(30)).until(() -> paused.metric("idem_deliveries_total{outcome=\"stale\"") > 0);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> paused.log().contains("was declared dead by node " + other.name));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> paused.metric("idem_deliveries_total{outcome=\"stale\"") > 0);
         assertThat(epochOf(paused.name)).isEqualTo(2);
         // a claim it held but had not started before the pause never went out from it after
         for (Hit h : receiver.hits())
-            if (heldNotStarted.contains(h.deliveryId()) && h.arrivedNanos() > resumedAt) assertThat(h.attempt()).isGreaterThan(1);
+            if (heldNotStarted.contains(h.deliveryId()) && h.arrivedNanos() > resumedAt)
+                assertThat(h.attempt()).isGreaterThan(1);
         attemptsOnlyMovedForward();
         noDeliverySucceededTwice();
-        double succeeded = a.metric("idem_deliveries_total{outcome=\"succeeded\"") + b.metric("idem_deliveries_total{outcome=\"succeeded\"");
+        double succeeded = a.metric("idem_deliveries_total{outcome=\"succeeded\"")
+                + b.metric("idem_deliveries_total{outcome=\"succeeded\"");
         assertThat(succeeded).as("outcomes applied as succeeded, both nodes").isEqualTo(150.0);
         System.out.println("FAILOVER SIGSTOP 20 s, 150 deliveries: " + held.size() + " claims (" + heldNotStarted.size()
-                + " not yet started) taken over " + seconds(takenOver) + " after the stop; " + paused.metric("idem_deliveries_total{outcome=\"stale\"")
+                + " not yet started) taken over " + seconds(takenOver) + " after the stop; "
+                + paused.metric("idem_deliveries_total{outcome=\"stale\"")
                 + " late outcomes dropped (load " + loadAverage() + ")");
     }
 
@@ -329,7 +381,9 @@ class FailoverIT {
         // a steady stream: 8 deliveries due every second for 40 s
         Instant start = Instant.now().plusSeconds(5);
         for (int s = 0; s < 40; s++) schedulesDueAt(b, 8, start.plusSeconds(s), "");
-        await().atMost(Duration.ofSeconds(60)).until(() -> cut.metric("idem_delivery_lag_seconds_count") > 0 && Instant.now().isAfter(start.plusSeconds(8)));
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> cut.metric("idem_delivery_lag_seconds_count") > 0
+                        && Instant.now().isAfter(start.plusSeconds(8)));
 
         proxy.cut();
         long cutAt = System.nanoTime();
@@ -338,7 +392,9 @@ class FailoverIT {
         Thread.sleep(Math.max(0, cutAt + TimeUnit.SECONDS.toNanos(8) - System.nanoTime()) / 1_000_000);
         double startedAtEight = cut.metric("idem_delivery_lag_seconds_count");
         Thread.sleep(Math.max(0, cutAt + TimeUnit.SECONDS.toNanos(20) - System.nanoTime()) / 1_000_000);
-        assertThat(cut.metric("idem_delivery_lag_seconds_count")).as("attempts started while cut off").isEqualTo(startedAtEight);
+        assertThat(cut.metric("idem_delivery_lag_seconds_count"))
+                .as("attempts started while cut off")
+                .isEqualTo(startedAtEight);
         proxy.restore();
 
         await().atMost(Duration.ofSeconds(30)).until(() -> cut.metric("idem_node_live") == 1.0);
@@ -348,7 +404,9 @@ class FailoverIT {
         await().atMost(Duration.ofSeconds(120)).until(() -> count("status <> 'succeeded'") == 0);
         assertThat(count("status = 'succeeded'")).isEqualTo(320);
         assertThat(cut.log()).contains("was declared dead by node node-b").contains("is live as incarnation 2");
-        assertThat(cut.metric("idem_delivery_lag_seconds_count")).as("it sends again").isGreaterThan(startedAtEight);
+        assertThat(cut.metric("idem_delivery_lag_seconds_count"))
+                .as("it sends again")
+                .isGreaterThan(startedAtEight);
         attemptsOnlyMovedForward();
         noDeliverySucceededTwice();
     }
@@ -361,8 +419,11 @@ class FailoverIT {
         JarNode b = node("node-b", "node-b");
         schedulesDueAt(a, 20, Instant.now().plusSeconds(3), ",\"timeout\":\"60s\"");
         await().atMost(Duration.ofSeconds(150)).until(() -> count("status = 'succeeded'") == 20);
-        assertThat(receiver.attemptsByDelivery()).hasSize(20).allSatisfy((id, attempts) -> assertThat(attempts).containsExactly(1));
-        assertThat(a.metric("idem_leases_reclaimed_total") + b.metric("idem_leases_reclaimed_total")).isZero();
+        assertThat(receiver.attemptsByDelivery())
+                .hasSize(20)
+                .allSatisfy((id, attempts) -> assertThat(attempts).containsExactly(1));
+        assertThat(a.metric("idem_leases_reclaimed_total") + b.metric("idem_leases_reclaimed_total"))
+                .isZero();
         assertThat(a.log() + b.log()).doesNotContain("declared node");
     }
 
@@ -379,8 +440,12 @@ class FailoverIT {
         Thread.sleep(4_000);
         paused.resume();
         await().atMost(Duration.ofSeconds(60)).until(() -> count("status = 'succeeded'") == 40);
-        assertThat(receiver.attemptsByDelivery()).hasSize(40).allSatisfy((id, attempts) -> assertThat(attempts).containsExactly(1));
-        assertThat(a.metric("idem_deliveries_total{outcome=\"stale\"") + b.metric("idem_deliveries_total{outcome=\"stale\"")).isZero();
+        assertThat(receiver.attemptsByDelivery())
+                .hasSize(40)
+                .allSatisfy((id, attempts) -> assertThat(attempts).containsExactly(1));
+        assertThat(a.metric("idem_deliveries_total{outcome=\"stale\"")
+                        + b.metric("idem_deliveries_total{outcome=\"stale\""))
+                .isZero();
         assertThat(epochOf(paused.name)).isEqualTo(1);
     }
 }

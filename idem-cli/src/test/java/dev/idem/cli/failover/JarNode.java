@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
 /** One node as users run it: {@code java -jar idem.jar serve …} in a process of its own, its output in a log file. */
 final class JarNode implements AutoCloseable {
     static final String KEY = "sk_test_failover_0123456789";
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     final String name;
     final int port;
@@ -36,13 +37,25 @@ final class JarNode implements AutoCloseable {
      * @param nodeId {@code --node-id}, or null for the default (host name + pid)
      * @param databaseUrl {@code --database-url}, or null for SQLite in {@code dataDir}
      */
-    static JarNode launch(Path dir, String name, String nodeId, String databaseUrl, String databaseUser, Path dataDir) throws IOException {
+    static JarNode launch(Path dir, String name, String nodeId, String databaseUrl, String databaseUser, Path dataDir)
+            throws IOException {
         Path jar = Path.of("target", "idem.jar");
-        if (!Files.exists(jar)) throw new IllegalStateException("the fat jar is built in the package phase: " + jar.toAbsolutePath());
+        if (!Files.exists(jar))
+            throw new IllegalStateException("the fat jar is built in the package phase: " + jar.toAbsolutePath());
         int port = freePort();
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-                "-jar", jar.toString(), "serve", "--port", Integer.toString(port), "--bootstrap-key", KEY, "--allow-private-endpoints",
-                "--rate-limit", "0"));
+        List<String> cmd = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-jar",
+                jar.toString(),
+                "serve",
+                "--port",
+                Integer.toString(port),
+                "--bootstrap-key",
+                KEY,
+                "--allow-private-endpoints",
+                "--rate-limit",
+                "0"));
         if (nodeId != null) cmd.addAll(List.of("--node-id", nodeId));
         if (databaseUrl != null) cmd.addAll(List.of("--database-url", databaseUrl));
         else cmd.addAll(List.of("--data-dir", dataDir.toString()));
@@ -58,7 +71,8 @@ final class JarNode implements AutoCloseable {
     JarNode awaitReady() throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) throw new IllegalStateException(name + " exited with " + process.exitValue() + ":\n" + log());
+            if (!process.isAlive())
+                throw new IllegalStateException(name + " exited with " + process.exitValue() + ":\n" + log());
             try {
                 if (get("/readyz").statusCode() == 200) return this;
             } catch (IOException notYet) {
@@ -94,7 +108,9 @@ final class JarNode implements AutoCloseable {
     }
 
     private void signal(String sig) throws Exception {
-        Process kill = new ProcessBuilder("kill", "-" + sig, Long.toString(process.pid())).inheritIO().start();
+        Process kill = new ProcessBuilder("kill", "-" + sig, Long.toString(process.pid()))
+                .inheritIO()
+                .start();
         if (kill.waitFor() != 0) throw new IllegalStateException("kill -" + sig + " " + process.pid() + " failed");
     }
 
@@ -107,14 +123,23 @@ final class JarNode implements AutoCloseable {
     }
 
     HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(10))
-                .header("Authorization", "Bearer " + KEY).build(), HttpResponse.BodyHandlers.ofString());
+        return HTTP.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                        .timeout(Duration.ofSeconds(10))
+                        .header("Authorization", "Bearer " + KEY)
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     HttpResponse<String> post(String path, String body) throws IOException, InterruptedException {
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(30))
-                .header("Authorization", "Bearer " + KEY).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        return HTTP.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                        .timeout(Duration.ofSeconds(30))
+                        .header("Authorization", "Bearer " + KEY)
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(body))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     /** A sample of the node's Prometheus text, e.g. {@code metric("idem_deliveries_total{outcome=\"stale\"")}; 0 when absent. */

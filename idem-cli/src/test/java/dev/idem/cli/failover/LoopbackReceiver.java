@@ -35,7 +35,9 @@ final class LoopbackReceiver implements AutoCloseable {
         server.createContext("/", ex -> {
             try (ex) {
                 ex.getRequestBody().readAllBytes();
-                Hit hit = new Hit(ex.getRequestHeaders().getFirst("webhook-id"), Integer.parseInt(ex.getRequestHeaders().getFirst("Idem-Attempt")),
+                Hit hit = new Hit(
+                        ex.getRequestHeaders().getFirst("webhook-id"),
+                        Integer.parseInt(ex.getRequestHeaders().getFirst("Idem-Attempt")),
                         System.nanoTime());
                 hits.add(hit);
                 long delay = delayMillis.applyAsLong(hit);
@@ -64,7 +66,8 @@ final class LoopbackReceiver implements AutoCloseable {
 
     /** Attempt numbers of each delivery, in arrival order. */
     Map<String, List<Integer>> attemptsByDelivery() {
-        return hits.stream().collect(Collectors.groupingBy(Hit::deliveryId, Collectors.mapping(Hit::attempt, Collectors.toList())));
+        return hits.stream()
+                .collect(Collectors.groupingBy(Hit::deliveryId, Collectors.mapping(Hit::attempt, Collectors.toList())));
     }
 
     @Override

@@ -10,7 +10,8 @@ import com.fasterxml.jackson.databind.JavaType;
  * @param mutating whether the call carries an {@code Idempotency-Key}
  * @param acceptsServiceUnavailable whether a 503 is an answer rather than a failure (readiness), and then nothing is retried
  */
-public record ApiCall<T>(String method, String path, byte[] body, JavaType type, boolean mutating, boolean acceptsServiceUnavailable) {
+public record ApiCall<T>(
+        String method, String path, byte[] body, JavaType type, boolean mutating, boolean acceptsServiceUnavailable) {
     public static <T> ApiCall<T> get(String path, JavaType type) {
         return new ApiCall<>("GET", path, null, type, false, false);
     }

@@ -10,7 +10,9 @@ import java.util.Locale;
  * milliseconds (BIGINT) from the relay's clock, so one schema and one set of statements serve all three.
  */
 public enum OutboxDialect {
-    POSTGRESQL, MYSQL, SQLITE;
+    POSTGRESQL,
+    MYSQL,
+    SQLITE;
 
     private static final String COLUMNS = "id VARCHAR(64) NOT NULL PRIMARY KEY, "
             + "request %s NOT NULL, "
@@ -38,14 +40,18 @@ public enum OutboxDialect {
      */
     public List<String> createTable(String table) {
         if (this == MYSQL)
-            return List.of("CREATE TABLE IF NOT EXISTS " + table + " (" + COLUMNS.formatted("MEDIUMTEXT") + ", INDEX " + table.replace('.', '_')
+            return List.of("CREATE TABLE IF NOT EXISTS " + table + " (" + COLUMNS.formatted("MEDIUMTEXT") + ", INDEX "
+                    + table.replace('.', '_')
                     + "_due (status, available_at)) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin");
-        return List.of("CREATE TABLE IF NOT EXISTS " + table + " (" + COLUMNS.formatted("TEXT") + ")",
-                "CREATE INDEX IF NOT EXISTS " + table.replace('.', '_') + "_due ON " + table + " (available_at) WHERE status = 'pending'");
+        return List.of(
+                "CREATE TABLE IF NOT EXISTS " + table + " (" + COLUMNS.formatted("TEXT") + ")",
+                "CREATE INDEX IF NOT EXISTS " + table.replace('.', '_') + "_due ON " + table
+                        + " (available_at) WHERE status = 'pending'");
     }
 
     public String insert(String table) {
-        return "INSERT INTO " + table + " (id, request, status, attempts, available_at, created_at) VALUES (?, ?, 'pending', 0, ?, ?)";
+        return "INSERT INTO " + table
+                + " (id, request, status, attempts, available_at, created_at) VALUES (?, ?, 'pending', 0, ?, ?)";
     }
 
     /** Whether one {@code UPDATE … RETURNING} claims a batch (PostgreSQL, SQLite); else {@link #selectForClaim} then {@link #claimByIds}. */
@@ -54,7 +60,8 @@ public enum OutboxDialect {
     }
 
     private static String due(String table) {
-        return "SELECT id FROM " + table + " WHERE status = 'pending' AND available_at <= ? ORDER BY available_at, id LIMIT ?";
+        return "SELECT id FROM " + table
+                + " WHERE status = 'pending' AND available_at <= ? ORDER BY available_at, id LIMIT ?";
     }
 
     private static String claimSet() {
@@ -66,7 +73,8 @@ public enum OutboxDialect {
      * another relay is claiming at this instant (SKIP LOCKED); SQLite's one writer serialises the statement whole.
      */
     public String claimReturning(String table) {
-        return "UPDATE " + table + claimSet() + " WHERE id IN (" + due(table) + (this == POSTGRESQL ? " FOR UPDATE SKIP LOCKED" : "")
+        return "UPDATE " + table + claimSet() + " WHERE id IN (" + due(table)
+                + (this == POSTGRESQL ? " FOR UPDATE SKIP LOCKED" : "")
                 + ") RETURNING id, request, attempts, first_sent_at";
     }
 
@@ -78,27 +86,32 @@ public enum OutboxDialect {
 
     /** MySQL, second half: claim the rows locked. Params: token, lease end, now, then the ids. */
     public String claimByIds(String table, int ids) {
-        return "UPDATE " + table + claimSet() + " WHERE id IN (" + String.join(", ", java.util.Collections.nCopies(ids, "?")) + ")";
+        return "UPDATE " + table + claimSet() + " WHERE id IN ("
+                + String.join(", ", java.util.Collections.nCopies(ids, "?")) + ")";
     }
 
     /** Params: schedule id, now, row id, claim token. 0 rows: the claim was lost to another relay. */
     public String markSent(String table) {
-        return "UPDATE " + table + " SET status = 'sent', schedule_id = ?, sent_at = ?, claimed_by = NULL, last_error = NULL WHERE id = ? AND claimed_by = ?";
+        return "UPDATE " + table
+                + " SET status = 'sent', schedule_id = ?, sent_at = ?, claimed_by = NULL, last_error = NULL WHERE id = ? AND claimed_by = ?";
     }
 
     /** Params: next attempt time, error, row id, claim token. */
     public String markRetry(String table) {
-        return "UPDATE " + table + " SET available_at = ?, claimed_by = NULL, last_error = ? WHERE id = ? AND claimed_by = ?";
+        return "UPDATE " + table
+                + " SET available_at = ?, claimed_by = NULL, last_error = ? WHERE id = ? AND claimed_by = ?";
     }
 
     /** Params: error, row id, claim token. */
     public String markFailed(String table) {
-        return "UPDATE " + table + " SET status = 'failed', claimed_by = NULL, last_error = ? WHERE id = ? AND claimed_by = ?";
+        return "UPDATE " + table
+                + " SET status = 'failed', claimed_by = NULL, last_error = ? WHERE id = ? AND claimed_by = ?";
     }
 
     /** A claimed row this relay will not send after all: back at once, its claim not counted. Params: now, row id, token. */
     public String release(String table) {
-        return "UPDATE " + table + " SET available_at = ?, claimed_by = NULL, attempts = attempts - 1 WHERE id = ? AND claimed_by = ?";
+        return "UPDATE " + table
+                + " SET available_at = ?, claimed_by = NULL, attempts = attempts - 1 WHERE id = ? AND claimed_by = ?";
     }
 
     public String select(String table) {
@@ -109,14 +122,16 @@ public enum OutboxDialect {
     /** Deletes up to n rows sent before a cutoff. Params: cutoff, n. */
     public String pruneSent(String table) {
         String where = " WHERE status = 'sent' AND sent_at < ?";
-        return this == MYSQL ? "DELETE FROM " + table + where + " LIMIT ?"
+        return this == MYSQL
+                ? "DELETE FROM " + table + where + " LIMIT ?"
                 : "DELETE FROM " + table + " WHERE id IN (SELECT id FROM " + table + where + " LIMIT ?)";
     }
 
     /** Table names are spliced into SQL, so only plain identifiers are allowed. */
     public static String checkIdentifier(String name) {
         if (name == null || !name.matches("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?"))
-            throw new IllegalArgumentException("the outbox table name must be a plain SQL identifier, optionally schema-qualified: " + name);
+            throw new IllegalArgumentException(
+                    "the outbox table name must be a plain SQL identifier, optionally schema-qualified: " + name);
         return name;
     }
 }

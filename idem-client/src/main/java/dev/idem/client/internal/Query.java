@@ -12,7 +12,8 @@ public final class Query {
     /** {@code ?a=b&c=d} with names sorted (one filter always reads the same), or empty. */
     public static String of(Map<String, String> params) {
         if (params.isEmpty()) return "";
-        return params.entrySet().stream().sorted(Map.Entry.comparingByKey())
+        return params.entrySet().stream()
+                .sorted(Map.Entry.comparingByKey())
                 .map(e -> encode(e.getKey()) + "=" + encode(e.getValue()))
                 .collect(Collectors.joining("&", "?", ""));
     }

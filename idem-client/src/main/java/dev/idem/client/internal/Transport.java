@@ -34,9 +34,13 @@ public final class Transport {
     public Transport(IdemClientConfig config) {
         this.config = config;
         this.backoff = new Backoff(config.initialBackoff(), config.maxBackoff());
-        this.http = config.httpClient() != null ? config.httpClient()
-                : HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(config.connectTimeout())
-                        .followRedirects(HttpClient.Redirect.NEVER).build();
+        this.http = config.httpClient() != null
+                ? config.httpClient()
+                : HttpClient.newBuilder()
+                        .version(HttpClient.Version.HTTP_1_1)
+                        .connectTimeout(config.connectTimeout())
+                        .followRedirects(HttpClient.Redirect.NEVER)
+                        .build();
     }
 
     public IdemClientConfig config() {
@@ -44,7 +48,11 @@ public final class Transport {
     }
 
     public <T> IdemResponse<T> execute(ApiCall<T> call, RequestOptions options) {
-        String key = !call.mutating() ? null : options.idempotencyKey() != null ? options.idempotencyKey() : config.idempotencyKeys().get();
+        String key = !call.mutating()
+                ? null
+                : options.idempotencyKey() != null
+                        ? options.idempotencyKey()
+                        : config.idempotencyKeys().get();
         HttpRequest request = request(call, key);
         for (int attempt = 1; ; attempt++) {
             IdemException failure;
@@ -58,7 +66,8 @@ public final class Transport {
                 Thread.currentThread().interrupt();
                 throw interrupted(call, key, attempt, e);
             }
-            boolean mayRetry = failure.retryable() && !call.acceptsServiceUnavailable() && attempt < config.maxAttempts();
+            boolean mayRetry =
+                    failure.retryable() && !call.acceptsServiceUnavailable() && attempt < config.maxAttempts();
             if (!mayRetry) throw failure;
             Duration wait = backoff.delay(attempt, config.random());
             if (failure.retryAfter().isPresent()) {
@@ -83,7 +92,11 @@ public final class Transport {
         if (config.apiKey() != null) b.header("Authorization", "Bearer " + config.apiKey());
         if (key != null) b.header("Idempotency-Key", key);
         if (call.body() != null) b.header("Content-Type", "application/json");
-        b.method(call.method(), call.body() == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(call.body()));
+        b.method(
+                call.method(),
+                call.body() == null
+                        ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofByteArray(call.body()));
         return b.build();
     }
 
@@ -93,10 +106,22 @@ public final class Transport {
         try {
             value = Json.MAPPER.readValue(r.body(), call.type());
         } catch (IOException e) {
-            throw new IdemException(call.describe() + " answered " + r.statusCode() + " with a body this client cannot read: " + e.getMessage()
-                    + " (body: " + excerpt(r.body()) + ")", r.statusCode(), "api_error", "invalid_response", null, requestId, false, attempt, key, null, e);
+            throw new IdemException(
+                    call.describe() + " answered " + r.statusCode() + " with a body this client cannot read: "
+                            + e.getMessage() + " (body: " + excerpt(r.body()) + ")",
+                    r.statusCode(),
+                    "api_error",
+                    "invalid_response",
+                    null,
+                    requestId,
+                    false,
+                    attempt,
+                    key,
+                    null,
+                    e);
         }
-        return new IdemResponse<>(value, r.statusCode(), requestId, key, attempt, r.headers().map());
+        return new IdemResponse<>(
+                value, r.statusCode(), requestId, key, attempt, r.headers().map());
     }
 
     private IdemException apiError(ApiCall<?> call, HttpResponse<byte[]> r, String key, int attempt) {
@@ -111,29 +136,71 @@ public final class Transport {
         }
         if (error == null || !error.isObject()) {
             String type = status >= 500 ? "api_error" : status == 429 ? "rate_limit_error" : "invalid_request_error";
-            return new IdemException(call.describe() + " answered HTTP " + status + " without an Idem error body (a proxy in between?): "
-                    + excerpt(r.body()), status, type, null, null, requestId, status >= 500 || status == 429, attempt, key, retryAfter, null);
+            return new IdemException(
+                    call.describe() + " answered HTTP " + status + " without an Idem error body (a proxy in between?): "
+                            + excerpt(r.body()),
+                    status,
+                    type,
+                    null,
+                    null,
+                    requestId,
+                    status >= 500 || status == 429,
+                    attempt,
+                    key,
+                    retryAfter,
+                    null);
         }
         String code = text(error, "code");
         boolean retryable = status >= 500 || status == 429 || status == 409 && "idempotency_in_progress".equals(code);
         String message = text(error, "message");
         String id = text(error, "request_id");
-        return new IdemException(call.describe() + ": " + (message == null ? "HTTP " + status : message), status,
-                text(error, "type") == null ? "api_error" : text(error, "type"), code, text(error, "param"), id == null ? requestId : id,
-                retryable, attempt, key, retryAfter, null);
+        return new IdemException(
+                call.describe() + ": " + (message == null ? "HTTP " + status : message),
+                status,
+                text(error, "type") == null ? "api_error" : text(error, "type"),
+                code,
+                text(error, "param"),
+                id == null ? requestId : id,
+                retryable,
+                attempt,
+                key,
+                retryAfter,
+                null);
     }
 
     private IdemException noAnswer(ApiCall<?> call, IOException e, String key, int attempt) {
-        String code = e instanceof HttpConnectTimeoutException ? "connect_timeout"
-                : e instanceof HttpTimeoutException ? "timeout"
-                : e instanceof ConnectException ? "connection_refused" : "connection_failed";
-        return new IdemException("no answer from Idem at " + config.baseUrl() + " to " + call.describe() + ": " + e,
-                0, IdemException.CONNECTION_ERROR, code, null, null, true, attempt, key, null, e);
+        String code = e instanceof HttpConnectTimeoutException
+                ? "connect_timeout"
+                : e instanceof HttpTimeoutException
+                        ? "timeout"
+                        : e instanceof ConnectException ? "connection_refused" : "connection_failed";
+        return new IdemException(
+                "no answer from Idem at " + config.baseUrl() + " to " + call.describe() + ": " + e,
+                0,
+                IdemException.CONNECTION_ERROR,
+                code,
+                null,
+                null,
+                true,
+                attempt,
+                key,
+                null,
+                e);
     }
 
     private IdemException interrupted(ApiCall<?> call, String key, int attempt, InterruptedException e) {
-        return new IdemException("interrupted during " + call.describe() + " to " + config.baseUrl(), 0, IdemException.CONNECTION_ERROR,
-                "interrupted", null, null, true, attempt, key, null, e);
+        return new IdemException(
+                "interrupted during " + call.describe() + " to " + config.baseUrl(),
+                0,
+                IdemException.CONNECTION_ERROR,
+                "interrupted",
+                null,
+                null,
+                true,
+                attempt,
+                key,
+                null,
+                e);
     }
 
     /** {@code Retry-After} in seconds or as an HTTP-date (RFC 9110), read against the configured clock; null if absent or unreadable. */
@@ -144,7 +211,8 @@ public final class Transport {
             return v.length() > 9 ? Duration.ofSeconds(999_999_999) : Duration.ofSeconds(Long.parseLong(v));
         }
         try {
-            Instant at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+            Instant at =
+                    ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
             Duration d = Duration.between(config.clock().instant(), at);
             return d.isNegative() ? Duration.ZERO : d;
         } catch (DateTimeParseException e) {

@@ -11,7 +11,8 @@ final class Version {
     private Version() {}
 
     private static String read() {
-        try (InputStream in = Version.class.getResourceAsStream("/META-INF/maven/dev.idem/idem-client/pom.properties")) {
+        try (InputStream in =
+                Version.class.getResourceAsStream("/META-INF/maven/dev.idem/idem-client/pom.properties")) {
             if (in == null) return "dev";
             Properties p = new Properties();
             p.load(in);

@@ -9,4 +9,11 @@ import java.time.Instant;
  * @param statusCode the receiver's status, null when no answer came
  * @param responseBody the first 1 KiB of the receiver's answer
  */
-public record Attempt(String id, Integer number, Instant startedAt, Long durationMs, Integer statusCode, String error, String responseBody) {}
+public record Attempt(
+        String id,
+        Integer number,
+        Instant startedAt,
+        Long durationMs,
+        Integer statusCode,
+        String error,
+        String responseBody) {}

@@ -56,7 +56,8 @@ public final class ListParams {
 
         /** Items per page, 1 to 100. */
         public Builder limit(int limit) {
-            if (limit < 1 || limit > 100) throw new IllegalArgumentException("limit must be between 1 and 100, got " + limit);
+            if (limit < 1 || limit > 100)
+                throw new IllegalArgumentException("limit must be between 1 and 100, got " + limit);
             return param("limit", Integer.toString(limit));
         }
 

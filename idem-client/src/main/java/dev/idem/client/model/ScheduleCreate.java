@@ -39,7 +39,8 @@ public final class ScheduleCreate {
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("a schedule create must be a JSON object: " + e.getOriginalMessage(), e);
         }
-        if (tree == null || !tree.isObject()) throw new IllegalArgumentException("a schedule create must be a JSON object");
+        if (tree == null || !tree.isObject())
+            throw new IllegalArgumentException("a schedule create must be a JSON object");
         return new ScheduleCreate(json);
     }
 

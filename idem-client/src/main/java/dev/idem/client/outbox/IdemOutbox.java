@@ -90,8 +90,9 @@ public final class IdemOutbox {
         Objects.requireNonNull(request, "request");
         try {
             if (tx.getAutoCommit())
-                throw new IllegalStateException("enqueue writes into your transaction, but this connection is in auto-commit mode: "
-                        + "call setAutoCommit(false) (or use your framework's transaction) before your business writes");
+                throw new IllegalStateException(
+                        "enqueue writes into your transaction, but this connection is in auto-commit mode: "
+                                + "call setAutoCommit(false) (or use your framework's transaction) before your business writes");
             Instant now = clock.instant();
             String id = newId(now);
             try (PreparedStatement ps = tx.prepareStatement(OutboxDialect.of(tx).insert(table))) {
@@ -103,7 +104,10 @@ public final class IdemOutbox {
             }
             return id;
         } catch (SQLException e) {
-            throw new OutboxException("cannot write to the outbox table " + table + " (does it exist? see createTable): " + e.getMessage(), e);
+            throw new OutboxException(
+                    "cannot write to the outbox table " + table + " (does it exist? see createTable): "
+                            + e.getMessage(),
+                    e);
         }
     }
 
@@ -113,8 +117,18 @@ public final class IdemOutbox {
             ps.setString(1, id);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) return Optional.empty();
-                return Optional.of(new OutboxRow(rs.getString(1), rs.getString(2), rs.getString(3), rs.getInt(4), instant(rs, 5), rs.getString(6),
-                        instant(rs, 7), rs.getString(8), rs.getString(9), instant(rs, 10), instant(rs, 11)));
+                return Optional.of(new OutboxRow(
+                        rs.getString(1),
+                        rs.getString(2),
+                        rs.getString(3),
+                        rs.getInt(4),
+                        instant(rs, 5),
+                        rs.getString(6),
+                        instant(rs, 7),
+                        rs.getString(8),
+                        rs.getString(9),
+                        instant(rs, 10),
+                        instant(rs, 11)));
             }
         } catch (SQLException e) {
             throw new OutboxException("cannot read outbox row " + id + " from " + table + ": " + e.getMessage(), e);
@@ -132,7 +146,8 @@ public final class IdemOutbox {
         synchronized (random) {
             for (int i = 0; i < r.length; i++) r[i] = (byte) random.nextInt(256);
         }
-        return "obx_" + String.format("%012x", now.toEpochMilli()) + HexFormat.of().formatHex(r);
+        return "obx_" + String.format("%012x", now.toEpochMilli())
+                + HexFormat.of().formatHex(r);
     }
 
     public static final class Builder {

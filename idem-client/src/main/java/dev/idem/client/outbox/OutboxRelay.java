@@ -39,6 +39,7 @@ public final class OutboxRelay implements AutoCloseable {
     private static final System.Logger log = System.getLogger(OutboxRelay.class.getName());
     /** Idem keeps an Idempotency-Key 24 h; a row first sent longer ago than this could be created twice if sent again. */
     static final Duration IDEM_KEY_RETENTION = Duration.ofHours(24);
+
     private final IdemOutbox outbox;
     private final DataSource dataSource;
     private final IdemClient client;
@@ -101,7 +102,8 @@ public final class OutboxRelay implements AutoCloseable {
             Instant t = clock.instant();
             if (!running && thread != null || t.plus(callBudget).isAfter(leaseEnd)) {
                 // too little lease left to finish a call in it (or closing): the rest go back now, for any relay
-                for (Claimed rest : rows.subList(i, rows.size())) update(rest.id, d -> d.release(table), t.toEpochMilli(), rest.id, token);
+                for (Claimed rest : rows.subList(i, rows.size()))
+                    update(rest.id, d -> d.release(table), t.toEpochMilli(), rest.id, token);
                 break;
             }
             if (send(row, token, t)) sent++;
@@ -110,9 +112,16 @@ public final class OutboxRelay implements AutoCloseable {
     }
 
     private boolean send(Claimed row, String token, Instant now) {
-        if (row.firstSentAt != null && row.attempts > 1 && Duration.between(row.firstSentAt, now).compareTo(keyWindow) > 0) {
-            update(row.id, d -> d.markFailed(table), "key_window_passed: first sent " + row.firstSentAt + "; Idem keeps a key " + IDEM_KEY_RETENTION
-                    + ", so sending it again could create a second schedule. Check Idem for it, then enqueue a new row if it is missing", row.id, token);
+        if (row.firstSentAt != null
+                && row.attempts > 1
+                && Duration.between(row.firstSentAt, now).compareTo(keyWindow) > 0) {
+            update(
+                    row.id,
+                    d -> d.markFailed(table),
+                    "key_window_passed: first sent " + row.firstSentAt + "; Idem keeps a key " + IDEM_KEY_RETENTION
+                            + ", so sending it again could create a second schedule. Check Idem for it, then enqueue a new row if it is missing",
+                    row.id,
+                    token);
             return false;
         }
         ScheduleCreate request;
@@ -125,17 +134,31 @@ public final class OutboxRelay implements AutoCloseable {
         try {
             Schedule s = client.schedules().create(request, RequestOptions.idempotencyKey(row.id));
             if (update(row.id, d -> d.markSent(table), s.id(), clock.instant().toEpochMilli(), row.id, token) == 0)
-                log.log(System.Logger.Level.WARNING, "outbox row {0} was sent (schedule {1}) but its claim had passed to another relay", row.id, s.id());
+                log.log(
+                        System.Logger.Level.WARNING,
+                        "outbox row {0} was sent (schedule {1}) but its claim had passed to another relay",
+                        row.id,
+                        s.id());
             return true;
         } catch (IdemException e) {
             String error = e.type() + (e.code() == null ? "" : "/" + e.code()) + ": " + e.getMessage();
             if (e.retryable()) {
                 Instant next = clock.instant().plus(backoff.delay(row.attempts, random));
                 update(row.id, d -> d.markRetry(table), next.toEpochMilli(), error, row.id, token);
-                log.log(System.Logger.Level.INFO, "outbox row {0} not sent (attempt {1}), retried at {2}: {3}", row.id, row.attempts, next, error);
+                log.log(
+                        System.Logger.Level.INFO,
+                        "outbox row {0} not sent (attempt {1}), retried at {2}: {3}",
+                        row.id,
+                        row.attempts,
+                        next,
+                        error);
             } else {
                 update(row.id, d -> d.markFailed(table), error, row.id, token);
-                log.log(System.Logger.Level.WARNING, "outbox row {0} refused by Idem, marked failed: {1}", row.id, error);
+                log.log(
+                        System.Logger.Level.WARNING,
+                        "outbox row {0} refused by Idem, marked failed: {1}",
+                        row.id,
+                        error);
             }
             return false;
         }
@@ -147,7 +170,9 @@ public final class OutboxRelay implements AutoCloseable {
             boolean auto = c.getAutoCommit();
             c.setAutoCommit(false);
             try {
-                List<Claimed> rows = d.claimsInOneStatement() ? claimReturning(c, d, token, now, leaseEnd) : claimLocked(c, d, token, now, leaseEnd);
+                List<Claimed> rows = d.claimsInOneStatement()
+                        ? claimReturning(c, d, token, now, leaseEnd)
+                        : claimLocked(c, d, token, now, leaseEnd);
                 c.commit();
                 return rows;
             } catch (SQLException | RuntimeException e) {
@@ -157,11 +182,13 @@ public final class OutboxRelay implements AutoCloseable {
                 c.setAutoCommit(auto);
             }
         } catch (SQLException e) {
-            throw new OutboxException("relay " + relayId + " could not claim rows of " + table + ": " + e.getMessage(), e);
+            throw new OutboxException(
+                    "relay " + relayId + " could not claim rows of " + table + ": " + e.getMessage(), e);
         }
     }
 
-    private List<Claimed> claimReturning(Connection c, OutboxDialect d, String token, Instant now, Instant leaseEnd) throws SQLException {
+    private List<Claimed> claimReturning(Connection c, OutboxDialect d, String token, Instant now, Instant leaseEnd)
+            throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(d.claimReturning(table))) {
             ps.setString(1, token);
             ps.setLong(2, leaseEnd.toEpochMilli());
@@ -172,7 +199,8 @@ public final class OutboxRelay implements AutoCloseable {
         }
     }
 
-    private List<Claimed> claimLocked(Connection c, OutboxDialect d, String token, Instant now, Instant leaseEnd) throws SQLException {
+    private List<Claimed> claimLocked(Connection c, OutboxDialect d, String token, Instant now, Instant leaseEnd)
+            throws SQLException {
         List<Claimed> rows;
         try (PreparedStatement ps = c.prepareStatement(d.selectForClaim(table))) {
             ps.setLong(1, now.toEpochMilli());
@@ -187,7 +215,9 @@ public final class OutboxRelay implements AutoCloseable {
             for (int i = 0; i < rows.size(); i++) ps.setString(4 + i, rows.get(i).id);
             ps.executeUpdate();
         }
-        return rows.stream().map(r -> new Claimed(r.id, r.request, r.attempts, r.firstSentAt != null ? r.firstSentAt : now)).toList();
+        return rows.stream()
+                .map(r -> new Claimed(r.id, r.request, r.attempts, r.firstSentAt != null ? r.firstSentAt : now))
+                .toList();
     }
 
     /** @param attemptsAdded 1 when the rows were read before the claim's {@code attempts + 1} */
@@ -196,7 +226,11 @@ public final class OutboxRelay implements AutoCloseable {
         try (rs) {
             while (rs.next()) {
                 long first = rs.getLong(4);
-                rows.add(new Claimed(rs.getString(1), rs.getString(2), rs.getInt(3) + attemptsAdded, rs.wasNull() ? null : Instant.ofEpochMilli(first)));
+                rows.add(new Claimed(
+                        rs.getString(1),
+                        rs.getString(2),
+                        rs.getInt(3) + attemptsAdded,
+                        rs.wasNull() ? null : Instant.ofEpochMilli(first)));
             }
         }
         return rows;
@@ -212,8 +246,11 @@ public final class OutboxRelay implements AutoCloseable {
                 return ps.executeUpdate();
             }
         } catch (SQLException e) {
-            // the row keeps its claim and comes back when the lease ends: sent again with the same key, replayed by Idem
-            throw new OutboxException("relay " + relayId + " could not record the outcome of outbox row " + rowId + ": " + e.getMessage(), e);
+            // the row keeps its claim and comes back when the lease ends: sent again with the same key, replayed by
+            // Idem
+            throw new OutboxException(
+                    "relay " + relayId + " could not record the outcome of outbox row " + rowId + ": " + e.getMessage(),
+                    e);
         }
     }
 
@@ -374,19 +411,24 @@ public final class OutboxRelay implements AutoCloseable {
 
         /** @throws IllegalArgumentException naming the setting that is wrong */
         public OutboxRelay build() {
-            if (batchSize < 1 || batchSize > 1000) throw new IllegalArgumentException("batchSize must be between 1 and 1000, got " + batchSize);
+            if (batchSize < 1 || batchSize > 1000)
+                throw new IllegalArgumentException("batchSize must be between 1 and 1000, got " + batchSize);
             positive("pollInterval", pollInterval);
             positive("initialBackoff", initialBackoff);
             positive("maxBackoff", maxBackoff);
-            if (maxBackoff.compareTo(initialBackoff) < 0) throw new IllegalArgumentException("maxBackoff must not be shorter than initialBackoff");
+            if (maxBackoff.compareTo(initialBackoff) < 0)
+                throw new IllegalArgumentException("maxBackoff must not be shorter than initialBackoff");
             positive("keyWindow", keyWindow);
             if (keyWindow.compareTo(IDEM_KEY_RETENTION) > 0)
-                throw new IllegalArgumentException("keyWindow must be at most " + IDEM_KEY_RETENTION + " (Idem keeps an Idempotency-Key that long), got " + keyWindow);
+                throw new IllegalArgumentException("keyWindow must be at most " + IDEM_KEY_RETENTION
+                        + " (Idem keeps an Idempotency-Key that long), got " + keyWindow);
             Duration budget = client.config().worstCaseCallDuration();
             if (lease != null && lease.compareTo(budget) <= 0)
-                throw new IllegalArgumentException("lease (" + lease + ") must be longer than the client's worst-case call (" + budget
-                        + ": attempts × timeouts + waits), or a slow send could overlap another relay's; give the relay a client with fewer attempts or a longer lease");
-            if (relayId == null || relayId.isBlank() || relayId.length() > 80) throw new IllegalArgumentException("relayId must be 1 to 80 characters");
+                throw new IllegalArgumentException(
+                        "lease (" + lease + ") must be longer than the client's worst-case call (" + budget
+                                + ": attempts × timeouts + waits), or a slow send could overlap another relay's; give the relay a client with fewer attempts or a longer lease");
+            if (relayId == null || relayId.isBlank() || relayId.length() > 80)
+                throw new IllegalArgumentException("relayId must be 1 to 80 characters");
             Objects.requireNonNull(sleeper, "sleeper");
             Objects.requireNonNull(random, "random");
             return new OutboxRelay(this);
@@ -404,7 +446,8 @@ public final class OutboxRelay implements AutoCloseable {
             } catch (java.io.IOException e) {
                 host = "localhost";
             }
-            String id = host + "-" + ProcessHandle.current().pid() + "-" + Integer.toHexString(new SecureRandom().nextInt(1 << 16));
+            String id = host + "-" + ProcessHandle.current().pid() + "-"
+                    + Integer.toHexString(new SecureRandom().nextInt(1 << 16));
             return id.length() > 80 ? id.substring(id.length() - 80) : id;
         }
     }

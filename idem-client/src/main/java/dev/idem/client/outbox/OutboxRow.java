@@ -14,8 +14,18 @@ import java.time.Instant;
  * @param scheduleId the created schedule's id, once sent
  * @param lastError why the last attempt failed, or null
  */
-public record OutboxRow(String id, String request, String status, int attempts, Instant availableAt, String claimedBy, Instant firstSentAt,
-                        String scheduleId, String lastError, Instant createdAt, Instant sentAt) {
+public record OutboxRow(
+        String id,
+        String request,
+        String status,
+        int attempts,
+        Instant availableAt,
+        String claimedBy,
+        Instant firstSentAt,
+        String scheduleId,
+        String lastError,
+        Instant createdAt,
+        Instant sentAt) {
     public boolean isSent() {
         return "sent".equals(status);
     }

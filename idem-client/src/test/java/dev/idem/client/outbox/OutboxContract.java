@@ -45,6 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
 abstract class OutboxContract {
     @TempDir
     static Path dir;
+
     static TestNode node;
     static LoopbackProxy proxy;
     AppDatabase db;
@@ -83,7 +84,10 @@ abstract class OutboxContract {
 
     /** A relay client through the proxy: two attempts, short waits, so its worst-case call is about a minute. */
     static IdemClient client() {
-        return IdemClient.create(TestNode.config(proxy.url()).maxAttempts(2).maxRetryAfter(Duration.ofSeconds(1)).build());
+        return IdemClient.create(TestNode.config(proxy.url())
+                .maxAttempts(2)
+                .maxRetryAfter(Duration.ofSeconds(1))
+                .build());
     }
 
     OutboxRelay.Builder relay(IdemClient client) {
@@ -91,8 +95,10 @@ abstract class OutboxContract {
     }
 
     static ScheduleCreate reminder(String order) {
-        return ScheduleCreate.builder("https://example.com/orders/" + order).fireAt(Instant.parse("2030-01-01T00:00:00Z"))
-                .payload(Map.of("order", order)).build();
+        return ScheduleCreate.builder("https://example.com/orders/" + order)
+                .fireAt(Instant.parse("2030-01-01T00:00:00Z"))
+                .payload(Map.of("order", order))
+                .build();
     }
 
     /** A business write and its outbox row in one transaction; {@code commit} false rolls both back. */
@@ -120,7 +126,8 @@ abstract class OutboxContract {
     /** The node's schedules for an order (the endpoint carries the order id). */
     static List<Schedule> schedulesFor(String order) {
         return node.client().schedules().list(ListParams.builder().limit(100).build()).stream()
-                .filter(s -> s.endpoint().equals("https://example.com/orders/" + order)).toList();
+                .filter(s -> s.endpoint().equals("https://example.com/orders/" + order))
+                .toList();
     }
 
     static String order() {
@@ -199,7 +206,6 @@ abstract class OutboxContract {
         assertThat(sent.attempts()).isEqualTo(2);
     }
 
-
     @Test
     void twoRelaysOnOneTableSendEachRowOnce() throws Exception {
         List<String> ids = new ArrayList<>();
@@ -213,10 +219,12 @@ abstract class OutboxContract {
         try {
             List<Future<Integer>> runs = new ArrayList<>();
             for (int r = 0; r < 2; r++) {
-                OutboxRelay relay = relay(client()).batchSize(3).relayId("relay-" + r).build();
+                OutboxRelay relay =
+                        relay(client()).batchSize(3).relayId("relay-" + r).build();
                 runs.add(pool.submit(() -> {
                     int total = 0;
-                    while (db.count("SELECT COUNT(*) FROM " + table + " WHERE status <> 'sent'") > 0) total += relay.runOnce();
+                    while (db.count("SELECT COUNT(*) FROM " + table + " WHERE status <> 'sent'") > 0)
+                        total += relay.runOnce();
                     return total;
                 }));
             }
@@ -243,7 +251,8 @@ abstract class OutboxContract {
         String order = order();
         String id = placeOrder(order, true);
         MutableClock clock = MutableClock.at(Instant.now());
-        OutboxRelay stuck = relay(client()).clock(clock).lease(Duration.ofMinutes(3)).build();
+        OutboxRelay stuck =
+                relay(client()).clock(clock).lease(Duration.ofMinutes(3)).build();
         proxy.holdRequests();
         CompletableFuture<Integer> first = CompletableFuture.supplyAsync(stuck::runOnce);
         try {
@@ -257,7 +266,9 @@ abstract class OutboxContract {
         } finally {
             proxy.releaseRequests();
         }
-        assertThat(first.get(60, TimeUnit.SECONDS)).as("its send was answered (a replay) but its claim was gone").isEqualTo(1);
+        assertThat(first.get(60, TimeUnit.SECONDS))
+                .as("its send was answered (a replay) but its claim was gone")
+                .isEqualTo(1);
         assertThat(schedulesFor(order)).hasSize(1);
         assertThat(row(id).scheduleId()).isEqualTo(schedulesFor(order).get(0).id());
     }
@@ -267,7 +278,8 @@ abstract class OutboxContract {
         String id;
         try (Connection tx = db.dataSource().getConnection()) {
             tx.setAutoCommit(false);
-            id = outbox.enqueue(tx, ScheduleCreate.builder("ftp://example.com/not-http").build());
+            id = outbox.enqueue(
+                    tx, ScheduleCreate.builder("ftp://example.com/not-http").build());
             tx.commit();
         }
         OutboxRelay relay = relay(client()).build();
@@ -284,14 +296,20 @@ abstract class OutboxContract {
         String order = order();
         String id = placeOrder(order, true);
         MutableClock clock = MutableClock.at(Instant.now());
-        IdemClient nowhere = IdemClient.create(TestNode.config("http://127.0.0.1:" + closedPort()).maxAttempts(1).build());
-        OutboxRelay down = relay(nowhere).clock(clock).backoff(Duration.ofSeconds(10), Duration.ofMinutes(5)).build();
+        IdemClient nowhere = IdemClient.create(TestNode.config("http://127.0.0.1:" + closedPort())
+                .maxAttempts(1)
+                .build());
+        OutboxRelay down = relay(nowhere)
+                .clock(clock)
+                .backoff(Duration.ofSeconds(10), Duration.ofMinutes(5))
+                .build();
         assertThat(down.runOnce()).isZero();
         OutboxRow waiting = row(id);
         assertThat(waiting.status()).isEqualTo("pending");
         assertThat(waiting.attempts()).isEqualTo(1);
         assertThat(waiting.lastError()).contains("connection_refused");
-        assertThat(Duration.between(clock.instant(), waiting.availableAt())).isBetween(Duration.ofSeconds(5), Duration.ofSeconds(10));
+        assertThat(Duration.between(clock.instant(), waiting.availableAt()))
+                .isBetween(Duration.ofSeconds(5), Duration.ofSeconds(10));
 
         assertThat(down.runOnce()).isZero();
         assertThat(row(id).attempts()).as("not due yet").isEqualTo(1);
@@ -299,7 +317,9 @@ abstract class OutboxContract {
         assertThat(down.runOnce()).isZero();
         OutboxRow again = row(id);
         assertThat(again.attempts()).isEqualTo(2);
-        assertThat(Duration.between(clock.instant(), again.availableAt())).as("doubled").isBetween(Duration.ofSeconds(10), Duration.ofSeconds(20));
+        assertThat(Duration.between(clock.instant(), again.availableAt()))
+                .as("doubled")
+                .isBetween(Duration.ofSeconds(10), Duration.ofSeconds(20));
 
         clock.advance(Duration.ofSeconds(21));
         assertThat(relay(client()).clock(clock).build().runOnce()).isEqualTo(1);
@@ -312,7 +332,9 @@ abstract class OutboxContract {
     void aRowFirstSentLongerAgoThanIdemKeepsItsKeyIsFailedRatherThanRiskASecondSchedule() throws Exception {
         String id = placeOrder(order(), true);
         MutableClock clock = MutableClock.at(Instant.now());
-        IdemClient nowhere = IdemClient.create(TestNode.config("http://127.0.0.1:" + closedPort()).maxAttempts(1).build());
+        IdemClient nowhere = IdemClient.create(TestNode.config("http://127.0.0.1:" + closedPort())
+                .maxAttempts(1)
+                .build());
         relay(nowhere).clock(clock).build().runOnce();
         clock.advance(Duration.ofHours(23).plusMinutes(1));
         int before = proxy.requests().size();
@@ -327,7 +349,9 @@ abstract class OutboxContract {
     void enqueueRefusesAConnectionOutsideATransactionAndWritesNothing() throws Exception {
         try (Connection c = db.dataSource().getConnection()) {
             c.setAutoCommit(true);
-            assertThatThrownBy(() -> outbox.enqueue(c, reminder("x"))).isInstanceOf(IllegalStateException.class).hasMessageContaining("auto-commit");
+            assertThatThrownBy(() -> outbox.enqueue(c, reminder("x")))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("auto-commit");
         }
         assertThat(db.count("SELECT COUNT(*) FROM " + table)).isZero();
     }
@@ -338,7 +362,8 @@ abstract class OutboxContract {
         String other = table + "_byhand";
         OutboxDatabase kind;
         try (Connection c = db.dataSource().getConnection()) {
-            kind = OutboxDatabase.valueOf(dev.idem.client.internal.OutboxDialect.of(c).name());
+            kind = OutboxDatabase.valueOf(
+                    dev.idem.client.internal.OutboxDialect.of(c).name());
         }
         for (String sql : IdemOutbox.ddl(kind, other)) db.exec(sql);
         IdemOutbox byHand = IdemOutbox.builder().table(other).build();
@@ -347,8 +372,11 @@ abstract class OutboxContract {
             byHand.enqueue(tx, reminder(order()));
             tx.commit();
         }
-        assertThat(db.count("SELECT COUNT(*) FROM " + other + " WHERE status = 'pending'")).isEqualTo(1);
-        assertThatThrownBy(() -> IdemOutbox.builder().table("x; DROP TABLE orders").build()).hasMessageContaining("plain SQL identifier");
+        assertThat(db.count("SELECT COUNT(*) FROM " + other + " WHERE status = 'pending'"))
+                .isEqualTo(1);
+        assertThatThrownBy(
+                        () -> IdemOutbox.builder().table("x; DROP TABLE orders").build())
+                .hasMessageContaining("plain SQL identifier");
     }
 
     @Test

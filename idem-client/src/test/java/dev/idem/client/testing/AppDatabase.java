@@ -38,28 +38,42 @@ public final class AppDatabase implements AutoCloseable {
     public static AppDatabase postgres() {
         String name = newName();
         admin(PG_ADMIN, "CREATE DATABASE " + name);
-        return new AppDatabase("jdbc:postgresql://127.0.0.1:5432/" + name + "?user=postgres", PG_ADMIN, "DROP DATABASE IF EXISTS " + name + " WITH (FORCE)", 8);
+        return new AppDatabase(
+                "jdbc:postgresql://127.0.0.1:5432/" + name + "?user=postgres",
+                PG_ADMIN,
+                "DROP DATABASE IF EXISTS " + name + " WITH (FORCE)",
+                8);
     }
 
     public static AppDatabase mariadb() {
         String name = newName();
         admin(MARIADB_ADMIN, "CREATE DATABASE " + name);
-        return new AppDatabase("jdbc:mariadb://127.0.0.1:3306/" + name + "?user=root&password=", MARIADB_ADMIN, "DROP DATABASE IF EXISTS " + name, 8);
+        return new AppDatabase(
+                "jdbc:mariadb://127.0.0.1:3306/" + name + "?user=root&password=",
+                MARIADB_ADMIN,
+                "DROP DATABASE IF EXISTS " + name,
+                8);
     }
 
     public static AppDatabase sqlite(Path dir) {
-        return new AppDatabase("jdbc:sqlite:" + dir.resolve("app.db") + "?journal_mode=WAL&busy_timeout=30000", null, null, 4);
+        return new AppDatabase(
+                "jdbc:sqlite:" + dir.resolve("app.db") + "?journal_mode=WAL&busy_timeout=30000", null, null, 4);
     }
 
     private static String newName() {
-        return "idem_client_" + Instant.now().getEpochSecond() + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10).toLowerCase(Locale.ROOT);
+        return "idem_client_" + Instant.now().getEpochSecond() + "_"
+                + UUID.randomUUID().toString().replace("-", "").substring(0, 10).toLowerCase(Locale.ROOT);
     }
 
     private static void admin(String adminUrl, String sql) {
-        try (Connection c = DriverManager.getConnection(adminUrl); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(adminUrl);
+                Statement s = c.createStatement()) {
             s.execute(sql);
         } catch (SQLException e) {
-            throw new IllegalStateException("the outbox tests need " + adminUrl.replaceAll("\\?.*", "") + " (see DEVELOPERS.md): " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "the outbox tests need " + adminUrl.replaceAll("\\?.*", "") + " (see DEVELOPERS.md): "
+                            + e.getMessage(),
+                    e);
         }
     }
 
@@ -73,7 +87,8 @@ public final class AppDatabase implements AutoCloseable {
     }
 
     public void exec(String sql) {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             s.execute(sql);
         } catch (SQLException e) {
             throw new IllegalStateException(sql + ": " + e.getMessage(), e);
@@ -81,7 +96,9 @@ public final class AppDatabase implements AutoCloseable {
     }
 
     public long count(String sql) {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         } catch (SQLException e) {

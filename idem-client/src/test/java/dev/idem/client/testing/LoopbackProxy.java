@@ -168,7 +168,8 @@ public final class LoopbackProxy implements AutoCloseable {
         StringBuilder pending = new StringBuilder();
         Request[] current = {null};
         byte[] buf = new byte[16384];
-        try (InputStream in = caller.getInputStream(); OutputStream out = upstream.getOutputStream()) {
+        try (InputStream in = caller.getInputStream();
+                OutputStream out = upstream.getOutputStream()) {
             int n;
             while ((n = in.read(buf)) > 0) {
                 gate.await();
@@ -186,7 +187,8 @@ public final class LoopbackProxy implements AutoCloseable {
 
     private void pumpAnswers(Socket upstream, Socket caller) {
         byte[] buf = new byte[16384];
-        try (InputStream in = upstream.getInputStream(); OutputStream out = caller.getOutputStream()) {
+        try (InputStream in = upstream.getInputStream();
+                OutputStream out = caller.getOutputStream()) {
             int n;
             while ((n = in.read(buf)) > 0) {
                 answersArrived.incrementAndGet();
@@ -225,7 +227,10 @@ public final class LoopbackProxy implements AutoCloseable {
                     requests.add(current[0]);
                 }
             } else if (current[0] != null && line.regionMatches(true, 0, "Idempotency-Key:", 0, 16)) {
-                Request withKey = new Request(current[0].method(), current[0].path(), line.substring(16).trim());
+                Request withKey = new Request(
+                        current[0].method(),
+                        current[0].path(),
+                        line.substring(16).trim());
                 synchronized (requests) {
                     requests.set(requests.lastIndexOf(current[0]), withKey);
                 }

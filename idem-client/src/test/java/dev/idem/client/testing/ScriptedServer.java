@@ -29,8 +29,11 @@ public final class ScriptedServer implements AutoCloseable {
         }
 
         public static Answer error(int status, String type, String code, String... headerPairs) {
-            return of(status, "{\"error\":{\"type\":\"" + type + "\",\"code\":\"" + code + "\",\"message\":\"scripted " + code
-                    + "\",\"param\":null,\"request_id\":\"req_scripted_" + code + "\"}}", headerPairs);
+            return of(
+                    status,
+                    "{\"error\":{\"type\":\"" + type + "\",\"code\":\"" + code + "\",\"message\":\"scripted " + code
+                            + "\",\"param\":null,\"request_id\":\"req_scripted_" + code + "\"}}",
+                    headerPairs);
         }
 
         /** No answer: the connection is closed. */
@@ -46,8 +49,12 @@ public final class ScriptedServer implements AutoCloseable {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
         server.createContext("/", ex -> {
             byte[] body = ex.getRequestBody().readAllBytes();
-            received.add(new Received(ex.getRequestMethod(), ex.getRequestURI().toString(), ex.getRequestHeaders().getFirst("Idempotency-Key"),
-                    ex.getRequestHeaders().getFirst("Authorization"), new String(body, StandardCharsets.UTF_8)));
+            received.add(new Received(
+                    ex.getRequestMethod(),
+                    ex.getRequestURI().toString(),
+                    ex.getRequestHeaders().getFirst("Idempotency-Key"),
+                    ex.getRequestHeaders().getFirst("Authorization"),
+                    new String(body, StandardCharsets.UTF_8)));
             Answer a = script.poll();
             if (a == null) a = last;
             else last = a;

@@ -33,9 +33,20 @@ public final class TestNode implements AutoCloseable {
     }
 
     private void start() {
-        ServerConfig config = new ServerConfig("127.0.0.1", 0, dir, null, null, null, API_KEY, true, "client-test-" + System.nanoTime(), 0);
-        EngineConfig engine = EngineConfig.builder().nodeId("n").pollInterval(Duration.ofMillis(100)).materialiserHorizon(Duration.ofSeconds(2)).build();
-        server = IdemServer.start(config, store, false, engine, Clock.systemUTC(), new SecureRandom(),
+        ServerConfig config = new ServerConfig(
+                "127.0.0.1", 0, dir, null, null, null, API_KEY, true, "client-test-" + System.nanoTime(), 0);
+        EngineConfig engine = EngineConfig.builder()
+                .nodeId("n")
+                .pollInterval(Duration.ofMillis(100))
+                .materialiserHorizon(Duration.ofSeconds(2))
+                .build();
+        server = IdemServer.start(
+                config,
+                store,
+                false,
+                engine,
+                Clock.systemUTC(),
+                new SecureRandom(),
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
         running = true;
     }
@@ -55,7 +66,10 @@ public final class TestNode implements AutoCloseable {
 
     /** A client configuration for {@code url} (this node, or a proxy in front of it) with short backoffs. */
     public static IdemClientConfig.Builder config(String url) {
-        return IdemClientConfig.builder(url).apiKey(API_KEY).initialBackoff(Duration.ofMillis(50)).maxBackoff(Duration.ofMillis(400))
+        return IdemClientConfig.builder(url)
+                .apiKey(API_KEY)
+                .initialBackoff(Duration.ofMillis(50))
+                .maxBackoff(Duration.ofMillis(400))
                 .requestTimeout(Duration.ofSeconds(20));
     }
 

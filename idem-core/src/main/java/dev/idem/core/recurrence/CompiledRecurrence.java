@@ -21,6 +21,7 @@ final class CompiledRecurrence implements Recurrence {
     private static final Duration WIDEST_LOOKBACK = Duration.ofDays(366);
     /** Queries are clamped to years 1..9999 so no local-time conversion can overflow. */
     private static final Instant FIRST_INSTANT = Instant.parse("0001-01-02T00:00:00Z");
+
     private static final Instant LAST_INSTANT = Instant.parse("9999-12-30T00:00:00Z");
 
     private final LocalSource source;
@@ -34,8 +35,13 @@ final class CompiledRecurrence implements Recurrence {
     /**
      * @param anchor DTSTART for an RRULE (where COUNT starts counting), null for cron
      */
-    CompiledRecurrence(LocalSource source, ZoneId zone, LocalDateTime anchor, Integer count, Until until,
-                       Set<LocalDateTime> exdates) {
+    CompiledRecurrence(
+            LocalSource source,
+            ZoneId zone,
+            LocalDateTime anchor,
+            Integer count,
+            Until until,
+            Set<LocalDateTime> exdates) {
         this.source = source;
         this.zone = zone;
         this.anchor = anchor;
@@ -122,10 +128,10 @@ final class CompiledRecurrence implements Recurrence {
             LocalDateTime end = LocalDateTime.ofInstant(endHint, zone).plusDays(2);
             horizon = end.isBefore(horizon) ? end : horizon;
         }
-        LocalDateTime from = after == null
-                ? anchor
-                : LocalDateTime.ofInstant(after, zone).minus(offsetSwingNear(after));
-        return new Walk(new ZonedStream(source.open(from, horizon), zone), after, after == null ? count : null, countEnd);
+        LocalDateTime from =
+                after == null ? anchor : LocalDateTime.ofInstant(after, zone).minus(offsetSwingNear(after));
+        return new Walk(
+                new ZonedStream(source.open(from, horizon), zone), after, after == null ? count : null, countEnd);
     }
 
     /**
@@ -136,8 +142,13 @@ final class CompiledRecurrence implements Recurrence {
     private Instant countEnd() {
         Instant end = countEnd;
         if (end == null) {
-            Walk all = new Walk(new ZonedStream(source.open(anchor, until == null ? LocalSource.END_OF_TIME
-                    : until.localHorizon(zone)), zone), null, count, null);
+            Walk all = new Walk(
+                    new ZonedStream(
+                            source.open(anchor, until == null ? LocalSource.END_OF_TIME : until.localHorizon(zone)),
+                            zone),
+                    null,
+                    count,
+                    null);
             end = Instant.MIN;
             for (ZonedStream.Item item = all.nextMatch(); item != null; item = all.nextMatch()) {
                 end = item.utc();
@@ -177,7 +188,8 @@ final class CompiledRecurrence implements Recurrence {
         /** The next occurrence after {@code after}, EXDATEs removed. */
         Occurrence next() {
             for (ZonedStream.Item item = nextMatch(); item != null; item = nextMatch()) {
-                boolean excluded = exdates.contains(item.nominal()) || exdates.contains(item.occurrence().local());
+                boolean excluded = exdates.contains(item.nominal())
+                        || exdates.contains(item.occurrence().local());
                 if (!excluded && (after == null || item.utc().isAfter(after))) {
                     return item.occurrence();
                 }
@@ -191,7 +203,8 @@ final class CompiledRecurrence implements Recurrence {
                 return null;
             }
             ZonedStream.Item item = stream.next();
-            if (item == null || (until != null && !until.admits(item.nominal(), item.utc()))
+            if (item == null
+                    || (until != null && !until.admits(item.nominal(), item.utc()))
                     || (end != null && item.utc().isAfter(end))) {
                 return null;
             }

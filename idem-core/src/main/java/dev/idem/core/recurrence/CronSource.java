@@ -34,8 +34,20 @@ final class CronSource implements LocalSource {
     private static final String[] NAMES_6 = {"second", "minute", "hour", "day-of-month", "month", "day-of-week"};
     private static final String[] WEEKDAYS = {"SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"};
     private static final Map<String, String> NICKNAMES = Map.of(
-            "@YEARLY", "0 0 1 1 *", "@ANNUALLY", "0 0 1 1 *", "@MONTHLY", "0 0 1 * *", "@WEEKLY", "0 0 * * 0",
-            "@DAILY", "0 0 * * *", "@MIDNIGHT", "0 0 * * *", "@HOURLY", "0 * * * *");
+            "@YEARLY",
+            "0 0 1 1 *",
+            "@ANNUALLY",
+            "0 0 1 1 *",
+            "@MONTHLY",
+            "0 0 1 * *",
+            "@WEEKLY",
+            "0 0 * * 0",
+            "@DAILY",
+            "0 0 * * *",
+            "@MIDNIGHT",
+            "0 0 * * *",
+            "@HOURLY",
+            "0 * * * *");
     private static final CronParser PARSER_5 = new CronParser(definition(false));
     private static final CronParser PARSER_6 = new CronParser(definition(true));
 
@@ -47,7 +59,8 @@ final class CronSource implements LocalSource {
 
     static CronSource parse(String expression) {
         if (expression == null || expression.isBlank()) {
-            throw invalid("cron expression is empty; give 5 fields (minute hour day-of-month month day-of-week) or 6 with seconds first");
+            throw invalid(
+                    "cron expression is empty; give 5 fields (minute hour day-of-month month day-of-week) or 6 with seconds first");
         }
         String text = expression.strip().toUpperCase(Locale.ROOT);
         text = NICKNAMES.getOrDefault(text, text);
@@ -77,7 +90,8 @@ final class CronSource implements LocalSource {
     public Cursor open(LocalDateTime fromInclusive, LocalDateTime toInclusive) {
         LocalDateTime to = toInclusive.isAfter(END_OF_TIME) ? END_OF_TIME : toInclusive;
         return new Cursor() {
-            private ZonedDateTime last = fromInclusive.minusSeconds(1).withNano(0).atZone(ZoneOffset.UTC);
+            private ZonedDateTime last =
+                    fromInclusive.minusSeconds(1).withNano(0).atZone(ZoneOffset.UTC);
 
             @Override
             public LocalDateTime next() {
@@ -147,12 +161,35 @@ final class CronSource implements LocalSource {
         if (seconds) {
             b = b.withSeconds().withValidRange(0, 59).withStrictRange().and();
         }
-        return b.withMinutes().withValidRange(0, 59).withStrictRange().and()
-                .withHours().withValidRange(0, 23).withStrictRange().and()
-                .withDayOfMonth().withValidRange(1, 31).supportsL().supportsW().supportsLW().supportsQuestionMark().withStrictRange().and()
-                .withMonth().withValidRange(1, 12).withStrictRange().and()
-                .withDayOfWeek().withValidRange(0, 7).withMondayDoWValue(1).withIntMapping(7, 0)
-                .supportsHash().supportsL().supportsQuestionMark().withStrictRange().and()
+        return b.withMinutes()
+                .withValidRange(0, 59)
+                .withStrictRange()
+                .and()
+                .withHours()
+                .withValidRange(0, 23)
+                .withStrictRange()
+                .and()
+                .withDayOfMonth()
+                .withValidRange(1, 31)
+                .supportsL()
+                .supportsW()
+                .supportsLW()
+                .supportsQuestionMark()
+                .withStrictRange()
+                .and()
+                .withMonth()
+                .withValidRange(1, 12)
+                .withStrictRange()
+                .and()
+                .withDayOfWeek()
+                .withValidRange(0, 7)
+                .withMondayDoWValue(1)
+                .withIntMapping(7, 0)
+                .supportsHash()
+                .supportsL()
+                .supportsQuestionMark()
+                .withStrictRange()
+                .and()
                 .instance();
     }
 

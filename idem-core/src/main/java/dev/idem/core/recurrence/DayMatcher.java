@@ -21,8 +21,14 @@ final class DayMatcher {
     private final boolean ordinalInMonth;
     private final DayOfWeek wkst;
 
-    DayMatcher(int[] months, int[] weekNos, int[] yearDays, int[] monthDays, List<WeekdayNum> byDay,
-               boolean ordinalInMonth, DayOfWeek wkst) {
+    DayMatcher(
+            int[] months,
+            int[] weekNos,
+            int[] yearDays,
+            int[] monthDays,
+            List<WeekdayNum> byDay,
+            boolean ordinalInMonth,
+            DayOfWeek wkst) {
         this.months = months == null ? null : mask(months, 13);
         this.weekNos = weekNos;
         this.yearDays = yearDays;

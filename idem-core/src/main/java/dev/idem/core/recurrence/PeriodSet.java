@@ -40,7 +40,9 @@ final class PeriodSet {
         picked = Arrays.stream(setPos)
                 .mapToLong(p -> p > 0 ? p - 1L : size + p)
                 .filter(i -> i >= 0 && i < size)
-                .distinct().sorted().toArray();
+                .distinct()
+                .sorted()
+                .toArray();
     }
 
     /** Moves past the times before {@code from}. */

@@ -20,11 +20,20 @@ import java.util.Objects;
  * @param until      inclusive end instant, or null
  * @param count      maximum number of occurrences, or null
  */
-public record RecurrenceSpec(Kind kind, String expression, ZoneId timezone, LocalDateTime dtstart,
-                             List<LocalDateTime> exdates, Instant until, Integer count) {
+public record RecurrenceSpec(
+        Kind kind,
+        String expression,
+        ZoneId timezone,
+        LocalDateTime dtstart,
+        List<LocalDateTime> exdates,
+        Instant until,
+        Integer count) {
 
     /** Which grammar {@link #expression()} is written in. */
-    public enum Kind { RRULE, CRON }
+    public enum Kind {
+        RRULE,
+        CRON
+    }
 
     public RecurrenceSpec {
         Objects.requireNonNull(kind, "kind");

@@ -24,8 +24,7 @@ public final class Recurrences {
      */
     public static final int MAX_COUNT = 1_000_000;
 
-    private Recurrences() {
-    }
+    private Recurrences() {}
 
     /**
      * Validates and compiles a spec. A rule, cron expression or combination of fields that
@@ -41,7 +40,9 @@ public final class Recurrences {
         String param = spec.kind() == RecurrenceSpec.Kind.RRULE ? "rrule" : "cron";
         Instant probeFrom = spec.kind() == RecurrenceSpec.Kind.RRULE ? null : Instant.EPOCH;
         if (compiled.preview(probeFrom, 1).isEmpty()) {
-            throw new InvalidRecurrenceException(param, "rule_has_no_occurrences",
+            throw new InvalidRecurrenceException(
+                    param,
+                    "rule_has_no_occurrences",
                     param + " '" + spec.expression() + "' has no occurrences"
                             + (spec.kind() == RecurrenceSpec.Kind.RRULE ? " at or after dtstart " + spec.dtstart() : "")
                             + "; check for impossible dates (30 February), filters the INTERVAL never meets"
@@ -58,8 +59,8 @@ public final class Recurrences {
     /** As {@link #preview(RecurrenceSpec, int)}, with cron counted from {@code clock}'s now. */
     public static List<Occurrence> preview(RecurrenceSpec spec, int n, Clock clock) {
         if (n < 1 || n > MAX_PREVIEW) {
-            throw new InvalidRecurrenceException("count", "invalid_count",
-                    "preview count must be between 1 and " + MAX_PREVIEW + ", got " + n);
+            throw new InvalidRecurrenceException(
+                    "count", "invalid_count", "preview count must be between 1 and " + MAX_PREVIEW + ", got " + n);
         }
         return compile(spec).preview(clock.instant(), n);
     }
@@ -72,8 +73,8 @@ public final class Recurrences {
      */
     public static ZoneId zone(String id) {
         if (id == null || id.isBlank()) {
-            throw new InvalidRecurrenceException("timezone", "invalid_timezone",
-                    "timezone is empty; give an IANA zone such as Europe/Paris or UTC");
+            throw new InvalidRecurrenceException(
+                    "timezone", "invalid_timezone", "timezone is empty; give an IANA zone such as Europe/Paris or UTC");
         }
         String name = id.strip();
         ZoneId zone;
@@ -82,14 +83,24 @@ public final class Recurrences {
         } catch (DateTimeException e) {
             String hint = ZoneId.getAvailableZoneIds().stream()
                     .filter(z -> z.equalsIgnoreCase(name))
-                    .findFirst().map(z -> " (did you mean " + z + "?)").orElse("");
-            throw new InvalidRecurrenceException("timezone", "invalid_timezone",
-                    "timezone '" + id + "' is not a known IANA zone" + hint + "; use a zone such as Europe/Paris, America/New_York or UTC");
+                    .findFirst()
+                    .map(z -> " (did you mean " + z + "?)")
+                    .orElse("");
+            throw new InvalidRecurrenceException(
+                    "timezone",
+                    "invalid_timezone",
+                    "timezone '" + id + "' is not a known IANA zone" + hint
+                            + "; use a zone such as Europe/Paris, America/New_York or UTC");
         }
         if (!ZoneIds.accepted(name)) {
-            String hint = ZoneIds.replacement(zone).map(z -> " (it has the rules of " + z + ")").orElse("");
-            throw new InvalidRecurrenceException("timezone", "invalid_timezone",
-                    "timezone '" + id + "' is not an IANA region id" + hint + "; give UTC or an Area/Location zone such as Europe/Paris or"
+            String hint = ZoneIds.replacement(zone)
+                    .map(z -> " (it has the rules of " + z + ")")
+                    .orElse("");
+            throw new InvalidRecurrenceException(
+                    "timezone",
+                    "invalid_timezone",
+                    "timezone '" + id + "' is not an IANA region id" + hint
+                            + "; give UTC or an Area/Location zone such as Europe/Paris or"
                             + " America/New_York, which follows that region's daylight-saving changes");
         }
         return zone;
@@ -105,29 +116,40 @@ public final class Recurrences {
         Until until = rule.until();
         if (spec.until() != null) {
             if (until != null && !spec.until().equals(until.utc())) {
-                throw new InvalidRecurrenceException("until", "conflicting_until",
+                throw new InvalidRecurrenceException(
+                        "until",
+                        "conflicting_until",
                         "until is given both in the rrule (UNTIL) and as a field with different values; give it once");
             }
             until = Until.of(spec.until());
         }
         checkCount(count);
-        return new CompiledRecurrence(new RuleExpander(rule, dtstart), spec.timezone(), dtstart, count, until,
-                exdates(spec));
+        return new CompiledRecurrence(
+                new RuleExpander(rule, dtstart), spec.timezone(), dtstart, count, until, exdates(spec));
     }
 
     private static CompiledRecurrence compileCron(RecurrenceSpec spec) {
         CronSource source = CronSource.parse(spec.expression());
         if (spec.count() != null) {
-            throw new InvalidRecurrenceException("count", "count_requires_rrule",
+            throw new InvalidRecurrenceException(
+                    "count",
+                    "count_requires_rrule",
                     "count needs an rrule (it counts from dtstart); with cron use until");
         }
-        return new CompiledRecurrence(source, spec.timezone(), null, null,
-                spec.until() == null ? null : Until.of(spec.until()), exdates(spec));
+        return new CompiledRecurrence(
+                source,
+                spec.timezone(),
+                null,
+                null,
+                spec.until() == null ? null : Until.of(spec.until()),
+                exdates(spec));
     }
 
     private static Integer merge(String param, Integer inRule, Integer field) {
         if (inRule != null && field != null && !inRule.equals(field)) {
-            throw new InvalidRecurrenceException(param, "conflicting_" + param,
+            throw new InvalidRecurrenceException(
+                    param,
+                    "conflicting_" + param,
                     param + " is given both in the rrule (" + param.toUpperCase(Locale.ROOT) + "=" + inRule
                             + ") and as a field (" + field + "); give it once");
         }
@@ -136,8 +158,11 @@ public final class Recurrences {
 
     private static void checkCount(Integer count) {
         if (count != null && (count < 1 || count > MAX_COUNT)) {
-            throw new InvalidRecurrenceException("count", "invalid_count",
-                    "count must be between 1 and " + MAX_COUNT + ", got " + count + "; for longer schedules use until or no end");
+            throw new InvalidRecurrenceException(
+                    "count",
+                    "invalid_count",
+                    "count must be between 1 and " + MAX_COUNT + ", got " + count
+                            + "; for longer schedules use until or no end");
         }
     }
 

@@ -51,7 +51,8 @@ public record RuleDefaults(String rule, LocalDateTime dtstart) {
         LocalDateTime rounded = local.truncatedTo(unit);
         if (!rounded.equals(local)) rounded = rounded.plus(1, unit);
         ZoneOffsetTransition t = zone.getRules().getTransition(rounded);
-        if (t != null && t.isOverlap() && rounded.atZone(zone).toInstant().isBefore(now)) rounded = t.getDateTimeBefore();
+        if (t != null && t.isOverlap() && rounded.atZone(zone).toInstant().isBefore(now))
+            rounded = t.getDateTimeBefore();
         return rounded;
     }
 }

@@ -190,7 +190,10 @@ final class RuleExpander implements LocalSource {
         return switch (freq) {
             case YEARLY -> t.getYear();
             case MONTHLY -> t.getYear() * 12L + t.getMonthValue() - 1;
-            case WEEKLY -> t.toLocalDate().minusDays(Math.floorMod(t.getDayOfWeek().getValue() - wkst.getValue(), 7)).toEpochDay();
+            case WEEKLY ->
+                t.toLocalDate()
+                        .minusDays(Math.floorMod(t.getDayOfWeek().getValue() - wkst.getValue(), 7))
+                        .toEpochDay();
             case DAILY -> t.toLocalDate().toEpochDay();
             case HOURLY -> Math.floorDiv(t.toEpochSecond(ZoneOffset.UTC), 3600);
             case MINUTELY -> Math.floorDiv(t.toEpochSecond(ZoneOffset.UTC), 60);
@@ -204,7 +207,9 @@ final class RuleExpander implements LocalSource {
         }
         return switch (freq) {
             case YEARLY -> LocalDate.of((int) u, 1, 1).atStartOfDay();
-            case MONTHLY -> LocalDate.of((int) Math.floorDiv(u, 12), (int) Math.floorMod(u, 12) + 1, 1).atStartOfDay();
+            case MONTHLY ->
+                LocalDate.of((int) Math.floorDiv(u, 12), (int) Math.floorMod(u, 12) + 1, 1)
+                        .atStartOfDay();
             case WEEKLY, DAILY -> LocalDate.ofEpochDay(u).atStartOfDay();
             case HOURLY -> LocalDateTime.ofEpochSecond(u * 3600, 0, ZoneOffset.UTC);
             case MINUTELY -> LocalDateTime.ofEpochSecond(u * 60, 0, ZoneOffset.UTC);

@@ -20,11 +20,23 @@ final class RuleParser {
 
     private static final DateTimeFormatter DATE_TIME = DateTimeFormatter.ofPattern("uuuuMMdd'T'HHmmss", Locale.ROOT);
     private static final DateTimeFormatter DATE = DateTimeFormatter.ofPattern("uuuuMMdd", Locale.ROOT);
-    private static final List<String> PARTS = List.of("FREQ", "INTERVAL", "COUNT", "UNTIL", "WKST", "BYSECOND",
-            "BYMINUTE", "BYHOUR", "BYDAY", "BYMONTHDAY", "BYYEARDAY", "BYWEEKNO", "BYMONTH", "BYSETPOS");
+    private static final List<String> PARTS = List.of(
+            "FREQ",
+            "INTERVAL",
+            "COUNT",
+            "UNTIL",
+            "WKST",
+            "BYSECOND",
+            "BYMINUTE",
+            "BYHOUR",
+            "BYDAY",
+            "BYMONTHDAY",
+            "BYYEARDAY",
+            "BYWEEKNO",
+            "BYMONTH",
+            "BYSETPOS");
 
-    private RuleParser() {
-    }
+    private RuleParser() {}
 
     static Rule parse(String text) {
         if (text == null || text.isBlank()) {
@@ -59,9 +71,11 @@ final class RuleParser {
         try {
             freq = Frequency.valueOf(freqText);
         } catch (IllegalArgumentException e) {
-            throw invalid("rrule FREQ=" + freqText + " is unknown; use SECONDLY, MINUTELY, HOURLY, DAILY, WEEKLY, MONTHLY or YEARLY");
+            throw invalid("rrule FREQ=" + freqText
+                    + " is unknown; use SECONDLY, MINUTELY, HOURLY, DAILY, WEEKLY, MONTHLY or YEARLY");
         }
-        Rule rule = new Rule(freq,
+        Rule rule = new Rule(
+                freq,
                 parts.containsKey("INTERVAL") ? positive("INTERVAL", parts.get("INTERVAL")) : 1,
                 parts.containsKey("COUNT") ? positive("COUNT", parts.get("COUNT")) : null,
                 parts.containsKey("UNTIL") ? until(parts.get("UNTIL")) : null,
@@ -92,7 +106,9 @@ final class RuleParser {
         }
         if (r.byDay() != null && r.byDay().stream().anyMatch(d -> d.ordinal() != 0)) {
             if (f != Frequency.MONTHLY && f != Frequency.YEARLY) {
-                throw invalid("rrule BYDAY with a number (like +1MO) needs FREQ=MONTHLY or YEARLY; use plain weekdays with FREQ=" + f);
+                throw invalid(
+                        "rrule BYDAY with a number (like +1MO) needs FREQ=MONTHLY or YEARLY; use plain weekdays with FREQ="
+                                + f);
             }
             if (f == Frequency.YEARLY && r.byWeekNo() != null) {
                 throw invalid("rrule BYDAY with a number cannot be combined with BYWEEKNO (RFC 5545)");
@@ -163,28 +179,39 @@ final class RuleParser {
 
     static DayOfWeek weekday(String part, String code) {
         switch (code) {
-            case "MO": return DayOfWeek.MONDAY;
-            case "TU": return DayOfWeek.TUESDAY;
-            case "WE": return DayOfWeek.WEDNESDAY;
-            case "TH": return DayOfWeek.THURSDAY;
-            case "FR": return DayOfWeek.FRIDAY;
-            case "SA": return DayOfWeek.SATURDAY;
-            case "SU": return DayOfWeek.SUNDAY;
-            default: throw invalid("rrule " + part + " value '" + code + "' is not one of MO, TU, WE, TH, FR, SA, SU");
+            case "MO":
+                return DayOfWeek.MONDAY;
+            case "TU":
+                return DayOfWeek.TUESDAY;
+            case "WE":
+                return DayOfWeek.WEDNESDAY;
+            case "TH":
+                return DayOfWeek.THURSDAY;
+            case "FR":
+                return DayOfWeek.FRIDAY;
+            case "SA":
+                return DayOfWeek.SATURDAY;
+            case "SU":
+                return DayOfWeek.SUNDAY;
+            default:
+                throw invalid("rrule " + part + " value '" + code + "' is not one of MO, TU, WE, TH, FR, SA, SU");
         }
     }
 
     private static Until until(String value) {
         try {
             if (value.endsWith("Z")) {
-                return Until.of(LocalDateTime.parse(value.substring(0, value.length() - 1), DATE_TIME).toInstant(ZoneOffset.UTC));
+                return Until.of(LocalDateTime.parse(value.substring(0, value.length() - 1), DATE_TIME)
+                        .toInstant(ZoneOffset.UTC));
             }
             if (value.length() == 8) {
                 return new Until(null, null, LocalDate.parse(value, DATE));
             }
             return new Until(null, LocalDateTime.parse(value, DATE_TIME), null);
         } catch (DateTimeParseException e) {
-            throw invalid("rrule UNTIL=" + value + " is not a date (19971224), local date-time (19971224T000000) or UTC date-time (19971224T000000Z)");
+            throw invalid(
+                    "rrule UNTIL=" + value
+                            + " is not a date (19971224), local date-time (19971224T000000) or UTC date-time (19971224T000000Z)");
         }
     }
 

@@ -22,13 +22,18 @@ final class ZoneIds {
 
     /** Whether {@code id} is {@code UTC} or an IANA region id this JDK knows. */
     static boolean accepted(String id) {
-        return id.equals("UTC") || (REGION.matcher(id).matches() && ZoneId.getAvailableZoneIds().contains(id));
+        return id.equals("UTC")
+                || (REGION.matcher(id).matches() && ZoneId.getAvailableZoneIds().contains(id));
     }
 
     /** What to write instead of a zone id that parses but is not accepted: {@code UTC}, or a region with the same rules. */
     static Optional<String> replacement(ZoneId zone) {
-        if (zone.getRules().isFixedOffset() && zone.getRules().getOffset(java.time.Instant.EPOCH).equals(ZoneOffset.UTC)) return Optional.of("UTC");
-        return ZoneId.getAvailableZoneIds().stream().sorted().filter(ZoneIds::accepted)
-                .filter(id -> ZoneId.of(id).getRules().equals(zone.getRules())).findFirst();
+        if (zone.getRules().isFixedOffset()
+                && zone.getRules().getOffset(java.time.Instant.EPOCH).equals(ZoneOffset.UTC)) return Optional.of("UTC");
+        return ZoneId.getAvailableZoneIds().stream()
+                .sorted()
+                .filter(ZoneIds::accepted)
+                .filter(id -> ZoneId.of(id).getRules().equals(zone.getRules()))
+                .findFirst();
     }
 }

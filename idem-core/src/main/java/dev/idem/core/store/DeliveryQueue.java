@@ -136,11 +136,14 @@ public interface DeliveryQueue {
      * @param newStatus {@code SUCCEEDED}, {@code RETRYING} or {@code DEAD}
      * @param nextAttemptAt when {@code RETRYING}, when it may be claimed again; else null
      */
-    record Outcome(String deliveryId, Attempt attempt, DeliveryStatus newStatus, Instant nextAttemptAt, String lastError) {
+    record Outcome(
+            String deliveryId, Attempt attempt, DeliveryStatus newStatus, Instant nextAttemptAt, String lastError) {
         public Outcome {
             Objects.requireNonNull(deliveryId, "deliveryId");
             Objects.requireNonNull(attempt, "attempt");
-            if (newStatus != DeliveryStatus.SUCCEEDED && newStatus != DeliveryStatus.RETRYING && newStatus != DeliveryStatus.DEAD)
+            if (newStatus != DeliveryStatus.SUCCEEDED
+                    && newStatus != DeliveryStatus.RETRYING
+                    && newStatus != DeliveryStatus.DEAD)
                 throw new IllegalArgumentException("an outcome ends in succeeded, retrying or dead, not " + newStatus);
             if ((newStatus == DeliveryStatus.RETRYING) != (nextAttemptAt != null))
                 throw new IllegalArgumentException("nextAttemptAt is set exactly when retrying");

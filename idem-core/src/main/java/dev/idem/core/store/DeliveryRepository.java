@@ -96,7 +96,8 @@ public interface DeliveryRepository {
 
     /** The earliest {@code scheduledFor} among the schedule's pending deliveries. */
     default Optional<Instant> earliestPending(String scheduleId) {
-        return Optional.ofNullable(earliestPending(java.util.List.of(scheduleId)).get(scheduleId));
+        return Optional.ofNullable(
+                earliestPending(java.util.List.of(scheduleId)).get(scheduleId));
     }
 
     /**

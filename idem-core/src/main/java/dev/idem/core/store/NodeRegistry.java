@@ -29,7 +29,9 @@ public interface NodeRegistry {
     }
 
     enum Status {
-        LIVE, DEAD, STOPPED;
+        LIVE,
+        DEAD,
+        STOPPED;
 
         public String wireName() {
             return name().toLowerCase(java.util.Locale.ROOT);
@@ -47,8 +49,15 @@ public interface NodeRegistry {
      * @param endedAt when it was declared dead or stopped; null while live
      * @param takenOverBy the node id that declared it dead; null otherwise
      */
-    record Node(String nodeId, long epoch, Status status, Instant startedAt, Instant renewedAt, Instant endedAt, String takenOverBy,
-                NodeProcess process) {
+    record Node(
+            String nodeId,
+            long epoch,
+            Status status,
+            Instant startedAt,
+            Instant renewedAt,
+            Instant endedAt,
+            String takenOverBy,
+            NodeProcess process) {
         public Node {
             Objects.requireNonNull(nodeId, "nodeId");
             Objects.requireNonNull(status, "status");

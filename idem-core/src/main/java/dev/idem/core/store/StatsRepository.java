@@ -22,5 +22,6 @@ public interface StatsRepository {
      * @param oldestDue earliest due instant of a claimable delivery not yet claimed; empty when none is due
      * @param queued the queue's depth: claimable deliveries due at or before {@code now} and not yet claimed
      */
-    record DeliveryStats(long succeeded, long died, long dead, long retrying, Optional<Instant> oldestDue, long queued) {}
+    record DeliveryStats(
+            long succeeded, long died, long dead, long retrying, Optional<Instant> oldestDue, long queued) {}
 }

@@ -29,8 +29,10 @@ class CornerCasesTest {
 
     @Test
     void yearlyOnFebruary29OccursOnlyInLeapYears() {
-        assertThat(first("FREQ=YEARLY", "2024-02-29T09:00", 3)).containsExactlyElementsOf(at9("2024-02: 29; 2028-02: 29; 2032-02: 29"));
-        assertThat(first("FREQ=YEARLY", "2096-02-29T09:00", 2)).containsExactlyElementsOf(at9("2096-02: 29; 2104-02: 29"));
+        assertThat(first("FREQ=YEARLY", "2024-02-29T09:00", 3))
+                .containsExactlyElementsOf(at9("2024-02: 29; 2028-02: 29; 2032-02: 29"));
+        assertThat(first("FREQ=YEARLY", "2096-02-29T09:00", 2))
+                .containsExactlyElementsOf(at9("2096-02: 29; 2104-02: 29"));
     }
 
     @Test
@@ -49,8 +51,10 @@ class CornerCasesTest {
 
     @Test
     void yearDay366OnlyExistsInLeapYears() {
-        assertThat(first("FREQ=YEARLY;BYYEARDAY=366", "2023-01-01T09:00", 2)).containsExactlyElementsOf(at9("2024-12: 31; 2028-12: 31"));
-        assertThat(first("FREQ=YEARLY;BYYEARDAY=-366", "2023-01-01T09:00", 2)).containsExactlyElementsOf(at9("2024-01: 1; 2028-01: 1"));
+        assertThat(first("FREQ=YEARLY;BYYEARDAY=366", "2023-01-01T09:00", 2))
+                .containsExactlyElementsOf(at9("2024-12: 31; 2028-12: 31"));
+        assertThat(first("FREQ=YEARLY;BYYEARDAY=-366", "2023-01-01T09:00", 2))
+                .containsExactlyElementsOf(at9("2024-01: 1; 2028-01: 1"));
     }
 
     @Test
@@ -66,15 +70,20 @@ class CornerCasesTest {
     @Test
     void aYearlyRuleListingEverySecondIsReadLazily() {
         String all = ";BYHOUR=" + range(0, 23) + ";BYMINUTE=" + range(0, 59) + ";BYSECOND=" + range(0, 59);
-        Recurrence everySecond = Fixtures.rrule("FREQ=YEARLY;BYMONTH=1,7;BYMONTHDAY=1,-1" + all, UTC, "2025-01-01T00:00:00");
-        assertThat(everySecond.firstAfter(java.time.Instant.parse("2025-07-31T12:34:56Z")).orElseThrow().local())
+        Recurrence everySecond =
+                Fixtures.rrule("FREQ=YEARLY;BYMONTH=1,7;BYMONTHDAY=1,-1" + all, UTC, "2025-01-01T00:00:00");
+        assertThat(everySecond
+                        .firstAfter(java.time.Instant.parse("2025-07-31T12:34:56Z"))
+                        .orElseThrow()
+                        .local())
                 .isEqualTo(local("2025-07-31T12:34:57"));
         assertThat(first("FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=31;BYSETPOS=-1" + all, "2025-01-01T00:00:00", 2))
                 .containsExactly(local("2025-12-31T23:59:59"), local("2026-12-31T23:59:59"));
     }
 
     private static String range(int from, int to) {
-        return java.util.stream.IntStream.rangeClosed(from, to).mapToObj(Integer::toString)
+        return java.util.stream.IntStream.rangeClosed(from, to)
+                .mapToObj(Integer::toString)
                 .collect(java.util.stream.Collectors.joining(","));
     }
 
@@ -110,8 +119,10 @@ class CornerCasesTest {
     @Test
     void weekNumbersHonourWkst() {
         // with WKST=SU, week 1 of 2025 runs Sun 29 Dec 2024 - Sat 4 Jan 2025
-        assertThat(first("FREQ=YEARLY;BYWEEKNO=2;BYDAY=SU;WKST=SU", "2025-01-01T09:00", 1)).containsExactlyElementsOf(at9("2025-01: 5"));
-        assertThat(first("FREQ=YEARLY;BYWEEKNO=2;BYDAY=SU", "2025-01-01T09:00", 1)).containsExactlyElementsOf(at9("2025-01: 12"));
+        assertThat(first("FREQ=YEARLY;BYWEEKNO=2;BYDAY=SU;WKST=SU", "2025-01-01T09:00", 1))
+                .containsExactlyElementsOf(at9("2025-01: 5"));
+        assertThat(first("FREQ=YEARLY;BYWEEKNO=2;BYDAY=SU", "2025-01-01T09:00", 1))
+                .containsExactlyElementsOf(at9("2025-01: 12"));
     }
 
     @Test
@@ -142,37 +153,53 @@ class CornerCasesTest {
 
     @Test
     void exdateRemovesAfterCount() {
-        RecurrenceSpec spec = new RecurrenceSpec(RecurrenceSpec.Kind.RRULE, "FREQ=DAILY;COUNT=3", UTC,
-                local("2025-01-01T09:00"), List.of(local("2025-01-02T09:00")), null, null);
-        assertThat(locals(Recurrences.compile(spec).preview(null, 10)))
-                .containsExactlyElementsOf(at9("2025-01: 1,3"));
+        RecurrenceSpec spec = new RecurrenceSpec(
+                RecurrenceSpec.Kind.RRULE,
+                "FREQ=DAILY;COUNT=3",
+                UTC,
+                local("2025-01-01T09:00"),
+                List.of(local("2025-01-02T09:00")),
+                null,
+                null);
+        assertThat(locals(Recurrences.compile(spec).preview(null, 10))).containsExactlyElementsOf(at9("2025-01: 1,3"));
     }
 
     @ParameterizedTest
-    @CsvSource({"UNTIL=20250103, 3", "UNTIL=20250103T090000, 3", "UNTIL=20250103T085959, 2", "UNTIL=20250103T090000Z, 3"})
+    @CsvSource({"UNTIL=20250103, 3", "UNTIL=20250103T090000, 3", "UNTIL=20250103T085959, 2", "UNTIL=20250103T090000Z, 3"
+    })
     void untilIsInclusiveInEachForm(String until, int expected) {
         assertThat(first("FREQ=DAILY;" + until, "2025-01-01T09:00", 10)).hasSize(expected);
     }
 
     @Test
     void secondlyAndMinutelyExpandWithinTheirPeriods() {
-        assertThat(first("FREQ=MINUTELY;BYSECOND=0,30;COUNT=4", "2025-01-01T09:00", 5)).containsExactly(
-                local("2025-01-01T09:00:00"), local("2025-01-01T09:00:30"), local("2025-01-01T09:01:00"), local("2025-01-01T09:01:30"));
-        assertThat(first("FREQ=SECONDLY;INTERVAL=20;BYMINUTE=0;COUNT=4", "2025-01-01T09:59:40", 5)).containsExactly(
-                local("2025-01-01T10:00:00"), local("2025-01-01T10:00:20"), local("2025-01-01T10:00:40"), local("2025-01-01T11:00:00"));
-        assertThat(first("FREQ=HOURLY;INTERVAL=5;BYHOUR=0,10;COUNT=3", "2025-01-01T00:15", 5)).containsExactly(
-                local("2025-01-01T00:15"), local("2025-01-01T10:15"), local("2025-01-06T00:15"));
+        assertThat(first("FREQ=MINUTELY;BYSECOND=0,30;COUNT=4", "2025-01-01T09:00", 5))
+                .containsExactly(
+                        local("2025-01-01T09:00:00"),
+                        local("2025-01-01T09:00:30"),
+                        local("2025-01-01T09:01:00"),
+                        local("2025-01-01T09:01:30"));
+        assertThat(first("FREQ=SECONDLY;INTERVAL=20;BYMINUTE=0;COUNT=4", "2025-01-01T09:59:40", 5))
+                .containsExactly(
+                        local("2025-01-01T10:00:00"),
+                        local("2025-01-01T10:00:20"),
+                        local("2025-01-01T10:00:40"),
+                        local("2025-01-01T11:00:00"));
+        assertThat(first("FREQ=HOURLY;INTERVAL=5;BYHOUR=0,10;COUNT=3", "2025-01-01T00:15", 5))
+                .containsExactly(local("2025-01-01T00:15"), local("2025-01-01T10:15"), local("2025-01-06T00:15"));
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-            "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30",
-            "FREQ=MONTHLY;BYMONTH=4,6,9,11;BYMONTHDAY=31",
-            "FREQ=SECONDLY;BYMONTH=2;BYMONTHDAY=30",
-            "FREQ=MONTHLY;BYDAY=5MO;BYMONTH=2;BYMONTHDAY=1",
-            "FREQ=HOURLY;INTERVAL=2;BYHOUR=1",
-            "FREQ=DAILY;UNTIL=20240101T000000Z",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30",
+                "FREQ=MONTHLY;BYMONTH=4,6,9,11;BYMONTHDAY=31",
+                "FREQ=SECONDLY;BYMONTH=2;BYMONTHDAY=30",
+                "FREQ=MONTHLY;BYDAY=5MO;BYMONTH=2;BYMONTHDAY=1",
+                "FREQ=HOURLY;INTERVAL=2;BYHOUR=1",
+                "FREQ=DAILY;UNTIL=20240101T000000Z",
+            })
     void impossibleRulesAreRejectedQuickly(String rule) {
         long start = System.nanoTime();
         assertThatThrownBy(() -> Fixtures.rrule(rule, UTC, "2025-01-01T00:00"))

@@ -21,12 +21,19 @@ import net.jqwik.api.Provide;
  */
 class CronOracleTest {
 
-    private static final String[] MONTHS = {"JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"};
+    private static final String[] MONTHS = {
+        "JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"
+    };
     private static final String[] DAYS = {"SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"};
 
     @Provide
     Arbitrary<String> crons() {
-        return Combinators.combine(field(0, 59, null), field(0, 23, null), field(1, 31, null), field(1, 12, MONTHS), field(0, 6, DAYS))
+        return Combinators.combine(
+                        field(0, 59, null),
+                        field(0, 23, null),
+                        field(1, 31, null),
+                        field(1, 12, MONTHS),
+                        field(0, 6, DAYS))
                 .as((mi, h, dom, mon, dow) -> mi + " " + h + " " + dom + " " + mon + " " + dow);
     }
 
@@ -35,7 +42,8 @@ class CronOracleTest {
         Arbitrary<String> single = value.map(v -> names != null && v % 2 == 0 ? names[v - min] : Integer.toString(v));
         Arbitrary<String> range = Combinators.combine(value, value).as((a, b) -> Math.min(a, b) + "-" + Math.max(a, b));
         // cron-utils refuses a step wider than the field's range (Vixie would accept it): not generated
-        Arbitrary<String> stepped = Combinators.combine(range, Arbitraries.integers().between(1, Math.min(10, max - min)))
+        Arbitrary<String> stepped = Combinators.combine(
+                        range, Arbitraries.integers().between(1, Math.min(10, max - min)))
                 .as((r, s) -> r + "/" + s);
         Arbitrary<String> item = Arbitraries.oneOf(single, range, stepped);
         Arbitrary<String> list = item.list().ofMinSize(1).ofMaxSize(3).map(l -> String.join(",", l));
@@ -48,10 +56,13 @@ class CronOracleTest {
         Instant from = Instant.parse("2025-01-01T00:00:00Z");
         List<LocalDateTime> got;
         try {
-            got = Fixtures.locals(Recurrences.compile(RecurrenceSpec.cron(cron, ZoneOffset.UTC)).preview(from, 20));
+            got = Fixtures.locals(Recurrences.compile(RecurrenceSpec.cron(cron, ZoneOffset.UTC))
+                    .preview(from, 20));
         } catch (InvalidRecurrenceException e) {
             assertThat(e.code()).as(cron + ": " + e.getMessage()).isEqualTo("rule_has_no_occurrences");
-            assertThat(bruteForce(cron, LocalDateTime.of(2025, 1, 1, 0, 1), 1, 9 * 366 * 24 * 60)).as(cron).isEmpty();
+            assertThat(bruteForce(cron, LocalDateTime.of(2025, 1, 1, 0, 1), 1, 9 * 366 * 24 * 60))
+                    .as(cron)
+                    .isEmpty();
             return;
         }
         LocalDateTime start = LocalDateTime.of(2025, 1, 1, 0, 1);
@@ -61,7 +72,9 @@ class CronOracleTest {
         // years: then compare what both see within them, and the preview must still have found its 20
         if (expected.size() < 20) {
             LocalDateTime horizonEnd = start.plusMinutes(horizonMinutes);
-            assertThat(got.stream().filter(t -> t.isBefore(horizonEnd)).toList()).as(cron).isEqualTo(expected);
+            assertThat(got.stream().filter(t -> t.isBefore(horizonEnd)).toList())
+                    .as(cron)
+                    .isEqualTo(expected);
             assertThat(got).as(cron).hasSize(20);
         } else {
             assertThat(got).as(cron).isEqualTo(expected);

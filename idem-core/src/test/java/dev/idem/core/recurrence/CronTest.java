@@ -18,15 +18,20 @@ class CronTest {
     private static final Instant JAN_1_2025 = Instant.parse("2025-01-01T00:00:00Z");
 
     private static List<LocalDateTime> first(String cron, int n) {
-        return locals(Recurrences.compile(RecurrenceSpec.cron(cron, ZoneOffset.UTC)).preview(JAN_1_2025, n));
+        return locals(
+                Recurrences.compile(RecurrenceSpec.cron(cron, ZoneOffset.UTC)).preview(JAN_1_2025, n));
     }
 
     @Test
     void fiveFieldsWithNamesRangesAndSteps() {
-        assertThat(first("0 9 * JAN-MAR MON-FRI", 3)).containsExactly(
-                local("2025-01-01T09:00"), local("2025-01-02T09:00"), local("2025-01-03T09:00"));
-        assertThat(first("*/20 8-9 * * *", 4)).containsExactly(
-                local("2025-01-01T08:00"), local("2025-01-01T08:20"), local("2025-01-01T08:40"), local("2025-01-01T09:00"));
+        assertThat(first("0 9 * JAN-MAR MON-FRI", 3))
+                .containsExactly(local("2025-01-01T09:00"), local("2025-01-02T09:00"), local("2025-01-03T09:00"));
+        assertThat(first("*/20 8-9 * * *", 4))
+                .containsExactly(
+                        local("2025-01-01T08:00"),
+                        local("2025-01-01T08:20"),
+                        local("2025-01-01T08:40"),
+                        local("2025-01-01T09:00"));
         assertThat(first("0 0 * * 0", 1)).containsExactly(local("2025-01-05T00:00"));
         assertThat(first("0 0 * * 7", 1)).containsExactly(local("2025-01-05T00:00"));
     }
@@ -35,7 +40,8 @@ class CronTest {
     void weekdayNamesUseVixieNumberingSoSundayToSaturdayIsARange() {
         assertThat(first("0 0 * * SUN-SAT", 2)).containsExactly(local("2025-01-02T00:00"), local("2025-01-03T00:00"));
         assertThat(first("0 0 * * SAT,SUN", 2)).containsExactly(local("2025-01-04T00:00"), local("2025-01-05T00:00"));
-        assertThat(first("0 0 * * FRI-SUN", 3)).containsExactly(local("2025-01-03T00:00"), local("2025-01-04T00:00"), local("2025-01-05T00:00"));
+        assertThat(first("0 0 * * FRI-SUN", 3))
+                .containsExactly(local("2025-01-03T00:00"), local("2025-01-04T00:00"), local("2025-01-05T00:00"));
     }
 
     @Test
@@ -49,8 +55,9 @@ class CronTest {
 
     @Test
     void sixFieldsHaveSecondsFirst() {
-        assertThat(first("*/15 * * * * *", 3)).containsExactly(
-                local("2025-01-01T00:00:15"), local("2025-01-01T00:00:30"), local("2025-01-01T00:00:45"));
+        assertThat(first("*/15 * * * * *", 3))
+                .containsExactly(
+                        local("2025-01-01T00:00:15"), local("2025-01-01T00:00:30"), local("2025-01-01T00:00:45"));
     }
 
     @Test
@@ -61,14 +68,15 @@ class CronTest {
         assertThat(first("0 0 * * 1#2", 2)).containsExactly(local("2025-01-13T00:00"), local("2025-02-10T00:00"));
         assertThat(first("0 0 * * MON#2", 1)).containsExactly(local("2025-01-13T00:00"));
         assertThat(first("0 0 * * 5L", 2)).containsExactly(local("2025-01-31T00:00"), local("2025-02-28T00:00"));
-        assertThat(first("0 0 LW * *", 3)).containsExactly(local("2025-01-31T00:00"), local("2025-02-28T00:00"), local("2025-03-31T00:00"));
+        assertThat(first("0 0 LW * *", 3))
+                .containsExactly(local("2025-01-31T00:00"), local("2025-02-28T00:00"), local("2025-03-31T00:00"));
     }
 
     @Test
     void restrictedDayOfMonthAndDayOfWeekCombineWithOrAsInVixieCron() {
         // 1 February 2025 is a Saturday; Mondays are 3, 10, 17 February
-        assertThat(first("0 9 1 2 MON", 3)).containsExactly(
-                local("2025-02-01T09:00"), local("2025-02-03T09:00"), local("2025-02-10T09:00"));
+        assertThat(first("0 9 1 2 MON", 3))
+                .containsExactly(local("2025-02-01T09:00"), local("2025-02-03T09:00"), local("2025-02-10T09:00"));
     }
 
     @Test
@@ -78,19 +86,21 @@ class CronTest {
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-            "61 * * * *|minute",
-            "* 25 * * *|hour",
-            "* * 32 * *|day-of-month",
-            "* * * 13 *|month",
-            "* * * * FOO|day-of-week",
-            "* * * * MON-FOO|MON-FOO",
-            "@reboot|fields",
-            "70 * * * * *|second",
-            "* * * *|5",
-            "* * * * * * *|7 fields",
-            "' '|empty",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "61 * * * *|minute",
+                "* 25 * * *|hour",
+                "* * 32 * *|day-of-month",
+                "* * * 13 *|month",
+                "* * * * FOO|day-of-week",
+                "* * * * MON-FOO|MON-FOO",
+                "@reboot|fields",
+                "70 * * * * *|second",
+                "* * * *|5",
+                "* * * * * * *|7 fields",
+                "' '|empty",
+            })
     void invalidExpressionsNameTheField(String cron, String mentioned) {
         assertThatThrownBy(() -> Recurrences.compile(RecurrenceSpec.cron(cron, ZoneOffset.UTC)))
                 .isInstanceOfSatisfying(InvalidRecurrenceException.class, e -> {
@@ -102,17 +112,28 @@ class CronTest {
     @Test
     void impossibleCronIsRejected() {
         assertThatThrownBy(() -> Recurrences.compile(RecurrenceSpec.cron("0 0 30 2 *", ZoneOffset.UTC)))
-                .isInstanceOfSatisfying(InvalidRecurrenceException.class, e -> assertThat(e.code()).isEqualTo("rule_has_no_occurrences"));
+                .isInstanceOfSatisfying(
+                        InvalidRecurrenceException.class,
+                        e -> assertThat(e.code()).isEqualTo("rule_has_no_occurrences"));
     }
 
     @Test
     void cronRejectsCountButHonoursUntilAndExdates() {
-        RecurrenceSpec counted = new RecurrenceSpec(RecurrenceSpec.Kind.CRON, "0 9 * * *", ZoneOffset.UTC, null, List.of(), null, 3);
+        RecurrenceSpec counted =
+                new RecurrenceSpec(RecurrenceSpec.Kind.CRON, "0 9 * * *", ZoneOffset.UTC, null, List.of(), null, 3);
         assertThatThrownBy(() -> Recurrences.compile(counted))
-                .isInstanceOfSatisfying(InvalidRecurrenceException.class, e -> assertThat(e.param()).isEqualTo("count"));
-        RecurrenceSpec bounded = new RecurrenceSpec(RecurrenceSpec.Kind.CRON, "0 9 * * *", ZoneOffset.UTC, null,
-                List.of(local("2025-01-02T09:00")), Instant.parse("2025-01-04T09:00:00Z"), null);
-        assertThat(locals(Recurrences.compile(bounded).preview(JAN_1_2025, 10))).containsExactly(
-                local("2025-01-01T09:00"), local("2025-01-03T09:00"), local("2025-01-04T09:00"));
+                .isInstanceOfSatisfying(
+                        InvalidRecurrenceException.class,
+                        e -> assertThat(e.param()).isEqualTo("count"));
+        RecurrenceSpec bounded = new RecurrenceSpec(
+                RecurrenceSpec.Kind.CRON,
+                "0 9 * * *",
+                ZoneOffset.UTC,
+                null,
+                List.of(local("2025-01-02T09:00")),
+                Instant.parse("2025-01-04T09:00:00Z"),
+                null);
+        assertThat(locals(Recurrences.compile(bounded).preview(JAN_1_2025, 10)))
+                .containsExactly(local("2025-01-01T09:00"), local("2025-01-03T09:00"), local("2025-01-04T09:00"));
     }
 }

@@ -31,9 +31,13 @@ class DateutilCrossCheckTest {
         List<String[]> cases = cases("dateutil-floating.txt");
         for (String[] c : cases) {
             List<String> expected = Arrays.asList(c[2].split(","));
-            List<String> got = Recurrences.compile(RecurrenceSpec.rrule(c[0], ZoneOffset.UTC, LocalDateTime.parse(c[1])))
-                    .preview(null, expected.size()).stream()
-                    .map(o -> o.local().toString().length() == 16 ? o.local() + ":00" : o.local().toString())
+            List<String> got = Recurrences.compile(
+                            RecurrenceSpec.rrule(c[0], ZoneOffset.UTC, LocalDateTime.parse(c[1])))
+                    .preview(null, expected.size())
+                    .stream()
+                    .map(o -> o.local().toString().length() == 16
+                            ? o.local() + ":00"
+                            : o.local().toString())
                     .toList();
             if (!got.equals(expected)) {
                 mismatches.add(c[0] + " from " + c[1] + ": dateutil " + expected + ", ours " + got);
@@ -49,8 +53,12 @@ class DateutilCrossCheckTest {
         List<String[]> cases = cases("dateutil-zoned.txt");
         for (String[] c : cases) {
             List<String> expected = Arrays.asList(c[3].split(","));
-            List<String> got = Recurrences.compile(RecurrenceSpec.rrule(c[0], ZoneId.of(c[2]), LocalDateTime.parse(c[1])))
-                    .preview(null, expected.size()).stream().map(o -> o.utc().toString()).toList();
+            List<String> got = Recurrences.compile(
+                            RecurrenceSpec.rrule(c[0], ZoneId.of(c[2]), LocalDateTime.parse(c[1])))
+                    .preview(null, expected.size())
+                    .stream()
+                    .map(o -> o.utc().toString())
+                    .toList();
             if (!got.equals(expected)) {
                 mismatches.add(c[0] + " in " + c[2] + " from " + c[1] + ": dateutil " + expected + ", ours " + got);
             }

@@ -14,8 +14,7 @@ final class Fixtures {
     static final ZoneId PARIS = ZoneId.of("Europe/Paris");
     static final ZoneId LORD_HOWE = ZoneId.of("Australia/Lord_Howe");
 
-    private Fixtures() {
-    }
+    private Fixtures() {}
 
     /**
      * Dates at one time of day: {@code "1997-09: 2,4; 1997-10: 2"} is 2 and 4 September and
@@ -27,7 +26,8 @@ final class Fixtures {
             String[] parts = group.strip().split(":");
             String[] ym = parts[0].strip().split("-");
             for (String d : parts[1].split(",")) {
-                out.add(LocalDate.of(Integer.parseInt(ym[0]), Integer.parseInt(ym[1]), Integer.parseInt(d.strip())).atTime(time));
+                out.add(LocalDate.of(Integer.parseInt(ym[0]), Integer.parseInt(ym[1]), Integer.parseInt(d.strip()))
+                        .atTime(time));
             }
         }
         return out;

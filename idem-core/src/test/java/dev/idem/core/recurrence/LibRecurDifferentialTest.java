@@ -32,11 +32,13 @@ class LibRecurDifferentialTest {
     }
 
     @Property(tries = 400)
-    void agreesWithLibRecurOnSimpleRules(@ForAll("simpleRules") RecurrencePropertiesTest.SimpleRule rule,
-                                         @ForAll("dtstarts") LocalDateTime dtstart) throws Exception {
+    void agreesWithLibRecurOnSimpleRules(
+            @ForAll("simpleRules") RecurrencePropertiesTest.SimpleRule rule, @ForAll("dtstarts") LocalDateTime dtstart)
+            throws Exception {
         List<Occurrence> ours;
         try {
-            ours = Recurrences.compile(RecurrenceSpec.rrule(rule.text() + ";WKST=MO", ZoneOffset.UTC, dtstart)).preview(null, 30);
+            ours = Recurrences.compile(RecurrenceSpec.rrule(rule.text() + ";WKST=MO", ZoneOffset.UTC, dtstart))
+                    .preview(null, 30);
         } catch (InvalidRecurrenceException e) {
             Assume.that(false);
             return;
@@ -53,12 +55,19 @@ class LibRecurDifferentialTest {
     }
 
     private static List<LocalDateTime> libRecur(String rule, LocalDateTime dtstart, int n) throws Exception {
-        RecurrenceRuleIterator it = new RecurrenceRule(rule).iterator(new DateTime(dtstart.getYear(),
-                dtstart.getMonthValue() - 1, dtstart.getDayOfMonth(), dtstart.getHour(), dtstart.getMinute(), dtstart.getSecond()));
+        RecurrenceRuleIterator it = new RecurrenceRule(rule)
+                .iterator(new DateTime(
+                        dtstart.getYear(),
+                        dtstart.getMonthValue() - 1,
+                        dtstart.getDayOfMonth(),
+                        dtstart.getHour(),
+                        dtstart.getMinute(),
+                        dtstart.getSecond()));
         List<LocalDateTime> out = new ArrayList<>();
         while (it.hasNext() && out.size() < n) {
             DateTime d = it.nextDateTime();
-            LocalDateTime t = LocalDateTime.of(d.getYear(), d.getMonth() + 1, d.getDayOfMonth(), d.getHours(), d.getMinutes(), d.getSeconds());
+            LocalDateTime t = LocalDateTime.of(
+                    d.getYear(), d.getMonth() + 1, d.getDayOfMonth(), d.getHours(), d.getMinutes(), d.getSeconds());
             if (!t.isBefore(dtstart)) {
                 out.add(t);
             }

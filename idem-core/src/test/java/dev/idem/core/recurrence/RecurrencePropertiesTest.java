@@ -23,15 +23,21 @@ import net.jqwik.api.constraints.IntRange;
 class RecurrencePropertiesTest {
 
     private static final List<String> DAYS = List.of("MO", "TU", "WE", "TH", "FR", "SA", "SU");
-    private static final List<ZoneId> ZONES = List.of(ZoneOffset.UTC, Fixtures.NEW_YORK, Fixtures.PARIS, Fixtures.LORD_HOWE,
-            ZoneId.of("Asia/Kolkata"), ZoneId.of("Pacific/Apia"));
+    private static final List<ZoneId> ZONES = List.of(
+            ZoneOffset.UTC,
+            Fixtures.NEW_YORK,
+            Fixtures.PARIS,
+            Fixtures.LORD_HOWE,
+            ZoneId.of("Asia/Kolkata"),
+            ZoneId.of("Pacific/Apia"));
 
     /** A rule with optional BYMONTH/BYDAY/BYHOUR filters, so each occurrence can be checked against them. */
     record SimpleRule(String freq, int interval, Set<Integer> months, Set<String> days, Set<Integer> hours) {
         String text() {
             StringBuilder b = new StringBuilder("FREQ=" + freq + ";INTERVAL=" + interval);
             if (!months.isEmpty()) {
-                b.append(";BYMONTH=").append(months.stream().map(String::valueOf).collect(Collectors.joining(",")));
+                b.append(";BYMONTH=")
+                        .append(months.stream().map(String::valueOf).collect(Collectors.joining(",")));
             }
             if (!days.isEmpty()) {
                 b.append(";BYDAY=").append(String.join(",", days));
@@ -46,12 +52,12 @@ class RecurrencePropertiesTest {
     @Provide
     Arbitrary<SimpleRule> simpleRules() {
         return Combinators.combine(
-                Arbitraries.of("SECONDLY", "MINUTELY", "HOURLY", "DAILY", "WEEKLY", "MONTHLY", "YEARLY"),
-                Arbitraries.integers().between(1, 5),
-                Arbitraries.integers().between(1, 12).set().ofMaxSize(4),
-                Arbitraries.of(DAYS).set().ofMaxSize(3),
-                Arbitraries.integers().between(0, 23).set().ofMaxSize(3)
-        ).as(SimpleRule::new);
+                        Arbitraries.of("SECONDLY", "MINUTELY", "HOURLY", "DAILY", "WEEKLY", "MONTHLY", "YEARLY"),
+                        Arbitraries.integers().between(1, 5),
+                        Arbitraries.integers().between(1, 12).set().ofMaxSize(4),
+                        Arbitraries.of(DAYS).set().ofMaxSize(3),
+                        Arbitraries.integers().between(0, 23).set().ofMaxSize(3))
+                .as(SimpleRule::new);
     }
 
     @Provide
@@ -72,8 +78,10 @@ class RecurrencePropertiesTest {
 
     @Provide
     Arbitrary<LocalDateTime> dtstarts() {
-        return Arbitraries.longs().between(LocalDateTime.of(1990, 1, 1, 0, 0).toEpochSecond(ZoneOffset.UTC),
-                LocalDateTime.of(2040, 1, 1, 0, 0).toEpochSecond(ZoneOffset.UTC))
+        return Arbitraries.longs()
+                .between(
+                        LocalDateTime.of(1990, 1, 1, 0, 0).toEpochSecond(ZoneOffset.UTC),
+                        LocalDateTime.of(2040, 1, 1, 0, 0).toEpochSecond(ZoneOffset.UTC))
                 .map(s -> LocalDateTime.ofEpochSecond(s, 0, ZoneOffset.UTC));
     }
 
@@ -83,8 +91,8 @@ class RecurrencePropertiesTest {
     }
 
     @Property(tries = 300)
-    void previewsAreStrictlyIncreasing(@ForAll("anyRules") String rule, @ForAll("dtstarts") LocalDateTime dtstart,
-                                       @ForAll("zones") ZoneId zone) {
+    void previewsAreStrictlyIncreasing(
+            @ForAll("anyRules") String rule, @ForAll("dtstarts") LocalDateTime dtstart, @ForAll("zones") ZoneId zone) {
         List<Occurrence> got = compileOrSkip(rule, zone, dtstart).preview(null, 60);
         assertThat(got).isNotEmpty();
         for (int i = 1; i < got.size(); i++) {
@@ -97,30 +105,42 @@ class RecurrencePropertiesTest {
     }
 
     @Property(tries = 300)
-    void eachOccurrenceMatchesTheRulesFilters(@ForAll("simpleRules") SimpleRule rule, @ForAll("dtstarts") LocalDateTime dtstart) {
+    void eachOccurrenceMatchesTheRulesFilters(
+            @ForAll("simpleRules") SimpleRule rule, @ForAll("dtstarts") LocalDateTime dtstart) {
         List<Occurrence> got;
         try {
-            got = Recurrences.compile(RecurrenceSpec.rrule(rule.text(), ZoneOffset.UTC, dtstart)).preview(null, 40);
+            got = Recurrences.compile(RecurrenceSpec.rrule(rule.text(), ZoneOffset.UTC, dtstart))
+                    .preview(null, 40);
         } catch (InvalidRecurrenceException e) {
             assertThat(e.code()).isEqualTo("rule_has_no_occurrences");
             return;
         }
         for (Occurrence o : got) {
             LocalDateTime t = o.local();
-            assertThat(rule.months().isEmpty() || rule.months().contains(t.getMonthValue())).as("month of %s", t).isTrue();
-            assertThat(rule.days().isEmpty() || rule.days().contains(code(t.getDayOfWeek()))).as("weekday of %s", t).isTrue();
-            assertThat(rule.hours().isEmpty() || rule.hours().contains(t.getHour())).as("hour of %s", t).isTrue();
-            if (rule.hours().isEmpty() && Set.of("DAILY", "WEEKLY", "MONTHLY", "YEARLY").contains(rule.freq())) {
+            assertThat(rule.months().isEmpty() || rule.months().contains(t.getMonthValue()))
+                    .as("month of %s", t)
+                    .isTrue();
+            assertThat(rule.days().isEmpty() || rule.days().contains(code(t.getDayOfWeek())))
+                    .as("weekday of %s", t)
+                    .isTrue();
+            assertThat(rule.hours().isEmpty() || rule.hours().contains(t.getHour()))
+                    .as("hour of %s", t)
+                    .isTrue();
+            if (rule.hours().isEmpty()
+                    && Set.of("DAILY", "WEEKLY", "MONTHLY", "YEARLY").contains(rule.freq())) {
                 assertThat(t.toLocalTime()).isEqualTo(dtstart.toLocalTime());
             }
         }
     }
 
     @Property(tries = 300)
-    void firstAfterBetweenAndLatestInAgreeWithPreview(@ForAll("anyRules") String rule, @ForAll("dtstarts") LocalDateTime dtstart,
-                                                     @ForAll("zones") ZoneId zone, @ForAll @IntRange(min = 0, max = 58) int pick,
-                                                     @ForAll @IntRange(min = -3, max = 3) int nudgeSeconds,
-                                                     @ForAll @IntRange(min = 0, max = 70) int count) {
+    void firstAfterBetweenAndLatestInAgreeWithPreview(
+            @ForAll("anyRules") String rule,
+            @ForAll("dtstarts") LocalDateTime dtstart,
+            @ForAll("zones") ZoneId zone,
+            @ForAll @IntRange(min = 0, max = 58) int pick,
+            @ForAll @IntRange(min = -3, max = 3) int nudgeSeconds,
+            @ForAll @IntRange(min = 0, max = 70) int count) {
         // COUNT=0 stands for "no COUNT"; a counted rule exercises the COUNT-to-instant shortcut
         Recurrence r = compileOrSkip(count == 0 ? rule : rule + ";COUNT=" + count, zone, dtstart);
         List<Occurrence> all = r.preview(null, 60);
@@ -129,7 +149,8 @@ class RecurrencePropertiesTest {
         }
         int i = pick % (all.size() - 2);
         Instant x = all.get(i).utc().plusSeconds(nudgeSeconds);
-        java.util.Optional<Occurrence> expected = all.stream().filter(o -> o.utc().isAfter(x)).findFirst();
+        java.util.Optional<Occurrence> expected =
+                all.stream().filter(o -> o.utc().isAfter(x)).findFirst();
         if (expected.isEmpty()) {
             // nudged past the last previewed occurrence: only a complete (ended) preview says what follows
             if (all.size() < 60) {
@@ -140,14 +161,20 @@ class RecurrencePropertiesTest {
         assertThat(r.firstAfter(x)).isEqualTo(expected);
 
         Instant to = all.get(all.size() - 2).utc();
-        List<Occurrence> window = all.stream().filter(o -> o.utc().isAfter(x) && !o.utc().isAfter(to)).toList();
+        List<Occurrence> window = all.stream()
+                .filter(o -> o.utc().isAfter(x) && !o.utc().isAfter(to))
+                .toList();
         assertThat(r.between(x, to, 1000)).isEqualTo(window);
-        assertThat(r.latestIn(x, to)).isEqualTo(window.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(window.get(window.size() - 1)));
+        assertThat(r.latestIn(x, to))
+                .isEqualTo(
+                        window.isEmpty()
+                                ? java.util.Optional.empty()
+                                : java.util.Optional.of(window.get(window.size() - 1)));
     }
 
     @Property(tries = 100)
-    void cronFirstAfterAgreesWithPreview(@ForAll("crons") String cron, @ForAll("zones") ZoneId zone,
-                                         @ForAll @IntRange(min = 0, max = 30) int pick) {
+    void cronFirstAfterAgreesWithPreview(
+            @ForAll("crons") String cron, @ForAll("zones") ZoneId zone, @ForAll @IntRange(min = 0, max = 30) int pick) {
         Recurrence r = Recurrences.compile(RecurrenceSpec.cron(cron, zone));
         List<Occurrence> all = r.preview(Instant.parse("2025-03-01T00:00:00Z"), 40);
         for (int i = 1; i < all.size(); i++) {
@@ -158,15 +185,24 @@ class RecurrencePropertiesTest {
 
     @Provide
     Arbitrary<String> crons() {
-        return Arbitraries.of("*/7 * * * *", "30 2 * * *", "0 */5 * * MON-FRI", "15 1,2,3 * * *", "0 0 L * *",
-                "*/20 * 2-3 * * *", "0 9 1 * MON", "0 0 29 2 *");
+        return Arbitraries.of(
+                "*/7 * * * *",
+                "30 2 * * *",
+                "0 */5 * * MON-FRI",
+                "15 1,2,3 * * *",
+                "0 0 L * *",
+                "*/20 * 2-3 * * *",
+                "0 9 1 * MON",
+                "0 0 29 2 *");
     }
 
     @Property(tries = 50)
-    void secondlyFirstAfterFarFromDtstartMatchesArithmetic(@ForAll @IntRange(min = 1, max = 3600) int interval,
-                                                           @ForAll("dtstarts") LocalDateTime dtstart,
-                                                           @ForAll @IntRange(min = 0, max = 1_000_000_000) int offsetSeconds) {
-        Recurrence r = Recurrences.compile(RecurrenceSpec.rrule("FREQ=SECONDLY;INTERVAL=" + interval, ZoneOffset.UTC, dtstart));
+    void secondlyFirstAfterFarFromDtstartMatchesArithmetic(
+            @ForAll @IntRange(min = 1, max = 3600) int interval,
+            @ForAll("dtstarts") LocalDateTime dtstart,
+            @ForAll @IntRange(min = 0, max = 1_000_000_000) int offsetSeconds) {
+        Recurrence r = Recurrences.compile(
+                RecurrenceSpec.rrule("FREQ=SECONDLY;INTERVAL=" + interval, ZoneOffset.UTC, dtstart));
         Instant start = dtstart.toInstant(ZoneOffset.UTC);
         Instant x = start.plusSeconds(offsetSeconds);
         long k = Math.floorDiv((long) offsetSeconds, interval) + 1;

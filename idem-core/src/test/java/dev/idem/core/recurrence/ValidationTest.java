@@ -24,68 +24,119 @@ class ValidationTest {
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-            "''|empty",
-            "BYDAY=MO|needs FREQ",
-            "FREQ=FORTNIGHTLY|FREQ=FORTNIGHTLY",
-            "FREQ=DAILY;BYHOUR=24|BYHOUR value 24",
-            "FREQ=DAILY;BYMINUTE=-1|BYMINUTE value -1",
-            "FREQ=DAILY;BYSECOND=60|BYSECOND value 60",
-            "FREQ=MONTHLY;BYMONTHDAY=0|BYMONTHDAY value 0",
-            "FREQ=MONTHLY;BYMONTHDAY=32|BYMONTHDAY value 32",
-            "FREQ=YEARLY;BYYEARDAY=367|BYYEARDAY",
-            "FREQ=YEARLY;BYWEEKNO=54|BYWEEKNO",
-            "FREQ=YEARLY;BYMONTH=13|BYMONTH value 13",
-            "FREQ=WEEKLY;BYDAY=XX|BYDAY value 'XX'",
-            "FREQ=WEEKLY;BYDAY=+1MO|needs FREQ=MONTHLY or YEARLY",
-            "FREQ=YEARLY;BYWEEKNO=1;BYDAY=1MO|BYWEEKNO",
-            "FREQ=MONTHLY;BYWEEKNO=1|BYWEEKNO is only allowed with FREQ=YEARLY",
-            "FREQ=MONTHLY;BYYEARDAY=1|BYYEARDAY is not allowed",
-            "FREQ=WEEKLY;BYMONTHDAY=1|BYMONTHDAY is not allowed",
-            "FREQ=DAILY;INTERVAL=0|INTERVAL=0",
-            "FREQ=DAILY;COUNT=-2|COUNT=-2",
-            "FREQ=DAILY;UNTIL=2025-01-01|UNTIL=2025-01-01",
-            "FREQ=DAILY;FREQ=WEEKLY|FREQ appears twice",
-            "FREQ=DAILY;COLOR=BLUE|COLOR is not supported",
-            "FREQ=DAILY;BYHOUR|NAME=VALUE",
-            "FREQ=DAILY;WKST=XY|WKST",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "''|empty",
+                "BYDAY=MO|needs FREQ",
+                "FREQ=FORTNIGHTLY|FREQ=FORTNIGHTLY",
+                "FREQ=DAILY;BYHOUR=24|BYHOUR value 24",
+                "FREQ=DAILY;BYMINUTE=-1|BYMINUTE value -1",
+                "FREQ=DAILY;BYSECOND=60|BYSECOND value 60",
+                "FREQ=MONTHLY;BYMONTHDAY=0|BYMONTHDAY value 0",
+                "FREQ=MONTHLY;BYMONTHDAY=32|BYMONTHDAY value 32",
+                "FREQ=YEARLY;BYYEARDAY=367|BYYEARDAY",
+                "FREQ=YEARLY;BYWEEKNO=54|BYWEEKNO",
+                "FREQ=YEARLY;BYMONTH=13|BYMONTH value 13",
+                "FREQ=WEEKLY;BYDAY=XX|BYDAY value 'XX'",
+                "FREQ=WEEKLY;BYDAY=+1MO|needs FREQ=MONTHLY or YEARLY",
+                "FREQ=YEARLY;BYWEEKNO=1;BYDAY=1MO|BYWEEKNO",
+                "FREQ=MONTHLY;BYWEEKNO=1|BYWEEKNO is only allowed with FREQ=YEARLY",
+                "FREQ=MONTHLY;BYYEARDAY=1|BYYEARDAY is not allowed",
+                "FREQ=WEEKLY;BYMONTHDAY=1|BYMONTHDAY is not allowed",
+                "FREQ=DAILY;INTERVAL=0|INTERVAL=0",
+                "FREQ=DAILY;COUNT=-2|COUNT=-2",
+                "FREQ=DAILY;UNTIL=2025-01-01|UNTIL=2025-01-01",
+                "FREQ=DAILY;FREQ=WEEKLY|FREQ appears twice",
+                "FREQ=DAILY;COLOR=BLUE|COLOR is not supported",
+                "FREQ=DAILY;BYHOUR|NAME=VALUE",
+                "FREQ=DAILY;WKST=XY|WKST",
+            })
     void invalidRulesNameTheBadPart(String rule, String mentioned) {
         rejects(() -> Fixtures.rrule(rule, ZoneOffset.UTC, "2025-01-01T09:00"), "rrule", "invalid_rrule", mentioned);
     }
 
     @Test
     void acceptsPrefixLowerCaseAndSpaces() {
-        assertThatCode(() -> Fixtures.rrule("rrule:freq=weekly; byday=mo,fr ;wkst=su", ZoneOffset.UTC, "2025-01-01T09:00"))
+        assertThatCode(() ->
+                        Fixtures.rrule("rrule:freq=weekly; byday=mo,fr ;wkst=su", ZoneOffset.UTC, "2025-01-01T09:00"))
                 .doesNotThrowAnyException();
     }
 
     @Test
     void countOrUntilGivenTwiceMustAgree() {
-        RecurrenceSpec agreeing = new RecurrenceSpec(RecurrenceSpec.Kind.RRULE, "FREQ=DAILY;COUNT=3", ZoneOffset.UTC,
-                local("2025-01-01T09:00"), List.of(), null, 3);
+        RecurrenceSpec agreeing = new RecurrenceSpec(
+                RecurrenceSpec.Kind.RRULE,
+                "FREQ=DAILY;COUNT=3",
+                ZoneOffset.UTC,
+                local("2025-01-01T09:00"),
+                List.of(),
+                null,
+                3);
         assertThat(Recurrences.compile(agreeing).preview(null, 10)).hasSize(3);
-        rejects(() -> Recurrences.compile(new RecurrenceSpec(RecurrenceSpec.Kind.RRULE, "FREQ=DAILY;COUNT=3", ZoneOffset.UTC,
-                local("2025-01-01T09:00"), List.of(), null, 4)), "count", "conflicting_count", "COUNT=3");
-        rejects(() -> Recurrences.compile(new RecurrenceSpec(RecurrenceSpec.Kind.RRULE, "FREQ=DAILY;UNTIL=20250105T000000Z",
-                ZoneOffset.UTC, local("2025-01-01T09:00"), List.of(), Instant.parse("2025-01-06T00:00:00Z"), null)),
-                "until", "conflicting_until", "UNTIL");
-        rejects(() -> Recurrences.compile(new RecurrenceSpec(RecurrenceSpec.Kind.RRULE, "FREQ=DAILY", ZoneOffset.UTC,
-                local("2025-01-01T09:00"), List.of(), null, 0)), "count", "invalid_count", "between 1 and 1000000");
-        rejects(() -> Fixtures.rrule("FREQ=SECONDLY;COUNT=2000000", ZoneOffset.UTC, "2025-01-01T09:00"),
-                "count", "invalid_count", "use until");
+        rejects(
+                () -> Recurrences.compile(new RecurrenceSpec(
+                        RecurrenceSpec.Kind.RRULE,
+                        "FREQ=DAILY;COUNT=3",
+                        ZoneOffset.UTC,
+                        local("2025-01-01T09:00"),
+                        List.of(),
+                        null,
+                        4)),
+                "count",
+                "conflicting_count",
+                "COUNT=3");
+        rejects(
+                () -> Recurrences.compile(new RecurrenceSpec(
+                        RecurrenceSpec.Kind.RRULE,
+                        "FREQ=DAILY;UNTIL=20250105T000000Z",
+                        ZoneOffset.UTC,
+                        local("2025-01-01T09:00"),
+                        List.of(),
+                        Instant.parse("2025-01-06T00:00:00Z"),
+                        null)),
+                "until",
+                "conflicting_until",
+                "UNTIL");
+        rejects(
+                () -> Recurrences.compile(new RecurrenceSpec(
+                        RecurrenceSpec.Kind.RRULE,
+                        "FREQ=DAILY",
+                        ZoneOffset.UTC,
+                        local("2025-01-01T09:00"),
+                        List.of(),
+                        null,
+                        0)),
+                "count",
+                "invalid_count",
+                "between 1 and 1000000");
+        rejects(
+                () -> Fixtures.rrule("FREQ=SECONDLY;COUNT=2000000", ZoneOffset.UTC, "2025-01-01T09:00"),
+                "count",
+                "invalid_count",
+                "use until");
     }
 
     @Test
     void untilAndCountFieldsApplyToTheRule() {
-        RecurrenceSpec spec = new RecurrenceSpec(RecurrenceSpec.Kind.RRULE, "FREQ=DAILY", ZoneOffset.UTC,
-                local("2025-01-01T09:00"), List.of(), Instant.parse("2025-01-03T09:00:00Z"), null);
+        RecurrenceSpec spec = new RecurrenceSpec(
+                RecurrenceSpec.Kind.RRULE,
+                "FREQ=DAILY",
+                ZoneOffset.UTC,
+                local("2025-01-01T09:00"),
+                List.of(),
+                Instant.parse("2025-01-03T09:00:00Z"),
+                null);
         assertThat(Recurrences.compile(spec).preview(null, 10)).hasSize(3);
     }
 
     @Test
     void rruleNeedsDtstart() {
-        rejects(() -> Recurrences.compile(RecurrenceSpec.rrule("FREQ=DAILY", ZoneOffset.UTC, null)), "dtstart", "missing_dtstart", "dtstart");
+        rejects(
+                () -> Recurrences.compile(RecurrenceSpec.rrule("FREQ=DAILY", ZoneOffset.UTC, null)),
+                "dtstart",
+                "missing_dtstart",
+                "dtstart");
     }
 
     @Test
@@ -100,15 +151,28 @@ class ValidationTest {
     /** Issue 18.9: ZoneId.of parses offsets, Etc/*, SystemV/* and aliases; a schedule takes UTC or an IANA region only. */
     @Test
     void zonesThatAreNotIanaRegionsAreRefusedWithWhatToUseInstead() {
-        for (String id : new String[] {"Z", "GMT+14", "UTC+01:00", "+02:00", "SystemV/AST4", "EST5EDT", "Etc/GMT+5", "GMT0"})
+        for (String id :
+                new String[] {"Z", "GMT+14", "UTC+01:00", "+02:00", "SystemV/AST4", "EST5EDT", "Etc/GMT+5", "GMT0"})
             rejects(() -> Recurrences.zone(id), "timezone", "invalid_timezone", "is not an IANA region id");
         rejects(() -> Recurrences.zone("Etc/UTC"), "timezone", "invalid_timezone", "it has the rules of UTC");
         rejects(() -> Recurrences.zone("Zulu"), "timezone", "invalid_timezone", "it has the rules of UTC");
-        rejects(() -> Recurrences.zone("US/Eastern"), "timezone", "invalid_timezone", "it has the rules of America/New_York");
+        rejects(
+                () -> Recurrences.zone("US/Eastern"),
+                "timezone",
+                "invalid_timezone",
+                "it has the rules of America/New_York");
         rejects(() -> Recurrences.zone("Japan"), "timezone", "invalid_timezone", "it has the rules of Asia/Tokyo");
-        for (String id : new String[] {"America/Argentina/Buenos_Aires", "America/Indiana/Knox", "Antarctica/Troll", "Arctic/Longyearbyen",
-                "Indian/Maldives", "Atlantic/Azores", "Europe/Isle_of_Man", "America/Port-au-Prince", "Etc/UTC".replace("Etc/", "")})
-            assertThat(Recurrences.zone(id).getId()).isEqualTo(id);
+        for (String id : new String[] {
+            "America/Argentina/Buenos_Aires",
+            "America/Indiana/Knox",
+            "Antarctica/Troll",
+            "Arctic/Longyearbyen",
+            "Indian/Maldives",
+            "Atlantic/Azores",
+            "Europe/Isle_of_Man",
+            "America/Port-au-Prince",
+            "Etc/UTC".replace("Etc/", "")
+        }) assertThat(Recurrences.zone(id).getId()).isEqualTo(id);
     }
 
     @Test

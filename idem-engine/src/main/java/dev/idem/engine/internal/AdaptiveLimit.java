@@ -37,6 +37,7 @@ final class AdaptiveLimit {
     private double limit;
     /** Slow start (doubling per round trip) below this, one more per round trip above it. */
     private double threshold;
+
     private long minRttNanos = Long.MAX_VALUE;
     private long minRttSinceNanos;
     /** Smoothed round trip (weight 1/8 per answer, as TCP's SRTT), so one late answer on a loaded host is not a slow-down. */

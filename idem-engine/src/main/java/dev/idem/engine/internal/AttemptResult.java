@@ -14,8 +14,15 @@ import java.util.Optional;
  * @param sent whether the request left this node (false when refused before connecting)
  * @param congestion what the attempt says about its destination's health, for the adaptive limit
  */
-public record AttemptResult(Instant startedAt, long durationMs, Integer statusCode, String error, String responseBody,
-                            Optional<Duration> retryAfter, boolean sent, Congestion congestion) {
+public record AttemptResult(
+        Instant startedAt,
+        long durationMs,
+        Integer statusCode,
+        String error,
+        String responseBody,
+        Optional<Duration> retryAfter,
+        boolean sent,
+        Congestion congestion) {
     /** The destination's signal. */
     public enum Congestion {
         /** It answered (any status but 429 and 503): it can take more at once. */

@@ -1,7 +1,6 @@
 package dev.idem.engine.internal;
 
 import dev.idem.core.Delivery;
-import dev.idem.core.Schedule;
 import dev.idem.core.SigningSecrets;
 import dev.idem.core.store.DeliveryQueue.Claim;
 import dev.idem.core.store.DeliveryQueue.Outcome;
@@ -32,8 +31,14 @@ public final class DeliveryAttempt implements Dispatcher.AttemptStarter {
     private final EngineMetrics metrics;
     private final Clock clock;
 
-    public DeliveryAttempt(SecretCache secrets, RequestBuilder builder, HttpSender sender, OutcomeDecider decider,
-                           Recorder recorder, EngineMetrics metrics, Clock clock) {
+    public DeliveryAttempt(
+            SecretCache secrets,
+            RequestBuilder builder,
+            HttpSender sender,
+            OutcomeDecider decider,
+            Recorder recorder,
+            EngineMetrics metrics,
+            Clock clock) {
         this.secrets = secrets;
         this.builder = builder;
         this.sender = sender;
@@ -59,18 +64,29 @@ public final class DeliveryAttempt implements Dispatcher.AttemptStarter {
         try {
             tenantSecrets = secrets.get(d.tenant());
         } catch (StoreException e) {
-            log.warn("delivery {} not attempted: its signing secret could not be read ({}); it goes back to the queue", d.id(), e.toString());
+            log.warn(
+                    "delivery {} not attempted: its signing secret could not be read ({}); it goes back to the queue",
+                    d.id(),
+                    e.toString());
             listener.notAttempted();
             return;
         }
         Instant now = clock.instant();
         try {
             if (tenantSecrets.isEmpty()) {
-                finish(claim, AttemptResult.notSent(now, "no signing secret exists for project " + d.tenant().projectId()
-                        + " (" + d.tenant().mode().wireName() + " mode): nothing was sent; retried until one exists"), listener);
+                finish(
+                        claim,
+                        AttemptResult.notSent(
+                                now,
+                                "no signing secret exists for project "
+                                        + d.tenant().projectId() + " ("
+                                        + d.tenant().mode().wireName()
+                                        + " mode): nothing was sent; retried until one exists"),
+                        listener);
                 return;
             }
-            DeliveryRequest request = builder.build(d, claim.schedule(), d.attemptCount(), tenantSecrets.get().activeAt(now), now);
+            DeliveryRequest request = builder.build(
+                    d, claim.schedule(), d.attemptCount(), tenantSecrets.get().activeAt(now), now);
             metrics.lag(Duration.between(Dispatcher.dueAt(d), clock.instant()));
             sender.send(request, timeout, new HttpSender.Callback() {
                 @Override
@@ -92,7 +108,11 @@ public final class DeliveryAttempt implements Dispatcher.AttemptStarter {
                 }
             });
         } catch (RuntimeException e) {
-            log.warn("attempt {} of delivery {} failed inside the engine; recorded as a failed attempt", d.attemptCount(), d.id(), e);
+            log.warn(
+                    "attempt {} of delivery {} failed inside the engine; recorded as a failed attempt",
+                    d.attemptCount(),
+                    d.id(),
+                    e);
             finish(claim, AttemptResult.notSent(now, "the request could not be built or sent: " + e), listener);
         }
     }
@@ -103,10 +123,14 @@ public final class DeliveryAttempt implements Dispatcher.AttemptStarter {
         Outcome outcome;
         try {
             metrics.attempt(EngineMetrics.resultOf(result), result.durationMs());
-            outcome = decider.decide(claim.delivery(), claim.schedule(), claim.delivery().attemptCount(), result);
+            outcome = decider.decide(
+                    claim.delivery(), claim.schedule(), claim.delivery().attemptCount(), result);
         } catch (RuntimeException | Error e) {
-            log.error("the outcome of delivery {} attempt {} could not be decided; its lease will expire and it goes out again",
-                    claim.delivery().id(), claim.delivery().attemptCount(), e);
+            log.error(
+                    "the outcome of delivery {} attempt {} could not be decided; its lease will expire and it goes out again",
+                    claim.delivery().id(),
+                    claim.delivery().attemptCount(),
+                    e);
             listener.finished();
             return;
         }
@@ -120,7 +144,11 @@ public final class DeliveryAttempt implements Dispatcher.AttemptStarter {
      */
     static void logOutcome(Delivery d, Outcome outcome) {
         if (log.isDebugEnabled())
-            log.debug("delivery {} attempt {}: {}, now {}", d.id(), outcome.attempt().number(),
-                    outcome.lastError() == null ? "HTTP " + outcome.attempt().statusCode() : outcome.lastError(), outcome.newStatus().wireName());
+            log.debug(
+                    "delivery {} attempt {}: {}, now {}",
+                    d.id(),
+                    outcome.attempt().number(),
+                    outcome.lastError() == null ? "HTTP " + outcome.attempt().statusCode() : outcome.lastError(),
+                    outcome.newStatus().wireName());
     }
 }

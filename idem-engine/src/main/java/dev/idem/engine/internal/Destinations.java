@@ -42,12 +42,14 @@ final class Destinations<T> {
         int active;
         /** On the wire. */
         int started;
+
         final ArrayDeque<Waiting<T>> waiting = new ArrayDeque<>();
         boolean throttled;
         int drops;
         long lastUsedNanos = System.nanoTime();
         /** Answers in the current and the previous {@link #RATE_BUCKET_NANOS}: what the destination took lately. */
         int answersNow;
+
         int answersBefore;
         long bucketStartNanos = System.nanoTime();
 
@@ -147,8 +149,10 @@ final class Destinations<T> {
             boolean throttled = s.limit.throttled();
             if (throttled != s.throttled) {
                 s.throttled = throttled;
-                change = throttled ? "throttled after " + s.drops + " timeouts, refused connections or resets: at most " + s.limit.get()
-                        + " attempt(s) at once until it answers again" : "answering again: no longer throttled";
+                change = throttled
+                        ? "throttled after " + s.drops + " timeouts, refused connections or resets: at most "
+                                + s.limit.get() + " attempt(s) at once until it answers again"
+                        : "answering again: no longer throttled";
                 if (!throttled) s.drops = 0;
             }
             while (!s.waiting.isEmpty() && s.started < s.limit.get()) {

@@ -76,7 +76,8 @@ public final class Dispatcher {
      */
     private static final long CLAIM_SPACING_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     /** Between claims of rows that are inside the look-ahead but not due soon: see {@link #sleepNanos}. */
-    private static final long TRICKLE_SPACING_NANOS = Math.max(LOOKAHEAD.toNanos() / 10, TimeUnit.MILLISECONDS.toNanos(10));
+    private static final long TRICKLE_SPACING_NANOS =
+            Math.max(LOOKAHEAD.toNanos() / 10, TimeUnit.MILLISECONDS.toNanos(10));
     /**
      * Where a new destination starts: the sender threads the engine had before it stopped needing them, so no
      * destination starts slower than it did; slow start doubles it every round trip from there.
@@ -111,12 +112,15 @@ public final class Dispatcher {
     private final AttemptStarter starter;
     /** The node's liveness: the owner to claim as, and whether this node may claim or start an attempt now. */
     private final ClaimGate gate;
+
     private final Destinations<Held> destinations;
     /** Claims not yet finished (recorded, given back or given up on): at most {@code maxInFlight}. */
     private final AtomicInteger slots = new AtomicInteger();
+
     private final AtomicInteger onWire = new AtomicInteger();
     /** The smallest claim worth a transaction while attempts are in flight. */
     private final int minBusyClaim;
+
     private final List<Wakeup> wakeups = new CopyOnWriteArrayList<>();
     /** Destinations whose last claim took every free slot: more of their rows are probably due in the table. */
     private final Set<String> backlogged = ConcurrentHashMap.newKeySet();
@@ -133,21 +137,34 @@ public final class Dispatcher {
     private final ReadWriteLock claimLock = new ReentrantReadWriteLock();
     /** Set when a claim failed: its commit may have gone through with the answer lost. */
     private volatile boolean lostClaimPossible;
+
     private volatile boolean running = true;
     /** Whether the last claim came back full, so more rows are probably due now. */
     private volatile boolean backlog;
+
     private volatile boolean sendersStopping;
     /** Whether a claim loop is waiting for node slots: only then does a finished attempt wake it. */
     private volatile boolean waitingForSlots;
 
     /** A dispatcher whose gate is always open, claiming as the node id (tests of the dispatcher alone). */
-    public Dispatcher(DeliveryQueue queue, EngineConfig config, Clock clock, Executor workers, ScheduledExecutorService timer,
-                      AttemptStarter starter) {
+    public Dispatcher(
+            DeliveryQueue queue,
+            EngineConfig config,
+            Clock clock,
+            Executor workers,
+            ScheduledExecutorService timer,
+            AttemptStarter starter) {
         this(queue, config, clock, workers, timer, starter, ClaimGate.open(config.nodeId()));
     }
 
-    public Dispatcher(DeliveryQueue queue, EngineConfig config, Clock clock, Executor workers, ScheduledExecutorService timer,
-                      AttemptStarter starter, ClaimGate gate) {
+    public Dispatcher(
+            DeliveryQueue queue,
+            EngineConfig config,
+            Clock clock,
+            Executor workers,
+            ScheduledExecutorService timer,
+            AttemptStarter starter,
+            ClaimGate gate) {
         this.gate = gate;
         this.queue = queue;
         this.config = config;
@@ -208,14 +225,16 @@ public final class Dispatcher {
         while (running) {
             try {
                 if (!primary && !backlog || !gate.mayClaim()) {
-                    // a node that cannot renew its liveness claims nothing: it may be declared dead any moment (woken when it may again)
+                    // a node that cannot renew its liveness claims nothing: it may be declared dead any moment (woken
+                    // when it may again)
                     wakeup.await(config.pollInterval().toNanos());
                     continue;
                 }
                 // answers of a backlogged destination wake the loop one by one: claims that are not full stay spaced,
                 // each taking what freed meanwhile, instead of one transaction per answer
                 long sinceClaim = System.nanoTime() - lastClaimNanos;
-                if (!backlog && sinceClaim < CLAIM_SPACING_NANOS) TimeUnit.NANOSECONDS.sleep(CLAIM_SPACING_NANOS - sinceClaim);
+                if (!backlog && sinceClaim < CLAIM_SPACING_NANOS)
+                    TimeUnit.NANOSECONDS.sleep(CLAIM_SPACING_NANOS - sinceClaim);
                 if (primary) giveBack(destinations.waitedLongerThan(MAX_WAIT.toNanos()));
                 if (freeSlots() == 0) {
                     awaitSlots(wakeup, config.pollInterval().toNanos(), 1);
@@ -258,8 +277,14 @@ public final class Dispatcher {
                 Thread.currentThread().interrupt();
                 return;
             } catch (RuntimeException | Error e) {
-                if (e instanceof Error) log.error("dispatcher on node {} hit an error; it keeps running", config.nodeId(), e);
-                else log.warn("claiming due deliveries failed on node {}, retrying in {} ms: {}", config.nodeId(), errorBackoffMs, e.toString());
+                if (e instanceof Error)
+                    log.error("dispatcher on node {} hit an error; it keeps running", config.nodeId(), e);
+                else
+                    log.warn(
+                            "claiming due deliveries failed on node {}, retrying in {} ms: {}",
+                            config.nodeId(),
+                            errorBackoffMs,
+                            e.toString());
                 try {
                     wakeup.await(TimeUnit.MILLISECONDS.toNanos(errorBackoffMs));
                 } catch (InterruptedException ie) {
@@ -275,7 +300,8 @@ public final class Dispatcher {
         long deadline = System.nanoTime() + nanos;
         waitingForSlots = true;
         try {
-            for (long left = nanos; left > 0 && running && freeSlots() < wanted; left = deadline - System.nanoTime()) wakeup.await(left);
+            for (long left = nanos; left > 0 && running && freeSlots() < wanted; left = deadline - System.nanoTime())
+                wakeup.await(left);
         } finally {
             waitingForSlots = false;
         }
@@ -304,9 +330,12 @@ public final class Dispatcher {
                 String id = c.delivery().id();
                 ahead.put(id, h);
                 try {
-                    timer.schedule(() -> {
-                        if (ahead.remove(id, h)) begin(h);
-                    }, Math.min(waitNanos, LOOKAHEAD.toNanos()), TimeUnit.NANOSECONDS);
+                    timer.schedule(
+                            () -> {
+                                if (ahead.remove(id, h)) begin(h);
+                            },
+                            Math.min(waitNanos, LOOKAHEAD.toNanos()),
+                            TimeUnit.NANOSECONDS);
                 } catch (RejectedExecutionException e) {
                     if (ahead.remove(id, h)) notStarted.add(h);
                 }
@@ -340,16 +369,21 @@ public final class Dispatcher {
         }
         Duration timeout = timeoutWithinLease(h.claim().schedule(), h.claimedAtNanos());
         if (timeout.toMillis() < MIN_SEND_MS) {
-            log.warn("delivery {} not sent: only {} ms of its lease left on node {}; it goes back to the queue unattempted",
-                    h.claim().delivery().id(), timeout.toMillis(), config.nodeId());
+            log.warn(
+                    "delivery {} not sent: only {} ms of its lease left on node {}; it goes back to the queue unattempted",
+                    h.claim().delivery().id(),
+                    timeout.toMillis(),
+                    config.nodeId());
             destinations.answered(h.destination(), Congestion.NONE, 0);
             giveBack(List.of(h));
             return;
         }
         if (!gate.mayStart(h.owner())) {
             // stale liveness: the claim may be in another node's hands. If it is still ours, the next claim releases it
-            log.debug("delivery {} not sent: {} cannot vouch for its claim (liveness not renewed, or declared dead)",
-                    h.claim().delivery().id(), h.owner());
+            log.debug(
+                    "delivery {} not sent: {} cannot vouch for its claim (liveness not renewed, or declared dead)",
+                    h.claim().delivery().id(),
+                    h.owner());
             destinations.answered(h.destination(), Congestion.NONE, 0);
             held.remove(h.claim().delivery().id());
             slots.decrementAndGet();
@@ -377,8 +411,10 @@ public final class Dispatcher {
         public void answered(Congestion signal) {
             if (!answered.compareAndSet(false, true)) return;
             onWire.decrementAndGet();
-            for (Held next : destinations.answered(h.destination(), signal, System.nanoTime() - startedNanos)) execute(next);
-            if (!wakeups.isEmpty() && backlogged.contains(h.destination())) wakeups.get(0).signal();
+            for (Held next : destinations.answered(h.destination(), signal, System.nanoTime() - startedNanos))
+                execute(next);
+            if (!wakeups.isEmpty() && backlogged.contains(h.destination()))
+                wakeups.get(0).signal();
         }
 
         @Override
@@ -401,11 +437,15 @@ public final class Dispatcher {
         if (unattempted.isEmpty()) return;
         try {
             Map<String, List<Claim>> byOwner = new HashMap<>();
-            for (Held h : unattempted) byOwner.computeIfAbsent(h.owner(), o -> new ArrayList<>()).add(h.claim());
+            for (Held h : unattempted)
+                byOwner.computeIfAbsent(h.owner(), o -> new ArrayList<>()).add(h.claim());
             byOwner.forEach(queue::unclaim);
         } catch (RuntimeException e) {
-            log.warn("node {} could not give back {} unattempted deliveries; they return when their lease expires: {}",
-                    config.nodeId(), unattempted.size(), e.toString());
+            log.warn(
+                    "node {} could not give back {} unattempted deliveries; they return when their lease expires: {}",
+                    config.nodeId(),
+                    unattempted.size(),
+                    e.toString());
         }
         for (Held h : unattempted) {
             held.remove(h.claim().delivery().id());
@@ -438,7 +478,8 @@ public final class Dispatcher {
     private void releaseLostClaims() {
         claimLock.writeLock().lock();
         try {
-            // cleared before `held` is read: an attempt that gives up a claim meanwhile sets it again for the next round
+            // cleared before `held` is read: an attempt that gives up a claim meanwhile sets it again for the next
+            // round
             lostClaimPossible = false;
             int released;
             try {
@@ -448,8 +489,10 @@ public final class Dispatcher {
                 throw e;
             }
             if (released > 0)
-                log.warn("node {} released {} deliveries it held but was not sending (a claim's answer was lost); they go out again now",
-                        config.nodeId(), released);
+                log.warn(
+                        "node {} released {} deliveries it held but was not sending (a claim's answer was lost); they go out again now",
+                        config.nodeId(),
+                        released);
         } finally {
             claimLock.writeLock().unlock();
         }
@@ -483,9 +526,11 @@ public final class Dispatcher {
         if (untilDue <= 0) {
             // a row inside the look-ahead that the claim did not take: a retry (claimed only once due: wake at its
             // instant, looking again every trickle spacing meanwhile), or one whose destination or flow key is full
-            if (claimedNone && untilInstant > 0) return Math.min(poll, Math.max(CLAIM_SPACING_NANOS, Math.min(untilInstant, TRICKLE_SPACING_NANOS)));
+            if (claimedNone && untilInstant > 0)
+                return Math.min(poll, Math.max(CLAIM_SPACING_NANOS, Math.min(untilInstant, TRICKLE_SPACING_NANOS)));
             if (claimedNone) return Math.min(poll, TimeUnit.MILLISECONDS.toNanos(20));
-            return Math.min(poll, untilInstant > 2 * TRICKLE_SPACING_NANOS ? TRICKLE_SPACING_NANOS : CLAIM_SPACING_NANOS);
+            return Math.min(
+                    poll, untilInstant > 2 * TRICKLE_SPACING_NANOS ? TRICKLE_SPACING_NANOS : CLAIM_SPACING_NANOS);
         }
         return Math.min(poll, claimedNone ? untilDue : Math.max(untilDue, CLAIM_SPACING_NANOS));
     }

@@ -21,8 +21,10 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class EngineMetrics {
     /** One HELP text for every {@code outcome}: Prometheus shows one per metric name (it showed the last one given). */
-    static final String OUTCOMES = "Attempt outcomes recorded, by outcome: succeeded, retrying or dead (the delivery's new status), "
-            + "or stale (dropped: the claim had passed to another node, its lease expired or its node declared dead; the delivery goes out again)";
+    static final String OUTCOMES =
+            "Attempt outcomes recorded, by outcome: succeeded, retrying or dead (the delivery's new status), "
+                    + "or stale (dropped: the claim had passed to another node, its lease expired or its node declared dead; the delivery goes out again)";
+
     private final MeterRegistry registry;
     private final Map<DeliveryStatus, Counter> outcomes = new EnumMap<>(DeliveryStatus.class);
     private final Counter stale;
@@ -34,35 +36,56 @@ public final class EngineMetrics {
 
     public EngineMetrics(MeterRegistry registry) {
         this.registry = registry;
-        for (DeliveryStatus s : new DeliveryStatus[] {DeliveryStatus.SUCCEEDED, DeliveryStatus.RETRYING, DeliveryStatus.DEAD})
-            outcomes.put(s, Counter.builder("idem.deliveries").tag("outcome", s.wireName()).description(OUTCOMES).register(registry));
-        stale = Counter.builder("idem.deliveries").tag("outcome", "stale").description(OUTCOMES).register(registry);
-        reclaimed = Counter.builder("idem.leases.reclaimed")
-                .description("Claims returned to the queue because their lease expired or their node was declared dead").register(registry);
-        leaseTooShort = Counter.builder("idem.claims.expired.before.send")
-                .description("Claimed deliveries not sent because too little of their lease was left").register(registry);
-        lag = Timer.builder("idem.delivery.lag").description("From a delivery's due time to its request leaving")
-                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofMinutes(10))
+        for (DeliveryStatus s :
+                new DeliveryStatus[] {DeliveryStatus.SUCCEEDED, DeliveryStatus.RETRYING, DeliveryStatus.DEAD})
+            outcomes.put(
+                    s,
+                    Counter.builder("idem.deliveries")
+                            .tag("outcome", s.wireName())
+                            .description(OUTCOMES)
+                            .register(registry));
+        stale = Counter.builder("idem.deliveries")
+                .tag("outcome", "stale")
+                .description(OUTCOMES)
                 .register(registry);
-        Gauge.builder("idem.queue.depth", depth, AtomicLong::get).description("Pending deliveries (scheduled, retrying, delivering)")
+        reclaimed = Counter.builder("idem.leases.reclaimed")
+                .description("Claims returned to the queue because their lease expired or their node was declared dead")
+                .register(registry);
+        leaseTooShort = Counter.builder("idem.claims.expired.before.send")
+                .description("Claimed deliveries not sent because too little of their lease was left")
+                .register(registry);
+        lag = Timer.builder("idem.delivery.lag")
+                .description("From a delivery's due time to its request leaving")
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofMinutes(10))
+                .register(registry);
+        Gauge.builder("idem.queue.depth", depth, AtomicLong::get)
+                .description("Pending deliveries (scheduled, retrying, delivering)")
                 .register(registry);
     }
 
     /** Registers {@code idem_node_live}: 1 while {@code live} says this node may start attempts, else 0. */
     public void liveness(java.util.function.BooleanSupplier live) {
         Gauge.builder("idem.node.live", () -> live.getAsBoolean() ? 1 : 0)
-                .description("1 while this node's liveness is renewed and it may start attempts; 0 while it cannot renew").register(registry);
+                .description(
+                        "1 while this node's liveness is renewed and it may start attempts; 0 while it cannot renew")
+                .register(registry);
     }
 
     /** Gauges of the node's load: attempts on the wire ({@code idem_attempts_in_flight}) and throttled destinations. */
     public void load(java.util.function.IntSupplier inFlight, java.util.function.IntSupplier throttled) {
         // strong references: a gauge holds its state weakly, and these suppliers are referenced by nothing else (the
         // gauges read NaN after the first GC otherwise; the throttled-destination test caught it)
-        Gauge.builder("idem.attempts.in.flight", inFlight, s -> s.getAsInt()).description("Attempts of this node on the wire now")
-                .strongReference(true).register(registry);
+        Gauge.builder("idem.attempts.in.flight", inFlight, s -> s.getAsInt())
+                .description("Attempts of this node on the wire now")
+                .strongReference(true)
+                .register(registry);
         Gauge.builder("idem.destinations.throttled", throttled, s -> s.getAsInt())
-                .description("Destinations sent fewer attempts at once because they time out, refuse connections or reset")
-                .strongReference(true).register(registry);
+                .description(
+                        "Destinations sent fewer attempts at once because they time out, refuse connections or reset")
+                .strongReference(true)
+                .register(registry);
     }
 
     public void outcome(DeliveryStatus status) {
@@ -91,9 +114,15 @@ public final class EngineMetrics {
 
     /** @param result {@code 2xx}, {@code 3xx}, {@code 4xx}, {@code 5xx} or {@code error} */
     public void attempt(String result, long millis) {
-        attempts.computeIfAbsent(result, r -> Timer.builder("idem.attempt.duration").tag("result", r)
-                        .description("HTTP attempt latency").publishPercentileHistogram()
-                        .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(60)).register(registry))
+        attempts.computeIfAbsent(
+                        result,
+                        r -> Timer.builder("idem.attempt.duration")
+                                .tag("result", r)
+                                .description("HTTP attempt latency")
+                                .publishPercentileHistogram()
+                                .minimumExpectedValue(Duration.ofMillis(1))
+                                .maximumExpectedValue(Duration.ofSeconds(60))
+                                .register(registry))
                 .record(millis, TimeUnit.MILLISECONDS);
     }
 

@@ -35,10 +35,10 @@ import org.apache.hc.core5.http.ConnectionClosedException;
 import org.apache.hc.core5.http.HttpRequest;
 import org.apache.hc.core5.http.RequestNotExecutedException;
 import org.apache.hc.core5.http.config.Http1Config;
+import org.apache.hc.core5.http.message.BasicHttpRequest;
 import org.apache.hc.core5.http.nio.AsyncRequestProducer;
 import org.apache.hc.core5.http.nio.entity.BasicAsyncEntityProducer;
 import org.apache.hc.core5.http.nio.support.BasicRequestProducer;
-import org.apache.hc.core5.http.message.BasicHttpRequest;
 import org.apache.hc.core5.http2.HttpVersionPolicy;
 import org.apache.hc.core5.io.CloseMode;
 import org.apache.hc.core5.pool.PoolConcurrencyPolicy;
@@ -86,6 +86,7 @@ public final class HttpSender implements AutoCloseable {
      * (10,000 take well under a millisecond) costs less than a timer per request at thousands of requests a second.
      */
     private static final long SWEEP_MS = 50;
+
     private static final Timeout CONNECT_TIMEOUT = Timeout.ofSeconds(10);
     static final int BUFFER_SIZE = 8 * 1024;
 
@@ -124,15 +125,22 @@ public final class HttpSender implements AutoCloseable {
                         .setTimeToLive(TimeValue.ofMinutes(5))
                         .build())
                 // HTTP/2 is not offered to receivers: one attempt, one exchange, on its own connection's fate
-                .setDefaultTlsConfig(TlsConfig.custom().setVersionPolicy(HttpVersionPolicy.FORCE_HTTP_1).build())
+                .setDefaultTlsConfig(TlsConfig.custom()
+                        .setVersionPolicy(HttpVersionPolicy.FORCE_HTTP_1)
+                        .build())
                 .build();
         this.client = HttpAsyncClients.custom()
                 .setConnectionManager(connections)
-                .setIOReactorConfig(IOReactorConfig.custom().setTcpNoDelay(true).setSoKeepAlive(true).build())
-                // three buffers of this size per connection: the 32 KiB default made an attempt in flight cost 105 KiB of
+                .setIOReactorConfig(IOReactorConfig.custom()
+                        .setTcpNoDelay(true)
+                        .setSoKeepAlive(true)
+                        .build())
+                // three buffers of this size per connection: the 32 KiB default made an attempt in flight cost 105 KiB
+                // of
                 // heap (measured, bench/InFlightMemory); a webhook's head and kept body fit in a few KiB
                 .setHttp1Config(Http1Config.custom().setBufferSize(BUFFER_SIZE).build())
-                // an exchange cancelled by its deadline or at shutdown surfaces here too: each attempt already has its outcome
+                // an exchange cancelled by its deadline or at shutdown surfaces here too: each attempt already has its
+                // outcome
                 .setIoReactorExceptionCallback(e -> log.debug("HTTP client I/O reactor: {}", e.toString()))
                 .disableRedirectHandling()
                 .setRetryStrategy(new NotExecutedRetry())
@@ -167,7 +175,8 @@ public final class HttpSender implements AutoCloseable {
         long t0 = System.nanoTime();
         URI uri;
         try {
-            uri = guard.checkBeforeConnect(request.endpoint()); // refuses a port outside 1..65535 too (EndpointGuard.syntaxError)
+            uri = guard.checkBeforeConnect(
+                    request.endpoint()); // refuses a port outside 1..65535 too (EndpointGuard.syntaxError)
         } catch (EndpointGuard.EndpointRefusedException e) {
             callback.completed(AttemptResult.notSent(startedAt, "endpoint refused: " + e.getMessage()));
             return;
@@ -175,7 +184,8 @@ public final class HttpSender implements AutoCloseable {
         for (Map.Entry<String, String> h : request.headers().entrySet()) {
             String refused = headerRefusal(h.getKey(), h.getValue());
             if (refused != null) {
-                callback.completed(AttemptResult.notSent(startedAt, "header '" + h.getKey() + "' cannot be sent: " + refused));
+                callback.completed(
+                        AttemptResult.notSent(startedAt, "header '" + h.getKey() + "' cannot be sent: " + refused));
                 return;
             }
         }
@@ -184,10 +194,14 @@ public final class HttpSender implements AutoCloseable {
         try {
             HttpRequest post = new BasicHttpRequest("POST", uri);
             request.headers().forEach(post::addHeader);
-            AsyncRequestProducer producer = new BasicRequestProducer(post, new BasicAsyncEntityProducer(request.body(), null));
+            AsyncRequestProducer producer =
+                    new BasicRequestProducer(post, new BasicAsyncEntityProducer(request.body(), null));
             HttpClientContext context = HttpClientContext.create();
             Timeout perRead = Timeout.ofMilliseconds(Math.max(1, timeout.toMillis()));
-            context.setRequestConfig(RequestConfig.custom().setResponseTimeout(perRead).setConnectionRequestTimeout(perRead).build());
+            context.setRequestConfig(RequestConfig.custom()
+                    .setResponseTimeout(perRead)
+                    .setConnectionRequestTimeout(perRead)
+                    .build());
             if (aborting) {
                 ex.abort();
                 return;
@@ -225,20 +239,27 @@ public final class HttpSender implements AutoCloseable {
      */
     private static final class NotExecutedRetry implements org.apache.hc.client5.http.HttpRequestRetryStrategy {
         @Override
-        public boolean retryRequest(org.apache.hc.core5.http.HttpRequest request, IOException exception, int execCount,
-                                    org.apache.hc.core5.http.protocol.HttpContext context) {
+        public boolean retryRequest(
+                org.apache.hc.core5.http.HttpRequest request,
+                IOException exception,
+                int execCount,
+                org.apache.hc.core5.http.protocol.HttpContext context) {
             return execCount <= 1 && exception instanceof RequestNotExecutedException;
         }
 
         @Override
-        public boolean retryRequest(org.apache.hc.core5.http.HttpResponse response, int execCount,
-                                    org.apache.hc.core5.http.protocol.HttpContext context) {
+        public boolean retryRequest(
+                org.apache.hc.core5.http.HttpResponse response,
+                int execCount,
+                org.apache.hc.core5.http.protocol.HttpContext context) {
             return false;
         }
 
         @Override
-        public TimeValue getRetryInterval(org.apache.hc.core5.http.HttpResponse response, int execCount,
-                                          org.apache.hc.core5.http.protocol.HttpContext context) {
+        public TimeValue getRetryInterval(
+                org.apache.hc.core5.http.HttpResponse response,
+                int execCount,
+                org.apache.hc.core5.http.protocol.HttpContext context) {
             return TimeValue.ZERO_MILLISECONDS;
         }
     }
@@ -305,10 +326,14 @@ public final class HttpSender implements AutoCloseable {
     private AttemptResult result(Exchange ex, LimitedResponseConsumer.Response r) {
         long ms = elapsedMs(ex.t0);
         int status = r.status();
-        if (status >= 200 && status < 300) return new AttemptResult(ex.startedAt, ms, status, null, r.body(), Optional.empty(), true, Congestion.ANSWER);
-        Optional<Duration> retryAfter = (status == 429 || status == 503) ? RetryAfter.parse(r.retryAfter(), clock.instant()) : Optional.empty();
+        if (status >= 200 && status < 300)
+            return new AttemptResult(
+                    ex.startedAt, ms, status, null, r.body(), Optional.empty(), true, Congestion.ANSWER);
+        Optional<Duration> retryAfter =
+                (status == 429 || status == 503) ? RetryAfter.parse(r.retryAfter(), clock.instant()) : Optional.empty();
         String error = status >= 300 && status < 400
-                ? "HTTP " + status + ": redirect not followed" + (r.location() == null ? "" : " (Location: " + r.location() + ")")
+                ? "HTTP " + status + ": redirect not followed"
+                        + (r.location() == null ? "" : " (Location: " + r.location() + ")")
                 : "HTTP " + status;
         Congestion signal = status == 429 || status == 503 ? Congestion.BACK_OFF : Congestion.ANSWER;
         return new AttemptResult(ex.startedAt, ms, status, error, r.body(), retryAfter, true, signal);
@@ -316,7 +341,9 @@ public final class HttpSender implements AutoCloseable {
 
     private static AttemptResult failure(Exchange ex, String error) {
         // a refused host (the guard) sent nothing and says nothing about the destination's health
-        Congestion signal = error.startsWith("endpoint refused") || error.startsWith("request could not") ? Congestion.NONE : Congestion.DROP;
+        Congestion signal = error.startsWith("endpoint refused") || error.startsWith("request could not")
+                ? Congestion.NONE
+                : Congestion.DROP;
         return new AttemptResult(ex.startedAt, elapsedMs(ex.t0), null, error, null, Optional.empty(), true, signal);
     }
 
@@ -329,20 +356,25 @@ public final class HttpSender implements AutoCloseable {
         }
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
-            if (c == '\r' || c == '\n' || c == 0 || c > 0xff) return "the value holds a line break or a character outside Latin-1";
+            if (c == '\r' || c == '\n' || c == 0 || c > 0xff)
+                return "the value holds a line break or a character outside Latin-1";
         }
         return null;
     }
 
     private static String describe(Throwable t, URI uri, Duration timeout) {
-        String target = uri.getHost() + ":" + (uri.getPort() > 0 ? uri.getPort() : "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80);
+        String target = uri.getHost() + ":"
+                + (uri.getPort() > 0 ? uri.getPort() : "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80);
         if (t instanceof EndpointGuard.RefusedHostException) return "endpoint refused at connect: " + t.getMessage();
-        if (t instanceof java.net.UnknownHostException) return "connection failed: host '" + uri.getHost() + "' does not resolve";
-        if (t instanceof ConnectTimeoutException) return "connect timeout: no connection to " + target + " within " + CONNECT_TIMEOUT.toMilliseconds() + "ms";
+        if (t instanceof java.net.UnknownHostException)
+            return "connection failed: host '" + uri.getHost() + "' does not resolve";
+        if (t instanceof ConnectTimeoutException)
+            return "connect timeout: no connection to " + target + " within " + CONNECT_TIMEOUT.toMilliseconds() + "ms";
         if (t instanceof SocketTimeoutException) return "timeout: no response within " + timeout.toMillis() + "ms";
         if (t instanceof ConnectException || t instanceof HttpHostConnectException)
             return "connection failed: could not connect to " + target + " (refused or unreachable)";
-        if (t instanceof ConnectionClosedException) return "I/O error talking to " + target + ": the connection closed without a response";
+        if (t instanceof ConnectionClosedException)
+            return "I/O error talking to " + target + ": the connection closed without a response";
         if (t instanceof javax.net.ssl.SSLException) return "TLS handshake with " + target + " failed: " + message(t);
         if (t instanceof IOException) return "I/O error talking to " + target + ": " + message(t);
         return "request failed: " + message(t);

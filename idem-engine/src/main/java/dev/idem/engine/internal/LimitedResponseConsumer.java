@@ -35,7 +35,8 @@ final class LimitedResponseConsumer implements AsyncResponseConsumer<LimitedResp
     private FutureCallback<Response> result;
 
     @Override
-    public void consumeResponse(HttpResponse response, EntityDetails entity, HttpContext context, FutureCallback<Response> callback) {
+    public void consumeResponse(
+            HttpResponse response, EntityDetails entity, HttpContext context, FutureCallback<Response> callback) {
         status = response.getCode();
         retryAfter = value(response.getFirstHeader("Retry-After"));
         location = value(response.getFirstHeader("Location"));
@@ -60,7 +61,8 @@ final class LimitedResponseConsumer implements AsyncResponseConsumer<LimitedResp
         src.position(src.limit());
         if (drained > DRAIN_LIMIT) {
             result.completed(response());
-            throw new IOException("response body over " + (DRAIN_LIMIT + kept.length) + " bytes: the connection is dropped, not drained");
+            throw new IOException("response body over " + (DRAIN_LIMIT + kept.length)
+                    + " bytes: the connection is dropped, not drained");
         }
     }
 
@@ -76,7 +78,8 @@ final class LimitedResponseConsumer implements AsyncResponseConsumer<LimitedResp
     public void releaseResources() {}
 
     private Response response() {
-        return new Response(status, retryAfter, location, length == 0 ? null : new String(kept, 0, length, StandardCharsets.UTF_8));
+        return new Response(
+                status, retryAfter, location, length == 0 ? null : new String(kept, 0, length, StandardCharsets.UTF_8));
     }
 
     private static String value(Header h) {

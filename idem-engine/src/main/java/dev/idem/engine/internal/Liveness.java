@@ -69,6 +69,7 @@ public final class Liveness implements ClaimGate {
     private volatile State state;
     /** When the current unbroken run of timely renewals began. */
     private volatile long steadySinceNanos;
+
     private volatile boolean running;
     private Thread thread;
     private boolean renewalFailing;
@@ -80,8 +81,16 @@ public final class Liveness implements ClaimGate {
      * @param onClaimsReturned run after this node returned a dead node's claims to the queue (wake the dispatchers)
      * @param onMayClaimAgain run when this node may claim again after it could not (wake the dispatcher)
      */
-    public Liveness(NodeRegistry registry, String nodeId, Duration interval, Duration window, LongSupplier nanoTime, NodeProcess process,
-                    EngineMetrics metrics, Runnable onClaimsReturned, Runnable onMayClaimAgain) {
+    public Liveness(
+            NodeRegistry registry,
+            String nodeId,
+            Duration interval,
+            Duration window,
+            LongSupplier nanoTime,
+            NodeProcess process,
+            EngineMetrics metrics,
+            Runnable onClaimsReturned,
+            Runnable onMayClaimAgain) {
         this.registry = registry;
         this.nodeId = nodeId;
         this.window = window;
@@ -108,20 +117,30 @@ public final class Liveness implements ClaimGate {
             long sent = nanoTime.getAsLong();
             Node seen = watched;
             long since = watchedSince;
-            Join j = registry.join(nodeId, process, (holder, now) -> holderIsDead(holder, now)
-                    || seen != null && sameRenewal(holder, seen) && nanoTime.getAsLong() - since >= windowNanos);
+            Join j = registry.join(
+                    nodeId,
+                    process,
+                    (holder, now) -> holderIsDead(holder, now)
+                            || seen != null
+                                    && sameRenewal(holder, seen)
+                                    && nanoTime.getAsLong() - since >= windowNanos);
             if (j instanceof Joined joined) {
                 joined(joined, sent);
                 return;
             }
             Occupied o = (Occupied) j;
             Node holder = o.holder();
-            if (ThisProcess.isRunningHere(holder.process()) || seen != null && !sameRenewal(holder, seen)) throw inUse(holder, o.now());
+            if (ThisProcess.isRunningHere(holder.process()) || seen != null && !sameRenewal(holder, seen))
+                throw inUse(holder, o.now());
             if (seen == null) {
                 watched = holder;
                 watchedSince = nanoTime.getAsLong();
-                log.info("node id {} was last renewed {} ago by pid {} on {}: watching it for up to {} to see whether that node is alive",
-                        nodeId, seconds(holder.silentFor(o.now())), holder.process().pid(), holder.process().host(),
+                log.info(
+                        "node id {} was last renewed {} ago by pid {} on {}: watching it for up to {} to see whether that node is alive",
+                        nodeId,
+                        seconds(holder.silentFor(o.now())),
+                        holder.process().pid(),
+                        holder.process().host(),
                         seconds(window.minus(holder.silentFor(o.now()))));
             }
             TimeUnit.NANOSECONDS.sleep(WATCH_POLL_NANOS);
@@ -137,17 +156,32 @@ public final class Liveness implements ClaimGate {
         if (previous.isPresent() && previous.get().status() == NodeRegistry.Status.LIVE) {
             Node p = previous.get();
             metrics.reclaimed(j.claimsTakenOver());
-            String why = ThisProcess.hasEnded(p.process()) ? "its process ended on this machine" : "silent for " + seconds(p.silentFor(j.node().renewedAt()));
-            log.warn("node {} took over {} claims of its previous incarnation {} (pid {} on {}: {}); they go out again now",
-                    nodeId, j.claimsTakenOver(), p.epoch(), p.process().pid(), p.process().host(), why);
+            String why = ThisProcess.hasEnded(p.process())
+                    ? "its process ended on this machine"
+                    : "silent for " + seconds(p.silentFor(j.node().renewedAt()));
+            log.warn(
+                    "node {} took over {} claims of its previous incarnation {} (pid {} on {}: {}); they go out again now",
+                    nodeId,
+                    j.claimsTakenOver(),
+                    p.epoch(),
+                    p.process().pid(),
+                    p.process().host(),
+                    why);
             if (j.claimsTakenOver() > 0) onClaimsReturned.run();
         } else if (j.claimsTakenOver() > 0) {
             metrics.reclaimed(j.claimsTakenOver());
-            log.warn("node {} returned {} claims its previous incarnation still held to the queue", nodeId, j.claimsTakenOver());
+            log.warn(
+                    "node {} returned {} claims its previous incarnation still held to the queue",
+                    nodeId,
+                    j.claimsTakenOver());
             onClaimsReturned.run();
         }
-        log.info("node {} is live as incarnation {} (renewing every {}, takeover window {})", nodeId, j.node().epoch(),
-                seconds(Duration.ofNanos(intervalNanos)), seconds(window));
+        log.info(
+                "node {} is live as incarnation {} (renewing every {}, takeover window {})",
+                nodeId,
+                j.node().epoch(),
+                seconds(Duration.ofNanos(intervalNanos)),
+                seconds(window));
     }
 
     /** Starts renewing and scanning on a thread of its own. Call after {@link #join()}. */
@@ -179,8 +213,11 @@ public final class Liveness implements ClaimGate {
         try {
             registry.leave(nodeId, s.node.epoch());
         } catch (RuntimeException e) {
-            log.warn("node {} could not mark itself stopped; a restart under the same id waits up to {} to see that it is gone: {}",
-                    nodeId, seconds(window), e.toString());
+            log.warn(
+                    "node {} could not mark itself stopped; a restart under the same id waits up to {} to see that it is gone: {}",
+                    nodeId,
+                    seconds(window),
+                    e.toString());
         }
     }
 
@@ -243,7 +280,9 @@ public final class Liveness implements ClaimGate {
                 if (!fresh(s, done)) {
                     // it could not start attempts for a while; its standing to declare others dead starts over too
                     steadySinceNanos = sent;
-                    log.info("node {} renewed its liveness after {} without; it starts attempts again", nodeId,
+                    log.info(
+                            "node {} renewed its liveness after {} without; it starts attempts again",
+                            nodeId,
                             seconds(Duration.ofNanos(sent - s.renewedNanos)));
                     onMayClaimAgain.run();
                 } else if (renewalFailing) {
@@ -256,9 +295,15 @@ public final class Liveness implements ClaimGate {
             state = new State(s.node, s.renewedNanos, true);
             Optional<Node> now = registry.find(nodeId);
             String by = now.filter(n -> n.epoch() == s.node.epoch() && n.takenOverBy() != null)
-                    .map(n -> " by node " + n.takenOverBy() + " after " + seconds(n.silentFor(n.endedAt())) + " without a renewal").orElse("");
-            log.warn("node {} (incarnation {}) was declared dead{}: its claims went to other nodes and it starts none of them; "
-                    + "outcomes it records for them are dropped as stale. It rejoins as a new incarnation", nodeId, s.node.epoch(), by);
+                    .map(n -> " by node " + n.takenOverBy() + " after " + seconds(n.silentFor(n.endedAt()))
+                            + " without a renewal")
+                    .orElse("");
+            log.warn(
+                    "node {} (incarnation {}) was declared dead{}: its claims went to other nodes and it starts none of them; "
+                            + "outcomes it records for them are dropped as stale. It rejoins as a new incarnation",
+                    nodeId,
+                    s.node.epoch(),
+                    by);
             return rejoin(state, nanoTime.getAsLong());
         } catch (RuntimeException e) {
             if (!renewalFailing) log.warn("node {} cannot renew its liveness, retrying: {}", nodeId, e.toString());
@@ -277,7 +322,10 @@ public final class Liveness implements ClaimGate {
         }
         Node holder = ((Occupied) j).holder();
         if (!renewalFailing)
-            log.error("node {} cannot rejoin: {}. It starts no attempts while that node is live", nodeId, inUse(holder, ((Occupied) j).now()).getMessage());
+            log.error(
+                    "node {} cannot rejoin: {}. It starts no attempts while that node is live",
+                    nodeId,
+                    inUse(holder, ((Occupied) j).now()).getMessage());
         renewalFailing = true;
         return intervalNanos;
     }
@@ -286,8 +334,12 @@ public final class Liveness implements ClaimGate {
         State s = state;
         if (s.lost || fresh(s, now) || stalledLogged) return;
         stalledLogged = true;
-        log.warn("node {} has not renewed its liveness for {}: it starts no attempts until it can (another node may take over its claims "
-                + "after {})", nodeId, seconds(Duration.ofNanos(now - s.renewedNanos)), seconds(window));
+        log.warn(
+                "node {} has not renewed its liveness for {}: it starts no attempts until it can (another node may take over its claims "
+                        + "after {})",
+                nodeId,
+                seconds(Duration.ofNanos(now - s.renewedNanos)),
+                seconds(window));
     }
 
     /** Declares dead the nodes silent past the window (and at start those whose process ended here); returns when to scan next. */
@@ -300,7 +352,11 @@ public final class Liveness implements ClaimGate {
         if (!steady && !sweep) return untilSteady(now);
         Optional<Scan> done;
         try {
-            done = registry.takeOver(nodeId, s.node.epoch(), (other, at) -> steady && silentPastWindow(other, at) || sweep && ThisProcess.hasEnded(other.process()));
+            done = registry.takeOver(
+                    nodeId,
+                    s.node.epoch(),
+                    (other, at) ->
+                            steady && silentPastWindow(other, at) || sweep && ThisProcess.hasEnded(other.process()));
         } catch (RuntimeException e) {
             log.warn("node {} could not look for dead nodes, retrying: {}", nodeId, e.toString());
             return RETRY_NANOS;
@@ -312,10 +368,18 @@ public final class Liveness implements ClaimGate {
             returned += t.claims();
             metrics.reclaimed(t.claims());
             Node d = t.dead();
-            String why = steady && t.silentFor().compareTo(window) > 0 ? "silent for " + seconds(t.silentFor())
+            String why = steady && t.silentFor().compareTo(window) > 0
+                    ? "silent for " + seconds(t.silentFor())
                     : "its process ended on this machine, last renewed " + seconds(t.silentFor()) + " ago";
-            log.warn("node {} declared node {} dead (incarnation {}, pid {} on {}: {}) and took over its {} claims; they go out again now",
-                    nodeId, d.nodeId(), d.epoch(), d.process().pid(), d.process().host(), why, t.claims());
+            log.warn(
+                    "node {} declared node {} dead (incarnation {}, pid {} on {}: {}) and took over its {} claims; they go out again now",
+                    nodeId,
+                    d.nodeId(),
+                    d.epoch(),
+                    d.process().pid(),
+                    d.process().host(),
+                    why,
+                    t.claims());
         }
         if (returned > 0) onClaimsReturned.run();
         if (!steady) return untilSteady(now);
@@ -328,7 +392,8 @@ public final class Liveness implements ClaimGate {
     }
 
     private long untilSteady(long now) {
-        return Math.max(SCAN_SLACK_NANOS, Math.min(intervalNanos, steadySinceNanos + windowNanos - now + SCAN_SLACK_NANOS));
+        return Math.max(
+                SCAN_SLACK_NANOS, Math.min(intervalNanos, steadySinceNanos + windowNanos - now + SCAN_SLACK_NANOS));
     }
 
     /** Dead by evidence any node may use: its process ended on this machine, or it has been silent past the window. */
@@ -345,8 +410,11 @@ public final class Liveness implements ClaimGate {
     }
 
     private NodeIdInUseException inUse(Node holder, Instant now) {
-        return new NodeIdInUseException(nodeId, "node id '" + nodeId + "' is already used by a live node (pid " + holder.process().pid()
-                + " on " + holder.process().host() + ", last renewed " + seconds(holder.silentFor(now)) + " ago): each node needs its own node id");
+        return new NodeIdInUseException(
+                nodeId,
+                "node id '" + nodeId + "' is already used by a live node (pid "
+                        + holder.process().pid() + " on " + holder.process().host() + ", last renewed "
+                        + seconds(holder.silentFor(now)) + " ago): each node needs its own node id");
     }
 
     static String seconds(Duration d) {

@@ -18,6 +18,7 @@ public final class Maintenance {
     private static final Logger log = LoggerFactory.getLogger(Maintenance.class);
     /** How long the record of a stopped or dead node is kept (it names the node that declared it dead, for operators). */
     static final Duration NODE_RECORD_RETENTION = Duration.ofDays(1);
+
     private static final int PRUNE_BATCH = 500;
     private static final int MAX_BATCHES_PER_RUN = 20;
 
@@ -66,7 +67,8 @@ public final class Maintenance {
         }
         // a node id per process by default (host name + pid): records of stopped and dead ones would pile up
         total += store.nodes().pruneEnded(now.minus(NODE_RECORD_RETENTION));
-        if (total > 0) log.debug("pruned {} finished deliveries, expired idempotency records and ended node records", total);
+        if (total > 0)
+            log.debug("pruned {} finished deliveries, expired idempotency records and ended node records", total);
         return total;
     }
 }

@@ -88,10 +88,15 @@ public final class Materialiser {
             List<Delivery> written = new java.util.ArrayList<>();
             for (Schedule s : due) {
                 try {
-                    written.addAll(store.inTransaction(tx -> Materialisation.materialise(tx, List.of(s), until, ids, now)));
+                    written.addAll(
+                            store.inTransaction(tx -> Materialisation.materialise(tx, List.of(s), until, ids, now)));
                 } catch (RuntimeException e) {
                     try (var mdc = LogIds.schedule(s.id())) {
-                        log.warn("materialising schedule {} occurrence {} failed; retried on the next run: {}", s.id(), s.nextFireAt(), e.toString());
+                        log.warn(
+                                "materialising schedule {} occurrence {} failed; retried on the next run: {}",
+                                s.id(),
+                                s.nextFireAt(),
+                                e.toString());
                     }
                 }
             }

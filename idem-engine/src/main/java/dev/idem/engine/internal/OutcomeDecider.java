@@ -32,8 +32,15 @@ public final class OutcomeDecider {
     }
 
     public Outcome decide(Delivery delivery, Schedule schedule, int attemptNumber, AttemptResult r) {
-        Attempt attempt = new Attempt(ids.next("att"), delivery.id(), attemptNumber, r.startedAt(), r.durationMs(),
-                r.statusCode(), r.error(), r.responseBody());
+        Attempt attempt = new Attempt(
+                ids.next("att"),
+                delivery.id(),
+                attemptNumber,
+                r.startedAt(),
+                r.durationMs(),
+                r.statusCode(),
+                r.error(),
+                r.responseBody());
         if (r.succeeded()) return new Outcome(delivery.id(), attempt, DeliveryStatus.SUCCEEDED, null, null);
         if (delivery.replayed()) return new Outcome(delivery.id(), attempt, DeliveryStatus.DEAD, null, r.error());
         RetryPolicy policy = schedule.definition().retry();

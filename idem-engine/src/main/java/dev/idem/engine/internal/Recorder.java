@@ -29,6 +29,7 @@ public final class Recorder implements Runnable {
      * In a burst the batch fills at once and nothing waits.
      */
     private static final int GATHER_BATCH = 64;
+
     private static final long GATHER_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final int FAILURES_BEFORE_SPLIT = 3;
 
@@ -38,6 +39,7 @@ public final class Recorder implements Runnable {
     private final DeliveryQueue queue;
     /** The current incarnation's lease owner: an outcome of a claim made by an earlier, dead one is stale either way. */
     private final java.util.function.Supplier<String> owner;
+
     private final EngineMetrics metrics;
     private final LinkedBlockingQueue<Pending> pending = new LinkedBlockingQueue<>();
     private volatile boolean stopping;
@@ -86,8 +88,11 @@ public final class Recorder implements Runnable {
                 return;
             } catch (RuntimeException | Error e) {
                 if (stopping && System.nanoTime() > flushDeadlineNanos) {
-                    log.error("could not record {} attempt outcome(s) before shutdown (their leases will expire and they "
-                            + "will be sent again): {}", batch.size(), e.toString());
+                    log.error(
+                            "could not record {} attempt outcome(s) before shutdown (their leases will expire and they "
+                                    + "will be sent again): {}",
+                            batch.size(),
+                            e.toString());
                     giveUp(batch);
                     pending.forEach(p -> p.done.run());
                     return;
@@ -98,7 +103,11 @@ public final class Recorder implements Runnable {
                     failures = 0;
                     continue;
                 }
-                log.warn("recording {} attempt outcome(s) failed, retrying in {} ms: {}", batch.size(), backoffMs, e.toString());
+                log.warn(
+                        "recording {} attempt outcome(s) failed, retrying in {} ms: {}",
+                        batch.size(),
+                        backoffMs,
+                        e.toString());
                 sleep(backoffMs);
                 backoffMs = Math.min(backoffMs * 2, 2000);
             }
@@ -122,15 +131,26 @@ public final class Recorder implements Runnable {
         Set<String> applied = new HashSet<>(completed.applied());
         // once each, from the store's own account of what this write did (a dropped stale outcome is not news)
         for (DeliveryQueue.Dead d : completed.dead()) {
-            try (var deliveryId = LogIds.delivery(d.deliveryId()); var scheduleId = LogIds.schedule(d.scheduleId())) {
-                log.warn("delivery {} of schedule {} is dead after {} attempt(s), last error: {}; replay it with POST /v1/deliveries/{}/replay "
-                        + "once the endpoint is fixed", d.deliveryId(), d.scheduleId(), d.attempts(), d.lastError(), d.deliveryId());
+            try (var deliveryId = LogIds.delivery(d.deliveryId());
+                    var scheduleId = LogIds.schedule(d.scheduleId())) {
+                log.warn(
+                        "delivery {} of schedule {} is dead after {} attempt(s), last error: {}; replay it with POST /v1/deliveries/{}/replay "
+                                + "once the endpoint is fixed",
+                        d.deliveryId(),
+                        d.scheduleId(),
+                        d.attempts(),
+                        d.lastError(),
+                        d.deliveryId());
             }
         }
         for (DeliveryQueue.AutoPaused p : completed.autoPaused()) {
             try (var scheduleId = LogIds.schedule(p.scheduleId())) {
-                log.warn("schedule {} paused itself after {} failed attempts in a row (auto_pause_after); resume it with "
-                        + "POST /v1/schedules/{}/resume", p.scheduleId(), p.consecutiveFailures(), p.scheduleId());
+                log.warn(
+                        "schedule {} paused itself after {} failed attempts in a row (auto_pause_after); resume it with "
+                                + "POST /v1/schedules/{}/resume",
+                        p.scheduleId(),
+                        p.consecutiveFailures(),
+                        p.scheduleId());
             }
         }
         for (Pending p : batch) {
@@ -138,8 +158,11 @@ public final class Recorder implements Runnable {
             else {
                 metrics.stale();
                 try (var ids = LogIds.delivery(p.outcome.deliveryId())) {
-                    log.info("outcome of delivery {} attempt {} dropped: {} no longer holds its lease (another node reclaimed it)",
-                            p.outcome.deliveryId(), p.outcome.attempt().number(), as);
+                    log.info(
+                            "outcome of delivery {} attempt {} dropped: {} no longer holds its lease (another node reclaimed it)",
+                            p.outcome.deliveryId(),
+                            p.outcome.attempt().number(),
+                            as);
                 }
             }
             p.done.run();
@@ -152,8 +175,12 @@ public final class Recorder implements Runnable {
                 write(List.of(p));
             } catch (RuntimeException e) {
                 try (var ids = LogIds.delivery(p.outcome.deliveryId())) {
-                    log.error("the store refuses the outcome of delivery {} attempt {}; it is dropped, and the delivery goes out "
-                            + "again once its lease expires: {}", p.outcome.deliveryId(), p.outcome.attempt().number(), e.toString());
+                    log.error(
+                            "the store refuses the outcome of delivery {} attempt {}; it is dropped, and the delivery goes out "
+                                    + "again once its lease expires: {}",
+                            p.outcome.deliveryId(),
+                            p.outcome.attempt().number(),
+                            e.toString());
                 }
                 p.done.run();
             }

@@ -34,7 +34,8 @@ public final class RequestBuilder {
      * @param secrets the tenant's active secrets, current first; all sign during a rotation
      * @param now the attempt's time: {@code webhook-timestamp} and the envelope's {@code executed_at}
      */
-    public DeliveryRequest build(Delivery delivery, Schedule schedule, int attempt, List<SigningSecret> secrets, Instant now) {
+    public DeliveryRequest build(
+            Delivery delivery, Schedule schedule, int attempt, List<SigningSecret> secrets, Instant now) {
         ScheduleDefinition def = schedule.definition();
         byte[] body = body(delivery, schedule, attempt, now);
         long ts = now.getEpochSecond();
@@ -47,7 +48,9 @@ public final class RequestBuilder {
         def.headers().forEach((k, v) -> {
             if (!WebhookHeaders.isReserved(k) && !k.equalsIgnoreCase(WebhookHeaders.CONTENT_TYPE)) h.put(k, v);
             // a source's event carries the provider's headers under a prefix of ours, which no user definition can hold
-            else if (fromSource && k.regionMatches(true, 0, Origin.SOURCE_HEADER_PREFIX, 0, Origin.SOURCE_HEADER_PREFIX.length())) h.put(k, v);
+            else if (fromSource
+                    && k.regionMatches(true, 0, Origin.SOURCE_HEADER_PREFIX, 0, Origin.SOURCE_HEADER_PREFIX.length()))
+                h.put(k, v);
         });
         h.put(WebhookHeaders.CONTENT_TYPE, def.contentType());
         h.put(WebhookHeaders.USER_AGENT, USER_AGENT);
@@ -80,8 +83,18 @@ public final class RequestBuilder {
         if (def.payloadJson() != null) return def.payloadJson().getBytes(StandardCharsets.UTF_8);
         if (def.body() != null) return def.body().getBytes(StandardCharsets.UTF_8);
         String executionId = def.headerProfile() == HeaderProfile.RRULE ? delivery.id() : null;
-        return new Envelope(schedule.id(), delivery.id(), delivery.scheduledFor(), now, attempt, delivery.sequence(),
-                zoneOf(def.timing()), def.eventType(), def.timing().kind(), def.timing().inputValue(), executionId)
+        return new Envelope(
+                        schedule.id(),
+                        delivery.id(),
+                        delivery.scheduledFor(),
+                        now,
+                        attempt,
+                        delivery.sequence(),
+                        zoneOf(def.timing()),
+                        def.eventType(),
+                        def.timing().kind(),
+                        def.timing().inputValue(),
+                        executionId)
                 .toJson();
     }
 

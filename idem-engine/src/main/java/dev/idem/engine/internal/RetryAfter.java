@@ -21,7 +21,8 @@ public final class RetryAfter {
             return Optional.of(Duration.ofSeconds(Long.parseLong(v)));
         }
         try {
-            Instant at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+            Instant at =
+                    ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
             Duration d = Duration.between(now, at);
             return Optional.of(d.isNegative() ? Duration.ZERO : d);
         } catch (DateTimeParseException e) {

@@ -27,7 +27,8 @@ public final class SecretCache {
         long now = System.nanoTime();
         Entry e = entries.get(tenant);
         if (e != null && now - e.loadedAt < TTL_NANOS) return e.secrets;
-        Optional<SigningSecrets> loaded = store.inTransaction(tx -> tx.signingSecrets().find(tenant));
+        Optional<SigningSecrets> loaded =
+                store.inTransaction(tx -> tx.signingSecrets().find(tenant));
         entries.put(tenant, new Entry(loaded, now));
         return loaded;
     }

@@ -31,7 +31,8 @@ public final class ThisProcess {
     /** This process's record. */
     public static NodeProcess describe() {
         ProcessHandle me = ProcessHandle.current();
-        return new NodeProcess(Here.HOST, Here.MACHINE, me.pid(), me.info().startInstant().orElse(null));
+        return new NodeProcess(
+                Here.HOST, Here.MACHINE, me.pid(), me.info().startInstant().orElse(null));
     }
 
     /** Whether {@code other} ran on this machine and its process is gone (or its pid now belongs to a later process). */
@@ -40,7 +41,8 @@ public final class ThisProcess {
         Optional<ProcessHandle> p = ProcessHandle.of(other.pid());
         if (p.isEmpty() || !p.get().isAlive()) return true;
         Optional<Instant> started = p.get().info().startInstant();
-        return other.processStart() != null && started.isPresent()
+        return other.processStart() != null
+                && started.isPresent()
                 && Duration.between(other.processStart(), started.get()).abs().compareTo(START_TOLERANCE) > 0;
     }
 

@@ -9,12 +9,8 @@ import dev.idem.store.JdbcStores;
 import dev.idem.store.testing.TestDatabase;
 import dev.idem.store.testing.TestStores;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.security.SecureRandom;
 import java.time.Clock;
-import java.time.Duration;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -37,11 +33,15 @@ public final class DrainRun {
             long t0 = System.nanoTime();
             world.createMany(Defs.once(url, clock.instant()), n);
             System.out.printf("created %d due deliveries in %d ms%n", n, (System.nanoTime() - t0) / 1_000_000);
-            EngineConfig config = EngineConfig.builder().nodeId("bench").maxInFlight(threads).batchSize(batch)
-                    .allowPrivateEndpoints(true).build();
+            EngineConfig config = EngineConfig.builder()
+                    .nodeId("bench")
+                    .maxInFlight(threads)
+                    .batchSize(batch)
+                    .allowPrivateEndpoints(true)
+                    .build();
             Engine engine = new Engine(store, config, clock, new SecureRandom(), new SimpleMeterRegistry());
-            com.sun.management.OperatingSystemMXBean os =
-                    (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+            com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean)
+                    java.lang.management.ManagementFactory.getOperatingSystemMXBean();
             long cpu0 = os.getProcessCpuTime();
             long start = System.nanoTime();
             engine.start();
@@ -49,9 +49,18 @@ public final class DrainRun {
             while (store.queue().depth() > 0) Thread.sleep(20);
             long ms = Math.max(1, (System.nanoTime() - start) / 1_000_000);
             long cpuMs = (os.getProcessCpuTime() - cpu0) / 1_000_000;
-            System.out.printf("drained %d (received %d) in %d ms: %.0f deliveries/s (max in flight %d, batch %d); "
-                    + "this JVM (engine + receiver) used %d ms CPU, %.1f us per delivery; load average %.1f%n", n, received.get(), ms,
-                    n * 1000.0 / ms, threads, batch, cpuMs, cpuMs * 1000.0 / n, os.getSystemLoadAverage());
+            System.out.printf(
+                    "drained %d (received %d) in %d ms: %.0f deliveries/s (max in flight %d, batch %d); "
+                            + "this JVM (engine + receiver) used %d ms CPU, %.1f us per delivery; load average %.1f%n",
+                    n,
+                    received.get(),
+                    ms,
+                    n * 1000.0 / ms,
+                    threads,
+                    batch,
+                    cpuMs,
+                    cpuMs * 1000.0 / n,
+                    os.getSystemLoadAverage());
             engine.close();
             store.close();
         } finally {

@@ -16,7 +16,8 @@ import java.util.function.LongConsumer;
  * 200 "ok". The JDK's own server serialises reads on one dispatcher thread and would be what is measured.
  */
 final class FastReceiver implements AutoCloseable {
-    private static final byte[] OK = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] OK =
+            "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".getBytes(StandardCharsets.US_ASCII);
     private final ServerSocket server;
     final AtomicLong received = new AtomicLong();
     private final LongConsumer onRequest;
@@ -49,7 +50,9 @@ final class FastReceiver implements AutoCloseable {
     }
 
     private void serve(Socket s) {
-        try (s; InputStream in = new BufferedInputStream(s.getInputStream(), 16384); OutputStream out = s.getOutputStream()) {
+        try (s;
+                InputStream in = new BufferedInputStream(s.getInputStream(), 16384);
+                OutputStream out = s.getOutputStream()) {
             StringBuilder line = new StringBuilder();
             while (true) {
                 long contentLength = 0;
@@ -71,9 +74,13 @@ final class FastReceiver implements AutoCloseable {
                     int colon = l.indexOf(':');
                     if (colon > 0) {
                         String name = l.substring(0, colon).trim();
-                        if (name.equalsIgnoreCase("content-length")) contentLength = Long.parseLong(l.substring(colon + 1).trim());
+                        if (name.equalsIgnoreCase("content-length"))
+                            contentLength =
+                                    Long.parseLong(l.substring(colon + 1).trim());
                         else if (name.equalsIgnoreCase("idem-scheduled-for"))
-                            scheduledFor = java.time.Instant.parse(l.substring(colon + 1).trim()).toEpochMilli();
+                            scheduledFor = java.time.Instant.parse(
+                                            l.substring(colon + 1).trim())
+                                    .toEpochMilli();
                     }
                 }
                 in.skipNBytes(contentLength);

@@ -36,9 +36,16 @@ public final class InFlightMemory {
         }
         int destinations = args.length > 0 ? Integer.parseInt(args[0]) : 100;
         int each = dev.idem.engine.internal.Dispatcher.INITIAL_DESTINATION_LIMIT;
-        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx2g", "-cp",
-                System.getProperty("java.class.path"), InFlightMemory.class.getName(), "--receivers", Integer.toString(destinations))
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process child = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-Xmx2g",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        InFlightMemory.class.getName(),
+                        "--receivers",
+                        Integer.toString(destinations))
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         List<String> urls = new ArrayList<>();
         try (var in = new java.io.BufferedReader(new java.io.InputStreamReader(child.getInputStream()))) {
             for (int i = 0; i < destinations; i++) urls.add(in.readLine());
@@ -49,10 +56,19 @@ public final class InFlightMemory {
                 List<ScheduleDefinition> defs = new ArrayList<>();
                 for (String url : urls)
                     for (int j = 0; j < each; j++)
-                        defs.add(Defs.retry(Defs.once(url, clock.instant()), RetryPolicy.DEFAULT, Duration.ofSeconds(60), 0));
+                        defs.add(Defs.retry(
+                                Defs.once(url, clock.instant()), RetryPolicy.DEFAULT, Duration.ofSeconds(60), 0));
                 List<Delivery> all = world.createEach(defs);
-                Engine engine = new Engine(store, EngineConfig.builder().nodeId("memory").allowPrivateEndpoints(true)
-                        .shutdownGrace(Duration.ZERO).build(), clock, new SplittableRandom(1), new SimpleMeterRegistry());
+                Engine engine = new Engine(
+                        store,
+                        EngineConfig.builder()
+                                .nodeId("memory")
+                                .allowPrivateEndpoints(true)
+                                .shutdownGrace(Duration.ZERO)
+                                .build(),
+                        clock,
+                        new SplittableRandom(1),
+                        new SimpleMeterRegistry());
                 long idle = heapAfterGc();
                 engine.start();
                 engine.wakeUp();
@@ -61,13 +77,22 @@ public final class InFlightMemory {
                 Thread.sleep(2000);
                 int inFlight = engine.attemptsInFlight();
                 long busy = heapAfterGc();
-                System.out.printf("attempts in flight %,d; heap after full GC: idle %,d KiB, in flight %,d KiB; %.1f KiB per attempt "
-                        + "(engine, HTTP client, connection; receivers in another JVM)%n", inFlight, idle >> 10, busy >> 10,
-                        (busy - idle) / 1024.0 / inFlight);
+                System.out.printf(
+                        "attempts in flight %,d; heap after full GC: idle %,d KiB, in flight %,d KiB; %.1f KiB per attempt "
+                                + "(engine, HTTP client, connection; receivers in another JVM)%n",
+                        inFlight, idle >> 10, busy >> 10, (busy - idle) / 1024.0 / inFlight);
                 if (System.getProperty("histogram") != null) {
-                    Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-                            Long.toString(ProcessHandle.current().pid()), "GC.class_histogram").redirectErrorStream(true).start();
-                    new String(jcmd.getInputStream().readAllBytes()).lines().limit(25).forEach(System.out::println);
+                    Process jcmd = new ProcessBuilder(
+                                    Path.of(System.getProperty("java.home"), "bin", "jcmd")
+                                            .toString(),
+                                    Long.toString(ProcessHandle.current().pid()),
+                                    "GC.class_histogram")
+                            .redirectErrorStream(true)
+                            .start();
+                    new String(jcmd.getInputStream().readAllBytes())
+                            .lines()
+                            .limit(25)
+                            .forEach(System.out::println);
                 }
                 engine.close();
             }

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 class AdaptiveLimitTest {
     /** A receiver answering in 250 ms whatever the load: its round trip never grows. */
     private static final long SLOW = TimeUnit.MILLISECONDS.toNanos(250);
+
     private long now;
 
     private void answer(AdaptiveLimit l, int wanted, long rttNanos) {
@@ -44,7 +45,9 @@ class AdaptiveLimitTest {
         assertThat(l.get()).isEqualTo(64);
         assertThat(l.throttled()).isFalse();
         for (int i = 0; i < 70; i++) answer(l, l.get(), SLOW);
-        assertThat(l.get()).as("one more per round trip past the start after a drop").isEqualTo(65);
+        assertThat(l.get())
+                .as("one more per round trip past the start after a drop")
+                .isEqualTo(65);
     }
 
     @Test
@@ -72,7 +75,9 @@ class AdaptiveLimitTest {
         AdaptiveLimit l = new AdaptiveLimit(64, 10_000);
         answer(l, 1, TimeUnit.MICROSECONDS.toNanos(300));
         for (int i = 0; i < 100_000; i++) answer(l, 10_000, TimeUnit.MICROSECONDS.toNanos(100) * l.get());
-        assertThat(l.get()).as("grows only while the smoothed round trip stays within twice the least one").isLessThan(100);
+        assertThat(l.get())
+                .as("grows only while the smoothed round trip stays within twice the least one")
+                .isLessThan(100);
         assertThat(l.throttled()).isFalse();
     }
 

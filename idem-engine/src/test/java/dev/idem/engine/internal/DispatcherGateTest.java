@@ -37,7 +37,11 @@ class DispatcherGateTest {
 
     private final Clock clock = Clock.systemUTC();
     /** 90 s leases and no reaper: only the dispatcher itself can return a row it holds. */
-    private final EngineConfig config = Engines.fast("node-a").toBuilder().lease(Duration.ofSeconds(90)).maxRequestTimeout(Duration.ofSeconds(30)).build();
+    private final EngineConfig config = Engines.fast("node-a").toBuilder()
+            .lease(Duration.ofSeconds(90))
+            .maxRequestTimeout(Duration.ofSeconds(30))
+            .build();
+
     private final Map<String, Integer> sentWithAttempt = new ConcurrentHashMap<>();
     private Store store;
     private World world;
@@ -48,6 +52,7 @@ class DispatcherGateTest {
 
     /** A gate the test turns: the owner to claim as, whether it may claim, and which owner's claims may start. */
     private final AtomicReference<String> owner = new AtomicReference<>("node-a#1");
+
     private final AtomicBoolean mayClaim = new AtomicBoolean(true);
     private final AtomicInteger refuseStarts = new AtomicInteger();
 
@@ -86,14 +91,33 @@ class DispatcherGateTest {
             }
         };
         // "sends" each attempt and records it as succeeded before returning, as the recorder would
-        dispatcher = new Dispatcher(store.queue(), config, clock, senders, timer, (claim, timeout, listener) -> {
-            Delivery d = claim.delivery();
-            sentWithAttempt.merge(d.id(), d.attemptCount(), (a, b) -> -1);
-            Attempt attempt = new Attempt("att_" + java.util.UUID.randomUUID(), d.id(), d.attemptCount(), clock.instant(), 1, 200, null, null);
-            store.queue().complete(owner.get(), List.of(new DeliveryQueue.Outcome(d.id(), attempt, DeliveryStatus.SUCCEEDED, null, null)));
-            listener.answered(AttemptResult.Congestion.ANSWER);
-            listener.finished();
-        }, gate);
+        dispatcher = new Dispatcher(
+                store.queue(),
+                config,
+                clock,
+                senders,
+                timer,
+                (claim, timeout, listener) -> {
+                    Delivery d = claim.delivery();
+                    sentWithAttempt.merge(d.id(), d.attemptCount(), (a, b) -> -1);
+                    Attempt attempt = new Attempt(
+                            "att_" + java.util.UUID.randomUUID(),
+                            d.id(),
+                            d.attemptCount(),
+                            clock.instant(),
+                            1,
+                            200,
+                            null,
+                            null);
+                    store.queue()
+                            .complete(
+                                    owner.get(),
+                                    List.of(new DeliveryQueue.Outcome(
+                                            d.id(), attempt, DeliveryStatus.SUCCEEDED, null, null)));
+                    listener.answered(AttemptResult.Congestion.ANSWER);
+                    listener.finished();
+                },
+                gate);
         loop = new Thread(dispatcher.claimLoop());
         loop.start();
     }
@@ -105,12 +129,14 @@ class DispatcherGateTest {
         List<Delivery> due = world.createMany(Defs.once("http://127.0.0.1:1/hook", clock.instant()), 3);
         dispatcher.wakeUp();
         await().during(Duration.ofMillis(500)).atMost(2, SECONDS).until(sentWithAttempt::isEmpty);
-        assertThat(due).allSatisfy(d -> assertThat(world.delivery(d.id()).status()).isEqualTo(DeliveryStatus.SCHEDULED));
+        assertThat(due)
+                .allSatisfy(d -> assertThat(world.delivery(d.id()).status()).isEqualTo(DeliveryStatus.SCHEDULED));
 
         mayClaim.set(true);
         dispatcher.wakeUp();
         await().atMost(10, SECONDS).until(() -> sentWithAttempt.size() == 3);
-        assertThat(sentWithAttempt).allSatisfy((id, attempt) -> assertThat(attempt).isEqualTo(1));
+        assertThat(sentWithAttempt)
+                .allSatisfy((id, attempt) -> assertThat(attempt).isEqualTo(1));
     }
 
     @Test
@@ -119,34 +145,46 @@ class DispatcherGateTest {
         startDispatcher();
         List<Delivery> due = world.createMany(Defs.once("http://127.0.0.1:1/hook", clock.instant()), 3);
         dispatcher.wakeUp();
-        // the three refused starts were never sent; the dispatcher returned the rows it still held and claimed them again
-        await().atMost(10, SECONDS).until(() -> due.stream().allMatch(d -> world.delivery(d.id()).status() == DeliveryStatus.SUCCEEDED));
-        assertThat(sentWithAttempt).containsOnlyKeys(due.stream().map(Delivery::id).toList())
-                .allSatisfy((id, attempt) -> assertThat(attempt).as("attempt of " + id + " (-1: sent twice)").isEqualTo(2));
+        // the three refused starts were never sent; the dispatcher returned the rows it still held and claimed them
+        // again
+        await().atMost(10, SECONDS)
+                .until(() -> due.stream().allMatch(d -> world.delivery(d.id()).status() == DeliveryStatus.SUCCEEDED));
+        assertThat(sentWithAttempt)
+                .containsOnlyKeys(due.stream().map(Delivery::id).toList())
+                .allSatisfy((id, attempt) -> assertThat(attempt)
+                        .as("attempt of " + id + " (-1: sent twice)")
+                        .isEqualTo(2));
     }
 
     @Test
     void claimsOfAnIncarnationDeclaredDeadBeforeTheirAttemptStartedAreNeverSent() throws Exception {
         // every sender thread busy: the claims wait in the pool's queue
         java.util.concurrent.CountDownLatch busy = new java.util.concurrent.CountDownLatch(1);
-        for (int i = 0; i < 4; i++) senders.execute(() -> {
-            try {
-                busy.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
+        for (int i = 0; i < 4; i++)
+            senders.execute(() -> {
+                try {
+                    busy.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
         startDispatcher();
         List<Delivery> due = world.createMany(Defs.once("http://127.0.0.1:1/hook", clock.instant()), 3);
         dispatcher.wakeUp();
-        await().atMost(10, SECONDS).until(() -> due.stream().allMatch(d -> "node-a#1".equals(world.delivery(d.id()).leaseOwner())));
+        await().atMost(10, SECONDS)
+                .until(() -> due.stream()
+                        .allMatch(d -> "node-a#1".equals(world.delivery(d.id()).leaseOwner())));
 
         // declared dead meanwhile: its claims went back to the queue (as the takeover does) and it rejoined as #2
         owner.set("node-a#2");
         assertThat(store.queue().release("node-a#1")).isEqualTo(3);
         busy.countDown();
         dispatcher.wakeUp();
-        await().atMost(10, SECONDS).until(() -> due.stream().allMatch(d -> world.delivery(d.id()).status() == DeliveryStatus.SUCCEEDED));
-        assertThat(sentWithAttempt).allSatisfy((id, attempt) -> assertThat(attempt).as("attempt of " + id + " (-1: sent twice)").isEqualTo(2));
+        await().atMost(10, SECONDS)
+                .until(() -> due.stream().allMatch(d -> world.delivery(d.id()).status() == DeliveryStatus.SUCCEEDED));
+        assertThat(sentWithAttempt)
+                .allSatisfy((id, attempt) -> assertThat(attempt)
+                        .as("attempt of " + id + " (-1: sent twice)")
+                        .isEqualTo(2));
     }
 }

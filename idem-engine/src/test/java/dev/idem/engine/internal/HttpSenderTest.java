@@ -78,13 +78,16 @@ class HttpSenderTest {
         if (b == -1) return false;
         int length = 0;
         for (String line : head.toString(StandardCharsets.ISO_8859_1).split("\r\n"))
-            if (line.toLowerCase().startsWith("content-length:")) length = Integer.parseInt(line.substring(15).trim());
+            if (line.toLowerCase().startsWith("content-length:"))
+                length = Integer.parseInt(line.substring(15).trim());
         in.readNBytes(length);
         return true;
     }
 
     private static DeliveryRequest request(String url) {
-        return new DeliveryRequest(url, Map.of("Content-Type", "application/json", "webhook-id", "dlv_1"),
+        return new DeliveryRequest(
+                url,
+                Map.of("Content-Type", "application/json", "webhook-id", "dlv_1"),
                 "{\"a\":1}".getBytes(StandardCharsets.UTF_8));
     }
 
@@ -137,7 +140,8 @@ class HttpSenderTest {
     @Test
     void theFirstKibOfAResponseIsKeptAndASmallBodyLeavesTheConnectionForTheNextRequest() throws Exception {
         String body = "y".repeat(3000);
-        String url = serve(out -> write(out, "HTTP/1.1 500 Internal Server Error\r\ncontent-length: " + body.length() + "\r\n\r\n" + body));
+        String url = serve(out -> write(
+                out, "HTTP/1.1 500 Internal Server Error\r\ncontent-length: " + body.length() + "\r\n\r\n" + body));
         sender = new HttpSender(EndpointGuard.of(true), Clock.systemUTC(), 4);
 
         AttemptResult first = send(request(url), Duration.ofSeconds(5));
@@ -169,7 +173,9 @@ class HttpSenderTest {
         assertThat(first.error()).isNull();
         assertThat(first.responseBody()).hasSize(1024);
         assertThat(second.succeeded()).isTrue();
-        assertThat(connections.get()).as("the first connection was dropped, not drained").isEqualTo(2);
+        assertThat(connections.get())
+                .as("the first connection was dropped, not drained")
+                .isEqualTo(2);
     }
 
     @Test
@@ -190,7 +196,8 @@ class HttpSenderTest {
         long t0 = System.nanoTime();
         sender.abortInFlight();
 
-        assertThatThrownBy(() -> send.get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+        assertThatThrownBy(() -> send.get(5, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
                 .hasCauseInstanceOf(InterruptedException.class);
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).isLessThan(2000);
     }
@@ -202,7 +209,8 @@ class HttpSenderTest {
         AtomicInteger lookups = new AtomicInteger();
         // DNS rebinding: the first answer is public, every later one points at loopback
         EndpointGuard guard = EndpointGuard.of(false, host -> new InetAddress[] {
-                lookups.getAndIncrement() == 0 ? InetAddress.getByName("93.184.215.14") : InetAddress.getLoopbackAddress()});
+            lookups.getAndIncrement() == 0 ? InetAddress.getByName("93.184.215.14") : InetAddress.getLoopbackAddress()
+        });
         sender = new HttpSender(guard, Clock.systemUTC(), 4);
 
         AttemptResult r = send(request("http://rebind.example:" + port + "/hook"), Duration.ofSeconds(5));
@@ -218,7 +226,8 @@ class HttpSenderTest {
         String url = serve(out -> write(out, "HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n"));
         sender = new HttpSender(EndpointGuard.of(true), Clock.systemUTC(), 4);
 
-        AttemptResult r = send(new DeliveryRequest(url, Map.of("X-Evil", "a\r\nHost: other"), new byte[0]), Duration.ofSeconds(5));
+        AttemptResult r = send(
+                new DeliveryRequest(url, Map.of("X-Evil", "a\r\nHost: other"), new byte[0]), Duration.ofSeconds(5));
 
         assertThat(r.sent()).isFalse();
         assertThat(r.error()).startsWith("header 'X-Evil' cannot be sent");
@@ -226,21 +235,44 @@ class HttpSenderTest {
     }
 
     @Test
-    void anHttpsReceiverWithAnUntrustedCertificateIsAFailedTlsHandshakeNotADelivery(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
-            throws Exception {
+    void anHttpsReceiverWithAnUntrustedCertificateIsAFailedTlsHandshakeNotADelivery(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         // a self-signed certificate, made by the JDK's own keytool: no trust store here knows it
         java.nio.file.Path store = dir.resolve("receiver.p12");
-        Process keytool = new ProcessBuilder(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                "-genkeypair", "-alias", "receiver", "-keyalg", "RSA", "-keysize", "2048", "-validity", "2", "-dname", "CN=127.0.0.1",
-                "-ext", "SAN=ip:127.0.0.1", "-storetype", "PKCS12", "-keystore", store.toString(), "-storepass", "changeit")
-                .redirectErrorStream(true).start();
+        Process keytool = new ProcessBuilder(
+                        java.nio.file.Path.of(System.getProperty("java.home"), "bin", "keytool")
+                                .toString(),
+                        "-genkeypair",
+                        "-alias",
+                        "receiver",
+                        "-keyalg",
+                        "RSA",
+                        "-keysize",
+                        "2048",
+                        "-validity",
+                        "2",
+                        "-dname",
+                        "CN=127.0.0.1",
+                        "-ext",
+                        "SAN=ip:127.0.0.1",
+                        "-storetype",
+                        "PKCS12",
+                        "-keystore",
+                        store.toString(),
+                        "-storepass",
+                        "changeit")
+                .redirectErrorStream(true)
+                .start();
         assertThat(keytool.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(keytool.exitValue()).as(new String(keytool.getInputStream().readAllBytes())).isZero();
+        assertThat(keytool.exitValue())
+                .as(new String(keytool.getInputStream().readAllBytes()))
+                .isZero();
         java.security.KeyStore ks = java.security.KeyStore.getInstance("PKCS12");
         try (var in = java.nio.file.Files.newInputStream(store)) {
             ks.load(in, "changeit".toCharArray());
         }
-        javax.net.ssl.KeyManagerFactory kmf = javax.net.ssl.KeyManagerFactory.getInstance(javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+        javax.net.ssl.KeyManagerFactory kmf =
+                javax.net.ssl.KeyManagerFactory.getInstance(javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
         kmf.init(ks, "changeit".toCharArray());
         javax.net.ssl.SSLContext tls = javax.net.ssl.SSLContext.getInstance("TLS");
         tls.init(kmf.getKeyManagers(), null, null);
@@ -257,12 +289,17 @@ class HttpSenderTest {
         try {
             sender = new HttpSender(EndpointGuard.of(true), Clock.systemUTC(), 4);
 
-            AttemptResult r = send(request("https://127.0.0.1:" + https.getAddress().getPort() + "/hook"), Duration.ofSeconds(10));
+            AttemptResult r = send(
+                    request("https://127.0.0.1:" + https.getAddress().getPort() + "/hook"), Duration.ofSeconds(10));
 
             assertThat(r.succeeded()).isFalse();
             assertThat(r.statusCode()).isNull();
-            assertThat(r.error()).startsWith("TLS handshake with 127.0.0.1:" + https.getAddress().getPort() + " failed");
-            assertThat(handled.get()).as("no request reached the receiver's handler").isZero();
+            assertThat(r.error())
+                    .startsWith(
+                            "TLS handshake with 127.0.0.1:" + https.getAddress().getPort() + " failed");
+            assertThat(handled.get())
+                    .as("no request reached the receiver's handler")
+                    .isZero();
         } finally {
             https.stop(0);
         }
@@ -277,7 +314,8 @@ class HttpSenderTest {
             while (!server.isClosed()) {
                 try (Socket s = server.accept()) {
                     connections.incrementAndGet();
-                    if (readRequest(s.getInputStream())) write(s.getOutputStream(), "HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n");
+                    if (readRequest(s.getInputStream()))
+                        write(s.getOutputStream(), "HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n");
                 } catch (IOException e) {
                     return;
                 }
@@ -294,7 +332,9 @@ class HttpSenderTest {
         AttemptResult second = send(request(url), Duration.ofSeconds(5));
 
         assertThat(first.error()).isNull();
-        assertThat(second.error()).as("sent on the pooled connection the receiver had closed").isNull();
+        assertThat(second.error())
+                .as("sent on the pooled connection the receiver had closed")
+                .isNull();
         assertThat(connections.get()).isEqualTo(2);
     }
 
@@ -321,12 +361,18 @@ class HttpSenderTest {
         for (int attempt = 1; attempt <= 3; attempt++) {
             AttemptResult r = send(request(url), Duration.ofSeconds(5));
             assertThat(r.succeeded()).isFalse();
-            assertThat(r.error()).isEqualTo("I/O error talking to 127.0.0.1:" + server.getLocalPort() + ": the connection closed without a response");
+            assertThat(r.error())
+                    .isEqualTo("I/O error talking to 127.0.0.1:" + server.getLocalPort()
+                            + ": the connection closed without a response");
             assertThat(r.congestion()).isEqualTo(AttemptResult.Congestion.DROP);
             int expected = attempt;
-            org.awaitility.Awaitility.await().pollDelay(Duration.ofMillis(200)).atMost(Duration.ofSeconds(5))
+            org.awaitility.Awaitility.await()
+                    .pollDelay(Duration.ofMillis(200))
+                    .atMost(Duration.ofSeconds(5))
                     .until(() -> requests.get() >= expected);
-            assertThat(requests.get()).as("requests the receiver read after attempt " + attempt).isEqualTo(attempt);
+            assertThat(requests.get())
+                    .as("requests the receiver read after attempt " + attempt)
+                    .isEqualTo(attempt);
         }
     }
 

@@ -19,20 +19,37 @@ import org.junit.jupiter.api.Test;
 class OutcomeDeciderTest {
     private static final Instant DUE = Instant.parse("2026-03-10T17:00:00Z");
     private final MutableClock clock = new MutableClock(DUE.plusSeconds(1));
-    private final OutcomeDecider decider = new OutcomeDecider(new IdGenerator(clock, new SplittableRandom(3)), new SplittableRandom(4), clock);
-    private final RetryPolicy policy = new RetryPolicy(3, Duration.ofSeconds(5), Duration.ofMinutes(10), Duration.ofHours(1));
-    private final Schedule schedule = Defs.schedule("sch_1", Defs.TENANT,
-            Defs.retry(Defs.once("https://example.com/", DUE), policy, Duration.ofSeconds(5), 5), DUE);
+    private final OutcomeDecider decider =
+            new OutcomeDecider(new IdGenerator(clock, new SplittableRandom(3)), new SplittableRandom(4), clock);
+    private final RetryPolicy policy =
+            new RetryPolicy(3, Duration.ofSeconds(5), Duration.ofMinutes(10), Duration.ofHours(1));
+    private final Schedule schedule = Defs.schedule(
+            "sch_1",
+            Defs.TENANT,
+            Defs.retry(Defs.once("https://example.com/", DUE), policy, Duration.ofSeconds(5), 5),
+            DUE);
 
     private AttemptResult failure(int status, Duration retryAfter) {
-        return new AttemptResult(clock.instant(), 12, status, "HTTP " + status, "busy", Optional.ofNullable(retryAfter), true, AttemptResult.Congestion.ANSWER);
+        return new AttemptResult(
+                clock.instant(),
+                12,
+                status,
+                "HTTP " + status,
+                "busy",
+                Optional.ofNullable(retryAfter),
+                true,
+                AttemptResult.Congestion.ANSWER);
     }
 
     @Test
     void a2xxSucceedsAndKeepsTheAttempt() {
         Delivery d = Defs.claimed(schedule, "dlv_1", 1, 1);
-        Outcome o = decider.decide(d, schedule, 1,
-                new AttemptResult(clock.instant(), 7, 204, null, null, Optional.empty(), true, AttemptResult.Congestion.ANSWER));
+        Outcome o = decider.decide(
+                d,
+                schedule,
+                1,
+                new AttemptResult(
+                        clock.instant(), 7, 204, null, null, Optional.empty(), true, AttemptResult.Congestion.ANSWER));
         assertThat(o.newStatus()).isEqualTo(DeliveryStatus.SUCCEEDED);
         assertThat(o.attempt().number()).isEqualTo(1);
         assertThat(o.attempt().statusCode()).isEqualTo(204);
@@ -45,7 +62,8 @@ class OutcomeDeciderTest {
         for (int i = 0; i < 50; i++) {
             Outcome o = decider.decide(Defs.claimed(schedule, "dlv_1", 1, 1), schedule, 1, failure(500, null));
             assertThat(o.newStatus()).isEqualTo(DeliveryStatus.RETRYING);
-            assertThat(o.nextAttemptAt()).isBetween(clock.instant(), clock.instant().plus(policy.ceiling(1)));
+            assertThat(o.nextAttemptAt())
+                    .isBetween(clock.instant(), clock.instant().plus(policy.ceiling(1)));
             assertThat(o.lastError()).isEqualTo("HTTP 500");
             assertThat(o.attempt().responseBody()).isEqualTo("busy");
         }
@@ -54,11 +72,14 @@ class OutcomeDeciderTest {
     @Test
     void retryAfterIsHonouredWithinThePolicyBounds() {
         Delivery d = Defs.claimed(schedule, "dlv_1", 1, 1);
-        assertThat(decider.decide(d, schedule, 1, failure(429, Duration.ofSeconds(90))).nextAttemptAt())
+        assertThat(decider.decide(d, schedule, 1, failure(429, Duration.ofSeconds(90)))
+                        .nextAttemptAt())
                 .isEqualTo(clock.instant().plusSeconds(90));
-        assertThat(decider.decide(d, schedule, 1, failure(503, Duration.ofSeconds(1))).nextAttemptAt())
+        assertThat(decider.decide(d, schedule, 1, failure(503, Duration.ofSeconds(1)))
+                        .nextAttemptAt())
                 .isEqualTo(clock.instant().plusSeconds(5));
-        assertThat(decider.decide(d, schedule, 1, failure(503, Duration.ofDays(2))).nextAttemptAt())
+        assertThat(decider.decide(d, schedule, 1, failure(503, Duration.ofDays(2)))
+                        .nextAttemptAt())
                 .isEqualTo(clock.instant().plus(Duration.ofMinutes(10)));
     }
 
@@ -73,17 +94,33 @@ class OutcomeDeciderTest {
     @Test
     void aFailedReplayIsDeadEvenWithAttemptsLeft() {
         Delivery d = Defs.claimed(schedule, "dlv_1", 1, 2);
-        Delivery replayed = new Delivery(d.id(), d.tenant(), d.scheduleId(), d.scheduledFor(), d.sequence(), d.status(),
-                d.attemptCount(), d.nextAttemptAt(), d.idempotencyKey(), d.leaseOwner(), d.leaseExpiresAt(), d.lastError(),
-                d.createdAt(), d.updatedAt(), true);
-        assertThat(decider.decide(replayed, schedule, 2, failure(500, null)).newStatus()).isEqualTo(DeliveryStatus.DEAD);
-        assertThat(decider.decide(d, schedule, 2, failure(500, null)).newStatus()).isEqualTo(DeliveryStatus.RETRYING);
+        Delivery replayed = new Delivery(
+                d.id(),
+                d.tenant(),
+                d.scheduleId(),
+                d.scheduledFor(),
+                d.sequence(),
+                d.status(),
+                d.attemptCount(),
+                d.nextAttemptAt(),
+                d.idempotencyKey(),
+                d.leaseOwner(),
+                d.leaseExpiresAt(),
+                d.lastError(),
+                d.createdAt(),
+                d.updatedAt(),
+                true);
+        assertThat(decider.decide(replayed, schedule, 2, failure(500, null)).newStatus())
+                .isEqualTo(DeliveryStatus.DEAD);
+        assertThat(decider.decide(d, schedule, 2, failure(500, null)).newStatus())
+                .isEqualTo(DeliveryStatus.RETRYING);
     }
 
     @Test
     void aRetryPastMaxAgeIsNotScheduled() {
         clock.set(DUE.plus(Duration.ofHours(1)));
-        Outcome o = decider.decide(Defs.claimed(schedule, "dlv_1", 1, 1), schedule, 1, failure(500, Duration.ofSeconds(30)));
+        Outcome o = decider.decide(
+                Defs.claimed(schedule, "dlv_1", 1, 1), schedule, 1, failure(500, Duration.ofSeconds(30)));
         assertThat(o.newStatus()).isEqualTo(DeliveryStatus.DEAD);
     }
 }

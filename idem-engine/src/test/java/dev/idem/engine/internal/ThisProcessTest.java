@@ -14,7 +14,10 @@ class ThisProcessTest {
     @Test
     void thisProcessIsRunningHereAndHasNotEnded() {
         assertThat(me.pid()).isEqualTo(ProcessHandle.current().pid());
-        assertThat(me.machine()).as("Linux: host, boot id and pid namespace").contains(me.host() + "/").contains("pid:[");
+        assertThat(me.machine())
+                .as("Linux: host, boot id and pid namespace")
+                .contains(me.host() + "/")
+                .contains("pid:[");
         assertThat(ThisProcess.isRunningHere(me)).isTrue();
         assertThat(ThisProcess.hasEnded(me)).isFalse();
     }
@@ -22,7 +25,8 @@ class ThisProcessTest {
     @Test
     void aProcessThatExitedHasEnded() throws Exception {
         Process p = new ProcessBuilder("sleep", "60").start();
-        NodeProcess record = new NodeProcess(me.host(), me.machine(), p.pid(), p.info().startInstant().orElseThrow());
+        NodeProcess record = new NodeProcess(
+                me.host(), me.machine(), p.pid(), p.info().startInstant().orElseThrow());
         assertThat(ThisProcess.isRunningHere(record)).isTrue();
         p.destroyForcibly().waitFor();
         assertThat(ThisProcess.hasEnded(record)).isTrue();
@@ -31,13 +35,15 @@ class ThisProcessTest {
 
     @Test
     void aPidNowHeldByALaterProcessHasEnded() {
-        NodeProcess earlier = new NodeProcess(me.host(), me.machine(), me.pid(), me.processStart().minus(Duration.ofMinutes(5)));
+        NodeProcess earlier = new NodeProcess(
+                me.host(), me.machine(), me.pid(), me.processStart().minus(Duration.ofMinutes(5)));
         assertThat(ThisProcess.hasEnded(earlier)).isTrue();
     }
 
     @Test
     void aProcessOnAnotherMachineIsNeverJudgedFromHere() {
-        NodeProcess sameHostNameOtherKernel = new NodeProcess(me.host(), me.host() + "/another-boot-id/pid:[1]", 999_999_999L, Instant.EPOCH);
+        NodeProcess sameHostNameOtherKernel =
+                new NodeProcess(me.host(), me.host() + "/another-boot-id/pid:[1]", 999_999_999L, Instant.EPOCH);
         assertThat(ThisProcess.hasEnded(sameHostNameOtherKernel)).isFalse();
         assertThat(ThisProcess.isRunningHere(sameHostNameOtherKernel)).isFalse();
         NodeProcess unknownMachine = new NodeProcess(me.host(), "", 999_999_999L, Instant.EPOCH);

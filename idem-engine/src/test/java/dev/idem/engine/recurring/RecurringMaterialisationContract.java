@@ -67,13 +67,42 @@ abstract class RecurringMaterialisationContract {
     }
 
     Schedule schedule(String rule, CatchUp catchUp) {
-        RecurrenceSpec spec = new RecurrenceSpec(RecurrenceSpec.Kind.RRULE, rule, ZoneId.of("Europe/Paris"),
-                LocalDateTime.ofInstant(clock.instant(), ZoneId.of("Europe/Paris")), List.of(), null, null);
+        RecurrenceSpec spec = new RecurrenceSpec(
+                RecurrenceSpec.Kind.RRULE,
+                rule,
+                ZoneId.of("Europe/Paris"),
+                LocalDateTime.ofInstant(clock.instant(), ZoneId.of("Europe/Paris")),
+                List.of(),
+                null,
+                null);
         Timing.Recurring timing = new Timing.Recurring(spec, catchUp);
-        ScheduleDefinition def = new ScheduleDefinition("https://example.com/h", timing, null, null, null, Map.of(), null, "k", null,
-                RetryPolicy.DEFAULT, Duration.ofSeconds(30), 5, HeaderProfile.STANDARD, null);
+        ScheduleDefinition def = new ScheduleDefinition(
+                "https://example.com/h",
+                timing,
+                null,
+                null,
+                null,
+                Map.of(),
+                null,
+                "k",
+                null,
+                RetryPolicy.DEFAULT,
+                Duration.ofSeconds(30),
+                5,
+                HeaderProfile.STANDARD,
+                null);
         Instant now = clock.instant();
-        Schedule s = new Schedule(ids.next("sch"), tenant, ScheduleStatus.ACTIVE, def, timing.first(now).orElseThrow(), 0, null, 0, now, now);
+        Schedule s = new Schedule(
+                ids.next("sch"),
+                tenant,
+                ScheduleStatus.ACTIVE,
+                def,
+                timing.first(now).orElseThrow(),
+                0,
+                null,
+                0,
+                now,
+                now);
         store.useTransaction(tx -> tx.schedules().insert(s));
         return s;
     }
@@ -87,7 +116,8 @@ abstract class RecurringMaterialisationContract {
             written += store.inTransaction(tx -> {
                 List<Schedule> due = tx.schedules().dueForMaterialisation(now.plus(HORIZON), 100);
                 page[0] = due.size();
-                return Materialisation.materialise(tx, due, now.plus(HORIZON), ids, now).size();
+                return Materialisation.materialise(tx, due, now.plus(HORIZON), ids, now)
+                        .size();
             });
             if (page[0] == 0) return written;
         }
@@ -128,8 +158,10 @@ abstract class RecurringMaterialisationContract {
         materialise();
         List<Delivery> d = deliveries(s);
         assertThat(d).hasSize(CatchUp.MAX_ALL);
-        assertThat(d.stream().map(Delivery::scheduledFor).max(Instant::compareTo)).contains(T0.plus(Duration.ofMinutes(180)));
-        assertThat(d.stream().map(Delivery::scheduledFor).min(Instant::compareTo)).contains(T0.plus(Duration.ofMinutes(180 - CatchUp.MAX_ALL + 1)));
+        assertThat(d.stream().map(Delivery::scheduledFor).max(Instant::compareTo))
+                .contains(T0.plus(Duration.ofMinutes(180)));
+        assertThat(d.stream().map(Delivery::scheduledFor).min(Instant::compareTo))
+                .contains(T0.plus(Duration.ofMinutes(180 - CatchUp.MAX_ALL + 1)));
         assertThat(d.stream().map(Delivery::sequence).distinct().count()).isEqualTo(CatchUp.MAX_ALL);
     }
 
@@ -164,10 +196,11 @@ abstract class RecurringMaterialisationContract {
         ExecutorService pool = Executors.newFixedThreadPool(4);
         CountDownLatch go = new CountDownLatch(1);
         List<Future<Integer>> runs = new ArrayList<>();
-        for (int n = 0; n < 4; n++) runs.add(pool.submit(() -> {
-            go.await();
-            return materialise();
-        }));
+        for (int n = 0; n < 4; n++)
+            runs.add(pool.submit(() -> {
+                go.await();
+                return materialise();
+            }));
         go.countDown();
         int written = 0;
         for (Future<Integer> f : runs) written += f.get();
@@ -179,7 +212,9 @@ abstract class RecurringMaterialisationContract {
             d.forEach(x -> occurrences.add(x.scheduledFor()));
             assertThat(occurrences).hasSize(d.size());
             assertThat(d.stream().map(Delivery::sequence).sorted().toList())
-                    .isEqualTo(java.util.stream.LongStream.rangeClosed(1, d.size()).boxed().toList());
+                    .isEqualTo(java.util.stream.LongStream.rangeClosed(1, d.size())
+                            .boxed()
+                            .toList());
             assertThat(d).hasSize(16);
             total += d.size();
         }
@@ -187,12 +222,36 @@ abstract class RecurringMaterialisationContract {
     }
 
     Schedule cron(String expression) {
-        RecurrenceSpec spec = new RecurrenceSpec(RecurrenceSpec.Kind.CRON, expression, ZoneId.of("UTC"), null, List.of(), null, null);
+        RecurrenceSpec spec =
+                new RecurrenceSpec(RecurrenceSpec.Kind.CRON, expression, ZoneId.of("UTC"), null, List.of(), null, null);
         Timing.Recurring timing = new Timing.Recurring(spec, CatchUp.LATEST);
-        ScheduleDefinition def = new ScheduleDefinition("https://example.com/c", timing, null, null, null, Map.of(), null, null, null,
-                RetryPolicy.DEFAULT, Duration.ofSeconds(30), 5, HeaderProfile.STANDARD, null);
+        ScheduleDefinition def = new ScheduleDefinition(
+                "https://example.com/c",
+                timing,
+                null,
+                null,
+                null,
+                Map.of(),
+                null,
+                null,
+                null,
+                RetryPolicy.DEFAULT,
+                Duration.ofSeconds(30),
+                5,
+                HeaderProfile.STANDARD,
+                null);
         Instant now = clock.instant();
-        return new Schedule(ids.next("sch"), tenant, ScheduleStatus.ACTIVE, def, timing.first(now).orElseThrow(), 0, null, 0, now, now);
+        return new Schedule(
+                ids.next("sch"),
+                tenant,
+                ScheduleStatus.ACTIVE,
+                def,
+                timing.first(now).orElseThrow(),
+                0,
+                null,
+                0,
+                now,
+                now);
     }
 
     @Test
@@ -212,7 +271,8 @@ abstract class RecurringMaterialisationContract {
             written += store.inTransaction(tx -> {
                 List<Schedule> due = tx.schedules().dueForMaterialisation(now.plus(HORIZON), 1_000);
                 read[0] = due.size();
-                return Materialisation.materialise(tx, due, now.plus(HORIZON), ids, now).size();
+                return Materialisation.materialise(tx, due, now.plus(HORIZON), ids, now)
+                        .size();
             });
             if (read[0] == 0) break;
             pages++;
@@ -239,14 +299,19 @@ abstract class RecurringMaterialisationContract {
         materialise();
         assertThat(deliveries(s)).as("nothing is materialised while paused").hasSize(ahead);
         Instant now = clock.instant();
-        Schedule resumed = store.inTransaction(tx -> dev.idem.core.Resumption.resume(tx, tx.schedules().findForUpdate(tenant, s.id()).orElseThrow(), ids, now));
+        Schedule resumed = store.inTransaction(tx -> dev.idem.core.Resumption.resume(
+                tx, tx.schedules().findForUpdate(tenant, s.id()).orElseThrow(), ids, now));
         assertThat(resumed.status()).isEqualTo(ScheduleStatus.ACTIVE);
         assertThat(reload(s).nextFireAt()).isAfter(now);
         return deliveries(s);
     }
 
     static List<Instant> overdue(List<Delivery> d, Instant now, DeliveryStatus status) {
-        return d.stream().filter(x -> !x.scheduledFor().isAfter(now) && x.status() == status).map(Delivery::scheduledFor).sorted().toList();
+        return d.stream()
+                .filter(x -> !x.scheduledFor().isAfter(now) && x.status() == status)
+                .map(Delivery::scheduledFor)
+                .sorted()
+                .toList();
     }
 
     @Test
@@ -255,7 +320,8 @@ abstract class RecurringMaterialisationContract {
         Instant now = clock.instant();
         assertThat(overdue(d, now, DeliveryStatus.SCHEDULED)).containsExactly(T0.plusSeconds(20));
         assertThat(overdue(d, now, DeliveryStatus.CANCELLED)).hasSize(20);
-        assertThat(d.stream().filter(x -> x.scheduledFor().isAfter(now)).map(Delivery::status)).containsOnly(DeliveryStatus.SCHEDULED);
+        assertThat(d.stream().filter(x -> x.scheduledFor().isAfter(now)).map(Delivery::status))
+                .containsOnly(DeliveryStatus.SCHEDULED);
     }
 
     @Test
@@ -264,7 +330,9 @@ abstract class RecurringMaterialisationContract {
         Instant now = clock.instant();
         assertThat(overdue(d, now, DeliveryStatus.SCHEDULED)).containsExactly(T0.plus(Duration.ofMinutes(10)));
         assertThat(overdue(d, now, DeliveryStatus.CANCELLED)).hasSizeBetween(30, 31);
-        assertThat(d.stream().map(Delivery::sequence).distinct().count()).as("sequences stay unique").isEqualTo(d.size());
+        assertThat(d.stream().map(Delivery::sequence).distinct().count())
+                .as("sequences stay unique")
+                .isEqualTo(d.size());
     }
 
     @Test
@@ -286,10 +354,15 @@ abstract class RecurringMaterialisationContract {
     void resumingWithCatchUpAllAfterALongPauseKeepsTheMostRecentMissedOnesUpToTheBound() {
         List<Delivery> longer = pauseAndResumeAfter(CatchUp.ALL, Duration.ofMinutes(5));
         Instant later = clock.instant();
-        assertThat(overdue(longer, later, DeliveryStatus.SCHEDULED)).hasSize(CatchUp.MAX_ALL)
-                .last().isEqualTo(later);
-        assertThat(overdue(longer, later, DeliveryStatus.CANCELLED)).as("written before the pause, older than the 100 most recent")
-                .hasSizeBetween(30, 31).first().isEqualTo(T0);
+        assertThat(overdue(longer, later, DeliveryStatus.SCHEDULED))
+                .hasSize(CatchUp.MAX_ALL)
+                .last()
+                .isEqualTo(later);
+        assertThat(overdue(longer, later, DeliveryStatus.CANCELLED))
+                .as("written before the pause, older than the 100 most recent")
+                .hasSizeBetween(30, 31)
+                .first()
+                .isEqualTo(T0);
     }
 
     @Test
@@ -297,7 +370,9 @@ abstract class RecurringMaterialisationContract {
         Schedule s = schedule("FREQ=SECONDLY;INTERVAL=10;COUNT=3", CatchUp.LATEST);
         materialise();
         List<Delivery> d = deliveries(s);
-        assertThat(d).extracting(Delivery::scheduledFor).containsExactlyInAnyOrder(T0, T0.plusSeconds(10), T0.plusSeconds(20));
+        assertThat(d)
+                .extracting(Delivery::scheduledFor)
+                .containsExactlyInAnyOrder(T0, T0.plusSeconds(10), T0.plusSeconds(20));
         assertThat(reload(s).nextFireAt()).as("the rule has ended").isNull();
         assertThat(reload(s).status()).isEqualTo(ScheduleStatus.ACTIVE);
         clock.advance(Duration.ofSeconds(25));
@@ -307,17 +382,36 @@ abstract class RecurringMaterialisationContract {
         for (var c : claims) {
             String id = c.delivery().id();
             boolean last = c.delivery().scheduledFor().equals(T0.plusSeconds(20));
-            outcomes.add(new dev.idem.core.store.DeliveryQueue.Outcome(id, new dev.idem.core.Attempt(ids.next("att"), id, 1, clock.instant(), 3,
-                    last ? 500 : 200, last ? "HTTP 500" : null, null), last ? DeliveryStatus.RETRYING : DeliveryStatus.SUCCEEDED,
-                    last ? clock.instant().plusSeconds(5) : null, last ? "HTTP 500" : null));
+            outcomes.add(new dev.idem.core.store.DeliveryQueue.Outcome(
+                    id,
+                    new dev.idem.core.Attempt(
+                            ids.next("att"),
+                            id,
+                            1,
+                            clock.instant(),
+                            3,
+                            last ? 500 : 200,
+                            last ? "HTTP 500" : null,
+                            null),
+                    last ? DeliveryStatus.RETRYING : DeliveryStatus.SUCCEEDED,
+                    last ? clock.instant().plusSeconds(5) : null,
+                    last ? "HTTP 500" : null));
         }
         store.queue().complete("n", outcomes);
         assertThat(reload(s).status()).as("one delivery is retrying").isEqualTo(ScheduleStatus.ACTIVE);
         clock.advance(Duration.ofSeconds(5));
         var retry = store.queue().claimDue("n", Duration.ofMinutes(1), 10).get(0);
         String id = retry.delivery().id();
-        store.queue().complete("n", List.of(new dev.idem.core.store.DeliveryQueue.Outcome(id, new dev.idem.core.Attempt(ids.next("att"), id, 2,
-                clock.instant(), 3, null, "connection refused", null), DeliveryStatus.DEAD, null, "connection refused")));
+        store.queue()
+                .complete(
+                        "n",
+                        List.of(new dev.idem.core.store.DeliveryQueue.Outcome(
+                                id,
+                                new dev.idem.core.Attempt(
+                                        ids.next("att"), id, 2, clock.instant(), 3, null, "connection refused", null),
+                                DeliveryStatus.DEAD,
+                                null,
+                                "connection refused")));
         assertThat(reload(s).status()).isEqualTo(ScheduleStatus.COMPLETED);
     }
 

@@ -20,33 +20,107 @@ public final class Defs {
     private Defs() {}
 
     public static ScheduleDefinition once(String endpoint, Instant fireAt) {
-        return new ScheduleDefinition(endpoint, new Timing.Once(fireAt), null, null, null, Map.of(), null, null, null,
-                RetryPolicy.DEFAULT, Duration.ofSeconds(5), 5, HeaderProfile.STANDARD, null);
+        return new ScheduleDefinition(
+                endpoint,
+                new Timing.Once(fireAt),
+                null,
+                null,
+                null,
+                Map.of(),
+                null,
+                null,
+                null,
+                RetryPolicy.DEFAULT,
+                Duration.ofSeconds(5),
+                5,
+                HeaderProfile.STANDARD,
+                null);
     }
 
     /** Hourly from {@code start} (its first occurrence) in {@code zone}. */
     public static ScheduleDefinition hourly(String endpoint, Instant start, String zone) {
         java.time.ZoneId z = java.time.ZoneId.of(zone);
-        Timing t = new Timing.Recurring(dev.idem.core.recurrence.RecurrenceSpec.rrule("FREQ=HOURLY",
-                z, java.time.LocalDateTime.ofInstant(start, z)), dev.idem.core.CatchUp.LATEST);
-        return new ScheduleDefinition(endpoint, t, null, null, null, Map.of(), null, null, null,
-                RetryPolicy.DEFAULT, Duration.ofSeconds(5), 5, HeaderProfile.STANDARD, null);
+        Timing t = new Timing.Recurring(
+                dev.idem.core.recurrence.RecurrenceSpec.rrule(
+                        "FREQ=HOURLY", z, java.time.LocalDateTime.ofInstant(start, z)),
+                dev.idem.core.CatchUp.LATEST);
+        return new ScheduleDefinition(
+                endpoint,
+                t,
+                null,
+                null,
+                null,
+                Map.of(),
+                null,
+                null,
+                null,
+                RetryPolicy.DEFAULT,
+                Duration.ofSeconds(5),
+                5,
+                HeaderProfile.STANDARD,
+                null);
     }
 
-    public static ScheduleDefinition with(ScheduleDefinition d, String payloadJson, String body, String contentType,
-                                          Map<String, String> headers, String eventType, String idempotencyKey) {
-        return new ScheduleDefinition(d.endpoint(), d.timing(), payloadJson, body, contentType, headers, eventType,
-                idempotencyKey, d.dedupId(), d.retry(), d.timeout(), d.autoPauseAfter(), d.headerProfile(), d.metadataJson());
+    public static ScheduleDefinition with(
+            ScheduleDefinition d,
+            String payloadJson,
+            String body,
+            String contentType,
+            Map<String, String> headers,
+            String eventType,
+            String idempotencyKey) {
+        return new ScheduleDefinition(
+                d.endpoint(),
+                d.timing(),
+                payloadJson,
+                body,
+                contentType,
+                headers,
+                eventType,
+                idempotencyKey,
+                d.dedupId(),
+                d.retry(),
+                d.timeout(),
+                d.autoPauseAfter(),
+                d.headerProfile(),
+                d.metadataJson());
     }
 
-    public static ScheduleDefinition retry(ScheduleDefinition d, RetryPolicy retry, Duration timeout, int autoPauseAfter) {
-        return new ScheduleDefinition(d.endpoint(), d.timing(), d.payloadJson(), d.body(), d.contentType(), d.headers(),
-                d.eventType(), d.idempotencyKey(), d.dedupId(), retry, timeout, autoPauseAfter, d.headerProfile(), d.metadataJson());
+    public static ScheduleDefinition retry(
+            ScheduleDefinition d, RetryPolicy retry, Duration timeout, int autoPauseAfter) {
+        return new ScheduleDefinition(
+                d.endpoint(),
+                d.timing(),
+                d.payloadJson(),
+                d.body(),
+                d.contentType(),
+                d.headers(),
+                d.eventType(),
+                d.idempotencyKey(),
+                d.dedupId(),
+                retry,
+                timeout,
+                autoPauseAfter,
+                d.headerProfile(),
+                d.metadataJson());
     }
 
     public static ScheduleDefinition profile(ScheduleDefinition d, HeaderProfile p) {
-        return new ScheduleDefinition(d.endpoint(), d.timing(), d.payloadJson(), d.body(), d.contentType(), d.headers(),
-                d.eventType(), d.idempotencyKey(), d.dedupId(), d.retry(), d.timeout(), d.autoPauseAfter(), p, d.metadataJson());
+        return new ScheduleDefinition(
+                d.endpoint(),
+                d.timing(),
+                d.payloadJson(),
+                d.body(),
+                d.contentType(),
+                d.headers(),
+                d.eventType(),
+                d.idempotencyKey(),
+                d.dedupId(),
+                d.retry(),
+                d.timeout(),
+                d.autoPauseAfter(),
+                p,
+                d.metadataJson());
     }
 
     public static Schedule schedule(String id, Tenant tenant, ScheduleDefinition def, Instant now) {
@@ -58,8 +132,20 @@ public final class Defs {
     public static Delivery claimed(Schedule s, String id, long sequence, int attempt) {
         Instant due = s.definition().timing().first(s.createdAt()).orElseThrow();
         Delivery d = Delivery.scheduled(id, s, due, sequence, due);
-        return new Delivery(d.id(), d.tenant(), d.scheduleId(), d.scheduledFor(), d.sequence(),
-                dev.idem.core.DeliveryStatus.DELIVERING, attempt, d.nextAttemptAt(), d.idempotencyKey(), "node-a",
-                due.plusSeconds(90), null, d.createdAt(), d.updatedAt());
+        return new Delivery(
+                d.id(),
+                d.tenant(),
+                d.scheduleId(),
+                d.scheduledFor(),
+                d.sequence(),
+                dev.idem.core.DeliveryStatus.DELIVERING,
+                attempt,
+                d.nextAttemptAt(),
+                d.idempotencyKey(),
+                "node-a",
+                due.plusSeconds(90),
+                null,
+                d.createdAt(),
+                d.updatedAt());
     }
 }

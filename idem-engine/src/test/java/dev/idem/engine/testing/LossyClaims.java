@@ -27,7 +27,8 @@ public final class LossyClaims implements DeliveryQueue {
     public List<Claim> claimDue(String owner, Duration lease, int limit, Duration lookahead, Fairness fairness) {
         List<Claim> claims = real.claimDue(owner, lease, limit, lookahead, fairness);
         if (!claims.isEmpty() && toLose.getAndDecrement() > 0)
-            throw new StoreException("connection reset after the claim of " + claims.size() + " deliveries committed", null, true);
+            throw new StoreException(
+                    "connection reset after the claim of " + claims.size() + " deliveries committed", null, true);
         return claims;
     }
 

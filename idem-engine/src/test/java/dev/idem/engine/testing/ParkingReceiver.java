@@ -45,7 +45,8 @@ public final class ParkingReceiver implements AutoCloseable {
 
     private final HttpServer server;
     private final ExecutorService handlers = Executors.newFixedThreadPool(4, r -> daemon(r, "parking-receiver"));
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "parking-receiver-timer"));
+    private final ScheduledExecutorService timer =
+            Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "parking-receiver-timer"));
     private final Set<HttpExchange> parked = ConcurrentHashMap.newKeySet();
     private final List<Arrival> arrivals = new CopyOnWriteArrayList<>();
     private final Map<String, AtomicInteger> perDelivery = new ConcurrentHashMap<>();
@@ -106,7 +107,8 @@ public final class ParkingReceiver implements AutoCloseable {
         String attempt = ex.getRequestHeaders().getFirst("Idem-Attempt");
         maxOpen.accumulateAndGet(open.incrementAndGet(), Math::max);
         arrivals.add(new Arrival(id, attempt == null ? 0 : Integer.parseInt(attempt), System.currentTimeMillis()));
-        if (id != null) perDelivery.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
+        if (id != null)
+            perDelivery.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
         Mode m = mode;
         if (m instanceof Answer a) {
             if (a.delay().isZero()) answer(ex);

@@ -26,7 +26,8 @@ import java.util.function.Function;
  */
 public final class Receiver implements AutoCloseable {
     /** A request as it arrived; header names lower-case. */
-    public record Request(String path, Map<String, String> headers, byte[] body, long arrivedNanos, long arrivedMillis) {
+    public record Request(
+            String path, Map<String, String> headers, byte[] body, long arrivedNanos, long arrivedMillis) {
         public String header(String name) {
             return headers.get(name.toLowerCase(Locale.ROOT));
         }
@@ -128,7 +129,8 @@ public final class Receiver implements AutoCloseable {
         }
         Map<String, String> headers = new java.util.HashMap<>();
         ex.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(Locale.ROOT), String.join(",", v)));
-        Request req = new Request(ex.getRequestURI().getPath(), Map.copyOf(headers), body, System.nanoTime(), System.currentTimeMillis());
+        Request req = new Request(
+                ex.getRequestURI().getPath(), Map.copyOf(headers), body, System.nanoTime(), System.currentTimeMillis());
         String id = req.id() == null ? "?" : req.id();
         AtomicInteger n = inFlight.computeIfAbsent(id, k -> new AtomicInteger());
         maxInFlightPerId.accumulateAndGet(n.incrementAndGet(), Math::max);
@@ -139,9 +141,10 @@ public final class Receiver implements AutoCloseable {
             reply.headers().forEach((k, v) -> ex.getResponseHeaders().add(k, v));
             byte[] out = reply.body().getBytes(StandardCharsets.UTF_8);
             ex.sendResponseHeaders(reply.status(), out.length == 0 ? -1 : out.length);
-            if (out.length > 0) try (OutputStream os = ex.getResponseBody()) {
-                os.write(out);
-            }
+            if (out.length > 0)
+                try (OutputStream os = ex.getResponseBody()) {
+                    os.write(out);
+                }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {

@@ -1,5 +1,6 @@
 package dev.idem.engine.testing;
 
+import dev.idem.core.Attempt;
 import dev.idem.core.Delivery;
 import dev.idem.core.IdGenerator;
 import dev.idem.core.Materialisation;
@@ -7,7 +8,6 @@ import dev.idem.core.Project;
 import dev.idem.core.Schedule;
 import dev.idem.core.ScheduleDefinition;
 import dev.idem.core.SigningSecrets;
-import dev.idem.core.Attempt;
 import dev.idem.core.store.Store;
 import dev.idem.wire.SigningSecret;
 import java.time.Clock;
@@ -56,10 +56,14 @@ public final class World {
                 Instant now = clock.instant();
                 List<Schedule> schedules = new ArrayList<>(chunk.size());
                 for (ScheduleDefinition def : chunk) {
-                    Materialisation.Plan plan = Materialisation.forNew(Defs.schedule(ids.next("sch"), Defs.TENANT, def, now),
-                            now.plus(Duration.ofDays(400)), ids, now);
+                    Materialisation.Plan plan = Materialisation.forNew(
+                            Defs.schedule(ids.next("sch"), Defs.TENANT, def, now),
+                            now.plus(Duration.ofDays(400)),
+                            ids,
+                            now);
                     schedules.add(plan.advanced(now));
-                    if (!plan.deliveries().isEmpty()) batch.add(plan.deliveries().get(0));
+                    if (!plan.deliveries().isEmpty())
+                        batch.add(plan.deliveries().get(0));
                 }
                 tx.schedules().insertAll(schedules);
                 tx.deliveries().insertAll(batch);
@@ -75,7 +79,8 @@ public final class World {
         for (int from = 0; from < defs.size(); from += 500) {
             List<ScheduleDefinition> chunk = defs.subList(from, Math.min(defs.size(), from + 500));
             store.useTransaction(tx -> {
-                for (ScheduleDefinition def : chunk) tx.schedules().insert(Defs.schedule(ids.next("sch"), Defs.TENANT, def, clock.instant()));
+                for (ScheduleDefinition def : chunk)
+                    tx.schedules().insert(Defs.schedule(ids.next("sch"), Defs.TENANT, def, clock.instant()));
             });
         }
     }
@@ -90,11 +95,13 @@ public final class World {
     }
 
     public Delivery delivery(String id) {
-        return store.inTransaction(tx -> tx.deliveries().find(Defs.TENANT, id)).orElseThrow(() -> new AssertionError("no delivery " + id));
+        return store.inTransaction(tx -> tx.deliveries().find(Defs.TENANT, id))
+                .orElseThrow(() -> new AssertionError("no delivery " + id));
     }
 
     public Schedule schedule(String id) {
-        return store.inTransaction(tx -> tx.schedules().find(Defs.TENANT, id)).orElseThrow(() -> new AssertionError("no schedule " + id));
+        return store.inTransaction(tx -> tx.schedules().find(Defs.TENANT, id))
+                .orElseThrow(() -> new AssertionError("no schedule " + id));
     }
 
     /** Every delivery of the tenant, newest first. */

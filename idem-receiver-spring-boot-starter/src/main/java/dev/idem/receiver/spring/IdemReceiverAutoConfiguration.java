@@ -76,19 +76,30 @@ public class IdemReceiverAutoConfiguration {
         if (type.equals("auto")) type = ds != null ? "jdbc" : p.getRedisUrl() != null ? "redis" : "memory";
         switch (type) {
             case "jdbc" -> {
-                if (ds == null) throw new IllegalStateException("idem.receiver.inbox.type=jdbc needs a single DataSource bean");
-                return JdbcInbox.builder(ds).table(p.getTable()).createTable(p.isCreateTable()).claimLease(p.getClaimLease()).build();
+                if (ds == null)
+                    throw new IllegalStateException("idem.receiver.inbox.type=jdbc needs a single DataSource bean");
+                return JdbcInbox.builder(ds)
+                        .table(p.getTable())
+                        .createTable(p.isCreateTable())
+                        .claimLease(p.getClaimLease())
+                        .build();
             }
             case "redis" -> {
-                if (p.getRedisUrl() == null) throw new IllegalStateException("idem.receiver.inbox.type=redis needs idem.receiver.inbox.redis-url");
-                return dev.idem.receiver.RedisInbox.connect(p.getRedisUrl(), p.getRedisPrefix(), p.getClaimLease(), window);
+                if (p.getRedisUrl() == null)
+                    throw new IllegalStateException(
+                            "idem.receiver.inbox.type=redis needs idem.receiver.inbox.redis-url");
+                return dev.idem.receiver.RedisInbox.connect(
+                        p.getRedisUrl(), p.getRedisPrefix(), p.getClaimLease(), window);
             }
             case "memory" -> {
-                log.warn("idem receiver: in-memory inbox; processed keys are forgotten on restart and not shared between"
-                        + " instances. Give the application a DataSource or set idem.receiver.inbox.redis-url.");
+                log.warn(
+                        "idem receiver: in-memory inbox; processed keys are forgotten on restart and not shared between"
+                                + " instances. Give the application a DataSource or set idem.receiver.inbox.redis-url.");
                 return new MemoryInbox(Clock.systemUTC(), p.getClaimLease());
             }
-            default -> throw new IllegalStateException("idem.receiver.inbox.type must be auto, jdbc, redis or memory, not " + type);
+            default ->
+                throw new IllegalStateException(
+                        "idem.receiver.inbox.type must be auto, jdbc, redis or memory, not " + type);
         }
     }
 
@@ -117,13 +128,15 @@ public class IdemReceiverAutoConfiguration {
     static class FilterConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "idemReceiverFilter")
-        FilterRegistrationBean<IdemReceiverFilter> idemReceiverFilter(Receiver receiver, IdemReceiverProperties props,
-                ObjectProvider<DataSource> dataSources) {
+        FilterRegistrationBean<IdemReceiverFilter> idemReceiverFilter(
+                Receiver receiver, IdemReceiverProperties props, ObjectProvider<DataSource> dataSources) {
             IdemReceiverFilter.Builder b = IdemReceiverFilter.builder(receiver)
-                    .storeResponses(props.isStoreResponses()).maxBodyBytes(props.getMaxBodyBytes());
+                    .storeResponses(props.isStoreResponses())
+                    .maxBodyBytes(props.getMaxBodyBytes());
             DataSource ds = dataSources.getIfUnique();
             // the binder only acts on a claiming transaction, which only a JDBC inbox opens
-            if (receiver.inbox() instanceof JdbcInbox && ds != null && springJdbcPresent()) b.connectionBinder(new SpringConnectionBinder(ds));
+            if (receiver.inbox() instanceof JdbcInbox && ds != null && springJdbcPresent())
+                b.connectionBinder(new SpringConnectionBinder(ds));
             FilterRegistrationBean<IdemReceiverFilter> reg = new FilterRegistrationBean<>(b.build());
             reg.setName("idemReceiverFilter");
             reg.setUrlPatterns(props.getUrlPatterns());

@@ -57,45 +57,160 @@ public class IdemReceiverProperties {
         /** Prefix of every Redis key. */
         private String redisPrefix = "idem:inbox:";
 
-        public String getType() { return type; }
-        public void setType(String type) { this.type = type; }
-        public String getTable() { return table; }
-        public void setTable(String table) { this.table = table; }
-        public boolean isCreateTable() { return createTable; }
-        public void setCreateTable(boolean createTable) { this.createTable = createTable; }
-        public Duration getClaimLease() { return claimLease; }
-        public void setClaimLease(Duration claimLease) { this.claimLease = claimLease; }
-        public String getRedisUrl() { return redisUrl; }
-        public void setRedisUrl(String redisUrl) { this.redisUrl = redisUrl; }
-        public String getRedisPrefix() { return redisPrefix; }
-        public void setRedisPrefix(String redisPrefix) { this.redisPrefix = redisPrefix; }
+        public String getType() {
+            return type;
+        }
+
+        public void setType(String type) {
+            this.type = type;
+        }
+
+        public String getTable() {
+            return table;
+        }
+
+        public void setTable(String table) {
+            this.table = table;
+        }
+
+        public boolean isCreateTable() {
+            return createTable;
+        }
+
+        public void setCreateTable(boolean createTable) {
+            this.createTable = createTable;
+        }
+
+        public Duration getClaimLease() {
+            return claimLease;
+        }
+
+        public void setClaimLease(Duration claimLease) {
+            this.claimLease = claimLease;
+        }
+
+        public String getRedisUrl() {
+            return redisUrl;
+        }
+
+        public void setRedisUrl(String redisUrl) {
+            this.redisUrl = redisUrl;
+        }
+
+        public String getRedisPrefix() {
+            return redisPrefix;
+        }
+
+        public void setRedisPrefix(String redisPrefix) {
+            this.redisPrefix = redisPrefix;
+        }
     }
 
-    public boolean isEnabled() { return enabled; }
-    public void setEnabled(boolean enabled) { this.enabled = enabled; }
-    public VerifierMode getMode() { return mode; }
-    public void setMode(VerifierMode mode) { this.mode = mode; }
-    public List<String> getSecrets() { return secrets; }
-    public void setSecrets(List<String> secrets) { this.secrets = secrets; }
-    public Duration getTolerance() { return tolerance; }
-    public void setTolerance(Duration tolerance) { this.tolerance = tolerance; }
-    public List<String> getUrlPatterns() { return urlPatterns; }
-    public void setUrlPatterns(List<String> urlPatterns) { this.urlPatterns = urlPatterns; }
-    public String getKeyHeader() { return keyHeader; }
-    public void setKeyHeader(String keyHeader) { this.keyHeader = keyHeader; }
-    public String getKeyJsonField() { return keyJsonField; }
-    public void setKeyJsonField(String keyJsonField) { this.keyJsonField = keyJsonField; }
-    public boolean isStoreResponses() { return storeResponses; }
-    public void setStoreResponses(boolean storeResponses) { this.storeResponses = storeResponses; }
-    public int getMaxBodyBytes() { return maxBodyBytes; }
-    public void setMaxBodyBytes(int maxBodyBytes) { this.maxBodyBytes = maxBodyBytes; }
-    public Boolean getTransactional() { return transactional; }
-    public void setTransactional(Boolean transactional) { this.transactional = transactional; }
-    public Duration getDedupWindow() { return dedupWindow; }
-    public void setDedupWindow(Duration dedupWindow) { this.dedupWindow = dedupWindow; }
-    public Duration getSenderRetryHorizon() { return senderRetryHorizon; }
-    public void setSenderRetryHorizon(Duration senderRetryHorizon) { this.senderRetryHorizon = senderRetryHorizon; }
-    public Duration getPruneInterval() { return pruneInterval; }
-    public void setPruneInterval(Duration pruneInterval) { this.pruneInterval = pruneInterval; }
-    public Inbox getInbox() { return inbox; }
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public VerifierMode getMode() {
+        return mode;
+    }
+
+    public void setMode(VerifierMode mode) {
+        this.mode = mode;
+    }
+
+    public List<String> getSecrets() {
+        return secrets;
+    }
+
+    public void setSecrets(List<String> secrets) {
+        this.secrets = secrets;
+    }
+
+    public Duration getTolerance() {
+        return tolerance;
+    }
+
+    public void setTolerance(Duration tolerance) {
+        this.tolerance = tolerance;
+    }
+
+    public List<String> getUrlPatterns() {
+        return urlPatterns;
+    }
+
+    public void setUrlPatterns(List<String> urlPatterns) {
+        this.urlPatterns = urlPatterns;
+    }
+
+    public String getKeyHeader() {
+        return keyHeader;
+    }
+
+    public void setKeyHeader(String keyHeader) {
+        this.keyHeader = keyHeader;
+    }
+
+    public String getKeyJsonField() {
+        return keyJsonField;
+    }
+
+    public void setKeyJsonField(String keyJsonField) {
+        this.keyJsonField = keyJsonField;
+    }
+
+    public boolean isStoreResponses() {
+        return storeResponses;
+    }
+
+    public void setStoreResponses(boolean storeResponses) {
+        this.storeResponses = storeResponses;
+    }
+
+    public int getMaxBodyBytes() {
+        return maxBodyBytes;
+    }
+
+    public void setMaxBodyBytes(int maxBodyBytes) {
+        this.maxBodyBytes = maxBodyBytes;
+    }
+
+    public Boolean getTransactional() {
+        return transactional;
+    }
+
+    public void setTransactional(Boolean transactional) {
+        this.transactional = transactional;
+    }
+
+    public Duration getDedupWindow() {
+        return dedupWindow;
+    }
+
+    public void setDedupWindow(Duration dedupWindow) {
+        this.dedupWindow = dedupWindow;
+    }
+
+    public Duration getSenderRetryHorizon() {
+        return senderRetryHorizon;
+    }
+
+    public void setSenderRetryHorizon(Duration senderRetryHorizon) {
+        this.senderRetryHorizon = senderRetryHorizon;
+    }
+
+    public Duration getPruneInterval() {
+        return pruneInterval;
+    }
+
+    public void setPruneInterval(Duration pruneInterval) {
+        this.pruneInterval = pruneInterval;
+    }
+
+    public Inbox getInbox() {
+        return inbox;
+    }
 }

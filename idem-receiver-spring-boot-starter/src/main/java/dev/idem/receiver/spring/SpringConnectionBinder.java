@@ -30,7 +30,8 @@ final class SpringConnectionBinder implements ConnectionBinder {
         return () -> {
             TransactionSynchronizationManager.unbindResource(dataSource);
             if (holder.isRollbackOnly()) {
-                throw new IllegalStateException("the handler's transaction was marked rollback-only; rolling the delivery back");
+                throw new IllegalStateException(
+                        "the handler's transaction was marked rollback-only; rolling the delivery back");
             }
         };
     }

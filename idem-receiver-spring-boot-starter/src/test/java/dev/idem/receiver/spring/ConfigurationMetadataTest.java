@@ -29,9 +29,14 @@ class ConfigurationMetadataTest {
 
     @BeforeAll
     static void read() throws IOException {
-        try (InputStream in = ConfigurationMetadataTest.class.getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
-            assertThat(in).as("the processor wrote META-INF/spring-configuration-metadata.json").isNotNull();
-            metadata = new TreeMap<>(ConfigurationMetadataRepositoryJsonBuilder.create(in).build().getAllProperties());
+        try (InputStream in =
+                ConfigurationMetadataTest.class.getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+            assertThat(in)
+                    .as("the processor wrote META-INF/spring-configuration-metadata.json")
+                    .isNotNull();
+            metadata = new TreeMap<>(ConfigurationMetadataRepositoryJsonBuilder.create(in)
+                    .build()
+                    .getAllProperties());
         }
     }
 
@@ -45,18 +50,23 @@ class ConfigurationMetadataTest {
 
     @Test
     void everyPropertyHasItsJavadocAsDescription() {
-        assertThat(metadata.values()).allSatisfy(p -> assertThat(p.getDescription()).as(p.getId()).isNotBlank());
-        assertThat(metadata.get("idem.receiver.dedup-window").getDescription()).isEqualTo("How long processed keys are remembered.");
+        assertThat(metadata.values())
+                .allSatisfy(p -> assertThat(p.getDescription()).as(p.getId()).isNotBlank());
+        assertThat(metadata.get("idem.receiver.dedup-window").getDescription())
+                .isEqualTo("How long processed keys are remembered.");
     }
 
     @Test
     void theDefaultsAndTheInboxTypeHintsAreThere() {
         assertThat(metadata.get("idem.receiver.tolerance").getDefaultValue()).isEqualTo("5m");
-        assertThat(metadata.get("idem.receiver.max-body-bytes").getDefaultValue()).isEqualTo(1_048_576);
+        assertThat(metadata.get("idem.receiver.max-body-bytes").getDefaultValue())
+                .isEqualTo(1_048_576);
         assertThat(metadata.get("idem.receiver.mode").getDefaultValue()).isEqualTo("standard-webhooks");
-        assertThat((Object[]) metadata.get("idem.receiver.url-patterns").getDefaultValue()).containsExactly("/webhooks/*");
+        assertThat((Object[]) metadata.get("idem.receiver.url-patterns").getDefaultValue())
+                .containsExactly("/webhooks/*");
         assertThat(metadata.get("idem.receiver.inbox.type").getHints().getValueHints())
-                .extracting(h -> h.getValue()).containsExactly("auto", "jdbc", "redis", "memory");
+                .extracting(h -> h.getValue())
+                .containsExactly("auto", "jdbc", "redis", "memory");
     }
 
     /** The README's table names the same properties, with the same defaults where it gives one in backticks. */
@@ -67,7 +77,11 @@ class ConfigurationMetadataTest {
         readme.forEach((name, documented) -> {
             Object actual = metadata.get(name).getDefaultValue();
             if (documented != null && actual != null) {
-                String shown = actual instanceof Object[] a ? String.join(",", java.util.Arrays.stream(a).map(String::valueOf).toList()) : String.valueOf(actual);
+                String shown = actual instanceof Object[] a
+                        ? String.join(
+                                ",",
+                                java.util.Arrays.stream(a).map(String::valueOf).toList())
+                        : String.valueOf(actual);
                 assertThat(documented).as("README default of " + name).isEqualTo(shown);
             }
         });
@@ -99,10 +113,13 @@ class ConfigurationMetadataTest {
 
     /** Writable properties, and read-only ones whose type is a nested class of the properties class (groups). */
     private static void collect(String prefix, Class<?> type, TreeSet<String> into) throws IntrospectionException {
-        for (PropertyDescriptor pd : Introspector.getBeanInfo(type, Object.class).getPropertyDescriptors()) {
-            String name = prefix + "." + pd.getName().replaceAll("([A-Z])", "-$1").toLowerCase(java.util.Locale.ROOT);
+        for (PropertyDescriptor pd :
+                Introspector.getBeanInfo(type, Object.class).getPropertyDescriptors()) {
+            String name =
+                    prefix + "." + pd.getName().replaceAll("([A-Z])", "-$1").toLowerCase(java.util.Locale.ROOT);
             if (pd.getWriteMethod() != null) into.add(name);
-            else if (pd.getPropertyType().getDeclaringClass() == IdemReceiverProperties.class) collect(name, pd.getPropertyType(), into);
+            else if (pd.getPropertyType().getDeclaringClass() == IdemReceiverProperties.class)
+                collect(name, pd.getPropertyType(), into);
         }
     }
 }

@@ -43,7 +43,10 @@ class IdemReceiverAutoConfigurationTest {
     @Test
     void withOnlyASecretItConfiguresAVerifierAMemoryInboxAndTheFilterOnWebhooks() {
         web.withPropertyValues("idem.receiver.secrets=" + SECRET).run(ctx -> {
-            assertThat(ctx).hasSingleBean(Verifier.class).hasSingleBean(KeyExtractor.class).hasSingleBean(InboxPruner.class);
+            assertThat(ctx)
+                    .hasSingleBean(Verifier.class)
+                    .hasSingleBean(KeyExtractor.class)
+                    .hasSingleBean(InboxPruner.class);
             assertThat(ctx.getBean(Inbox.class)).isInstanceOf(MemoryInbox.class);
             FilterRegistrationBean<?> reg = ctx.getBean("idemReceiverFilter", FilterRegistrationBean.class);
             assertThat(reg.getFilter()).isInstanceOf(IdemReceiverFilter.class);
@@ -54,60 +57,87 @@ class IdemReceiverAutoConfigurationTest {
     @Test
     void withADataSourceTheInboxIsJdbcOnTheConfiguredTable() {
         web.withBean(DataSource.class, () -> pg)
-                .withPropertyValues("idem.receiver.secrets=" + SECRET, "idem.receiver.inbox.table=idem_starter_inbox",
+                .withPropertyValues(
+                        "idem.receiver.secrets=" + SECRET,
+                        "idem.receiver.inbox.table=idem_starter_inbox",
                         "idem.receiver.url-patterns=/hooks/*,/stripe")
                 .run(ctx -> {
-                    assertThat(ctx.getBean(Inbox.class)).isInstanceOfSatisfying(JdbcInbox.class,
-                            i -> assertThat(i.table()).isEqualTo("idem_starter_inbox"));
-                    assertThat(ctx.getBean("idemReceiverFilter", FilterRegistrationBean.class).getUrlPatterns())
+                    assertThat(ctx.getBean(Inbox.class))
+                            .isInstanceOfSatisfying(
+                                    JdbcInbox.class, i -> assertThat(i.table()).isEqualTo("idem_starter_inbox"));
+                    assertThat(ctx.getBean("idemReceiverFilter", FilterRegistrationBean.class)
+                                    .getUrlPatterns())
                             .containsExactly("/hooks/*", "/stripe");
                 });
     }
 
     @Test
     void withARedisUrlTheInboxIsRedis() {
-        web.withPropertyValues("idem.receiver.secrets=" + SECRET, "idem.receiver.inbox.redis-url=" + TestDatabases.REDIS_URL,
-                "idem.receiver.inbox.redis-prefix=" + TestDatabases.REDIS_PREFIX + "starter:")
+        web.withPropertyValues(
+                        "idem.receiver.secrets=" + SECRET,
+                        "idem.receiver.inbox.redis-url=" + TestDatabases.REDIS_URL,
+                        "idem.receiver.inbox.redis-prefix=" + TestDatabases.REDIS_PREFIX + "starter:")
                 .run(ctx -> assertThat(ctx.getBean(Inbox.class)).isInstanceOf(RedisInbox.class));
     }
 
     @Test
     void theModeAndKeyPropertiesShapeTheVerifierAndTheKeys() {
-        web.withPropertyValues("idem.receiver.secrets=It's a Secret to Everybody", "idem.receiver.mode=github",
-                "idem.receiver.key-json-field=delivery.id").run(ctx -> {
+        web.withPropertyValues(
+                        "idem.receiver.secrets=It's a Secret to Everybody",
+                        "idem.receiver.mode=github",
+                        "idem.receiver.key-json-field=delivery.id")
+                .run(ctx -> {
                     Verifier v = ctx.getBean(Verifier.class);
                     byte[] body = "Hello, World!".getBytes(StandardCharsets.UTF_8);
-                    SignatureCheck ok = v.verify(Map.of("X-Hub-Signature-256",
-                            "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17")::get, body);
+                    SignatureCheck ok = v.verify(
+                            Map.of(
+                                    "X-Hub-Signature-256",
+                                    "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17")::get,
+                            body);
                     assertThat(ok.valid()).isTrue();
-                    assertThat(ctx.getBean(KeyExtractor.class).extract(Map.<String, String>of()::get,
-                            "{\"delivery\":{\"id\":\"d-1\"}}".getBytes(StandardCharsets.UTF_8))).isEqualTo("d-1");
+                    assertThat(ctx.getBean(KeyExtractor.class)
+                                    .extract(
+                                            Map.<String, String>of()::get,
+                                            "{\"delivery\":{\"id\":\"d-1\"}}".getBytes(StandardCharsets.UTF_8)))
+                            .isEqualTo("d-1");
                 });
     }
 
     @Test
     void startupFailsWithoutASecretAndSaysWhichPropertyIsMissing() {
-        web.run(ctx -> assertThat(ctx).hasFailed().getFailure().rootCause().hasMessageContaining("idem.receiver.secrets is required"));
+        web.run(ctx -> assertThat(ctx)
+                .hasFailed()
+                .getFailure()
+                .rootCause()
+                .hasMessageContaining("idem.receiver.secrets is required"));
     }
 
     @Test
     void aDedupWindowShorterThanTheSendersRetryHorizonIsRefusedAtStartup() {
-        web.withPropertyValues("idem.receiver.secrets=" + SECRET, "idem.receiver.dedup-window=2h",
-                "idem.receiver.sender-retry-horizon=24h")
-                .run(ctx -> assertThat(ctx).hasFailed().getFailure().rootCause()
+        web.withPropertyValues(
+                        "idem.receiver.secrets=" + SECRET,
+                        "idem.receiver.dedup-window=2h",
+                        "idem.receiver.sender-retry-horizon=24h")
+                .run(ctx -> assertThat(ctx)
+                        .hasFailed()
+                        .getFailure()
+                        .rootCause()
                         .hasMessageContaining("2h is shorter than the sender's retry horizon 24h"));
     }
 
     @Test
     void disabledMeansNoBeansAndAnApplicationVerifierWins() {
-        web.withPropertyValues("idem.receiver.enabled=false").run(ctx -> assertThat(ctx).doesNotHaveBean(Inbox.class));
+        web.withPropertyValues("idem.receiver.enabled=false")
+                .run(ctx -> assertThat(ctx).doesNotHaveBean(Inbox.class));
         Verifier mine = (h, b) -> SignatureCheck.ok();
-        web.withBean(Verifier.class, () -> mine).run(ctx -> assertThat(ctx.getBean(Verifier.class)).isSameAs(mine));
+        web.withBean(Verifier.class, () -> mine)
+                .run(ctx -> assertThat(ctx.getBean(Verifier.class)).isSameAs(mine));
     }
 
     @Test
     void outsideAServletApplicationThereIsNoFilter() {
-        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(IdemReceiverAutoConfiguration.class))
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(IdemReceiverAutoConfiguration.class))
                 .withPropertyValues("idem.receiver.secrets=" + SECRET)
                 .run(ctx -> {
                     assertThat(ctx).hasSingleBean(Inbox.class);

@@ -58,10 +58,16 @@ class SpringBootReceiverTest {
             port = s.getLocalPort();
         }
         String url = TestDatabases.postgresUrl();
-        app = SpringApplication.run(App.class, "--server.port=" + port, "--server.address=127.0.0.1",
-                "--spring.datasource.url=" + url, "--idem.receiver.secrets=" + SECRET,
-                "--idem.receiver.store-responses=true", "--idem.receiver.inbox.table=idem_starter_inbox");
-        app.getBean(JdbcTemplate.class).execute("CREATE TABLE IF NOT EXISTS idem_starter_orders (idem_key VARCHAR(255), body TEXT)");
+        app = SpringApplication.run(
+                App.class,
+                "--server.port=" + port,
+                "--server.address=127.0.0.1",
+                "--spring.datasource.url=" + url,
+                "--idem.receiver.secrets=" + SECRET,
+                "--idem.receiver.store-responses=true",
+                "--idem.receiver.inbox.table=idem_starter_inbox");
+        app.getBean(JdbcTemplate.class)
+                .execute("CREATE TABLE IF NOT EXISTS idem_starter_orders (idem_key VARCHAR(255), body TEXT)");
     }
 
     @AfterAll
@@ -71,16 +77,23 @@ class SpringBootReceiverTest {
 
     private static HttpResponse<String> deliver(String id, String body, boolean sign) throws Exception {
         long ts = Instant.now().getEpochSecond();
-        String sig = sign ? WebhookSigner.sign(SigningSecret.parse(SECRET), id, ts, body.getBytes(StandardCharsets.UTF_8))
+        String sig = sign
+                ? WebhookSigner.sign(SigningSecret.parse(SECRET), id, ts, body.getBytes(StandardCharsets.UTF_8))
                 : "v1,Zm9yZ2VkIHNpZ25hdHVyZSBvZiAzMiBieXRlcyEhISE=";
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/webhooks/orders"))
-                .header("webhook-id", id).header("webhook-timestamp", Long.toString(ts)).header("webhook-signature", sig)
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        return http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/webhooks/orders"))
+                        .header("webhook-id", id)
+                        .header("webhook-timestamp", Long.toString(ts))
+                        .header("webhook-signature", sig)
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(body))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     private static long orders(String id) {
-        return app.getBean(JdbcTemplate.class).queryForObject("SELECT COUNT(*) FROM idem_starter_orders WHERE idem_key = ?", Long.class, id);
+        return app.getBean(JdbcTemplate.class)
+                .queryForObject("SELECT COUNT(*) FROM idem_starter_orders WHERE idem_key = ?", Long.class, id);
     }
 
     @Test

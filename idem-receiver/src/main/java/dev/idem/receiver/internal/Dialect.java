@@ -25,7 +25,8 @@ public interface Dialect {
 
     /** The statements that create the inbox table and its index if absent. */
     default List<String> createInbox(String table) {
-        return List.of(inboxTable(table, "TEXT", ""),
+        return List.of(
+                inboxTable(table, "TEXT", ""),
                 "CREATE INDEX IF NOT EXISTS " + table + "_created ON " + table + " (created_at)");
     }
 
@@ -82,16 +83,22 @@ public interface Dialect {
      * on {@code tx}; true when it was newer.
      */
     default boolean advanceSequence(Connection tx, String table, String resource, long sequence) throws SQLException {
-        return JdbcRows.update(tx, "INSERT INTO " + table + " AS s (resource, last_sequence) VALUES (?, ?)"
-                + " ON CONFLICT (resource) DO UPDATE SET last_sequence = excluded.last_sequence"
-                + " WHERE s.last_sequence < excluded.last_sequence", resource, sequence) == 1;
+        return JdbcRows.update(
+                        tx,
+                        "INSERT INTO " + table + " AS s (resource, last_sequence) VALUES (?, ?)"
+                                + " ON CONFLICT (resource) DO UPDATE SET last_sequence = excluded.last_sequence"
+                                + " WHERE s.last_sequence < excluded.last_sequence",
+                        resource,
+                        sequence)
+                == 1;
     }
 
     /** Whether an exception means "try the same transaction again": deadlock, serialization failure, busy. */
     boolean isTransient(SQLException e);
 
     /** The inbox table's column list and value placeholders, for {@link #insertIfAbsent}. */
-    String INBOX_COLUMNS = " (idem_key, status, claim_token, claimed_until, created_at, completed_at) VALUES (?, ?, ?, ?, ?, ?)";
+    String INBOX_COLUMNS =
+            " (idem_key, status, claim_token, claimed_until, created_at, completed_at) VALUES (?, ?, ?, ?, ?, ?)";
 
     /** Rows old enough to prune that are not live claims; params: cutoff, now. */
     String PRUNABLE = " WHERE created_at < ? AND (status = 'done' OR claimed_until < ?)";
@@ -119,7 +126,8 @@ public interface Dialect {
     /** Table names are spliced into SQL, so only plain identifiers are allowed. */
     static String checkIdentifier(String name) {
         if (name == null || !name.matches("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?")) {
-            throw new IllegalArgumentException("table name must be a plain SQL identifier, optionally schema-qualified: " + name);
+            throw new IllegalArgumentException(
+                    "table name must be a plain SQL identifier, optionally schema-qualified: " + name);
         }
         return name;
     }

@@ -60,7 +60,8 @@ public final class JdbcRows {
     public static boolean tableExists(Connection c, String table) throws SQLException {
         DatabaseMetaData md = c.getMetaData();
         String name = table.contains(".") ? table.substring(table.indexOf('.') + 1) : table;
-        for (String candidate : new String[] {name, name.toLowerCase(java.util.Locale.ROOT), name.toUpperCase(java.util.Locale.ROOT)}) {
+        for (String candidate :
+                new String[] {name, name.toLowerCase(java.util.Locale.ROOT), name.toUpperCase(java.util.Locale.ROOT)}) {
             try (ResultSet rs = md.getTables(null, null, candidate, null)) {
                 if (rs.next()) return true;
             }

@@ -14,6 +14,7 @@ import java.util.Map;
 public final class MiniJson {
     /** The deepest nesting of arrays and objects read. */
     public static final int MAX_DEPTH = 1000;
+
     private final String s;
     private int i;
     private int depth;
@@ -49,18 +50,26 @@ public final class MiniJson {
         ws();
         char c = s.charAt(i);
         switch (c) {
-            case '{': return nested(true);
-            case '[': return nested(false);
-            case '"': return string();
-            case 't': return literal("true", Boolean.TRUE);
-            case 'f': return literal("false", Boolean.FALSE);
-            case 'n': return literal("null", null);
-            default: return number();
+            case '{':
+                return nested(true);
+            case '[':
+                return nested(false);
+            case '"':
+                return string();
+            case 't':
+                return literal("true", Boolean.TRUE);
+            case 'f':
+                return literal("false", Boolean.FALSE);
+            case 'n':
+                return literal("null", null);
+            default:
+                return number();
         }
     }
 
     private Object nested(boolean object) {
-        if (++depth > MAX_DEPTH) throw new IllegalArgumentException("JSON nested deeper than " + MAX_DEPTH + " levels at offset " + i);
+        if (++depth > MAX_DEPTH)
+            throw new IllegalArgumentException("JSON nested deeper than " + MAX_DEPTH + " levels at offset " + i);
         Object v = object ? object() : array();
         depth--;
         return v;

@@ -19,7 +19,8 @@ public final class MySqlDialect implements Dialect {
     // MEDIUMTEXT: TEXT is 64 KiB there; binary collation so keys differing only in case stay distinct
     @Override
     public List<String> createInbox(String table) {
-        return List.of(Dialect.inboxTable(table, "MEDIUMTEXT", " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"),
+        return List.of(
+                Dialect.inboxTable(table, "MEDIUMTEXT", " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"),
                 "CREATE INDEX " + table + "_created ON " + table + " (created_at)");
     }
 
@@ -47,15 +48,27 @@ public final class MySqlDialect implements Dialect {
     // no ON CONFLICT … DO UPDATE … WHERE: insert if absent, else raise only a lower sequence
     @Override
     public boolean advanceSequence(Connection tx, String table, String resource, long sequence) throws SQLException {
-        if (JdbcRows.update(tx, "INSERT IGNORE INTO " + table + " (resource, last_sequence) VALUES (?, ?)",
-                resource, sequence) == 1) return true;
-        return JdbcRows.update(tx, "UPDATE " + table + " SET last_sequence = ? WHERE resource = ? AND last_sequence < ?",
-                sequence, resource, sequence) == 1;
+        if (JdbcRows.update(
+                        tx,
+                        "INSERT IGNORE INTO " + table + " (resource, last_sequence) VALUES (?, ?)",
+                        resource,
+                        sequence)
+                == 1) return true;
+        return JdbcRows.update(
+                        tx,
+                        "UPDATE " + table + " SET last_sequence = ? WHERE resource = ? AND last_sequence < ?",
+                        sequence,
+                        resource,
+                        sequence)
+                == 1;
     }
 
     @Override
     public boolean isTransient(SQLException e) {
-        return Dialect.anyInChain(e, s -> "40001".equals(s.getSQLState())
-                || s.getErrorCode() == DEADLOCK || s.getErrorCode() == LOCK_WAIT_TIMEOUT);
+        return Dialect.anyInChain(
+                e,
+                s -> "40001".equals(s.getSQLState())
+                        || s.getErrorCode() == DEADLOCK
+                        || s.getErrorCode() == LOCK_WAIT_TIMEOUT);
     }
 }

@@ -13,6 +13,6 @@ public interface ConnectionBinder {
 
     /** Binds nothing: handlers use {@link WebhookRequests#transaction}. */
     static ConnectionBinder none() {
-        return tx -> () -> { };
+        return tx -> () -> {};
     }
 }

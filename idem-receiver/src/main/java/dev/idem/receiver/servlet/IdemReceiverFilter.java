@@ -65,14 +65,18 @@ public final class IdemReceiverFilter implements Filter {
     }
 
     @Override
-    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+            throws IOException, ServletException {
         if (!(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)) {
             chain.doFilter(req, res);
             return;
         }
         byte[] body = readBody(request.getInputStream());
         if (body == null) {
-            write(response, Receipt.Answer.error(413, "BODY_TOO_LARGE", "request body is larger than " + maxBodyBytes + " bytes", Map.of()));
+            write(
+                    response,
+                    Receipt.Answer.error(
+                            413, "BODY_TOO_LARGE", "request body is larger than " + maxBodyBytes + " bytes", Map.of()));
             return;
         }
         CachedBodyRequest wrapped = new CachedBodyRequest(request, body);
@@ -91,7 +95,10 @@ public final class IdemReceiverFilter implements Filter {
                 }
             });
         } catch (NotSuccessful e) {
-            log.info("handler answered {} for key {}: rolled back, the sender will retry", buffered.getStatus(), WebhookRequests.key(wrapped));
+            log.info(
+                    "handler answered {} for key {}: rolled back, the sender will retry",
+                    buffered.getStatus(),
+                    WebhookRequests.key(wrapped));
             buffered.writeTo(response);
             return;
         } catch (IOException | ServletException | RuntimeException e) {
@@ -116,7 +123,8 @@ public final class IdemReceiverFilter implements Filter {
         }
     }
 
-    private String runChain(FilterChain chain, CachedBodyRequest req, BufferedResponse res) throws IOException, ServletException {
+    private String runChain(FilterChain chain, CachedBodyRequest req, BufferedResponse res)
+            throws IOException, ServletException {
         chain.doFilter(req, res);
         if (!res.successful()) throw new NotSuccessful();
         return storeResponses ? new String(res.body(), StandardCharsets.UTF_8) : null;

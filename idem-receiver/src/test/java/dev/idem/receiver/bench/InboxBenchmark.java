@@ -36,7 +36,8 @@ public final class InboxBenchmark {
         int keys = intArg(args, "--keys", 20_000);
         int threads = intArg(args, "--threads", 16);
         int rounds = intArg(args, "--rounds", 3);
-        System.out.printf("inbox benchmark: %d keys per round (+40%% duplicates), %d threads, %d rounds, best round shown%n",
+        System.out.printf(
+                "inbox benchmark: %d keys per round (+40%% duplicates), %d threads, %d rounds, best round shown%n",
                 keys, threads, rounds);
         postgres(keys, threads, rounds);
         redis(keys, threads, rounds);
@@ -44,12 +45,16 @@ public final class InboxBenchmark {
 
     private static void postgres(int keys, int threads, int rounds) throws Exception {
         try (TestDatabases.Pool pool = new TestDatabases.Pool(TestDatabases.postgresUrl(), threads)) {
-            TestDatabases.exec(pool, "DROP TABLE IF EXISTS bench_bare", "DROP TABLE IF EXISTS bench_inbox",
+            TestDatabases.exec(
+                    pool,
+                    "DROP TABLE IF EXISTS bench_bare",
+                    "DROP TABLE IF EXISTS bench_inbox",
                     "CREATE TABLE bench_bare (idem_key VARCHAR(255) PRIMARY KEY)");
             JdbcInbox inbox = JdbcInbox.builder(pool).table("bench_inbox").build();
             Decision bare = key -> {
                 try (Connection c = pool.getConnection();
-                     PreparedStatement ps = c.prepareStatement("INSERT INTO bench_bare (idem_key) VALUES (?) ON CONFLICT DO NOTHING")) {
+                        PreparedStatement ps = c.prepareStatement(
+                                "INSERT INTO bench_bare (idem_key) VALUES (?) ON CONFLICT DO NOTHING")) {
                     ps.setString(1, key);
                     ps.executeUpdate();
                 }
@@ -57,7 +62,8 @@ public final class InboxBenchmark {
             // the least a hand-rolled "claim in the handler's transaction" costs: the same insert, then COMMIT
             Decision bareTx = key -> {
                 try (Connection c = pool.getConnection();
-                     PreparedStatement ps = c.prepareStatement("INSERT INTO bench_bare (idem_key) VALUES (?) ON CONFLICT DO NOTHING")) {
+                        PreparedStatement ps = c.prepareStatement(
+                                "INSERT INTO bench_bare (idem_key) VALUES (?) ON CONFLICT DO NOTHING")) {
                     c.setAutoCommit(false);
                     ps.setString(1, key);
                     ps.executeUpdate();
@@ -66,10 +72,24 @@ public final class InboxBenchmark {
                 }
             };
             Decision processed = key -> inbox.process(key, tx -> null);
-            compare("PostgreSQL", "INSERT ON CONFLICT DO NOTHING", bare, "JdbcInbox.process (claim in handler tx)",
-                    processed, keys, threads, rounds);
-            compare("PostgreSQL", "BEGIN; INSERT ON CONFLICT; COMMIT", bareTx, "JdbcInbox.process (claim in handler tx)",
-                    processed, keys, threads, rounds);
+            compare(
+                    "PostgreSQL",
+                    "INSERT ON CONFLICT DO NOTHING",
+                    bare,
+                    "JdbcInbox.process (claim in handler tx)",
+                    processed,
+                    keys,
+                    threads,
+                    rounds);
+            compare(
+                    "PostgreSQL",
+                    "BEGIN; INSERT ON CONFLICT; COMMIT",
+                    bareTx,
+                    "JdbcInbox.process (claim in handler tx)",
+                    processed,
+                    keys,
+                    threads,
+                    rounds);
             TestDatabases.exec(pool, "DROP TABLE IF EXISTS bench_bare", "DROP TABLE IF EXISTS bench_inbox");
         }
     }
@@ -80,16 +100,38 @@ public final class InboxBenchmark {
             RedisInbox inbox = new RedisInbox(redis, prefix + "inbox:", Duration.ofSeconds(30), DedupWindow.defaults());
             SetParams nx = SetParams.setParams().nx().px(600_000);
             Decision bare = key -> redis.set(prefix + "bare:" + key, "1", nx);
-            compare("Redis", "SET NX PX", bare, "RedisInbox.claim (decision only)", key -> inbox.claim(key, Duration.ofMinutes(10)),
-                    keys, threads, rounds);
-            compare("Redis", "SET NX PX", bare, "RedisInbox.execute (claim + mark)", key -> inbox.execute(key, () -> null),
-                    keys, threads, rounds);
+            compare(
+                    "Redis",
+                    "SET NX PX",
+                    bare,
+                    "RedisInbox.claim (decision only)",
+                    key -> inbox.claim(key, Duration.ofMinutes(10)),
+                    keys,
+                    threads,
+                    rounds);
+            compare(
+                    "Redis",
+                    "SET NX PX",
+                    bare,
+                    "RedisInbox.execute (claim + mark)",
+                    key -> inbox.execute(key, () -> null),
+                    keys,
+                    threads,
+                    rounds);
             TestDatabases.clearRedis(redis, "bench:");
         }
     }
 
-    private static void compare(String store, String bareName, Decision bare, String inboxName, Decision inbox,
-                                int keys, int threads, int rounds) throws Exception {
+    private static void compare(
+            String store,
+            String bareName,
+            Decision bare,
+            String inboxName,
+            Decision inbox,
+            int keys,
+            int threads,
+            int rounds)
+            throws Exception {
         run(bare, workload(keys / 4), threads); // warm-up, both paths
         run(inbox, workload(keys / 4), threads);
         double bestBare = 0;
@@ -99,7 +141,9 @@ public final class InboxBenchmark {
             bestInbox = Math.max(bestInbox, run(inbox, workload(keys), threads));
         }
         System.out.printf("%-10s %-34s %9.0f decisions/s%n", store, bareName, bestBare);
-        System.out.printf("%-10s %-34s %9.0f decisions/s   overhead ratio %.2fx%n", store, inboxName, bestInbox, bestBare / bestInbox);
+        System.out.printf(
+                "%-10s %-34s %9.0f decisions/s   overhead ratio %.2fx%n",
+                store, inboxName, bestInbox, bestBare / bestInbox);
     }
 
     /** Fresh keys, 40% of them delivered twice (the copy soon after the first). */

@@ -21,7 +21,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Clock;
 import java.time.Duration;
@@ -41,7 +40,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 class IdemReceiverFilterTest {
-    static final String SECRET = "whsec_" + java.util.Base64.getEncoder().encodeToString("filter-test-secret-0123456789ab".getBytes());
+    static final String SECRET =
+            "whsec_" + java.util.Base64.getEncoder().encodeToString("filter-test-secret-0123456789ab".getBytes());
     static final HttpClient http = HttpClient.newHttpClient();
     static TestDatabases.Pool pg;
 
@@ -73,7 +73,8 @@ class IdemReceiverFilterTest {
             String body = new String(req.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             var tx = WebhookRequests.transaction(req);
             if (tx.isPresent()) {
-                try (PreparedStatement ps = tx.get().prepareStatement("INSERT INTO idem_receiver_orders VALUES (?, ?)")) {
+                try (PreparedStatement ps =
+                        tx.get().prepareStatement("INSERT INTO idem_receiver_orders VALUES (?, ?)")) {
                     ps.setString(1, WebhookRequests.key(req));
                     ps.setString(2, body);
                     ps.executeUpdate();
@@ -101,17 +102,25 @@ class IdemReceiverFilterTest {
         return connector.getLocalPort();
     }
 
-    private static HttpResponse<String> post(int port, String id, long ts, String body, String signature) throws Exception {
+    private static HttpResponse<String> post(int port, String id, long ts, String body, String signature)
+            throws Exception {
         HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/webhooks/idem"))
-                .header("webhook-id", id).header("webhook-timestamp", Long.toString(ts))
+                .header("webhook-id", id)
+                .header("webhook-timestamp", Long.toString(ts))
                 .header("webhook-signature", signature)
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build();
         return http.send(req, HttpResponse.BodyHandlers.ofString());
     }
 
     private static HttpResponse<String> signed(int port, String id, String body) throws Exception {
         long ts = Instant.now().getEpochSecond();
-        return post(port, id, ts, body, WebhookSigner.sign(SigningSecret.parse(SECRET), id, ts, body.getBytes(StandardCharsets.UTF_8)));
+        return post(
+                port,
+                id,
+                ts,
+                body,
+                WebhookSigner.sign(SigningSecret.parse(SECRET), id, ts, body.getBytes(StandardCharsets.UTF_8)));
     }
 
     private static long orders(String key) {
@@ -120,7 +129,9 @@ class IdemReceiverFilterTest {
 
     private int startOnPostgres() throws Exception {
         JdbcInbox inbox = JdbcInbox.builder(pg).build();
-        return start(IdemReceiverFilter.builder(Verifier.standardWebhooks(SECRET), inbox).storeResponses(true).build());
+        return start(IdemReceiverFilter.builder(Verifier.standardWebhooks(SECRET), inbox)
+                .storeResponses(true)
+                .build());
     }
 
     @Test
@@ -146,10 +157,18 @@ class IdemReceiverFilterTest {
         String body = "{\"n\": 1}";
         String sig = WebhookSigner.sign(SigningSecret.parse(SECRET), id, now, body.getBytes(StandardCharsets.UTF_8));
         String other = "whsec_" + java.util.Base64.getEncoder().encodeToString(new byte[24]);
-        HttpResponse<String> forged = post(port, id, now, body,
+        HttpResponse<String> forged = post(
+                port,
+                id,
+                now,
+                body,
                 WebhookSigner.sign(SigningSecret.parse(other), id, now, body.getBytes(StandardCharsets.UTF_8)));
         long stale = now - 600;
-        HttpResponse<String> old = post(port, id, stale, body,
+        HttpResponse<String> old = post(
+                port,
+                id,
+                stale,
+                body,
                 WebhookSigner.sign(SigningSecret.parse(SECRET), id, stale, body.getBytes(StandardCharsets.UTF_8)));
         HttpResponse<String> reserialised = post(port, id, now, "{\"n\":1}", sig);
         for (HttpResponse<String> r : java.util.List.of(forged, old, reserialised)) {
@@ -171,7 +190,8 @@ class IdemReceiverFilterTest {
         assertThat(orders(id)).isZero();
         answer.set(200);
         assertThat(signed(port, id, "{}").statusCode()).isEqualTo(200);
-        assertThat(signed(port, id, "{}").headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(signed(port, id, "{}").headers().firstValue("Idempotent-Replayed"))
+                .hasValue("true");
         assertThat(calls).hasValue(3);
         assertThat(orders(id)).isEqualTo(1);
     }
@@ -180,21 +200,27 @@ class IdemReceiverFilterTest {
     void inStripeModeTheStripeSignatureIsCheckedAndTheEventIdIsTheKey() throws Exception {
         String whsec = "whsec_stripe_test";
         int port = start(IdemReceiverFilter.builder(
-                        dev.idem.receiver.VerifierMode.STRIPE.verifier(java.util.List.of(whsec), Duration.ofSeconds(300), Clock.systemUTC()),
+                        dev.idem.receiver.VerifierMode.STRIPE.verifier(
+                                java.util.List.of(whsec), Duration.ofSeconds(300), Clock.systemUTC()),
                         new MemoryInbox())
-                .keys(dev.idem.receiver.VerifierMode.STRIPE.defaultKeys()).build());
+                .keys(dev.idem.receiver.VerifierMode.STRIPE.defaultKeys())
+                .build());
         String evt = "evt_" + UUID.randomUUID().toString().replace("-", "");
         String body = "{\"id\":\"" + evt + "\",\"type\":\"invoice.paid\"}";
         java.util.function.Function<String, HttpResponse<String>> send = header -> {
             try {
-                return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/stripe"))
-                        .header("Stripe-Signature", header).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                return http.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/stripe"))
+                                .header("Stripe-Signature", header)
+                                .POST(HttpRequest.BodyPublishers.ofString(body))
+                                .build(),
                         HttpResponse.BodyHandlers.ofString());
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
         };
-        String good = dev.idem.wire.StripeSignatureVerifier.sign(whsec, Instant.now().getEpochSecond(), body.getBytes(StandardCharsets.UTF_8));
+        String good = dev.idem.wire.StripeSignatureVerifier.sign(
+                whsec, Instant.now().getEpochSecond(), body.getBytes(StandardCharsets.UTF_8));
         assertThat(send.apply(good).body()).contains("\"handled\":\"" + evt + "\"");
         assertThat(send.apply(good).headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(send.apply(good.replace("v1=", "v1=00")).statusCode()).isEqualTo(403);
@@ -204,13 +230,15 @@ class IdemReceiverFilterTest {
     @Test
     void inClaimModeADeliveryWhoseKeyIsHeldElsewhereGets409WithRetryAfter() throws Exception {
         Inbox inbox = new MemoryInbox(Clock.systemUTC(), Duration.ofSeconds(30));
-        int port = start(IdemReceiverFilter.builder(Verifier.standardWebhooks(SECRET), inbox).build());
+        int port = start(IdemReceiverFilter.builder(Verifier.standardWebhooks(SECRET), inbox)
+                .build());
         String id = "dlv_" + UUID.randomUUID();
         var held = inbox.claim(id, Duration.ofSeconds(30));
         HttpResponse<String> busy = signed(port, id, "{}");
         assertThat(busy.statusCode()).isEqualTo(409);
         assertThat(busy.body()).contains("IN_PROGRESS");
-        assertThat(busy.headers().firstValue("Retry-After")).hasValueSatisfying(v -> assertThat(Integer.parseInt(v)).isBetween(1, 30));
+        assertThat(busy.headers().firstValue("Retry-After"))
+                .hasValueSatisfying(v -> assertThat(Integer.parseInt(v)).isBetween(1, 30));
         held.claim().close();
         assertThat(signed(port, id, "{}").statusCode()).isEqualTo(200);
         HttpResponse<String> dup = signed(port, id, "{}");

@@ -10,7 +10,8 @@ public final class ApiException extends RuntimeException {
     private final String param;
     private final java.util.Map<String, String> headers;
 
-    private ApiException(int status, String type, String code, String message, String param, java.util.Map<String, String> headers) {
+    private ApiException(
+            int status, String type, String code, String message, String param, java.util.Map<String, String> headers) {
         super(message, null, false, false);
         this.status = status;
         this.type = type;
@@ -36,7 +37,12 @@ public final class ApiException extends RuntimeException {
     }
 
     public static ApiException routeNotFound(String method, String path) {
-        return new ApiException(404, "not_found_error", "route_not_found", "Unrecognized request URL (" + method + " " + path + ")", null);
+        return new ApiException(
+                404,
+                "not_found_error",
+                "route_not_found",
+                "Unrecognized request URL (" + method + " " + path + ")",
+                null);
     }
 
     public static ApiException conflict(String code, String message) {
@@ -49,14 +55,19 @@ public final class ApiException extends RuntimeException {
 
     /** Too many requests for {@code subject} ("this API key", "source src_…"). */
     public static ApiException rateLimited(long retryAfterSeconds, String subject) {
-        return new ApiException(429, "rate_limit_error", "rate_limited",
-                "Too many requests for " + subject + "; retry after " + retryAfterSeconds + "s", null,
+        return new ApiException(
+                429,
+                "rate_limit_error",
+                "rate_limited",
+                "Too many requests for " + subject + "; retry after " + retryAfterSeconds + "s",
+                null,
                 java.util.Map.of("Retry-After", Long.toString(retryAfterSeconds)));
     }
 
     /** An inbound source's request whose signature did not verify (SPEC section 2, inbound sources). */
     public static ApiException badSignature(String reason) {
-        return new ApiException(403, "authentication_error", "BAD_SIGNATURE", "The signature did not verify: " + reason, null);
+        return new ApiException(
+                403, "authentication_error", "BAD_SIGNATURE", "The signature did not verify: " + reason, null);
     }
 
     /** A request body over a limit; {@code message} names the limit. */
@@ -70,23 +81,46 @@ public final class ApiException extends RuntimeException {
 
     /** The store did not answer (refused, lost or timed-out connections): the client may retry after {@code retryAfterSeconds}. */
     public static ApiException unavailable(String message, int retryAfterSeconds) {
-        return new ApiException(503, "api_error", "store_unavailable", message, null, java.util.Map.of("Retry-After", Integer.toString(retryAfterSeconds)));
+        return new ApiException(
+                503,
+                "api_error",
+                "store_unavailable",
+                message,
+                null,
+                java.util.Map.of("Retry-After", Integer.toString(retryAfterSeconds)));
     }
 
     /** The store lost a COMMIT's answer and could not say whether it took effect: retry only what is idempotent. */
     public static ApiException outcomeUnknown(String message, int retryAfterSeconds) {
-        return new ApiException(503, "api_error", "store_outcome_unknown", message, null, java.util.Map.of("Retry-After", Integer.toString(retryAfterSeconds)));
+        return new ApiException(
+                503,
+                "api_error",
+                "store_outcome_unknown",
+                message,
+                null,
+                java.util.Map.of("Retry-After", Integer.toString(retryAfterSeconds)));
     }
 
     /** The path exists, not with this method; {@code allow} lists the methods it has (the {@code Allow} header). */
     public static ApiException methodNotAllowed(String method, String path, String allow) {
-        return new ApiException(405, "invalid_request_error", "method_not_allowed",
-                "Method " + method + " is not allowed on " + path + "; use " + allow, null, java.util.Map.of("Allow", allow));
+        return new ApiException(
+                405,
+                "invalid_request_error",
+                "method_not_allowed",
+                "Method " + method + " is not allowed on " + path + "; use " + allow,
+                null,
+                java.util.Map.of("Allow", allow));
     }
 
     /** The request did not arrive in time (its body stalled). */
     public static ApiException requestTimeout(String message) {
-        return new ApiException(408, "invalid_request_error", "request_timeout", message, null, java.util.Map.of("Connection", "close"));
+        return new ApiException(
+                408,
+                "invalid_request_error",
+                "request_timeout",
+                message,
+                null,
+                java.util.Map.of("Connection", "close"));
     }
 
     public int status() {

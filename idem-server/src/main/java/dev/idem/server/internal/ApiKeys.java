@@ -13,7 +13,8 @@ import java.util.random.RandomGenerator;
 
 /** Making and hashing API keys. A key is shown once; only its SHA-256 is stored. */
 public final class ApiKeys {
-    private static final char[] ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".toCharArray();
+    private static final char[] ALPHABET =
+            "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".toCharArray();
 
     private ApiKeys() {}
 
@@ -29,11 +30,14 @@ public final class ApiKeys {
     /** Stores a key the operator chose (e.g. {@code --bootstrap-key}). */
     public static Issued adopt(Tenant tenant, String secret, IdGenerator ids, Instant now) {
         validateShape(secret, tenant.mode());
-        return new Issued(secret, new ApiKey(ids.next("key"), tenant, hash(secret), secret.substring(0, 12), now, null));
+        return new Issued(
+                secret, new ApiKey(ids.next("key"), tenant, hash(secret), secret.substring(0, 12), now, null));
     }
 
     public static void validateShape(String secret, Mode mode) {
-        if (!secret.startsWith(mode.keyPrefix()) || secret.length() < mode.keyPrefix().length() + 8 || secret.length() > 255
+        if (!secret.startsWith(mode.keyPrefix())
+                || secret.length() < mode.keyPrefix().length() + 8
+                || secret.length() > 255
                 || !secret.chars().allMatch(c -> c > 32 && c < 127))
             throw new IllegalArgumentException("an API key for mode " + mode.wireName() + " must look like "
                     + mode.keyPrefix() + "<at least 8 printable characters>");
@@ -46,7 +50,8 @@ public final class ApiKeys {
 
     public static String hash(String secret) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8)));
+            return HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is missing from this JDK", e);
         }

@@ -1,11 +1,11 @@
 package dev.idem.server.internal;
 
-import dev.idem.core.ApiKey;
-import dev.idem.core.Tenant;
-import dev.idem.core.store.Store;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Ticker;
+import dev.idem.core.ApiKey;
+import dev.idem.core.Tenant;
+import dev.idem.core.store.Store;
 import io.javalin.http.Context;
 import java.time.Clock;
 import java.time.Duration;
@@ -20,6 +20,7 @@ import java.time.Duration;
 public final class Authenticator {
     /** How long a key found active is trusted without reading it again: the bound on revocation taking effect. */
     public static final Duration CACHE_TTL = Duration.ofSeconds(5);
+
     private static final String ATTR = "idem.tenant";
     private final Store store;
     private final RateLimiter limiter;
@@ -30,19 +31,25 @@ public final class Authenticator {
         this.store = store;
         this.limiter = limiter;
         Ticker ticker = () -> clock.millis() * 1_000_000L;
-        this.active = Caffeine.newBuilder().expireAfterWrite(CACHE_TTL).maximumSize(100_000).ticker(ticker).build();
+        this.active = Caffeine.newBuilder()
+                .expireAfterWrite(CACHE_TTL)
+                .maximumSize(100_000)
+                .ticker(ticker)
+                .build();
     }
 
     public void authenticate(Context ctx) {
         String header = ctx.header("Authorization");
         if (header == null || header.isBlank())
-            throw ApiException.unauthenticated("missing_api_key", "No API key given: send 'Authorization: Bearer sk_test_…'");
+            throw ApiException.unauthenticated(
+                    "missing_api_key", "No API key given: send 'Authorization: Bearer sk_test_…'");
         if (!header.regionMatches(true, 0, "Bearer ", 0, 7))
             throw ApiException.unauthenticated("invalid_authorization", "Authorization must be 'Bearer <api key>'");
         String hash = ApiKeys.hash(header.substring(7).trim());
         ApiKey key = active.getIfPresent(hash);
         if (key == null) {
-            key = store.inReadTransaction(tx -> tx.apiKeys().findByHash(hash)).filter(ApiKey::active)
+            key = store.inReadTransaction(tx -> tx.apiKeys().findByHash(hash))
+                    .filter(ApiKey::active)
                     .orElseThrow(() -> ApiException.unauthenticated("invalid_api_key", "Invalid API key"));
             active.put(hash, key);
         }

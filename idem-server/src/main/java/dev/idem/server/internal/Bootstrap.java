@@ -30,14 +30,16 @@ public final class Bootstrap {
 
     private Bootstrap() {}
 
-    public static void run(Store store, String bootstrapKey, Clock clock, RandomGenerator random, IdGenerator ids, PrintStream out) {
+    public static void run(
+            Store store, String bootstrapKey, Clock clock, RandomGenerator random, IdGenerator ids, PrintStream out) {
         if (bootstrapKey != null) ApiKeys.validateShape(bootstrapKey, Mode.TEST);
         List<String> printed;
         try {
             printed = store.inTransaction(tx -> createIfEmpty(tx, bootstrapKey, clock, random, ids));
         } catch (RuntimeException raced) {
             // another node bootstrapped the same empty database at the same moment; its keys stand
-            if (store.inTransaction(tx -> tx.projects().findByName(DEFAULT_PROJECT)).isEmpty()) throw raced;
+            if (store.inTransaction(tx -> tx.projects().findByName(DEFAULT_PROJECT))
+                    .isEmpty()) throw raced;
             log.info("another node created the default project first");
             printed = List.of();
         }
@@ -48,17 +50,21 @@ public final class Bootstrap {
         }
     }
 
-    private static List<String> createIfEmpty(StoreTx tx, String bootstrapKey, Clock clock, RandomGenerator random, IdGenerator ids) {
+    private static List<String> createIfEmpty(
+            StoreTx tx, String bootstrapKey, Clock clock, RandomGenerator random, IdGenerator ids) {
         List<String> printed = new ArrayList<>();
         Optional<Project> existing = tx.projects().findByName(DEFAULT_PROJECT);
         if (existing.isPresent() || tx.projects().count() > 0) {
             // SPEC: a bootstrap key the store does not hold is added to project default, created if missing
-            if (bootstrapKey != null && tx.apiKeys().findByHash(ApiKeys.hash(bootstrapKey)).isEmpty()) {
+            if (bootstrapKey != null
+                    && tx.apiKeys().findByHash(ApiKeys.hash(bootstrapKey)).isEmpty()) {
                 Project project = existing.orElseGet(() -> {
                     log.info("created project 'default' for the bootstrap key (the store has other projects only)");
                     return createProject(tx, DEFAULT_PROJECT, clock, random, ids);
                 });
-                tx.apiKeys().insert(ApiKeys.adopt(new Tenant(project.id(), Mode.TEST), bootstrapKey, ids, clock.instant()).stored());
+                tx.apiKeys()
+                        .insert(ApiKeys.adopt(new Tenant(project.id(), Mode.TEST), bootstrapKey, ids, clock.instant())
+                                .stored());
                 log.info("added the bootstrap key to project 'default' (test mode)");
             }
             return printed;
@@ -80,7 +86,9 @@ public final class Bootstrap {
         Project project = new Project(ids.next("proj"), name, clock.instant());
         tx.projects().insert(project);
         for (Mode mode : Mode.values())
-            tx.signingSecrets().save(new SigningSecrets(new Tenant(project.id(), mode), SigningSecret.generate(random), null, null));
+            tx.signingSecrets()
+                    .save(new SigningSecrets(
+                            new Tenant(project.id(), mode), SigningSecret.generate(random), null, null));
         return project;
     }
 }

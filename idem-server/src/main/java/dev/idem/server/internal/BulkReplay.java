@@ -35,6 +35,7 @@ public final class BulkReplay {
      * its own batches, whose default size is also 500), while 10,000 dead deliveries still take only 20 transactions.
      */
     static final int CHUNK = 500;
+
     private static final Set<String> FIELDS = Set.of("status", "schedule_id", "endpoint", "since", "until");
 
     private BulkReplay() {}
@@ -59,9 +60,16 @@ public final class BulkReplay {
             Fields f = Fields.of(body).only(FIELDS);
             String status = f.requiredString("status", 64);
             if (!status.equals("dead"))
-                throw ApiException.invalid("parameter_invalid", "status", "status must be \"dead\": only dead deliveries are replayed in bulk "
-                        + "(replay a succeeded one with POST /v1/deliveries/{id}/replay)");
-            Filter filter = new Filter(f.string("schedule_id", 255), f.string("endpoint", 2048), f.string("since", 64), f.string("until", 64));
+                throw ApiException.invalid(
+                        "parameter_invalid",
+                        "status",
+                        "status must be \"dead\": only dead deliveries are replayed in bulk "
+                                + "(replay a succeeded one with POST /v1/deliveries/{id}/replay)");
+            Filter filter = new Filter(
+                    f.string("schedule_id", 255),
+                    f.string("endpoint", 2048),
+                    f.string("since", 64),
+                    f.string("until", 64));
             filter.resolve(Instant.now()); // refuses a bad since/until (or since after until) before anything runs
             return filter;
         }
@@ -87,8 +95,12 @@ public final class BulkReplay {
                     if (ago.isNegative()) throw new IllegalArgumentException("negative");
                     return start.minus(ago);
                 } catch (IllegalArgumentException | ArithmeticException | java.time.DateTimeException notADuration) {
-                    throw ApiException.invalid("parameter_invalid_time", field, field + " must be an RFC 3339 instant such as "
-                            + "2026-03-10T17:00:00Z, or a duration back from now such as 1h or PT30M; got '" + text + "'");
+                    throw ApiException.invalid(
+                            "parameter_invalid_time",
+                            field,
+                            field + " must be an RFC 3339 instant such as "
+                                    + "2026-03-10T17:00:00Z, or a duration back from now such as 1h or PT30M; got '"
+                                    + text + "'");
                 }
             }
         }
@@ -98,13 +110,18 @@ public final class BulkReplay {
     private record Run(Tenant tenant, Filter filter, Clock clock) implements RequestIdempotency.Steps {
         @Override
         public ObjectNode start() {
-            return Json.object().put("started_at", clock.instant().toEpochMilli()).put("replayed", 0).put("skipped_schedule_deleted", 0);
+            return Json.object()
+                    .put("started_at", clock.instant().toEpochMilli())
+                    .put("replayed", 0)
+                    .put("skipped_schedule_deleted", 0);
         }
 
         @Override
         public RequestIdempotency.Step step(StoreTx tx, ObjectNode state) {
-            DeadFilter dead = filter.resolve(Instant.ofEpochMilli(state.get("started_at").asLong()));
-            List<Delivery> page = tx.deliveries().deadForReplay(tenant, dead, state.path("after").textValue(), CHUNK);
+            DeadFilter dead =
+                    filter.resolve(Instant.ofEpochMilli(state.get("started_at").asLong()));
+            List<Delivery> page = tx.deliveries()
+                    .deadForReplay(tenant, dead, state.path("after").textValue(), CHUNK);
             Instant now = clock.instant();
             // the schedules' rows first, in id order as the engine takes them (no deadlock with its outcome batches)
             Map<String, Optional<Schedule>> schedules = new TreeMap<>();
@@ -115,8 +132,9 @@ public final class BulkReplay {
             int skipped = 0;
             for (Delivery d : page) {
                 Optional<Schedule> schedule = schedules.get(d.scheduleId());
-                if (filter.endpoint() != null && schedule.map(sc -> !sc.definition().endpoint().equals(filter.endpoint())).orElse(true))
-                    continue; // another endpoint on the same destination: not a match
+                if (filter.endpoint() != null
+                        && schedule.map(sc -> !sc.definition().endpoint().equals(filter.endpoint()))
+                                .orElse(true)) continue; // another endpoint on the same destination: not a match
                 if (DeliveryService.scheduleDeleted(schedule)) {
                     skipped++;
                     continue;
@@ -129,15 +147,21 @@ public final class BulkReplay {
             }
             int replayed = eligible.isEmpty() ? 0 : tx.deliveries().requeueDeadForReplay(tenant, eligible, now);
             // one pruned meanwhile (the rest are held by their schedules' rows): completed again if nothing is pending
-            if (replayed < eligible.size() && !activated.isEmpty()) tx.schedules().completeIfFinished(activated, now);
+            if (replayed < eligible.size() && !activated.isEmpty())
+                tx.schedules().completeIfFinished(activated, now);
             if (replayed > 0) tx.notifyDeliveriesDue();
             ObjectNode next = state.deepCopy();
             next.put("replayed", state.get("replayed").asLong() + replayed);
-            next.put("skipped_schedule_deleted", state.get("skipped_schedule_deleted").asLong() + skipped);
+            next.put(
+                    "skipped_schedule_deleted",
+                    state.get("skipped_schedule_deleted").asLong() + skipped);
             if (!page.isEmpty()) next.put("after", page.get(page.size() - 1).id());
             if (page.size() == CHUNK) return new RequestIdempotency.Step(next, null);
-            ObjectNode body = Json.object().put("replayed", next.get("replayed").asLong())
-                    .put("skipped_schedule_deleted", next.get("skipped_schedule_deleted").asLong());
+            ObjectNode body = Json.object()
+                    .put("replayed", next.get("replayed").asLong())
+                    .put(
+                            "skipped_schedule_deleted",
+                            next.get("skipped_schedule_deleted").asLong());
             return new RequestIdempotency.Step(next, ApiResponse.ok(body));
         }
     }

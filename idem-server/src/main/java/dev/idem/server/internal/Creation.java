@@ -59,14 +59,28 @@ final class Creation {
                 }
             }
             Instant firstFire = parsed.definition().timing().first(now).orElse(null);
-            Schedule s = new Schedule(id, tenant, firstFire == null ? ScheduleStatus.COMPLETED : ScheduleStatus.ACTIVE,
-                    parsed.definition(), firstFire, 0, null, 0, now, now);
+            Schedule s = new Schedule(
+                    id,
+                    tenant,
+                    firstFire == null ? ScheduleStatus.COMPLETED : ScheduleStatus.ACTIVE,
+                    parsed.definition(),
+                    firstFire,
+                    0,
+                    null,
+                    0,
+                    now,
+                    now);
             Materialisation.Plan plan = Materialisation.forNew(s, now.plus(materialiseAhead), ids, now);
             Schedule written = plan.advanced(now);
             toInsert.add(written);
             deliveries.addAll(plan.deliveries());
-            Instant earliest = plan.deliveries().isEmpty() ? written.nextFireAt() : plan.deliveries().get(0).scheduledFor();
-            DeliveryStatus last = plan.deliveries().stream().anyMatch(d -> !d.scheduledFor().isAfter(now)) ? DeliveryStatus.SCHEDULED : null;
+            Instant earliest = plan.deliveries().isEmpty()
+                    ? written.nextFireAt()
+                    : plan.deliveries().get(0).scheduledFor();
+            DeliveryStatus last =
+                    plan.deliveries().stream().anyMatch(d -> !d.scheduledFor().isAfter(now))
+                            ? DeliveryStatus.SCHEDULED
+                            : null;
             for (Delivery d : plan.deliveries()) dueSoon |= d.scheduledFor().isBefore(now.plus(SIGNAL_WITHIN));
             ObjectNode view = Views.schedule(written, earliest, last);
             newViews.put(id, view);

@@ -13,12 +13,17 @@ import java.io.UncheckedIOException;
  * DOM as markup still could not run or load anything.
  */
 final class Dashboard {
-    static final String CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
-            + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+    static final String CSP =
+            "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
+                    + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
     /** The page's scripts, in the order it loads them: the core first, then the views. */
-    static final java.util.List<String> SCRIPTS = java.util.List.of("dashboard.js", "dashboard-schedules.js", "dashboard-dead-letter.js",
-            "dashboard-create.js", "dashboard-sources.js");
+    static final java.util.List<String> SCRIPTS = java.util.List.of(
+            "dashboard.js",
+            "dashboard-schedules.js",
+            "dashboard-dead-letter.js",
+            "dashboard-create.js",
+            "dashboard-sources.js");
 
     private Dashboard() {}
 
@@ -39,7 +44,8 @@ final class Dashboard {
 
     private static byte[] read(String resource) {
         try (InputStream in = Dashboard.class.getClassLoader().getResourceAsStream(resource)) {
-            if (in == null) throw new IllegalStateException(resource + " is not on the classpath (idem-server/src/main/resources)");
+            if (in == null)
+                throw new IllegalStateException(resource + " is not on the classpath (idem-server/src/main/resources)");
             return in.readAllBytes();
         } catch (IOException e) {
             throw new UncheckedIOException(e);

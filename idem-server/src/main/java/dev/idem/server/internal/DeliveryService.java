@@ -13,6 +13,7 @@ import java.time.Clock;
 public final class DeliveryService {
     /** Long enough that the rate does not flicker between refreshes, short enough to show a change within a minute. */
     static final java.time.Duration STATS_WINDOW = java.time.Duration.ofSeconds(60);
+
     private final Store store;
     private final Clock clock;
     private final dev.idem.engine.Engine engine;
@@ -33,7 +34,13 @@ public final class DeliveryService {
             Delivery d = find(tx, tenant, id);
             var attempts = tx.deliveries().attempts(d.id());
             ObjectNode o = Views.delivery(d, attempts);
-            o.set("request", RequestViews.latest(d, tx.schedules().find(tenant, d.scheduleId()), attempts, tx.signingSecrets().find(tenant)));
+            o.set(
+                    "request",
+                    RequestViews.latest(
+                            d,
+                            tx.schedules().find(tenant, d.scheduleId()),
+                            attempts,
+                            tx.signingSecrets().find(tenant)));
             return o;
         });
     }
@@ -43,7 +50,8 @@ public final class DeliveryService {
     }
 
     /** @param sourceId an inbound source's id: only the deliveries of its events (not with {@code scheduleId}) */
-    public ObjectNode list(Tenant tenant, String scheduleId, String sourceId, DeliveryStatus status, int limit, String startingAfter) {
+    public ObjectNode list(
+            Tenant tenant, String scheduleId, String sourceId, DeliveryStatus status, int limit, String startingAfter) {
         if (scheduleId != null && !scheduleId.isEmpty() && sourceId != null && !sourceId.isEmpty())
             throw ApiException.invalid("parameter_conflict", "source_id", "Give schedule_id or source_id, not both");
         return store.inReadTransaction(tx -> {
@@ -61,11 +69,17 @@ public final class DeliveryService {
         // the schedule's row first (as every change of its deliveries' pending-ness takes it)
         var schedule = tx.schedules().findForUpdate(tenant, d.scheduleId());
         if (scheduleDeleted(schedule))
-            throw ApiException.invalid("schedule_deleted", "id", "Delivery " + id + " belongs to schedule " + d.scheduleId()
-                    + ", which was deleted; its deliveries are not sent again (create a new schedule to send it)");
+            throw ApiException.invalid(
+                    "schedule_deleted",
+                    "id",
+                    "Delivery " + id + " belongs to schedule " + d.scheduleId()
+                            + ", which was deleted; its deliveries are not sent again (create a new schedule to send it)");
         if (!requeue(tx, tenant, id, schedule, clock.instant()))
-            throw ApiException.invalid("delivery_not_replayable", "id",
-                    "Delivery " + id + " is " + d.status().wireName() + "; only dead or succeeded deliveries can be replayed");
+            throw ApiException.invalid(
+                    "delivery_not_replayable",
+                    "id",
+                    "Delivery " + id + " is " + d.status().wireName()
+                            + "; only dead or succeeded deliveries can be replayed");
         tx.notifyDeliveriesDue();
         Delivery now = find(tx, tenant, id);
         return ApiResponse.ok(Views.delivery(now, tx.deliveries().attempts(id)));
@@ -73,7 +87,8 @@ public final class DeliveryService {
 
     /** A delivery whose schedule was deleted (or is gone) is not sent again, alone or in bulk. */
     static boolean scheduleDeleted(java.util.Optional<dev.idem.core.Schedule> schedule) {
-        return schedule.map(sc -> sc.status() == dev.idem.core.ScheduleStatus.DELETED).orElse(true);
+        return schedule.map(sc -> sc.status() == dev.idem.core.ScheduleStatus.DELETED)
+                .orElse(true);
     }
 
     /**
@@ -81,8 +96,12 @@ public final class DeliveryService {
      * state. A completed schedule has something to attempt again, so it is active until the replay's outcome completes
      * it again.
      */
-    static boolean requeue(StoreTx tx, Tenant tenant, String deliveryId, java.util.Optional<dev.idem.core.Schedule> schedule,
-                           java.time.Instant now) {
+    static boolean requeue(
+            StoreTx tx,
+            Tenant tenant,
+            String deliveryId,
+            java.util.Optional<dev.idem.core.Schedule> schedule,
+            java.time.Instant now) {
         if (!tx.deliveries().requeueForReplay(tenant, deliveryId, now)) return false;
         schedule.filter(sc -> sc.status() == dev.idem.core.ScheduleStatus.COMPLETED)
                 .ifPresent(sc -> tx.schedules().update(sc.withStatus(dev.idem.core.ScheduleStatus.ACTIVE, null, now)));

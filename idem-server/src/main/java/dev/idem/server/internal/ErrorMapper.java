@@ -13,9 +13,12 @@ import org.slf4j.LoggerFactory;
 /** The one place errors become HTTP responses: always the SPEC shape, with the request id. */
 public final class ErrorMapper {
     private static final Logger log = LoggerFactory.getLogger(ErrorMapper.class);
-    private static final java.util.Set<String> UNREADABLE = java.util.Set.of("org.eclipse.jetty.http.BadMessageException",
-            "org.eclipse.jetty.io.EofException", "org.eclipse.jetty.server.internal.HttpConnection$HttpEofException",
-            "org.eclipse.jetty.http.HttpException$RuntimeException", "org.eclipse.jetty.http.HttpException$IllegalArgumentException");
+    private static final java.util.Set<String> UNREADABLE = java.util.Set.of(
+            "org.eclipse.jetty.http.BadMessageException",
+            "org.eclipse.jetty.io.EofException",
+            "org.eclipse.jetty.server.internal.HttpConnection$HttpEofException",
+            "org.eclipse.jetty.http.HttpException$RuntimeException",
+            "org.eclipse.jetty.http.HttpException$IllegalArgumentException");
 
     private ErrorMapper() {}
 
@@ -30,7 +33,12 @@ public final class ErrorMapper {
         config.routes.exception(StoreException.class, (e, ctx) -> write(ctx, storeFailure(e, ctx)));
         config.routes.exception(Exception.class, (e, ctx) -> {
             if (unreadableRequest(e)) {
-                write(ctx, ApiException.invalid("malformed_request", null, "The request body could not be read (broken chunked encoding or a closed connection)"));
+                write(
+                        ctx,
+                        ApiException.invalid(
+                                "malformed_request",
+                                null,
+                                "The request body could not be read (broken chunked encoding or a closed connection)"));
                 return;
             }
             StoreException store = storeCause(e);
@@ -39,10 +47,14 @@ public final class ErrorMapper {
                 return;
             }
             log.error("unhandled error on {} {} (request {})", ctx.method(), ctx.path(), RequestIds.of(ctx), e);
-            write(ctx, ApiException.internal("Something went wrong on our side; it is safe to retry. Request " + RequestIds.of(ctx)));
+            write(
+                    ctx,
+                    ApiException.internal(
+                            "Something went wrong on our side; it is safe to retry. Request " + RequestIds.of(ctx)));
         });
         config.routes.error(404, "*", ctx -> {
-            if (ctx.result() == null || ctx.result().isEmpty()) write(ctx, ApiException.routeNotFound(ctx.method().name(), ctx.path()));
+            if (ctx.result() == null || ctx.result().isEmpty())
+                write(ctx, ApiException.routeNotFound(ctx.method().name(), ctx.path()));
         });
     }
 
@@ -54,18 +66,33 @@ public final class ErrorMapper {
      */
     private static ApiException storeFailure(StoreException e, Context ctx) {
         if (e instanceof CommitOutcomeUnknownException) {
-            log.error("store lost a COMMIT on {} {} (request {}) and could not tell its outcome", ctx.method(), ctx.path(), RequestIds.of(ctx), e);
-            return ApiException.outcomeUnknown("The database connection broke while this request was being committed, and the database could"
-                    + " not be asked whether it was applied: it may have been. Retry with the same Idempotency-Key (never applied twice),"
-                    + " or look the object up before sending it again", STORE_RETRY_AFTER_SECONDS);
+            log.error(
+                    "store lost a COMMIT on {} {} (request {}) and could not tell its outcome",
+                    ctx.method(),
+                    ctx.path(),
+                    RequestIds.of(ctx),
+                    e);
+            return ApiException.outcomeUnknown(
+                    "The database connection broke while this request was being committed, and the database could"
+                            + " not be asked whether it was applied: it may have been. Retry with the same Idempotency-Key (never applied twice),"
+                            + " or look the object up before sending it again",
+                    STORE_RETRY_AFTER_SECONDS);
         }
         if (!e.transientFailure()) {
             log.error("store failure on {} {} (request {})", ctx.method(), ctx.path(), RequestIds.of(ctx), e);
-            return ApiException.internal("Something went wrong on our side; it is safe to retry. Request " + RequestIds.of(ctx));
+            return ApiException.internal(
+                    "Something went wrong on our side; it is safe to retry. Request " + RequestIds.of(ctx));
         }
-        log.warn("store unavailable on {} {} (request {}): {}", ctx.method(), ctx.path(), RequestIds.of(ctx), e.getMessage());
-        return ApiException.unavailable("The database is not answering right now; retry in a few seconds (with the same Idempotency-Key,"
-                + " a retried request is never applied twice)", STORE_RETRY_AFTER_SECONDS);
+        log.warn(
+                "store unavailable on {} {} (request {}): {}",
+                ctx.method(),
+                ctx.path(),
+                RequestIds.of(ctx),
+                e.getMessage());
+        return ApiException.unavailable(
+                "The database is not answering right now; retry in a few seconds (with the same Idempotency-Key,"
+                        + " a retried request is never applied twice)",
+                STORE_RETRY_AFTER_SECONDS);
     }
 
     private static StoreException storeCause(Throwable e) {
@@ -83,7 +110,8 @@ public final class ErrorMapper {
     }
 
     private static ApiException translate(HttpResponseException e, Context ctx) {
-        if (e instanceof MethodNotAllowedResponse) return ApiException.methodNotAllowed(ctx.method().name(), ctx.path(), allowed(e));
+        if (e instanceof MethodNotAllowedResponse)
+            return ApiException.methodNotAllowed(ctx.method().name(), ctx.path(), allowed(e));
         return forStatus(e.getStatus(), e.getMessage(), ctx.method().name(), ctx.path());
     }
 
@@ -95,14 +123,24 @@ public final class ErrorMapper {
         return switch (status) {
             case 404 -> ApiException.routeNotFound(method, path);
             case 405 -> ApiException.methodNotAllowed(method, path, "GET");
-            case 408 -> ApiException.requestTimeout("The request did not arrive in time: send the headers and the whole body promptly"
-                    + (detail == null ? "" : " (" + detail + ")"));
+            case 408 ->
+                ApiException.requestTimeout(
+                        "The request did not arrive in time: send the headers and the whole body promptly"
+                                + (detail == null ? "" : " (" + detail + ")"));
             case 413 -> ApiException.invalid("body_too_large", null, "Request body is over 256 KiB");
-            case 505 -> ApiException.invalid("http_version_not_supported", null,
-                    "Idem speaks HTTP/1.1 and HTTP/1.0: send a request line such as 'GET /v1/schedules HTTP/1.1' (HTTP/0.9 is not supported)");
-            default -> status >= 500 ? ApiException.internal("Something went wrong on our side; it is safe to retry")
-                    : ApiException.invalid("malformed_request", null,
-                            "The request could not be read (" + status + (detail == null ? "" : ": " + detail) + "); check its URL, headers and body");
+            case 505 ->
+                ApiException.invalid(
+                        "http_version_not_supported",
+                        null,
+                        "Idem speaks HTTP/1.1 and HTTP/1.0: send a request line such as 'GET /v1/schedules HTTP/1.1' (HTTP/0.9 is not supported)");
+            default ->
+                status >= 500
+                        ? ApiException.internal("Something went wrong on our side; it is safe to retry")
+                        : ApiException.invalid(
+                                "malformed_request",
+                                null,
+                                "The request could not be read (" + status + (detail == null ? "" : ": " + detail)
+                                        + "); check its URL, headers and body");
         };
     }
 
@@ -110,7 +148,8 @@ public final class ErrorMapper {
     private static String allowed(HttpResponseException e) {
         java.util.Set<String> methods = new java.util.LinkedHashSet<>();
         for (String v : e.getDetails().values())
-            for (String m : v.split("[,\\s]+")) if (!m.isBlank()) methods.add(m.trim().toUpperCase(java.util.Locale.ROOT));
+            for (String m : v.split("[,\\s]+"))
+                if (!m.isBlank()) methods.add(m.trim().toUpperCase(java.util.Locale.ROOT));
         if (methods.contains("GET")) methods.add("HEAD");
         return String.join(", ", methods);
     }

@@ -50,17 +50,21 @@ final class Fields {
     String string(String field, int maxLength) {
         JsonNode n = node.get(field);
         if (n == null || n.isNull()) return null;
-        if (!n.isTextual()) throw ApiException.invalid("parameter_invalid_type", name(field), name(field) + " must be a string");
+        if (!n.isTextual())
+            throw ApiException.invalid("parameter_invalid_type", name(field), name(field) + " must be a string");
         String s = n.asText();
-        if (s.isEmpty()) throw ApiException.invalid("parameter_invalid_empty", name(field), name(field) + " must not be empty");
+        if (s.isEmpty())
+            throw ApiException.invalid("parameter_invalid_empty", name(field), name(field) + " must not be empty");
         if (s.length() > maxLength)
-            throw ApiException.invalid("parameter_too_long", name(field), name(field) + " must be at most " + maxLength + " characters");
+            throw ApiException.invalid(
+                    "parameter_too_long", name(field), name(field) + " must be at most " + maxLength + " characters");
         return s;
     }
 
     String requiredString(String field, int maxLength) {
         String s = string(field, maxLength);
-        if (s == null) throw ApiException.invalid("parameter_missing", name(field), "Missing required parameter: " + name(field));
+        if (s == null)
+            throw ApiException.invalid("parameter_missing", name(field), "Missing required parameter: " + name(field));
         return s;
     }
 
@@ -71,7 +75,8 @@ final class Fields {
             throw ApiException.invalid("parameter_invalid_type", name(field), name(field) + " must be an integer");
         int v = n.intValue();
         if (v < min || v > max)
-            throw ApiException.invalid("parameter_out_of_range", name(field), name(field) + " must be between " + min + " and " + max);
+            throw ApiException.invalid(
+                    "parameter_out_of_range", name(field), name(field) + " must be between " + min + " and " + max);
         return v;
     }
 
@@ -87,7 +92,9 @@ final class Fields {
             throw ApiException.invalid("parameter_invalid_duration", name(field), name(field) + " is too large");
         }
         if (d.compareTo(min) < 0 || d.compareTo(max) > 0)
-            throw ApiException.invalid("parameter_out_of_range", name(field),
+            throw ApiException.invalid(
+                    "parameter_out_of_range",
+                    name(field),
                     name(field) + " must be between " + Durations.format(min) + " and " + Durations.format(max));
         return d;
     }
@@ -98,7 +105,9 @@ final class Fields {
         try {
             return OffsetDateTime.parse(s).toInstant();
         } catch (DateTimeParseException e) {
-            throw ApiException.invalid("parameter_invalid_time", name(field),
+            throw ApiException.invalid(
+                    "parameter_invalid_time",
+                    name(field),
                     name(field) + " must be an RFC 3339 instant with an offset, e.g. 2026-03-10T17:00:00Z");
         }
     }
@@ -106,7 +115,8 @@ final class Fields {
     Fields object(String field) {
         JsonNode n = node.get(field);
         if (n == null || n.isNull()) return null;
-        if (!n.isObject()) throw ApiException.invalid("parameter_invalid_type", name(field), name(field) + " must be an object");
+        if (!n.isObject())
+            throw ApiException.invalid("parameter_invalid_type", name(field), name(field) + " must be an object");
         return new Fields((ObjectNode) n, name(field) + ".");
     }
 

@@ -26,6 +26,7 @@ final class HeaderDeadline extends AbstractLifeCycle implements Connection.Liste
     private final long limitNanos;
     /** Open connections, each with the System.nanoTime its header block was first seen in progress (0: not in one). */
     private final Map<Connection, long[]> open = new ConcurrentHashMap<>();
+
     private ScheduledExecutorService sweeper;
 
     HeaderDeadline(Duration limit) {
@@ -69,7 +70,9 @@ final class HeaderDeadline extends AbstractLifeCycle implements Connection.Liste
                 since[0] = now;
             } else if (now - since[0] > limitNanos) {
                 open.remove(connection);
-                connection.getEndPoint().close(); // not connection.close(): that answers the half-read request with a 500
+                connection
+                        .getEndPoint()
+                        .close(); // not connection.close(): that answers the half-read request with a 500
             }
         });
     }

@@ -14,6 +14,7 @@ import java.util.regex.Pattern;
 final class HeaderFields {
     /** RFC 9110 token characters. */
     private static final Pattern NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}");
+
     static final int MAX_HEADERS = 50;
     static final int MAX_VALUE_LENGTH = 8192;
 
@@ -30,28 +31,39 @@ final class HeaderFields {
             if (!NAME.matcher(name).matches())
                 throw ApiException.invalid("header_invalid", param, "'" + name + "' is not a valid header name");
             if (WebhookHeaders.isHopByHop(name))
-                throw ApiException.invalid("header_reserved", param,
-                        "'" + name + "' is a hop-by-hop (connection-level) header, set by the HTTP client for each connection");
+                throw ApiException.invalid(
+                        "header_reserved",
+                        param,
+                        "'" + name
+                                + "' is a hop-by-hop (connection-level) header, set by the HTTP client for each connection");
             if (WebhookHeaders.isReserved(name))
-                throw ApiException.invalid("header_reserved", param, "'" + name + "' is set by Idem and cannot be overridden");
+                throw ApiException.invalid(
+                        "header_reserved", param, "'" + name + "' is set by Idem and cannot be overridden");
             if (name.equalsIgnoreCase(WebhookHeaders.CONTENT_TYPE))
-                throw ApiException.invalid("header_reserved", param, "set content_type instead of a Content-Type header");
+                throw ApiException.invalid(
+                        "header_reserved", param, "set content_type instead of a Content-Type header");
             if (!e.getValue().isTextual())
                 throw ApiException.invalid("parameter_invalid_type", param, "header values must be strings");
             String value = e.getValue().asText();
             if (value.length() > MAX_VALUE_LENGTH)
-                throw ApiException.invalid("header_invalid", param, "header values must be at most " + MAX_VALUE_LENGTH + " characters");
+                throw ApiException.invalid(
+                        "header_invalid", param, "header values must be at most " + MAX_VALUE_LENGTH + " characters");
             int bad = firstUnsendable(value);
             if (bad >= 0)
-                throw ApiException.invalid("header_invalid", param, String.format(
-                        "header value has U+%04X at index %d: a header value may hold visible ASCII, spaces, tabs and the printable"
-                                + " Latin-1 characters U+00A0 to U+00FF only (no line breaks or control characters; encode anything else,"
-                                + " e.g. percent-encoding or base64)", (int) value.charAt(bad), bad));
+                throw ApiException.invalid(
+                        "header_invalid",
+                        param,
+                        String.format(
+                                "header value has U+%04X at index %d: a header value may hold visible ASCII, spaces, tabs and the printable"
+                                        + " Latin-1 characters U+00A0 to U+00FF only (no line breaks or control characters; encode anything else,"
+                                        + " e.g. percent-encoding or base64)",
+                                (int) value.charAt(bad), bad));
             if (out.keySet().stream().anyMatch(k -> k.equalsIgnoreCase(name)))
                 throw ApiException.invalid("header_invalid", param, "header '" + name + "' is given twice");
             out.put(name, value);
         }
-        if (out.size() > MAX_HEADERS) throw ApiException.invalid("parameter_too_long", "headers", "at most " + MAX_HEADERS + " headers");
+        if (out.size() > MAX_HEADERS)
+            throw ApiException.invalid("parameter_too_long", "headers", "at most " + MAX_HEADERS + " headers");
         return out;
     }
 

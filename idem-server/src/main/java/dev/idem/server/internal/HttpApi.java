@@ -17,9 +17,17 @@ public final class HttpApi {
     private static final String PREVIEW_PATH = "/v1/recurrence/preview";
 
     /** What the routes need. */
-    public record Services(Store store, IdGenerator ids, java.time.Clock clock, Authenticator auth, RequestIdempotency idempotency, ScheduleService schedules,
-                           DeliveryService deliveries, SigningSecretService secrets, PreviewService preview,
-                           PrometheusMeterRegistry metrics) {}
+    public record Services(
+            Store store,
+            IdGenerator ids,
+            java.time.Clock clock,
+            Authenticator auth,
+            RequestIdempotency idempotency,
+            ScheduleService schedules,
+            DeliveryService deliveries,
+            SigningSecretService secrets,
+            PreviewService preview,
+            PrometheusMeterRegistry metrics) {}
 
     private HttpApi() {}
 
@@ -30,9 +38,11 @@ public final class HttpApi {
             config.events.serverStopping(readiness::close);
             config.events.serverStartFailed(readiness::close);
             config.startup.showJavalinBanner = false;
-            // larger than our limits (a batch's is the largest) so an oversized body reaches us and gets the API's own 400
+            // larger than our limits (a batch's is the largest) so an oversized body reaches us and gets the API's own
+            // 400
             config.http.maxRequestSize = 4L * ScheduleBatch.MAX_BODY_BYTES;
-            // every body Javalin would read is read before a request thread is taken (a larger one is refused by its length)
+            // every body Javalin would read is read before a request thread is taken (a larger one is refused by its
+            // length)
             SlowClients.install(config, timeouts, config.http.maxRequestSize);
             config.http.defaultContentType = "application/json";
             config.jetty.modifyServer(server -> {
@@ -53,12 +63,21 @@ public final class HttpApi {
             r.get("/healthz", ctx -> json(ctx, 200, Json.object().put("status", "ok")));
             r.get("/readyz", ctx -> {
                 boolean up = readiness.ready();
-                json(ctx, up ? 200 : 503, Json.object().put("status", up ? "ready" : "store_unreachable").put("store", s.store().dialect()));
+                json(
+                        ctx,
+                        up ? 200 : 503,
+                        Json.object()
+                                .put("status", up ? "ready" : "store_unreachable")
+                                .put("store", s.store().dialect()));
             });
             r.get("/openapi.json", ctx -> ctx.contentType("application/json").result(OpenApi.document()));
-            r.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(s.metrics().scrape()));
+            r.get(
+                    "/metrics",
+                    ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
+                            .result(s.metrics().scrape()));
             r.get("/", Dashboard.file("index.html", "text/html; charset=utf-8"));
-            for (String script : Dashboard.SCRIPTS) r.get("/" + script, Dashboard.file(script, "text/javascript; charset=utf-8"));
+            for (String script : Dashboard.SCRIPTS)
+                r.get("/" + script, Dashboard.file(script, "text/javascript; charset=utf-8"));
             r.get("/dashboard.css", Dashboard.file("dashboard.css", "text/css; charset=utf-8"));
             r.get("/favicon.svg", Dashboard.file("favicon.svg", "image/svg+xml"));
 
@@ -66,35 +85,81 @@ public final class HttpApi {
                 checkSize(ctx);
                 java.time.Instant now = s.clock().instant();
                 ScheduleParser.Parsed parsed = s.schedules().parse(body(ctx), now);
-                s.idempotency().run(ctx, Authenticator.tenant(ctx), tx -> s.schedules().create(tx, Authenticator.tenant(ctx), parsed, now));
+                s.idempotency()
+                        .run(
+                                ctx,
+                                Authenticator.tenant(ctx),
+                                tx -> s.schedules().create(tx, Authenticator.tenant(ctx), parsed, now));
             });
             r.post("/v1/schedules/batch", ctx -> {
                 if (ctx.bodyAsBytes().length > ScheduleBatch.MAX_BODY_BYTES)
                     throw ApiException.invalid("body_too_large", null, "A batch request body is over 4 MiB");
                 java.time.Instant now = s.clock().instant();
                 java.util.List<ScheduleBatch.Item> items = ScheduleBatch.parse(s.schedules(), body(ctx), now);
-                s.idempotency().run(ctx, Authenticator.tenant(ctx),
-                        tx -> ScheduleBatch.create(tx, s.schedules(), Authenticator.tenant(ctx), items, now, RequestIds.of(ctx)));
+                s.idempotency()
+                        .run(
+                                ctx,
+                                Authenticator.tenant(ctx),
+                                tx -> ScheduleBatch.create(
+                                        tx, s.schedules(), Authenticator.tenant(ctx), items, now, RequestIds.of(ctx)));
             });
-            r.get("/v1/schedules", ctx -> json(ctx, 200, s.schedules().list(Authenticator.tenant(ctx),
-                    enumParam(ctx, "status", ScheduleStatus::parse), Pagination.limit(ctx), Pagination.startingAfter(ctx))));
-            r.get("/v1/schedules/{id}", ctx -> json(ctx, 200, s.schedules().get(Authenticator.tenant(ctx), ctx.pathParam("id"))));
+            r.get(
+                    "/v1/schedules",
+                    ctx -> json(
+                            ctx,
+                            200,
+                            s.schedules()
+                                    .list(
+                                            Authenticator.tenant(ctx),
+                                            enumParam(ctx, "status", ScheduleStatus::parse),
+                                            Pagination.limit(ctx),
+                                            Pagination.startingAfter(ctx))));
+            r.get(
+                    "/v1/schedules/{id}",
+                    ctx -> json(ctx, 200, s.schedules().get(Authenticator.tenant(ctx), ctx.pathParam("id"))));
             r.patch("/v1/schedules/{id}", ctx -> {
                 checkSize(ctx);
                 java.time.Instant now = s.clock().instant();
                 ObjectNode patch = body(ctx);
-                s.idempotency().run(ctx, Authenticator.tenant(ctx), tx -> s.schedules().patch(tx, Authenticator.tenant(ctx), ctx.pathParam("id"), patch, now));
+                s.idempotency()
+                        .run(
+                                ctx,
+                                Authenticator.tenant(ctx),
+                                tx -> s.schedules()
+                                        .patch(tx, Authenticator.tenant(ctx), ctx.pathParam("id"), patch, now));
             });
-            r.delete("/v1/schedules/{id}", mutation(s, (tx, ctx) -> s.schedules().delete(tx, Authenticator.tenant(ctx), ctx.pathParam("id"))));
-            r.post("/v1/schedules/{id}/pause", mutation(s, (tx, ctx) -> s.schedules().pause(tx, Authenticator.tenant(ctx), ctx.pathParam("id"))));
-            r.post("/v1/schedules/{id}/resume", mutation(s, (tx, ctx) -> s.schedules().resume(tx, Authenticator.tenant(ctx), ctx.pathParam("id"))));
+            r.delete(
+                    "/v1/schedules/{id}",
+                    mutation(s, (tx, ctx) -> s.schedules().delete(tx, Authenticator.tenant(ctx), ctx.pathParam("id"))));
+            r.post(
+                    "/v1/schedules/{id}/pause",
+                    mutation(s, (tx, ctx) -> s.schedules().pause(tx, Authenticator.tenant(ctx), ctx.pathParam("id"))));
+            r.post(
+                    "/v1/schedules/{id}/resume",
+                    mutation(s, (tx, ctx) -> s.schedules().resume(tx, Authenticator.tenant(ctx), ctx.pathParam("id"))));
 
-            r.get("/v1/deliveries", ctx -> json(ctx, 200, s.deliveries().list(Authenticator.tenant(ctx), ctx.queryParam("schedule_id"),
-                    ctx.queryParam("source_id"), enumParam(ctx, "status", DeliveryStatus::parse), Pagination.limit(ctx), Pagination.startingAfter(ctx))));
-            r.get("/v1/deliveries/{id}", ctx -> json(ctx, 200, s.deliveries().get(Authenticator.tenant(ctx), ctx.pathParam("id"))));
+            r.get(
+                    "/v1/deliveries",
+                    ctx -> json(
+                            ctx,
+                            200,
+                            s.deliveries()
+                                    .list(
+                                            Authenticator.tenant(ctx),
+                                            ctx.queryParam("schedule_id"),
+                                            ctx.queryParam("source_id"),
+                                            enumParam(ctx, "status", DeliveryStatus::parse),
+                                            Pagination.limit(ctx),
+                                            Pagination.startingAfter(ctx))));
+            r.get(
+                    "/v1/deliveries/{id}",
+                    ctx -> json(ctx, 200, s.deliveries().get(Authenticator.tenant(ctx), ctx.pathParam("id"))));
             r.get("/v1/stats", ctx -> json(ctx, 200, s.deliveries().stats(Authenticator.tenant(ctx))));
             r.post("/v1/deliveries/replay", BulkReplay.handler(s.idempotency(), s.clock()));
-            r.post("/v1/deliveries/{id}/replay", mutation(s, (tx, ctx) -> s.deliveries().replay(tx, Authenticator.tenant(ctx), ctx.pathParam("id"))));
+            r.post(
+                    "/v1/deliveries/{id}/replay",
+                    mutation(
+                            s, (tx, ctx) -> s.deliveries().replay(tx, Authenticator.tenant(ctx), ctx.pathParam("id"))));
 
             r.get(PREVIEW_PATH, ctx -> {
                 java.util.Map<String, String> params = new java.util.HashMap<>();
@@ -102,7 +167,9 @@ public final class HttpApi {
                 json(ctx, 200, s.preview().preview(params));
             });
             r.get("/v1/signing-secret", ctx -> json(ctx, 200, s.secrets().get(Authenticator.tenant(ctx))));
-            r.post("/v1/signing-secret/rotate", mutation(s, (tx, ctx) -> s.secrets().rotate(tx, Authenticator.tenant(ctx))));
+            r.post(
+                    "/v1/signing-secret/rotate",
+                    mutation(s, (tx, ctx) -> s.secrets().rotate(tx, Authenticator.tenant(ctx))));
             SourceRoutes.install(r, s);
             SettingsRoutes.install(r, s);
         });
@@ -135,7 +202,10 @@ public final class HttpApi {
             try {
                 decoded = java.net.URLDecoder.decode(part, java.nio.charset.StandardCharsets.UTF_8);
             } catch (IllegalArgumentException e) {
-                throw ApiException.invalid("parameter_invalid_encoding", name, "Query parameter '" + name + "' is not valid percent-encoding");
+                throw ApiException.invalid(
+                        "parameter_invalid_encoding",
+                        name,
+                        "Query parameter '" + name + "' is not valid percent-encoding");
             }
             StorableText.check(decoded, decoded.contains("=") ? decoded.substring(0, decoded.indexOf('=')) : decoded);
         }

@@ -32,9 +32,11 @@ public final class Json {
         JsonNode node;
         try (JsonParser p = MAPPER.createParser(body)) {
             node = MAPPER.readTree(p);
-            if (p.nextToken() != null) throw ApiException.invalid("invalid_json", null, "Request body has data after the JSON value");
+            if (p.nextToken() != null)
+                throw ApiException.invalid("invalid_json", null, "Request body has data after the JSON value");
         } catch (JsonProcessingException e) {
-            throw ApiException.invalid("invalid_json", null, "Request body is not valid JSON: " + e.getOriginalMessage());
+            throw ApiException.invalid(
+                    "invalid_json", null, "Request body is not valid JSON: " + e.getOriginalMessage());
         } catch (IOException e) {
             throw ApiException.invalid("invalid_json", null, "Request body could not be read");
         }

@@ -45,10 +45,12 @@ final class JsonBody {
                 throw ApiException.invalid("invalid_json", null, "Request body must be a JSON object");
             }
             ObjectNode root = (ObjectNode) read(p, text, "", false);
-            if (p.nextToken() != null) throw ApiException.invalid("invalid_json", null, "Request body has data after the JSON value");
+            if (p.nextToken() != null)
+                throw ApiException.invalid("invalid_json", null, "Request body has data after the JSON value");
             return root;
         } catch (JsonProcessingException e) {
-            throw ApiException.invalid("invalid_json", null, "Request body is not valid JSON: " + e.getOriginalMessage());
+            throw ApiException.invalid(
+                    "invalid_json", null, "Request body is not valid JSON: " + e.getOriginalMessage());
         } catch (IOException e) {
             throw ApiException.invalid("invalid_json", null, "Request body could not be read");
         }
@@ -56,7 +58,9 @@ final class JsonBody {
 
     /** The JSON text of a {@code payload} value: exactly as the caller sent it when it came from {@link #parse}. */
     static String text(JsonNode value) {
-        if (value instanceof POJONode pojo && pojo.getPojo() instanceof RawValue raw && raw.rawValue() instanceof String s) return s;
+        if (value instanceof POJONode pojo
+                && pojo.getPojo() instanceof RawValue raw
+                && raw.rawValue() instanceof String s) return s;
         return Json.compact(value);
     }
 
@@ -67,10 +71,15 @@ final class JsonBody {
 
     private static String utf8(byte[] body) {
         try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(body)).toString();
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(body))
+                    .toString();
         } catch (CharacterCodingException e) {
-            throw ApiException.invalid("invalid_json", null, "Request body is not valid UTF-8 (JSON must be sent as UTF-8)");
+            throw ApiException.invalid(
+                    "invalid_json", null, "Request body is not valid UTF-8 (JSON must be sent as UTF-8)");
         }
     }
 
@@ -85,16 +94,23 @@ final class JsonBody {
                     StorableText.check(name, child);
                     p.nextToken();
                     int from = (int) p.currentTokenLocation().getCharOffset();
-                    boolean payload = !insidePayload && name.equals(PAYLOAD) && p.currentToken() != JsonToken.VALUE_NULL;
+                    boolean payload =
+                            !insidePayload && name.equals(PAYLOAD) && p.currentToken() != JsonToken.VALUE_NULL;
                     JsonNode v = read(p, text, child, insidePayload || payload);
-                    o.set(name, payload ? verbatim(text.substring(from, (int) p.currentLocation().getCharOffset())) : v);
+                    o.set(
+                            name,
+                            payload
+                                    ? verbatim(text.substring(
+                                            from, (int) p.currentLocation().getCharOffset()))
+                                    : v);
                 }
                 return o;
             }
             case START_ARRAY -> {
                 ArrayNode a = NODES.arrayNode();
                 int i = 0;
-                while (p.nextToken() != JsonToken.END_ARRAY) a.add(read(p, text, path + "[" + i++ + "]", insidePayload));
+                while (p.nextToken() != JsonToken.END_ARRAY)
+                    a.add(read(p, text, path + "[" + i++ + "]", insidePayload));
                 return a;
             }
             case VALUE_STRING -> {
@@ -121,7 +137,9 @@ final class JsonBody {
             case VALUE_NULL -> {
                 return NODES.nullNode();
             }
-            default -> throw ApiException.invalid("invalid_json", path.isEmpty() ? null : path, "Request body is not valid JSON at " + path);
+            default ->
+                throw ApiException.invalid(
+                        "invalid_json", path.isEmpty() ? null : path, "Request body is not valid JSON at " + path);
         }
     }
 }

@@ -20,9 +20,14 @@ final class JsonErrorHandler extends ErrorHandler {
     }
 
     @Override
-    protected void generateResponse(Request request, Response response, int code, String message, Throwable cause, Callback callback) {
+    protected void generateResponse(
+            Request request, Response response, int code, String message, Throwable cause, Callback callback) {
         String requestId = ids.next("req");
-        ApiException e = ErrorMapper.forStatus(code, message, request.getMethod(), request.getHttpURI() == null ? "?" : request.getHttpURI().getPath());
+        ApiException e = ErrorMapper.forStatus(
+                code,
+                message,
+                request.getMethod(),
+                request.getHttpURI() == null ? "?" : request.getHttpURI().getPath());
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
         response.getHeaders().put("Request-Id", requestId);
         e.headers().forEach((k, v) -> response.getHeaders().put(k, v));

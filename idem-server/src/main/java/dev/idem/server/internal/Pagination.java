@@ -18,7 +18,8 @@ final class Pagination {
         } catch (NumberFormatException ignored) {
             // answered below
         }
-        throw ApiException.invalid("parameter_out_of_range", "limit", "limit must be an integer between 1 and " + MAX_LIMIT);
+        throw ApiException.invalid(
+                "parameter_out_of_range", "limit", "limit must be an integer between 1 and " + MAX_LIMIT);
     }
 
     static String startingAfter(Context ctx) {

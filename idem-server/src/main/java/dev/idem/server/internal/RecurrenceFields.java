@@ -20,6 +20,7 @@ import java.util.List;
 final class RecurrenceFields {
     static final int MIN_YEAR = 1900;
     static final int MAX_YEAR = 9999;
+
     private RecurrenceFields() {}
 
     static Timing.Recurring parse(Fields f, Instant now) {
@@ -35,17 +36,36 @@ final class RecurrenceFields {
                 throw ApiException.invalid("parameter_invalid", "catch_up", e.getMessage());
             }
         }
-        return spec(kind, expression, tz, f.string("dtstart", 64), exdates(f.raw("exdates")), f.string("until", 64),
-                f.integer("count", 1, 1_000_000), now, catchUp);
+        return spec(
+                kind,
+                expression,
+                tz,
+                f.string("dtstart", 64),
+                exdates(f.raw("exdates")),
+                f.string("until", 64),
+                f.integer("count", 1, 1_000_000),
+                now,
+                catchUp);
     }
 
     /** Builds and compiles a spec; every failure is a 400 naming the part to fix. */
-    static Timing.Recurring spec(RecurrenceSpec.Kind kind, String expression, String tz, String dtstart, List<String> exdates,
-                                 String until, Integer count, Instant now, CatchUp catchUp) {
+    static Timing.Recurring spec(
+            RecurrenceSpec.Kind kind,
+            String expression,
+            String tz,
+            String dtstart,
+            List<String> exdates,
+            String until,
+            Integer count,
+            Instant now,
+            CatchUp catchUp) {
         try {
             ZoneId zone = tz == null ? ZoneId.of("UTC") : Recurrences.zone(tz);
             if (kind == RecurrenceSpec.Kind.CRON && dtstart != null)
-                throw ApiException.invalid("parameter_unexpected", "dtstart", "dtstart applies to rrule schedules; a cron schedule starts now");
+                throw ApiException.invalid(
+                        "parameter_unexpected",
+                        "dtstart",
+                        "dtstart applies to rrule schedules; a cron schedule starts now");
             String rule = expression;
             LocalDateTime start = null;
             if (kind == RecurrenceSpec.Kind.RRULE && dtstart != null) start = local("dtstart", dtstart);
@@ -71,9 +91,13 @@ final class RecurrenceFields {
             for (String part : node.asText().split(",")) if (!part.isBlank()) out.add(part.trim());
             return out;
         }
-        if (!node.isArray()) throw ApiException.invalid("parameter_invalid_type", "exdates", "exdates must be an array of local date-times");
+        if (!node.isArray())
+            throw ApiException.invalid(
+                    "parameter_invalid_type", "exdates", "exdates must be an array of local date-times");
         for (JsonNode n : node) {
-            if (!n.isTextual()) throw ApiException.invalid("parameter_invalid_type", "exdates", "exdates must be an array of local date-times");
+            if (!n.isTextual())
+                throw ApiException.invalid(
+                        "parameter_invalid_type", "exdates", "exdates must be an array of local date-times");
             out.add(n.asText());
         }
         if (out.size() > 1000) throw ApiException.invalid("parameter_too_long", "exdates", "at most 1000 exdates");
@@ -85,8 +109,12 @@ final class RecurrenceFields {
         try {
             t = LocalDateTime.parse(text).truncatedTo(ChronoUnit.SECONDS);
         } catch (DateTimeParseException e) {
-            throw ApiException.invalid("parameter_invalid_time", param,
-                    param + " must be a local date-time such as 2026-03-10T09:00:00 (no offset: it is read in timezone), got '" + text + "'");
+            throw ApiException.invalid(
+                    "parameter_invalid_time",
+                    param,
+                    param
+                            + " must be a local date-time such as 2026-03-10T09:00:00 (no offset: it is read in timezone), got '"
+                            + text + "'");
         }
         return inRange(param, t);
     }
@@ -104,7 +132,10 @@ final class RecurrenceFields {
     /** Recurrences are searched within years 1900 to 9999; outside them a date is a mistake, not a rule. */
     private static LocalDateTime inRange(String param, LocalDateTime t) {
         if (t.getYear() < MIN_YEAR || t.getYear() > MAX_YEAR)
-            throw ApiException.invalid("parameter_out_of_range", param, param + " must be between the years " + MIN_YEAR + " and " + MAX_YEAR);
+            throw ApiException.invalid(
+                    "parameter_out_of_range",
+                    param,
+                    param + " must be between the years " + MIN_YEAR + " and " + MAX_YEAR);
         return t;
     }
 }

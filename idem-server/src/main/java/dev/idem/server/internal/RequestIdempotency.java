@@ -27,6 +27,7 @@ public final class RequestIdempotency {
     public static final String HEADER = "Idempotency-Key";
     /** A request still "in progress" after this long is taken to have died with its process. */
     static final Duration IN_PROGRESS_LOCK = Duration.ofSeconds(30);
+
     private final Store store;
     private final Clock clock;
 
@@ -47,14 +48,16 @@ public final class RequestIdempotency {
             try {
                 response = store.inTransaction(tx -> {
                     ApiResponse r = mutation.apply(tx);
-                    tx.idempotency().complete(tenant, key, r.status(), new Stored(r.headers(), Json.bytes(r.body())).encode());
+                    tx.idempotency()
+                            .complete(tenant, key, r.status(), new Stored(r.headers(), Json.bytes(r.body())).encode());
                     return r;
                 });
             } catch (RuntimeException e) {
                 try {
                     store.useTransaction(tx -> tx.idempotency().delete(tenant, key));
                 } catch (RuntimeException releaseFailed) {
-                    // the store is failing: the key stays "in progress" until its lock expires; answer for the first failure
+                    // the store is failing: the key stays "in progress" until its lock expires; answer for the first
+                    // failure
                     e.addSuppressed(releaseFailed);
                 }
                 throw e;
@@ -70,7 +73,8 @@ public final class RequestIdempotency {
 
     private static String fingerprint(Context ctx, String key) {
         if (key.isEmpty() || key.length() > 255)
-            throw ApiException.invalid("idempotency_key_invalid", HEADER, "Idempotency-Key must be 1 to 255 characters");
+            throw ApiException.invalid(
+                    "idempotency_key_invalid", HEADER, "Idempotency-Key must be 1 to 255 characters");
         return fingerprint(ctx.method().name(), ctx.path(), ctx.bodyAsBytes());
     }
 
@@ -125,11 +129,20 @@ public final class RequestIdempotency {
                 Step step = store.inTransaction(tx -> {
                     Step s = steps.step(tx, at);
                     if (!tx.idempotency().saveProgress(tenant, key, Json.bytes(s.state()), held, next))
-                        throw ApiException.conflict("idempotency_in_progress", "This request's Idempotency-Key was taken over by a retry "
-                                + "while this one was slow; the retry carries on from here");
+                        throw ApiException.conflict(
+                                "idempotency_in_progress",
+                                "This request's Idempotency-Key was taken over by a retry "
+                                        + "while this one was slow; the retry carries on from here");
                     if (s.response() != null)
-                        tx.idempotency().complete(tenant, key, s.response().status(),
-                                new Stored(s.response().headers(), Json.bytes(s.response().body())).encode());
+                        tx.idempotency()
+                                .complete(
+                                        tenant,
+                                        key,
+                                        s.response().status(),
+                                        new Stored(
+                                                        s.response().headers(),
+                                                        Json.bytes(s.response().body()))
+                                                .encode());
                     return s;
                 });
                 lock = next;
@@ -145,8 +158,13 @@ public final class RequestIdempotency {
             Instant held = lock;
             try {
                 // keep what committed, and let a retry take the key now rather than when the lock expires
-                store.useTransaction(tx -> tx.idempotency().saveProgress(tenant, key, progress, held,
-                        clock.instant().minusMillis(1).truncatedTo(java.time.temporal.ChronoUnit.MILLIS)));
+                store.useTransaction(tx -> tx.idempotency()
+                        .saveProgress(
+                                tenant,
+                                key,
+                                progress,
+                                held,
+                                clock.instant().minusMillis(1).truncatedTo(java.time.temporal.ChronoUnit.MILLIS)));
             } catch (RuntimeException releaseFailed) {
                 e.addSuppressed(releaseFailed);
             }
@@ -160,7 +178,9 @@ public final class RequestIdempotency {
         Stored stored = Stored.decode(claim.done().responseBody());
         stored.headers().forEach(ctx::header);
         ctx.header("Idempotent-Replayed", "true");
-        ctx.status(claim.done().responseStatus()).contentType("application/json").result(stored.body());
+        ctx.status(claim.done().responseStatus())
+                .contentType("application/json")
+                .result(stored.body());
         return true;
     }
 
@@ -190,19 +210,26 @@ public final class RequestIdempotency {
                     // work of another request already committed under this key (steps of runInSteps): only the same
                     // request may carry it on
                     if (r.responseBody() != null && !r.fingerprint().equals(fingerprint))
-                        throw ApiException.conflict("idempotency_key_reuse",
+                        throw ApiException.conflict(
+                                "idempotency_key_reuse",
                                 "This Idempotency-Key was used with another request (method, path or body differ); use a new key");
-                    if (r.lockedUntil() != null && r.lockedUntil().isBefore(now)
-                            && tx.idempotency().takeOverExpired(tenant, key, fingerprint, now, lock)) return new Claim(null, lock, r.responseBody());
-                    throw ApiException.conflict("idempotency_in_progress",
+                    if (r.lockedUntil() != null
+                            && r.lockedUntil().isBefore(now)
+                            && tx.idempotency().takeOverExpired(tenant, key, fingerprint, now, lock))
+                        return new Claim(null, lock, r.responseBody());
+                    throw ApiException.conflict(
+                            "idempotency_in_progress",
                             "A request with this Idempotency-Key is still being processed; retry in a moment");
                 }
                 if (!r.fingerprint().equals(fingerprint))
-                    throw ApiException.conflict("idempotency_key_reuse",
+                    throw ApiException.conflict(
+                            "idempotency_key_reuse",
                             "This Idempotency-Key was used with another request (method, path or body differ); use a new key");
                 return new Claim(r, null, null);
             }
-            throw ApiException.conflict("idempotency_in_progress", "A request with this Idempotency-Key is still being processed; retry in a moment");
+            throw ApiException.conflict(
+                    "idempotency_in_progress",
+                    "A request with this Idempotency-Key is still being processed; retry in a moment");
         });
     }
 
@@ -224,9 +251,11 @@ public final class RequestIdempotency {
             int nl = 0;
             while (nl < stored.length && stored[nl] != '\n') nl++;
             java.util.Map<String, String> headers = new java.util.LinkedHashMap<>();
-            Json.parseStored(new String(stored, 0, nl, StandardCharsets.UTF_8)).fields()
+            Json.parseStored(new String(stored, 0, nl, StandardCharsets.UTF_8))
+                    .fields()
                     .forEachRemaining(e -> headers.put(e.getKey(), e.getValue().asText()));
-            return new Stored(headers, java.util.Arrays.copyOfRange(stored, Math.min(nl + 1, stored.length), stored.length));
+            return new Stored(
+                    headers, java.util.Arrays.copyOfRange(stored, Math.min(nl + 1, stored.length), stored.length));
         }
     }
 

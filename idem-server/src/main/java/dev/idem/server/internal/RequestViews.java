@@ -26,7 +26,8 @@ final class RequestViews {
     private RequestViews() {}
 
     /** The {@code request} object, or null when the delivery has no attempt yet. */
-    static ObjectNode latest(Delivery d, Optional<Schedule> schedule, List<Attempt> attempts, Optional<SigningSecrets> secrets) {
+    static ObjectNode latest(
+            Delivery d, Optional<Schedule> schedule, List<Attempt> attempts, Optional<SigningSecrets> secrets) {
         if (attempts.isEmpty() || schedule.isEmpty()) return null;
         Attempt last = attempts.get(attempts.size() - 1);
         Instant at = last.startedAt();
@@ -35,11 +36,16 @@ final class RequestViews {
         List<SigningSecret> signing = null;
         if (secrets.isEmpty()) omitted = "no signing secret exists for this project and mode";
         else if (rotatedAt != null && at.isBefore(rotatedAt))
-            omitted = "the attempt predates the signing secret's rotation at " + Json.time(rotatedAt) + "; the secrets that signed it are not all kept";
+            omitted = "the attempt predates the signing secret's rotation at " + Json.time(rotatedAt)
+                    + "; the secrets that signed it are not all kept";
         else signing = secrets.get().activeAt(at);
         // without the secrets, sign with a throwaway one and drop the signature headers it made
-        SentRequest r = SentRequest.of(d, schedule.get(), last.number(),
-                signing != null ? signing : List.of(SigningSecret.generate(new java.util.Random(0))), at);
+        SentRequest r = SentRequest.of(
+                d,
+                schedule.get(),
+                last.number(),
+                signing != null ? signing : List.of(SigningSecret.generate(new java.util.Random(0))),
+                at);
         ObjectNode o = Json.object();
         o.put("attempt", last.number());
         o.put("reconstructed", true);
@@ -56,11 +62,14 @@ final class RequestViews {
     }
 
     private static boolean isSignature(String header) {
-        return header.equalsIgnoreCase(WebhookHeaders.WEBHOOK_SIGNATURE) || header.equalsIgnoreCase(WebhookHeaders.SCHED_SIGNATURE);
+        return header.equalsIgnoreCase(WebhookHeaders.WEBHOOK_SIGNATURE)
+                || header.equalsIgnoreCase(WebhookHeaders.SCHED_SIGNATURE);
     }
 
     /** When the current secret took over: its predecessor's expiry minus the overlap; null when never rotated. */
     private static Instant rotatedAt(SigningSecrets s) {
-        return s.previous() == null || s.previousExpiresAt() == null ? null : s.previousExpiresAt().minus(SigningSecretService.ROTATION_OVERLAP);
+        return s.previous() == null || s.previousExpiresAt() == null
+                ? null
+                : s.previousExpiresAt().minus(SigningSecretService.ROTATION_OVERLAP);
     }
 }

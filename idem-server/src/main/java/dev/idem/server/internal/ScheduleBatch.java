@@ -30,11 +30,19 @@ final class ScheduleBatch {
     static List<Item> parse(ScheduleService schedules, ObjectNode body, Instant now) {
         Fields.of(body).only(java.util.Set.of("schedules"));
         JsonNode list = body.get("schedules");
-        if (list == null || list.isNull()) throw ApiException.invalid("parameter_missing", "schedules", "Missing required parameter: schedules");
-        if (!list.isArray()) throw ApiException.invalid("parameter_invalid_type", "schedules", "schedules must be an array of schedule bodies");
-        if (list.isEmpty()) throw ApiException.invalid("parameter_invalid_empty", "schedules", "schedules must hold at least one schedule body");
+        if (list == null || list.isNull())
+            throw ApiException.invalid("parameter_missing", "schedules", "Missing required parameter: schedules");
+        if (!list.isArray())
+            throw ApiException.invalid(
+                    "parameter_invalid_type", "schedules", "schedules must be an array of schedule bodies");
+        if (list.isEmpty())
+            throw ApiException.invalid(
+                    "parameter_invalid_empty", "schedules", "schedules must hold at least one schedule body");
         if (list.size() > MAX_ITEMS)
-            throw ApiException.invalid("parameter_too_long", "schedules", "at most " + MAX_ITEMS + " schedules per batch, got " + list.size());
+            throw ApiException.invalid(
+                    "parameter_too_long",
+                    "schedules",
+                    "at most " + MAX_ITEMS + " schedules per batch, got " + list.size());
         List<Item> items = new ArrayList<>(list.size());
         for (int i = 0; i < list.size(); i++) items.add(item(schedules, list.get(i), now));
         return items;
@@ -42,8 +50,11 @@ final class ScheduleBatch {
 
     private static Item item(ScheduleService schedules, JsonNode node, Instant now) {
         try {
-            if (!node.isObject()) throw ApiException.invalid("invalid_json", null, "Each batch item must be a JSON object (a schedule body)");
-            if (Json.bytes(node).length > HttpApi.MAX_BODY_BYTES) throw ApiException.invalid("body_too_large", null, "Schedule body is over 256 KiB");
+            if (!node.isObject())
+                throw ApiException.invalid(
+                        "invalid_json", null, "Each batch item must be a JSON object (a schedule body)");
+            if (Json.bytes(node).length > HttpApi.MAX_BODY_BYTES)
+                throw ApiException.invalid("body_too_large", null, "Schedule body is over 256 KiB");
             return new Item(schedules.parse((ObjectNode) node, now), null);
         } catch (ApiException e) {
             return new Item(null, e);
@@ -51,7 +62,8 @@ final class ScheduleBatch {
     }
 
     /** Creates the valid items in the caller's transaction and answers for all of them, in order. */
-    static ApiResponse create(StoreTx tx, ScheduleService schedules, Tenant tenant, List<Item> parsed, Instant now, String requestId) {
+    static ApiResponse create(
+            StoreTx tx, ScheduleService schedules, Tenant tenant, List<Item> parsed, Instant now, String requestId) {
         List<ScheduleParser.Parsed> valid = new ArrayList<>();
         for (Item item : parsed) if (item.parsed() != null) valid.add(item.parsed());
         List<Creation.Result> results = valid.isEmpty() ? List.of() : schedules.createAll(tx, tenant, valid, now);

@@ -19,9 +19,31 @@ import java.util.regex.Pattern;
 
 /** Turns a {@code POST /v1/schedules} body into a validated {@link ScheduleDefinition}, or a 400 naming what to fix. */
 public final class ScheduleParser {
-    static final Set<String> CREATE_FIELDS = Set.of("endpoint", "delay", "fire_at", "rrule", "cron", "timezone", "dtstart",
-            "exdates", "until", "count", "catch_up", "payload", "body", "content_type", "headers", "event_type",
-            "idempotency_key", "dedup_id", "retry", "timeout", "auto_pause_after", "header_profile", "metadata", "flow_control");
+    static final Set<String> CREATE_FIELDS = Set.of(
+            "endpoint",
+            "delay",
+            "fire_at",
+            "rrule",
+            "cron",
+            "timezone",
+            "dtstart",
+            "exdates",
+            "until",
+            "count",
+            "catch_up",
+            "payload",
+            "body",
+            "content_type",
+            "headers",
+            "event_type",
+            "idempotency_key",
+            "dedup_id",
+            "retry",
+            "timeout",
+            "auto_pause_after",
+            "header_profile",
+            "metadata",
+            "flow_control");
     private static final Set<String> RETRY_FIELDS = Set.of("max_attempts", "initial_backoff", "max_backoff", "max_age");
     private static final Set<String> FLOW_CONTROL_FIELDS = Set.of("key", "parallelism", "rate");
     private static final Pattern EVENT_TYPE = Pattern.compile("[A-Za-z0-9._:\\-/]{1,255}");
@@ -45,17 +67,23 @@ public final class ScheduleParser {
         String payload = null;
         String rawBody = f.string("body", 256 * 1024);
         if (f.has("payload")) {
-            if (rawBody != null) throw ApiException.invalid("parameter_conflict", "body", "Give payload or body, not both");
+            if (rawBody != null)
+                throw ApiException.invalid("parameter_conflict", "body", "Give payload or body, not both");
             payload = JsonBody.text(f.raw("payload"));
         }
         String contentType = f.string("content_type", 255);
         if (contentType != null && rawBody == null)
-            throw ApiException.invalid("parameter_conflict", "content_type", "content_type goes with body; payload and the envelope are sent as application/json");
+            throw ApiException.invalid(
+                    "parameter_conflict",
+                    "content_type",
+                    "content_type goes with body; payload and the envelope are sent as application/json");
         if (contentType != null && (contentType.indexOf('\r') >= 0 || contentType.indexOf('\n') >= 0))
-            throw ApiException.invalid("parameter_invalid", "content_type", "content_type must not contain line breaks");
+            throw ApiException.invalid(
+                    "parameter_invalid", "content_type", "content_type must not contain line breaks");
         String eventType = f.string("event_type", 255);
         if (eventType != null && !EVENT_TYPE.matcher(eventType).matches())
-            throw ApiException.invalid("parameter_invalid", "event_type", "event_type may use letters, digits and . _ : - / only");
+            throw ApiException.invalid(
+                    "parameter_invalid", "event_type", "event_type may use letters, digits and . _ : - / only");
         String idempotencyKey = f.string("idempotency_key", 255);
         String dedupId = f.string("dedup_id", 255);
         Integer autoPause = f.integer("auto_pause_after", 0, 10_000);
@@ -70,9 +98,22 @@ public final class ScheduleParser {
             }
         }
         String metadata = metadata(f);
-        ScheduleDefinition def = new ScheduleDefinition(endpoint, timing, payload, rawBody, contentType, HeaderFields.parse(f), eventType,
-                idempotencyKey, dedupId, retry(f), timeout == null ? ScheduleDefinition.DEFAULT_TIMEOUT : timeout,
-                autoPause == null ? ScheduleDefinition.DEFAULT_AUTO_PAUSE_AFTER : autoPause, profile, metadata).withFlowControl(flowControl(f));
+        ScheduleDefinition def = new ScheduleDefinition(
+                        endpoint,
+                        timing,
+                        payload,
+                        rawBody,
+                        contentType,
+                        HeaderFields.parse(f),
+                        eventType,
+                        idempotencyKey,
+                        dedupId,
+                        retry(f),
+                        timeout == null ? ScheduleDefinition.DEFAULT_TIMEOUT : timeout,
+                        autoPause == null ? ScheduleDefinition.DEFAULT_AUTO_PAUSE_AFTER : autoPause,
+                        profile,
+                        metadata)
+                .withFlowControl(flowControl(f));
         return new Parsed(def, dedupId);
     }
 
@@ -97,18 +138,29 @@ public final class ScheduleParser {
     }
 
     private Timing timing(Fields f, Instant now) {
-        List<String> given = java.util.stream.Stream.of("delay", "fire_at", "rrule", "cron").filter(f::has).toList();
+        List<String> given = java.util.stream.Stream.of("delay", "fire_at", "rrule", "cron")
+                .filter(f::has)
+                .toList();
         if (given.size() > 1)
-            throw ApiException.invalid("parameter_conflict", given.get(1), "Give at most one of delay, fire_at, rrule, cron (got " + String.join(", ", given) + ")");
+            throw ApiException.invalid(
+                    "parameter_conflict",
+                    given.get(1),
+                    "Give at most one of delay, fire_at, rrule, cron (got " + String.join(", ", given) + ")");
         for (String recurringOnly : List.of("timezone", "dtstart", "exdates", "until", "count", "catch_up"))
             if (f.has(recurringOnly) && !f.has("rrule") && !f.has("cron"))
-                throw ApiException.invalid("parameter_unexpected", recurringOnly, recurringOnly + " applies to rrule or cron schedules only");
+                throw ApiException.invalid(
+                        "parameter_unexpected",
+                        recurringOnly,
+                        recurringOnly + " applies to rrule or cron schedules only");
         if (f.has("rrule") || f.has("cron")) return RecurrenceFields.parse(f, now);
         if (f.has("delay")) return new Timing.Once(now.plus(f.duration("delay", Duration.ZERO, MAX_DELAY)));
         if (f.has("fire_at")) {
             Instant at = f.instant("fire_at");
             if (at.isAfter(now.plus(MAX_DELAY)) || at.isBefore(now.minus(MAX_DELAY)))
-                throw ApiException.invalid("parameter_out_of_range", "fire_at", "fire_at must be within 10 years of now (a past one fires at once)");
+                throw ApiException.invalid(
+                        "parameter_out_of_range",
+                        "fire_at",
+                        "fire_at must be within 10 years of now (a past one fires at once)");
             return new Timing.Once(at);
         }
         return new Timing.Once(now);
@@ -124,8 +176,12 @@ public final class ScheduleParser {
         Duration maxBackoff = r.duration("max_backoff", Duration.ofSeconds(1), Duration.ofDays(7));
         Duration maxAge = r.duration("max_age", Duration.ofSeconds(1), Duration.ofDays(30));
         try {
-            return new RetryPolicy(max == null ? d.maxAttempts() : max, initial == null ? d.initialBackoff() : initial,
-                    maxBackoff == null ? (initial != null && initial.compareTo(d.maxBackoff()) > 0 ? initial : d.maxBackoff()) : maxBackoff,
+            return new RetryPolicy(
+                    max == null ? d.maxAttempts() : max,
+                    initial == null ? d.initialBackoff() : initial,
+                    maxBackoff == null
+                            ? (initial != null && initial.compareTo(d.maxBackoff()) > 0 ? initial : d.maxBackoff())
+                            : maxBackoff,
                     maxAge == null ? d.maxAge() : maxAge);
         } catch (IllegalArgumentException e) {
             throw ApiException.invalid("parameter_invalid", "retry", e.getMessage());
@@ -141,16 +197,19 @@ public final class ScheduleParser {
         Integer parallelism = fc.integer("parallelism", 1, FlowControl.MAX_PARALLELISM);
         Integer rate = fc.integer("rate", 1, FlowControl.MAX_RATE);
         if (parallelism == null && rate == null)
-            throw ApiException.invalid("parameter_missing", "flow_control.parallelism", "flow_control needs parallelism, rate or both");
+            throw ApiException.invalid(
+                    "parameter_missing", "flow_control.parallelism", "flow_control needs parallelism, rate or both");
         return new FlowControl(key, parallelism, rate);
     }
 
     private static String metadata(Fields f) {
         JsonNode m = f.raw("metadata");
         if (m == null || m.isNull()) return null;
-        if (!m.isObject()) throw ApiException.invalid("parameter_invalid_type", "metadata", "metadata must be a JSON object");
+        if (!m.isObject())
+            throw ApiException.invalid("parameter_invalid_type", "metadata", "metadata must be a JSON object");
         String s = Json.compact(m);
-        if (s.length() > MAX_METADATA_BYTES) throw ApiException.invalid("parameter_too_long", "metadata", "metadata must be at most 16 KiB");
+        if (s.length() > MAX_METADATA_BYTES)
+            throw ApiException.invalid("parameter_too_long", "metadata", "metadata must be at most 16 KiB");
         return s;
     }
 }

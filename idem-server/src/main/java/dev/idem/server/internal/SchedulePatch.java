@@ -18,7 +18,8 @@ import java.util.Set;
  */
 final class SchedulePatch {
     private static final Set<String> IMMUTABLE = Set.of("idempotency_key", "dedup_id");
-    private static final Set<String> RULE_FIELDS = Set.of("rrule", "cron", "timezone", "dtstart", "exdates", "until", "count", "catch_up");
+    private static final Set<String> RULE_FIELDS =
+            Set.of("rrule", "cron", "timezone", "dtstart", "exdates", "until", "count", "catch_up");
 
     private SchedulePatch() {}
 
@@ -26,16 +27,21 @@ final class SchedulePatch {
         for (Iterator<String> it = patch.fieldNames(); it.hasNext(); ) {
             String f = it.next();
             if (IMMUTABLE.contains(f))
-                throw ApiException.invalid("parameter_immutable", f, f + " cannot be changed; create a new schedule instead");
+                throw ApiException.invalid(
+                        "parameter_immutable", f, f + " cannot be changed; create a new schedule instead");
             if (!ScheduleParser.CREATE_FIELDS.contains(f))
                 throw ApiException.invalid("parameter_unknown", f, "Received unknown parameter: " + f);
         }
         boolean recurring = current.recurring();
         if (!recurring && patch.fieldNames().hasNext() && RULE_FIELDS.stream().anyMatch(patch::has))
-            throw ApiException.invalid("parameter_unexpected", RULE_FIELDS.stream().filter(patch::has).findFirst().orElseThrow(),
+            throw ApiException.invalid(
+                    "parameter_unexpected",
+                    RULE_FIELDS.stream().filter(patch::has).findFirst().orElseThrow(),
                     "a one-shot schedule cannot become recurring; create a new schedule");
         if (recurring && (patch.has("delay") || patch.has("fire_at")))
-            throw ApiException.invalid("parameter_unexpected", patch.has("delay") ? "delay" : "fire_at",
+            throw ApiException.invalid(
+                    "parameter_unexpected",
+                    patch.has("delay") ? "delay" : "fire_at",
                     "a recurring schedule cannot become a one-shot; create a new schedule");
 
         ObjectNode merged = asCreateBody(current);
@@ -54,7 +60,8 @@ final class SchedulePatch {
             var e = it.next();
             JsonNode v = e.getValue();
             if (v.isNull()) merged.remove(e.getKey());
-            else if (e.getKey().equals("retry") && v.isObject()) ((ObjectNode) merged.get("retry")).setAll((ObjectNode) v);
+            else if (e.getKey().equals("retry") && v.isObject())
+                ((ObjectNode) merged.get("retry")).setAll((ObjectNode) v);
             else merged.set(e.getKey(), v);
         }
         return parser.parseCreate(merged, now).definition();

@@ -27,7 +27,8 @@ public final class ScheduleService {
     private final Duration materialiseAhead;
     private final Creation creation;
 
-    public ScheduleService(Store store, ScheduleParser parser, IdGenerator ids, Clock clock, Duration materialiseAhead) {
+    public ScheduleService(
+            Store store, ScheduleParser parser, IdGenerator ids, Clock clock, Duration materialiseAhead) {
         this.store = store;
         this.parser = parser;
         this.ids = ids;
@@ -58,7 +59,8 @@ public final class ScheduleService {
     public ApiResponse patch(StoreTx tx, Tenant tenant, String id, ObjectNode body, Instant now) {
         Schedule s = lock(tx, tenant, id);
         if (s.status() == ScheduleStatus.DELETED)
-            throw ApiException.invalid("schedule_deleted", "id", "Schedule " + id + " is deleted and cannot be changed");
+            throw ApiException.invalid(
+                    "schedule_deleted", "id", "Schedule " + id + " is deleted and cannot be changed");
         ScheduleDefinition def = SchedulePatch.apply(parser, s.definition(), body, now);
         Schedule updated = s.withDefinition(def, now);
         boolean timingChanged = !def.timing().equals(s.definition().timing());
@@ -66,20 +68,28 @@ public final class ScheduleService {
         if (timingChanged && def.timing() instanceof Timing.Once once && s.nextFireAt() == null) {
             List<Delivery> unsent = tx.deliveries().neverAttempted(s.id());
             if (unsent.isEmpty() || !tx.deliveries().reschedule(unsent.get(0).id(), once.fireAt(), now))
-                throw ApiException.invalid("schedule_already_fired", "fire_at",
-                        "The delivery of one-shot schedule " + id + " is being attempted or has been; replay it or create a new schedule");
+                throw ApiException.invalid(
+                        "schedule_already_fired",
+                        "fire_at",
+                        "The delivery of one-shot schedule " + id
+                                + " is being attempted or has been; replay it or create a new schedule");
             tx.schedules().update(updated);
             due = once.fireAt().isBefore(now.plus(Creation.SIGNAL_WITHIN));
         } else if (timingChanged) {
             int replaced = s.definition().recurring()
-                    ? tx.deliveries().deleteNeverAttempted(tx.deliveries().neverAttempted(s.id()).stream()
-                            .filter(d -> d.scheduledFor().isAfter(now)).map(Delivery::id).toList())
+                    ? tx.deliveries()
+                            .deleteNeverAttempted(tx.deliveries().neverAttempted(s.id()).stream()
+                                    .filter(d -> d.scheduledFor().isAfter(now))
+                                    .map(Delivery::id)
+                                    .toList())
                     : 0;
             Instant next = def.timing().first(now).orElse(null);
             ScheduleStatus status = s.status() == ScheduleStatus.PAUSED ? ScheduleStatus.PAUSED : ScheduleStatus.ACTIVE;
-            updated = updated.withCursor(next, s.lastSequence() - replaced, now).withStatus(status, s.pausedReason(), now);
+            updated = updated.withCursor(next, s.lastSequence() - replaced, now)
+                    .withStatus(status, s.pausedReason(), now);
             tx.schedules().update(updated);
-            List<Delivery> written = Materialisation.materialise(tx, List.of(updated), horizonFor(updated, now), ids, now);
+            List<Delivery> written =
+                    Materialisation.materialise(tx, List.of(updated), horizonFor(updated, now), ids, now);
             if (next == null) tx.schedules().completeIfFinished(List.of(id), now);
             due = written.stream().anyMatch(d -> d.scheduledFor().isBefore(now.plus(Creation.SIGNAL_WITHIN)));
         } else {
@@ -122,7 +132,8 @@ public final class ScheduleService {
         if (s.status() == ScheduleStatus.DELETED)
             throw ApiException.invalid("schedule_deleted", "id", "Schedule " + id + " is deleted and cannot be paused");
         Instant now = clock.instant();
-        if (s.status() != ScheduleStatus.PAUSED) tx.schedules().update(s.withStatus(ScheduleStatus.PAUSED, Schedule.PAUSED_BY_USER, now));
+        if (s.status() != ScheduleStatus.PAUSED)
+            tx.schedules().update(s.withStatus(ScheduleStatus.PAUSED, Schedule.PAUSED_BY_USER, now));
         return ApiResponse.ok(ScheduleViews.one(tx, tenant, id, now));
     }
 
@@ -130,7 +141,8 @@ public final class ScheduleService {
     public ApiResponse resume(StoreTx tx, Tenant tenant, String id) {
         Schedule s = lock(tx, tenant, id);
         if (s.status() == ScheduleStatus.DELETED)
-            throw ApiException.invalid("schedule_deleted", "id", "Schedule " + id + " is deleted and cannot be resumed");
+            throw ApiException.invalid(
+                    "schedule_deleted", "id", "Schedule " + id + " is deleted and cannot be resumed");
         Instant now = clock.instant();
         if (s.status() == ScheduleStatus.PAUSED) {
             Resumption.resume(tx, s, ids, now);
@@ -145,7 +157,8 @@ public final class ScheduleService {
         Schedule s = lock(tx, tenant, id);
         Instant now = clock.instant();
         if (s.status() != ScheduleStatus.DELETED) {
-            tx.schedules().update(s.withStatus(ScheduleStatus.DELETED, null, now).withCursor(null, s.lastSequence(), now));
+            tx.schedules()
+                    .update(s.withStatus(ScheduleStatus.DELETED, null, now).withCursor(null, s.lastSequence(), now));
             tx.deliveries().cancelPending(s.id(), now);
         }
         return ApiResponse.ok(ScheduleViews.one(tx, tenant, id, now));

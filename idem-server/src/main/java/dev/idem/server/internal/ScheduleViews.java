@@ -24,13 +24,16 @@ final class ScheduleViews {
 
     /** A page: one query for the schedules, one for all their deliveries' summaries. */
     static ObjectNode page(StoreTx tx, String url, Page<Schedule> page, Instant now) {
-        Map<String, ScheduleDeliveries> summaries = tx.deliveries().summaries(page.data().stream().map(Schedule::id).toList(), now);
+        Map<String, ScheduleDeliveries> summaries =
+                tx.deliveries().summaries(page.data().stream().map(Schedule::id).toList(), now);
         return Views.list(url, page, s -> view(s, summaries.getOrDefault(s.id(), NONE)));
     }
 
     private static ObjectNode view(Schedule s, ScheduleDeliveries d) {
         Instant pending = d.earliestPending();
-        Instant next = pending == null ? s.nextFireAt() : s.nextFireAt() == null || pending.isBefore(s.nextFireAt()) ? pending : s.nextFireAt();
+        Instant next = pending == null
+                ? s.nextFireAt()
+                : s.nextFireAt() == null || pending.isBefore(s.nextFireAt()) ? pending : s.nextFireAt();
         return Views.schedule(s, s.status() == ScheduleStatus.DELETED ? null : next, d.lastDueStatus());
     }
 }

@@ -22,7 +22,12 @@ final class SettingsRoutes {
     private SettingsRoutes() {}
 
     static void install(RoutesConfig r, HttpApi.Services s) {
-        r.get(PATH, ctx -> HttpApi.json(ctx, 200, view(s.store().inReadTransaction(tx -> tx.settings().find(Authenticator.tenant(ctx))))));
+        r.get(
+                PATH,
+                ctx -> HttpApi.json(
+                        ctx,
+                        200,
+                        view(s.store().inReadTransaction(tx -> tx.settings().find(Authenticator.tenant(ctx))))));
         r.patch(PATH, ctx -> {
             HttpApi.checkSize(ctx);
             Change change = parse(s.schedules().parser(), HttpApi.body(ctx));
@@ -59,13 +64,17 @@ final class SettingsRoutes {
     private static Set<AlertEvent> events(JsonNode n) {
         if (n == null) return null;
         if (!n.isArray())
-            throw ApiException.invalid("parameter_invalid_type", "alert_events", "alert_events must be an array of event names (" + AlertEvent.names()
-                    + "); [] for none");
+            throw ApiException.invalid(
+                    "parameter_invalid_type",
+                    "alert_events",
+                    "alert_events must be an array of event names (" + AlertEvent.names() + "); [] for none");
         Set<AlertEvent> out = EnumSet.noneOf(AlertEvent.class);
         for (int i = 0; i < n.size(); i++) {
             JsonNode e = n.get(i);
             String param = "alert_events[" + i + "]";
-            if (!e.isTextual()) throw ApiException.invalid("parameter_invalid_type", param, param + " must be a string, one of " + AlertEvent.names());
+            if (!e.isTextual())
+                throw ApiException.invalid(
+                        "parameter_invalid_type", param, param + " must be a string, one of " + AlertEvent.names());
             try {
                 out.add(AlertEvent.parse(e.asText()));
             } catch (IllegalArgumentException unknown) {

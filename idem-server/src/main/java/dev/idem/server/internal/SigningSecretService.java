@@ -33,8 +33,13 @@ public final class SigningSecretService {
 
     /** A new current secret; the old one keeps signing for {@link #ROTATION_OVERLAP}. */
     public ApiResponse rotate(StoreTx tx, Tenant tenant) {
-        SigningSecrets rotated = tx.signingSecrets().find(tenant)
-                .map(old -> new SigningSecrets(tenant, SigningSecret.generate(random), old.current(), clock.instant().plus(ROTATION_OVERLAP)))
+        SigningSecrets rotated = tx.signingSecrets()
+                .find(tenant)
+                .map(old -> new SigningSecrets(
+                        tenant,
+                        SigningSecret.generate(random),
+                        old.current(),
+                        clock.instant().plus(ROTATION_OVERLAP)))
                 .orElseGet(() -> new SigningSecrets(tenant, SigningSecret.generate(random), null, null));
         tx.signingSecrets().save(rotated);
         return ApiResponse.ok(view(rotated));
@@ -44,7 +49,9 @@ public final class SigningSecretService {
         ObjectNode o = Json.object();
         o.put("object", "signing_secret");
         o.put("secret", s.current().reveal());
-        boolean overlapping = s.previous() != null && s.previousExpiresAt() != null && clock.instant().isBefore(s.previousExpiresAt());
+        boolean overlapping = s.previous() != null
+                && s.previousExpiresAt() != null
+                && clock.instant().isBefore(s.previousExpiresAt());
         o.put("previous_expires_at", overlapping ? Json.time(s.previousExpiresAt()) : null);
         return o;
     }

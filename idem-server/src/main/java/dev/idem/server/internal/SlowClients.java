@@ -36,7 +36,8 @@ final class SlowClients {
     static void install(JavalinConfig config, HttpTimeouts timeouts, long maxBody) {
         config.jetty.modifyServer(server -> {
             // in front of every handler Javalin attaches (it attaches its own inside the innermost wrapper)
-            server.insertHandler(new EagerContentHandler(new DeadlineLoaderFactory(timeouts.body().toMillis(), maxBody)));
+            server.insertHandler(new EagerContentHandler(
+                    new DeadlineLoaderFactory(timeouts.body().toMillis(), maxBody)));
             HeaderDeadline headers = new HeaderDeadline(timeouts.headers());
             server.addBean(headers);
             // Javalin adds its connector after this runs and before the server starts
@@ -70,8 +71,13 @@ final class SlowClients {
         }
 
         @Override
-        public EagerContentHandler.ContentLoader newContentLoader(String contentType, String mimeType, Handler handler, Request request,
-                                                                  Response response, Callback callback) {
+        public EagerContentHandler.ContentLoader newContentLoader(
+                String contentType,
+                String mimeType,
+                Handler handler,
+                Request request,
+                Response response,
+                Callback callback) {
             if (request.getLength() > maxBody) return null; // refused by its length, nothing to wait for
             return new DeadlineLoader(handler, request, response, callback, maxBody, deadlineMillis);
         }
@@ -83,20 +89,33 @@ final class SlowClients {
         private final AtomicBoolean decided = new AtomicBoolean();
         private volatile Scheduler.Task timer;
 
-        DeadlineLoader(Handler handler, Request request, Response response, Callback callback, long maxBody, long deadlineMillis) {
+        DeadlineLoader(
+                Handler handler,
+                Request request,
+                Response response,
+                Callback callback,
+                long maxBody,
+                long deadlineMillis) {
             super(handler, request, response, callback, maxBody + 64 * 1024, -1, false);
             this.deadlineMillis = deadlineMillis;
         }
 
         @Override
         protected void load() {
-            timer = getRequest().getComponents().getScheduler().schedule(this::expire, deadlineMillis, TimeUnit.MILLISECONDS);
+            timer = getRequest()
+                    .getComponents()
+                    .getScheduler()
+                    .schedule(this::expire, deadlineMillis, TimeUnit.MILLISECONDS);
             super.load();
         }
 
         private void expire() {
             if (!decided.compareAndSet(false, true)) return;
-            Response.writeError(getRequest(), getResponse(), getCallback(), 408,
+            Response.writeError(
+                    getRequest(),
+                    getResponse(),
+                    getCallback(),
+                    408,
                     "the body did not arrive within " + deadlineMillis / 1000.0 + " s of the headers");
         }
 

@@ -33,9 +33,23 @@ final class SourceFields {
         v.only(VERIFY_FIELDS);
         String scheme = scheme(v.requiredString("scheme", 32));
         String secret = secret(v, scheme);
-        Source s = new Source(id, tenant, f.requiredString("name", 200), scheme, secret, null, null, v.string("header", 128),
-                v.string("encoding", 16), tolerance(v), endpoints.endpoint(f, "destination"), dedup(f), rateLimit(f, Source.DEFAULT_RATE_LIMIT),
-                false, now, now);
+        Source s = new Source(
+                id,
+                tenant,
+                f.requiredString("name", 200),
+                scheme,
+                secret,
+                null,
+                null,
+                v.string("header", 128),
+                v.string("encoding", 16),
+                tolerance(v),
+                endpoints.endpoint(f, "destination"),
+                dedup(f),
+                rateLimit(f, Source.DEFAULT_RATE_LIMIT),
+                false,
+                now,
+                now);
         return normalised(s, v.has("encoding"), v.has("tolerance"));
     }
 
@@ -54,7 +68,8 @@ final class SourceFields {
             v.only(VERIFY_FIELDS);
             String scheme = v.has("scheme") ? scheme(v.requiredString("scheme", 32)) : s.scheme();
             String header = v.has("header") ? v.string("header", 128) : scheme.equals(s.scheme()) ? s.header() : null;
-            String encoding = v.has("encoding") ? v.string("encoding", 16) : scheme.equals(s.scheme()) ? s.encoding() : null;
+            String encoding =
+                    v.has("encoding") ? v.string("encoding", 16) : scheme.equals(s.scheme()) ? s.encoding() : null;
             Duration tolerance = v.has("tolerance") ? tolerance(v) : s.tolerance();
             encodingGiven = v.has("encoding");
             toleranceGiven = v.has("tolerance");
@@ -62,7 +77,8 @@ final class SourceFields {
             if (v.has("secret")) out = out.withSecret(secret(v, scheme), now);
             else if (!scheme.equals(s.scheme())) secretProblem(scheme, s.secret(), "verify.scheme");
         } else {
-            out = out.withSettings(name, s.scheme(), s.header(), s.encoding(), s.tolerance(), destination, dedup, rateLimit, now);
+            out = out.withSettings(
+                    name, s.scheme(), s.header(), s.encoding(), s.tolerance(), destination, dedup, rateLimit, now);
         }
         return normalised(out, encodingGiven, toleranceGiven);
     }
@@ -75,7 +91,10 @@ final class SourceFields {
 
     private static String scheme(String s) {
         if (!SourceSchemes.ALL.contains(s))
-            throw ApiException.invalid("parameter_invalid", "verify.scheme", "verify.scheme must be one of stripe, github, standard_webhooks, hmac_sha256");
+            throw ApiException.invalid(
+                    "parameter_invalid",
+                    "verify.scheme",
+                    "verify.scheme must be one of stripe, github, standard_webhooks, hmac_sha256");
         return s;
     }
 
@@ -109,7 +128,9 @@ final class SourceFields {
                 // answered below
             }
         }
-        throw ApiException.invalid("parameter_invalid", "dedup",
+        throw ApiException.invalid(
+                "parameter_invalid",
+                "dedup",
                 "dedup must be auto, none, header:<header name> or json:<JSON pointer such as /id>, got '" + d + "'");
     }
 
@@ -117,21 +138,48 @@ final class SourceFields {
     private static Source normalised(Source s, boolean encodingGiven, boolean toleranceGiven) {
         boolean hmac = s.scheme().equals(SourceSchemes.HMAC_SHA256);
         if (hmac && s.header() == null)
-            throw ApiException.invalid("parameter_missing", "verify.header", "verify.header (the signature header's name) is required for hmac_sha256");
+            throw ApiException.invalid(
+                    "parameter_missing",
+                    "verify.header",
+                    "verify.header (the signature header's name) is required for hmac_sha256");
         if (!hmac && s.header() != null)
-            throw ApiException.invalid("parameter_invalid", "verify.header", "verify.header applies to hmac_sha256 only; " + s.scheme() + " has its own header");
+            throw ApiException.invalid(
+                    "parameter_invalid",
+                    "verify.header",
+                    "verify.header applies to hmac_sha256 only; " + s.scheme() + " has its own header");
         if (hmac && !HEADER_NAME.matcher(s.header()).matches())
-            throw ApiException.invalid("parameter_invalid", "verify.header", "'" + s.header() + "' is not a valid header name");
+            throw ApiException.invalid(
+                    "parameter_invalid", "verify.header", "'" + s.header() + "' is not a valid header name");
         String encoding = s.encoding();
-        if (!hmac && encodingGiven) throw ApiException.invalid("parameter_invalid", "verify.encoding", "verify.encoding applies to hmac_sha256 only");
+        if (!hmac && encodingGiven)
+            throw ApiException.invalid(
+                    "parameter_invalid", "verify.encoding", "verify.encoding applies to hmac_sha256 only");
         if (!hmac) encoding = null;
         else if (encoding == null) encoding = "hex";
         else if (!encoding.equals("hex") && !encoding.equals("base64"))
             throw ApiException.invalid("parameter_invalid", "verify.encoding", "verify.encoding must be hex or base64");
         boolean timed = s.scheme().equals(SourceSchemes.STRIPE) || s.scheme().equals(SourceSchemes.STANDARD_WEBHOOKS);
         if (!timed && toleranceGiven)
-            throw ApiException.invalid("parameter_invalid", "verify.tolerance", "verify.tolerance applies to stripe and standard_webhooks, whose signatures carry a timestamp");
-        return new Source(s.id(), s.tenant(), s.name(), s.scheme(), s.secret(), s.previousSecret(), s.previousExpiresAt(), s.header(),
-                encoding, s.tolerance(), s.destination(), s.dedup(), s.rateLimit(), s.deleted(), s.createdAt(), s.updatedAt());
+            throw ApiException.invalid(
+                    "parameter_invalid",
+                    "verify.tolerance",
+                    "verify.tolerance applies to stripe and standard_webhooks, whose signatures carry a timestamp");
+        return new Source(
+                s.id(),
+                s.tenant(),
+                s.name(),
+                s.scheme(),
+                s.secret(),
+                s.previousSecret(),
+                s.previousExpiresAt(),
+                s.header(),
+                encoding,
+                s.tolerance(),
+                s.destination(),
+                s.dedup(),
+                s.rateLimit(),
+                s.deleted(),
+                s.createdAt(),
+                s.updatedAt());
     }
 }

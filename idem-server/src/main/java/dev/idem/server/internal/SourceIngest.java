@@ -33,11 +33,13 @@ public final class SourceIngest {
     /** The largest body accepted: providers' events are far smaller (Stripe's are a few KiB). */
     static final int MAX_BODY_BYTES = 1024 * 1024;
     /** Forwarded under {@code Idem-Source-Header-<name>}; these describe the connection, not the event. */
-    private static final java.util.Set<String> NOT_FORWARDED = java.util.Set.of("host", "content-length", "content-type", "expect");
+    private static final java.util.Set<String> NOT_FORWARDED =
+            java.util.Set.of("host", "content-length", "content-type", "expect");
     /** How long a looked-up source (or its absence) is reused: a flood of requests costs one read per id per period. */
     private static final long CACHE_MILLIS = 2_000;
     /** Cache misses (reads of the store) a second per node, whatever the ids: random ids cannot flood the database. */
     private static final int LOOKUPS_PER_SECOND = 500;
+
     private static final int CACHE_LIMIT = 10_000;
 
     private final Store store;
@@ -72,16 +74,24 @@ public final class SourceIngest {
         Source source = lookup(sourceId);
         limiter.acquire("in\n" + sourceId, source.rateLimit(), "source " + sourceId);
         if (body.length > MAX_BODY_BYTES)
-            throw ApiException.tooLarge("The body is " + body.length + " bytes, over the ingest limit of 1 MiB (" + MAX_BODY_BYTES + " bytes)");
+            throw ApiException.tooLarge("The body is " + body.length + " bytes, over the ingest limit of 1 MiB ("
+                    + MAX_BODY_BYTES + " bytes)");
         UnaryOperator<String> header = caseInsensitive(headers);
         SignatureCheck check = SourceSchemes.verify(source, header, body, clock);
         if (!check.valid()) throw ApiException.badSignature(check.reason());
-        if (!utf8(body)) throw ApiException.invalid("body_not_utf8", null, "The body is not UTF-8 text; Idem forwards text bodies only");
+        if (!utf8(body))
+            throw ApiException.invalid(
+                    "body_not_utf8", null, "The body is not UTF-8 text; Idem forwards text bodies only");
         String eventId = eventId(source, header, body);
         Instant now = clock.instant();
-        InternalOneShots.Request req = InternalOneShots.Request.of(source.tenant(), Origin.source(source.id()), source.destination(), body,
-                contentType == null || contentType.isBlank() ? "application/octet-stream" : contentType)
-                .withHeaders(forwarded(headers)).withDedupId(eventId);
+        InternalOneShots.Request req = InternalOneShots.Request.of(
+                        source.tenant(),
+                        Origin.source(source.id()),
+                        source.destination(),
+                        body,
+                        contentType == null || contentType.isBlank() ? "application/octet-stream" : contentType)
+                .withHeaders(forwarded(headers))
+                .withDedupId(eventId);
         InternalOneShots.Created c = store.inTransaction(tx -> InternalOneShots.create(tx, ids, req, now));
         Runnable hook = afterCommitForTests;
         if (hook != null) hook.run();
@@ -122,8 +132,10 @@ public final class SourceIngest {
         String id = rawEventId(source, header, body);
         if (id == null || id.length() <= MAX_EVENT_ID) return id;
         try {
-            return "sha256:" + java.util.HexFormat.of().formatHex(
-                    java.security.MessageDigest.getInstance("SHA-256").digest(id.getBytes(StandardCharsets.UTF_8)));
+            return "sha256:"
+                    + java.util.HexFormat.of()
+                            .formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                                    .digest(id.getBytes(StandardCharsets.UTF_8)));
         } catch (java.security.NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is not available in this JDK", e);
         }

@@ -13,35 +13,61 @@ final class SourceRoutes {
 
     static void install(RoutesConfig r, HttpApi.Services s) {
         SourceIngest ingest = new SourceIngest(s.store(), s.ids(), s.clock());
-        SourceService sources = new SourceService(s.store(), s.ids(), s.clock(), new SourceFields(s.schedules().parser()), ingest);
+        SourceService sources = new SourceService(
+                s.store(), s.ids(), s.clock(), new SourceFields(s.schedules().parser()), ingest);
 
         r.post("/v1/sources", ctx -> {
             checkSize(ctx);
             var body = HttpApi.body(ctx);
-            s.idempotency().run(ctx, Authenticator.tenant(ctx), tx -> sources.create(tx, Authenticator.tenant(ctx), body, baseUrl(ctx)));
+            s.idempotency()
+                    .run(
+                            ctx,
+                            Authenticator.tenant(ctx),
+                            tx -> sources.create(tx, Authenticator.tenant(ctx), body, baseUrl(ctx)));
         });
-        r.get("/v1/sources", ctx -> HttpApi.json(ctx, 200,
-                sources.list(Authenticator.tenant(ctx), Pagination.limit(ctx), Pagination.startingAfter(ctx), baseUrl(ctx))));
-        r.get("/v1/sources/{id}", ctx -> HttpApi.json(ctx, 200, sources.get(Authenticator.tenant(ctx), ctx.pathParam("id"), baseUrl(ctx))));
+        r.get(
+                "/v1/sources",
+                ctx -> HttpApi.json(
+                        ctx,
+                        200,
+                        sources.list(
+                                Authenticator.tenant(ctx),
+                                Pagination.limit(ctx),
+                                Pagination.startingAfter(ctx),
+                                baseUrl(ctx))));
+        r.get(
+                "/v1/sources/{id}",
+                ctx -> HttpApi.json(
+                        ctx, 200, sources.get(Authenticator.tenant(ctx), ctx.pathParam("id"), baseUrl(ctx))));
         r.patch("/v1/sources/{id}", ctx -> {
             checkSize(ctx);
             var body = HttpApi.body(ctx);
-            s.idempotency().run(ctx, Authenticator.tenant(ctx),
-                    tx -> sources.patch(tx, Authenticator.tenant(ctx), ctx.pathParam("id"), body, baseUrl(ctx)));
+            s.idempotency()
+                    .run(
+                            ctx,
+                            Authenticator.tenant(ctx),
+                            tx -> sources.patch(
+                                    tx, Authenticator.tenant(ctx), ctx.pathParam("id"), body, baseUrl(ctx)));
         });
         r.delete("/v1/sources/{id}", ctx -> {
             checkSize(ctx);
-            s.idempotency().run(ctx, Authenticator.tenant(ctx), tx -> sources.delete(tx, Authenticator.tenant(ctx), ctx.pathParam("id"), baseUrl(ctx)));
+            s.idempotency()
+                    .run(
+                            ctx,
+                            Authenticator.tenant(ctx),
+                            tx -> sources.delete(tx, Authenticator.tenant(ctx), ctx.pathParam("id"), baseUrl(ctx)));
         });
 
         r.post("/in/{source_id}", ctx -> {
-            SourceIngest.Answer a = ingest.ingest(ctx.pathParam("source_id"), SourceIngest.headersOf(ctx), ctx.contentType(), ctx.bodyAsBytes());
+            SourceIngest.Answer a = ingest.ingest(
+                    ctx.pathParam("source_id"), SourceIngest.headersOf(ctx), ctx.contentType(), ctx.bodyAsBytes());
             HttpApi.json(ctx, a.status(), a.body());
         });
     }
 
     private static void checkSize(Context ctx) {
-        if (ctx.bodyAsBytes().length > HttpApi.MAX_BODY_BYTES) throw ApiException.invalid("body_too_large", null, "Request body is over 256 KiB");
+        if (ctx.bodyAsBytes().length > HttpApi.MAX_BODY_BYTES)
+            throw ApiException.invalid("body_too_large", null, "Request body is over 256 KiB");
     }
 
     /** Where this node was reached, for the source's {@code ingest_url} (behind a proxy: its Host and scheme headers). */

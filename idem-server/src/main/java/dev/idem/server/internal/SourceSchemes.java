@@ -33,14 +33,24 @@ final class SourceSchemes {
     static SignatureCheck verify(Source source, UnaryOperator<String> headers, byte[] body, Clock clock) {
         List<String> secrets = source.secretsAt(clock.instant());
         return switch (source.scheme()) {
-            case STRIPE -> new StripeSignatureVerifier(secrets, source.tolerance(), clock).verify(headers.apply(StripeSignatureVerifier.HEADER), body);
-            case GITHUB -> new GitHubSignatureVerifier(secrets).verify(headers.apply(GitHubSignatureVerifier.HEADER), body);
-            case STANDARD_WEBHOOKS -> new StandardWebhooksVerifier(secrets.stream().map(SigningSecret::parse).toList(),
-                    source.tolerance(), clock).verify(headers.apply("webhook-id"), headers.apply("webhook-timestamp"),
-                    headers.apply("webhook-signature"), body);
-            case HMAC_SHA256 -> new HmacSha256Verifier(source.header(), HmacSha256Verifier.Encoding.parse(source.encoding()), secrets)
-                    .verify(headers.apply(source.header()), body);
-            default -> throw new IllegalStateException("source " + source.id() + " has unknown scheme " + source.scheme());
+            case STRIPE ->
+                new StripeSignatureVerifier(secrets, source.tolerance(), clock)
+                        .verify(headers.apply(StripeSignatureVerifier.HEADER), body);
+            case GITHUB ->
+                new GitHubSignatureVerifier(secrets).verify(headers.apply(GitHubSignatureVerifier.HEADER), body);
+            case STANDARD_WEBHOOKS ->
+                new StandardWebhooksVerifier(
+                                secrets.stream().map(SigningSecret::parse).toList(), source.tolerance(), clock)
+                        .verify(
+                                headers.apply("webhook-id"),
+                                headers.apply("webhook-timestamp"),
+                                headers.apply("webhook-signature"),
+                                body);
+            case HMAC_SHA256 ->
+                new HmacSha256Verifier(source.header(), HmacSha256Verifier.Encoding.parse(source.encoding()), secrets)
+                        .verify(headers.apply(source.header()), body);
+            default ->
+                throw new IllegalStateException("source " + source.id() + " has unknown scheme " + source.scheme());
         };
     }
 

@@ -47,7 +47,8 @@ final class SourceService {
     /** Changes settings; a new {@code verify.secret} rotates (the previous one verifies for a day more). */
     ApiResponse patch(StoreTx tx, Tenant tenant, String id, ObjectNode body, String baseUrl) {
         Source s = lock(tx, tenant, id);
-        if (s.deleted()) throw ApiException.invalid("source_deleted", "id", "Source " + id + " is deleted and cannot be changed");
+        if (s.deleted())
+            throw ApiException.invalid("source_deleted", "id", "Source " + id + " is deleted and cannot be changed");
         Source updated = fields.patch(s, body, clock.instant());
         tx.sources().update(updated);
         ingest.forget(id);

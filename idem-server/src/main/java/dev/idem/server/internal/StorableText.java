@@ -18,8 +18,11 @@ final class StorableText {
         char c = s.charAt(i);
         String what = c == 0 ? "U+0000 (NUL)" : String.format("an unpaired surrogate U+%04X", (int) c);
         String name = param == null || param.isEmpty() ? "the request body" : shown(param);
-        throw ApiException.invalid(CODE, param == null || param.isEmpty() ? null : shown(param),
-                name + " contains " + what + " at index " + i + ", which cannot be stored as text; remove it, or encode the value (e.g. base64)");
+        throw ApiException.invalid(
+                CODE,
+                param == null || param.isEmpty() ? null : shown(param),
+                name + " contains " + what + " at index " + i
+                        + ", which cannot be stored as text; remove it, or encode the value (e.g. base64)");
     }
 
     /** The index of the first U+0000 or unpaired surrogate in {@code s}, or -1. */
@@ -42,7 +45,9 @@ final class StorableText {
         StringBuilder b = new StringBuilder(param.length());
         for (int i = 0; i < param.length(); i++) {
             char c = param.charAt(i);
-            boolean pair = Character.isHighSurrogate(c) && i + 1 < param.length() && Character.isLowSurrogate(param.charAt(i + 1));
+            boolean pair = Character.isHighSurrogate(c)
+                    && i + 1 < param.length()
+                    && Character.isLowSurrogate(param.charAt(i + 1));
             if (pair) {
                 b.append(c).append(param.charAt(++i));
             } else {

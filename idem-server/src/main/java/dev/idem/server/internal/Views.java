@@ -16,7 +16,9 @@ import java.util.function.Function;
 
 /** The JSON shapes of the API's objects. */
 public final class Views {
-    static final java.time.format.DateTimeFormatter LOCAL = java.time.format.DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss");
+    static final java.time.format.DateTimeFormatter LOCAL =
+            java.time.format.DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss");
+
     private Views() {}
 
     /**
@@ -129,7 +131,8 @@ public final class Views {
         return o;
     }
 
-    static ObjectNode stats(dev.idem.core.store.StatsRepository.DeliveryStats s, Instant now, java.time.Duration window) {
+    static ObjectNode stats(
+            dev.idem.core.store.StatsRepository.DeliveryStats s, Instant now, java.time.Duration window) {
         ObjectNode o = Json.object();
         o.put("object", "stats");
         o.put("as_of", Json.time(now));
@@ -140,7 +143,11 @@ public final class Views {
         o.put("died", s.died());
         o.put("retrying", s.retrying());
         o.put("dead", s.dead());
-        o.put("lag_ms", s.oldestDue().map(due -> Math.max(0, now.toEpochMilli() - due.toEpochMilli())).orElse(0L));
+        o.put(
+                "lag_ms",
+                s.oldestDue()
+                        .map(due -> Math.max(0, now.toEpochMilli() - due.toEpochMilli()))
+                        .orElse(0L));
         o.put("oldest_due_at", s.oldestDue().map(Json::time).orElse(null));
         o.put("queue_depth", s.queued());
         return o;

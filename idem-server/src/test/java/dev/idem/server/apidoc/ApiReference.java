@@ -2,7 +2,6 @@ package dev.idem.server.apidoc;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -104,11 +103,14 @@ public final class ApiReference {
 
     private void page() {
         JsonNode info = spec.path("info");
-        line("# " + info.path("title").asText("API") + " reference (version " + info.path("version").asText() + ")");
+        line("# " + info.path("title").asText("API") + " reference (version "
+                + info.path("version").asText() + ")");
         line("");
-        line("Generated at build time from `idem-server/src/main/resources/openapi.json`, the document the server serves at "
-                + "`GET /openapi.json` (OpenAPI " + spec.path("openapi").asText() + "). Do not edit: change openapi.json and "
-                + "build again. How the API behaves and why: `docs/api.md`.");
+        line(
+                "Generated at build time from `idem-server/src/main/resources/openapi.json`, the document the server serves at "
+                        + "`GET /openapi.json` (OpenAPI " + spec.path("openapi").asText()
+                        + "). Do not edit: change openapi.json and "
+                        + "build again. How the API behaves and why: `docs/api.md`.");
         line("");
         line(text(info.path("description")));
         line("");
@@ -123,12 +125,14 @@ public final class ApiReference {
         line("");
         Map<String, List<String[]>> byTag = new LinkedHashMap<>();
         spec.path("tags").forEach(t -> byTag.put(t.path("name").asText(), new ArrayList<>()));
-        forEachOperation((m, path, op) -> byTag.computeIfAbsent(op.path("tags").path(0).asText("other"),
-                k -> new ArrayList<>()).add(new String[]{m, path}));
+        forEachOperation(
+                (m, path, op) -> byTag.computeIfAbsent(op.path("tags").path(0).asText("other"), k -> new ArrayList<>())
+                        .add(new String[] {m, path}));
         byTag.forEach((tag, ops) -> {
             if (ops.isEmpty()) return;
             line("## " + Character.toUpperCase(tag.charAt(0)) + tag.substring(1));
-            for (String[] o : ops) operation(o[0], o[1], spec.path("paths").path(o[1]).path(o[0]));
+            for (String[] o : ops)
+                operation(o[0], o[1], spec.path("paths").path(o[1]).path(o[0]));
         });
         line("## Schemas");
         spec.path("components").path("schemas").fields().forEachRemaining(s -> schema(s.getKey(), s.getValue()));
@@ -140,7 +144,8 @@ public final class ApiReference {
 
     private void forEachOperation(OperationVisitor v) {
         spec.path("paths").fields().forEachRemaining(p -> {
-            for (String m : METHODS) if (p.getValue().has(m)) v.visit(m, p.getKey(), p.getValue().get(m));
+            for (String m : METHODS)
+                if (p.getValue().has(m)) v.visit(m, p.getKey(), p.getValue().get(m));
         });
     }
 
@@ -149,7 +154,9 @@ public final class ApiReference {
         line("<a id=\"" + anchor(method + " " + path) + "\"></a>");
         line("");
         line("**" + text(op.path("summary")) + "**" + (isPublic(op) ? " (no key)" : "")
-                + (op.has("operationId") ? " · operationId `" + op.path("operationId").asText() + "`" : ""));
+                + (op.has("operationId")
+                        ? " · operationId `" + op.path("operationId").asText() + "`"
+                        : ""));
         line("");
         if (op.has("description")) {
             line(text(op.path("description")));
@@ -171,8 +178,12 @@ public final class ApiReference {
         JsonNode body = resolve(op.path("requestBody"));
         if (!body.isMissingNode()) {
             List<String> kinds = new ArrayList<>();
-            body.path("content").fields().forEachRemaining(c -> kinds.add("`" + c.getKey() + "` " + type(c.getValue().path("schema"))));
-            line("Request body" + (body.path("required").asBoolean() ? " (required)" : "") + ": " + String.join(", ", kinds)
+            body.path("content")
+                    .fields()
+                    .forEachRemaining(c -> kinds.add(
+                            "`" + c.getKey() + "` " + type(c.getValue().path("schema"))));
+            line("Request body" + (body.path("required").asBoolean() ? " (required)" : "") + ": "
+                    + String.join(", ", kinds)
                     + (body.has("description") ? ". " + text(body.path("description")) : ""));
             line("");
         }
@@ -181,14 +192,19 @@ public final class ApiReference {
         op.path("responses").fields().forEachRemaining(r -> {
             JsonNode resp = resolve(r.getValue());
             List<String> kinds = new ArrayList<>();
-            resp.path("content").fields().forEachRemaining(c -> kinds.add("`" + c.getKey() + "` " + type(c.getValue().path("schema"))));
+            resp.path("content")
+                    .fields()
+                    .forEachRemaining(c -> kinds.add(
+                            "`" + c.getKey() + "` " + type(c.getValue().path("schema"))));
             line("| " + r.getKey() + " | " + cell(resp.path("description")) + " | " + String.join(", ", kinds) + " |");
         });
         line("");
     }
 
     private boolean isPublic(JsonNode op) {
-        return op.has("security") && op.path("security").isArray() && op.path("security").isEmpty();
+        return op.has("security")
+                && op.path("security").isArray()
+                && op.path("security").isEmpty();
     }
 
     private void schema(String name, JsonNode s) {
@@ -215,8 +231,9 @@ public final class ApiReference {
     private void fields(String prefix, JsonNode s, Set<String> required) {
         s.path("properties").fields().forEachRemaining(f -> {
             JsonNode fs = f.getValue();
-            line("| `" + prefix + f.getKey() + "` | " + type(fs) + " | " + (required.contains(f.getKey()) ? "yes" : "no")
-                    + " | " + cell(fs.path("description")) + constraints(fs) + " |");
+            line("| `" + prefix + f.getKey() + "` | " + type(fs) + " | "
+                    + (required.contains(f.getKey()) ? "yes" : "no") + " | " + cell(fs.path("description"))
+                    + constraints(fs) + " |");
             if (fs.has("properties") && prefix.chars().filter(c -> c == '.').count() < 3) {
                 fields(prefix + f.getKey() + ".", fs, names(fs.path("required")));
             }
@@ -253,7 +270,11 @@ public final class ApiReference {
             if (x.equals("array")) shown.add("array of " + (s.has("items") ? type(s.path("items")) : "any"));
             else if (x.equals("object") && s.path("additionalProperties").isObject() && !s.has("properties"))
                 shown.add("map of " + type(s.path("additionalProperties")));
-            else shown.add(x + (s.has("format") && !x.equals("null") ? " (" + s.path("format").asText() + ")" : ""));
+            else
+                shown.add(x
+                        + (s.has("format") && !x.equals("null")
+                                ? " (" + s.path("format").asText() + ")"
+                                : ""));
         }
         return shown.isEmpty() ? "any JSON" : String.join(" or ", shown);
     }
@@ -267,8 +288,11 @@ public final class ApiReference {
             s.path("enum").forEach(v -> values.add("`" + (v.isTextual() ? v.asText() : v.toString()) + "`"));
             c.add("One of " + String.join(", ", values) + ".");
         }
-        if (s.has("default")) c.add("Default `" + (s.path("default").isTextual() ? s.path("default").asText()
-                : s.path("default").toString()) + "`.");
+        if (s.has("default"))
+            c.add("Default `"
+                    + (s.path("default").isTextual()
+                            ? s.path("default").asText()
+                            : s.path("default").toString()) + "`.");
         bound(c, s, "minimum", "maximum", "");
         bound(c, s, "minLength", "maxLength", " characters");
         bound(c, s, "minItems", "maxItems", " items");
@@ -277,7 +301,8 @@ public final class ApiReference {
     }
 
     private static void bound(List<String> c, JsonNode s, String min, String max, String unit) {
-        if (s.has(min) && s.has(max)) c.add(s.path(min).asText() + " to " + s.path(max).asText() + unit + ".");
+        if (s.has(min) && s.has(max))
+            c.add(s.path(min).asText() + " to " + s.path(max).asText() + unit + ".");
         else if (s.has(min)) c.add("At least " + s.path(min).asText() + unit + ".");
         else if (s.has(max)) c.add("At most " + s.path(max).asText() + unit + ".");
     }
@@ -287,7 +312,8 @@ public final class ApiReference {
             String ref = n.path("$ref").asText();
             if (!ref.startsWith("#/")) break;
             JsonNode target = spec;
-            for (String part : ref.substring(2).split("/")) target = target.path(part.replace("~1", "/").replace("~0", "~"));
+            for (String part : ref.substring(2).split("/"))
+                target = target.path(part.replace("~1", "/").replace("~0", "~"));
             n = target;
         }
         return n;

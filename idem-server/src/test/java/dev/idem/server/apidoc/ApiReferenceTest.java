@@ -1,17 +1,16 @@
 package dev.idem.server.apidoc;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /**
  * The API reference the build rendered (idem-server's {@code process-test-classes} phase runs {@link ApiReference})
@@ -22,8 +21,10 @@ class ApiReferenceTest {
 
     @Test
     void the_rendered_reference_covers_every_route_status_schema_and_field_of_the_served_document() throws IOException {
-        assertThat(RENDERED).as("the build renders the reference before the tests run (exec-maven-plugin, "
-                + "execution api-reference in idem-server/pom.xml)").exists();
+        assertThat(RENDERED)
+                .as("the build renders the reference before the tests run (exec-maven-plugin, "
+                        + "execution api-reference in idem-server/pom.xml)")
+                .exists();
         String page = Files.readString(RENDERED, StandardCharsets.UTF_8);
         JsonNode served = served();
 
@@ -36,16 +37,28 @@ class ApiReferenceTest {
         JsonNode served = served();
         String page = ApiReference.render(served);
         ObjectNode grown = served.deepCopy();
-        ((ObjectNode) grown.path("paths")).putObject("/v1/not-rendered").putObject("get")
-                .putObject("responses").putObject("200").put("description", "ok");
+        ((ObjectNode) grown.path("paths"))
+                .putObject("/v1/not-rendered")
+                .putObject("get")
+                .putObject("responses")
+                .putObject("200")
+                .put("description", "ok");
         ((ObjectNode) grown.path("paths").path("/v1/schedules").path("post").path("responses"))
-                .putObject("418").put("description", "a status the page lacks");
+                .putObject("418")
+                .put("description", "a status the page lacks");
         ((ObjectNode) grown.path("components").path("schemas").path("Schedule").path("properties"))
-                .putObject("not_rendered").put("type", "string");
-        ((ObjectNode) grown.path("components").path("schemas")).putObject("NotRendered").put("type", "object");
+                .putObject("not_rendered")
+                .put("type", "string");
+        ((ObjectNode) grown.path("components").path("schemas"))
+                .putObject("NotRendered")
+                .put("type", "object");
 
-        assertThat(ApiReference.missing(grown, page)).containsExactlyInAnyOrder(
-                "GET /v1/not-rendered", "POST /v1/schedules 418", "schema Schedule.not_rendered", "schema NotRendered");
+        assertThat(ApiReference.missing(grown, page))
+                .containsExactlyInAnyOrder(
+                        "GET /v1/not-rendered",
+                        "POST /v1/schedules 418",
+                        "schema Schedule.not_rendered",
+                        "schema NotRendered");
     }
 
     @Test

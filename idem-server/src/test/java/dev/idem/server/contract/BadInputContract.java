@@ -33,15 +33,26 @@ abstract class BadInputContract extends OneNodeContract {
     void assertRefusedAtCreateAndPatch(String fields, String code, String param) {
         var before = rows.counts();
         String endpoint = fields.startsWith("\"endpoint\"") ? "" : "\"endpoint\":\"" + receiver.url("/x") + "\",";
-        var created = call("POST", "/v1/schedules", "{" + endpoint + "\"fire_at\":\"2035-01-01T00:00:00Z\"," + fields + "}");
+        var created =
+                call("POST", "/v1/schedules", "{" + endpoint + "\"fire_at\":\"2035-01-01T00:00:00Z\"," + fields + "}");
         assertRefused(created, code, param, fields);
-        assertThat(rows.counts()).as("a refused create wrote nothing: %s", fields).isEqualTo(before);
+        assertThat(rows.counts())
+                .as("a refused create wrote nothing: %s", fields)
+                .isEqualTo(before);
 
-        String id = call("POST", "/v1/schedules", "{\"endpoint\":\"" + receiver.url("/x") + "\",\"fire_at\":\"2035-01-01T00:00:00Z\"}").json().get("id").asText();
+        String id = call(
+                        "POST",
+                        "/v1/schedules",
+                        "{\"endpoint\":\"" + receiver.url("/x") + "\",\"fire_at\":\"2035-01-01T00:00:00Z\"}")
+                .json()
+                .get("id")
+                .asText();
         var stored = call("GET", "/v1/schedules/" + id, null);
         var patched = call("PATCH", "/v1/schedules/" + id, "{" + fields + "}");
         assertRefused(patched, code, param, "PATCH " + fields);
-        assertThat(call("GET", "/v1/schedules/" + id, null).raw()).as("a refused PATCH changed nothing").isEqualTo(stored.raw());
+        assertThat(call("GET", "/v1/schedules/" + id, null).raw())
+                .as("a refused PATCH changed nothing")
+                .isEqualTo(stored.raw());
         call("DELETE", "/v1/schedules/" + id, null);
     }
 
@@ -57,8 +68,14 @@ abstract class BadInputContract extends OneNodeContract {
     // ---- 18.1, 18.2, 18.9: endpoints that no connection can be made to
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"http://127.0.0.1:99999/x", "http://127.0.0.1:65536/x", "https://example.com:0/x", "http://127.0.0.1:0/",
-            "http://127.0.0.1:99999999999/x"})
+    @ValueSource(
+            strings = {
+                "http://127.0.0.1:99999/x",
+                "http://127.0.0.1:65536/x",
+                "https://example.com:0/x",
+                "http://127.0.0.1:0/",
+                "http://127.0.0.1:99999999999/x"
+            })
     void anEndpointPortOutsideOneTo65535IsRefused(String endpoint) {
         assertRefusedAtCreateAndPatch("\"endpoint\":" + json(endpoint), "endpoint_invalid", "endpoint");
     }
@@ -72,7 +89,10 @@ abstract class BadInputContract extends OneNodeContract {
     @Test
     void theHighestAndLowestPortsAreAccepted() {
         for (String endpoint : List.of("http://127.0.0.1:1/x", "http://127.0.0.1:65535/x")) {
-            var r = call("POST", "/v1/schedules", "{\"endpoint\":" + json(endpoint) + ",\"fire_at\":\"2035-01-01T00:00:00Z\"}");
+            var r = call(
+                    "POST",
+                    "/v1/schedules",
+                    "{\"endpoint\":" + json(endpoint) + ",\"fire_at\":\"2035-01-01T00:00:00Z\"}");
             assertThat(r.status()).as(r.raw()).isEqualTo(201);
             call("DELETE", "/v1/schedules/" + r.json().get("id").asText(), null);
         }
@@ -81,25 +101,57 @@ abstract class BadInputContract extends OneNodeContract {
     // ---- 18.3: headers
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"\u20ac", "price: 5 \u20ac", "\u0100", "a\u0085b", "del\u007f", "\u4e2d", "\uD83D\uDE00", "bell\u0007"})
+    @ValueSource(
+            strings = {
+                "\u20ac",
+                "price: 5 \u20ac",
+                "\u0100",
+                "a\u0085b",
+                "del\u007f",
+                "\u4e2d",
+                "\uD83D\uDE00",
+                "bell\u0007"
+            })
     void aHeaderValueAnHttpClientCannotSendAsGivenIsRefused(String value) {
         assertRefusedAtCreateAndPatch("\"headers\":{\"X-A\":" + json(value) + "}", "header_invalid", "headers.X-A");
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"TE", "te", "Keep-Alive", "Proxy-Authorization", "Proxy-Authenticate", "Proxy-Connection", "Connection", "Upgrade",
-            "Transfer-Encoding", "Trailer", "Host", "Content-Length", "Expect", "HTTP2-Settings"})
+    @ValueSource(
+            strings = {
+                "TE",
+                "te",
+                "Keep-Alive",
+                "Proxy-Authorization",
+                "Proxy-Authenticate",
+                "Proxy-Connection",
+                "Connection",
+                "Upgrade",
+                "Transfer-Encoding",
+                "Trailer",
+                "Host",
+                "Content-Length",
+                "Expect",
+                "HTTP2-Settings"
+            })
     void aHopByHopHeaderIsRefused(String name) {
         assertRefusedAtCreateAndPatch("\"headers\":{" + json(name) + ":\"x\"}", "header_reserved", "headers." + name);
     }
 
     @Test
     void printableLatin1HeaderValuesArriveAsSent() {
-        String value = "caf\u00e9 \u00a0\u00ff ~!";  // (a tab is allowed too, but the JDK server reads it as a space)
-        var r = call("POST", "/v1/schedules", "{\"endpoint\":\"" + receiver.url("/latin1") + "\",\"headers\":{\"X-Latin\":" + json(value) + "}}");
+        String value = "caf\u00e9 \u00a0\u00ff ~!"; // (a tab is allowed too, but the JDK server reads it as a space)
+        var r = call(
+                "POST",
+                "/v1/schedules",
+                "{\"endpoint\":\"" + receiver.url("/latin1") + "\",\"headers\":{\"X-Latin\":" + json(value) + "}}");
         assertThat(r.status()).as(r.raw()).isEqualTo(201);
-        await().atMost(Duration.ofSeconds(30)).until(() -> receiver.requests.stream().anyMatch(q -> q.path().equals("/latin1")));
-        var got = receiver.requests.stream().filter(q -> q.path().equals("/latin1")).findFirst().orElseThrow();
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> receiver.requests.stream().anyMatch(q -> q.path().equals("/latin1")));
+        var got = receiver.requests.stream()
+                .filter(q -> q.path().equals("/latin1"))
+                .findFirst()
+                .orElseThrow();
         // the JDK server reads header bytes as ISO-8859-1: one byte per character, as sent
         assertThat(got.header("X-Latin")).isEqualTo(value);
     }
@@ -113,7 +165,8 @@ abstract class BadInputContract extends OneNodeContract {
 
     @Test
     void anUnpairedSurrogateInIdempotencyKeyIsA400OnEveryStore() {
-        assertRefusedAtCreateAndPatch("\"idempotency_key\":\"k\\ud800\"", "parameter_invalid_characters", "idempotency_key");
+        assertRefusedAtCreateAndPatch(
+                "\"idempotency_key\":\"k\\ud800\"", "parameter_invalid_characters", "idempotency_key");
     }
 
     /** In a batch such a string is refused like malformed JSON: the whole call, naming the item and field. */
@@ -121,14 +174,22 @@ abstract class BadInputContract extends OneNodeContract {
     void aNulInABatchItemRefusesTheCallNamingTheItem() {
         var before = rows.counts();
         String ok = "{\"endpoint\":\"" + receiver.url("/x") + "\",\"fire_at\":\"2035-01-01T00:00:00Z\"}";
-        var r = call("POST", "/v1/schedules/batch", "{\"schedules\":[" + ok + ",{\"endpoint\":\"" + receiver.url("/x") + "\",\"dedup_id\":\"a\\u0000\"}]}");
+        var r = call(
+                "POST",
+                "/v1/schedules/batch",
+                "{\"schedules\":[" + ok + ",{\"endpoint\":\"" + receiver.url("/x") + "\",\"dedup_id\":\"a\\u0000\"}]}");
         assertRefused(r, "parameter_invalid_characters", "schedules[1].dedup_id", "batch");
         assertThat(rows.counts()).isEqualTo(before);
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"/v1/deliveries?schedule_id=%00", "/v1/schedules?starting_after=sch_%00", "/v1/deliveries?starting_after=%00x",
-            "/v1/schedules?status=%00"})
+    @ValueSource(
+            strings = {
+                "/v1/deliveries?schedule_id=%00",
+                "/v1/schedules?starting_after=sch_%00",
+                "/v1/deliveries?starting_after=%00x",
+                "/v1/schedules?status=%00"
+            })
     void aNulInAQueryParameterIsA400OnEveryStore(String path) {
         var r = call("GET", path, null);
         assertThat(r.status()).as("%s -> %s", path, r.raw()).isEqualTo(400);
@@ -138,28 +199,72 @@ abstract class BadInputContract extends OneNodeContract {
     // ---- 18.9: time zones
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"Z", "GMT+14", "UTC+01:00", "+02:00", "SystemV/AST4", "EST5EDT", "EST", "Etc/GMT+5", "Etc/UTC", "GMT", "US/Eastern", "Japan"})
+    @ValueSource(
+            strings = {
+                "Z",
+                "GMT+14",
+                "UTC+01:00",
+                "+02:00",
+                "SystemV/AST4",
+                "EST5EDT",
+                "EST",
+                "Etc/GMT+5",
+                "Etc/UTC",
+                "GMT",
+                "US/Eastern",
+                "Japan"
+            })
     void aZoneThatIsNotAnIanaRegionOrUtcIsRefused(String zone) {
         var before = rows.counts();
-        var r = call("POST", "/v1/schedules", "{\"endpoint\":\"" + receiver.url("/x") + "\",\"rrule\":\"FREQ=DAILY\",\"timezone\":" + json(zone) + "}");
+        var r = call(
+                "POST",
+                "/v1/schedules",
+                "{\"endpoint\":\"" + receiver.url("/x") + "\",\"rrule\":\"FREQ=DAILY\",\"timezone\":" + json(zone)
+                        + "}");
         assertRefused(r, "invalid_timezone", "timezone", zone);
         assertThat(rows.counts()).isEqualTo(before);
-        String id = call("POST", "/v1/schedules", "{\"endpoint\":\"" + receiver.url("/x") + "\",\"cron\":\"0 9 * * *\",\"timezone\":\"Europe/Paris\"}")
-                .json().get("id").asText();
+        String id = call(
+                        "POST",
+                        "/v1/schedules",
+                        "{\"endpoint\":\"" + receiver.url("/x")
+                                + "\",\"cron\":\"0 9 * * *\",\"timezone\":\"Europe/Paris\"}")
+                .json()
+                .get("id")
+                .asText();
         var stored = call("GET", "/v1/schedules/" + id, null);
-        assertRefused(call("PATCH", "/v1/schedules/" + id, "{\"timezone\":" + json(zone) + "}"), "invalid_timezone", "timezone", "PATCH " + zone);
+        assertRefused(
+                call("PATCH", "/v1/schedules/" + id, "{\"timezone\":" + json(zone) + "}"),
+                "invalid_timezone",
+                "timezone",
+                "PATCH " + zone);
         assertThat(call("GET", "/v1/schedules/" + id, null).raw()).isEqualTo(stored.raw());
         call("DELETE", "/v1/schedules/" + id, null);
-        var preview = node.api.call("GET", "/v1/recurrence/preview?rrule=FREQ%3DDAILY&dtstart=2030-01-01T09:00:00&timezone="
-                + java.net.URLEncoder.encode(zone, java.nio.charset.StandardCharsets.UTF_8), null, null);
+        var preview = node.api.call(
+                "GET",
+                "/v1/recurrence/preview?rrule=FREQ%3DDAILY&dtstart=2030-01-01T09:00:00&timezone="
+                        + java.net.URLEncoder.encode(zone, java.nio.charset.StandardCharsets.UTF_8),
+                null,
+                null);
         assertThat(preview.status()).as(preview.raw()).isEqualTo(400);
         assertThat(preview.json().at("/error/code").asText()).isEqualTo("invalid_timezone");
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"UTC", "Europe/Paris", "America/Argentina/Buenos_Aires", "Asia/Kolkata", "Pacific/Chatham", "Antarctica/Troll"})
+    @ValueSource(
+            strings = {
+                "UTC",
+                "Europe/Paris",
+                "America/Argentina/Buenos_Aires",
+                "Asia/Kolkata",
+                "Pacific/Chatham",
+                "Antarctica/Troll"
+            })
     void anIanaRegionOrUtcIsAccepted(String zone) {
-        var r = call("POST", "/v1/schedules", "{\"endpoint\":\"" + receiver.url("/x") + "\",\"rrule\":\"FREQ=DAILY\",\"timezone\":" + json(zone) + "}");
+        var r = call(
+                "POST",
+                "/v1/schedules",
+                "{\"endpoint\":\"" + receiver.url("/x") + "\",\"rrule\":\"FREQ=DAILY\",\"timezone\":" + json(zone)
+                        + "}");
         assertThat(r.status()).as(r.raw()).isEqualTo(201);
         assertThat(r.json().get("timezone").asText()).isEqualTo(zone);
         call("DELETE", "/v1/schedules/" + r.json().get("id").asText(), null);

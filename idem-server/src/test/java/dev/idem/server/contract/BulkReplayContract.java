@@ -43,6 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
 abstract class BulkReplayContract {
     @TempDir
     static Path dir;
+
     TestDatabase db;
     ContractServer node;
     LoopbackReceiver receiver;
@@ -78,13 +79,20 @@ abstract class BulkReplayContract {
     Project project() {
         String name = "bulk" + UUID.randomUUID().toString().substring(0, 8);
         String key = node.addProject(name)[0];
-        String id = node.store.inTransaction(tx -> tx.projects().findByName(name)).orElseThrow().id();
+        String id = node.store
+                .inTransaction(tx -> tx.projects().findByName(name))
+                .orElseThrow()
+                .id();
         return new Project(key, new Tenant(id, Mode.TEST));
     }
 
     String schedule(Project p, String path) {
-        var r = node.api.call("POST", "/v1/schedules", p.key(), "{\"endpoint\":\"" + receiver.url(path)
-                + "\",\"fire_at\":\"2035-01-01T00:00:00Z\",\"auto_pause_after\":0}");
+        var r = node.api.call(
+                "POST",
+                "/v1/schedules",
+                p.key(),
+                "{\"endpoint\":\"" + receiver.url(path)
+                        + "\",\"fire_at\":\"2035-01-01T00:00:00Z\",\"auto_pause_after\":0}");
         assertThat(r.status()).as(r.raw()).isEqualTo(201);
         return r.json().get("id").asText();
     }
@@ -95,21 +103,40 @@ abstract class BulkReplayContract {
         for (int i = 0; i < n; i++) {
             String id = ids.next("dlv");
             long occurrence = occurrences.incrementAndGet(); // (schedule, scheduled_for) is unique
-            rows.add(new Delivery(id, p.tenant(), scheduleId, Instant.parse("2020-01-01T00:00:00Z").plusSeconds(occurrence), occurrence, DeliveryStatus.DEAD, 1, null, id, null, null,
-                    "HTTP 500", deadAt, deadAt));
+            rows.add(new Delivery(
+                    id,
+                    p.tenant(),
+                    scheduleId,
+                    Instant.parse("2020-01-01T00:00:00Z").plusSeconds(occurrence),
+                    occurrence,
+                    DeliveryStatus.DEAD,
+                    1,
+                    null,
+                    id,
+                    null,
+                    null,
+                    "HTTP 500",
+                    deadAt,
+                    deadAt));
         }
         node.store.useTransaction(tx -> tx.deliveries().insertAll(rows));
         return rows.stream().map(Delivery::id).sorted().toList();
     }
 
     ApiClientForTests.Reply bulk(Project p, String body, String idempotencyKey) {
-        return node.api.call("POST", "/v1/deliveries/replay", p.key(), body,
+        return node.api.call(
+                "POST",
+                "/v1/deliveries/replay",
+                p.key(),
+                body,
                 idempotencyKey == null ? Map.of() : Map.of("Idempotency-Key", idempotencyKey));
     }
 
     /** How many requests the receiver got for each of {@code deliveryIds} (absent: none). */
     Map<String, Long> received(List<String> deliveryIds) {
-        return receiver.requests.stream().map(r -> r.header("webhook-id")).filter(deliveryIds::contains)
+        return receiver.requests.stream()
+                .map(r -> r.header("webhook-id"))
+                .filter(deliveryIds::contains)
                 .collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
     }
 
@@ -118,23 +145,33 @@ abstract class BulkReplayContract {
      * counted by the store, since under load a loopback receiver may reset a connection it never records.
      */
     boolean finishedAfter(List<String> deliveryIds, int attempts) {
-        return query("SELECT count(*) FROM deliveries WHERE attempt_count = " + attempts + " AND status IN ('dead', 'succeeded') AND id IN ("
-                + deliveryIds.stream().map(id -> "'" + id + "'").collect(Collectors.joining(", ")) + ")") == deliveryIds.size();
+        return query("SELECT count(*) FROM deliveries WHERE attempt_count = " + attempts
+                        + " AND status IN ('dead', 'succeeded') AND id IN ("
+                        + deliveryIds.stream().map(id -> "'" + id + "'").collect(Collectors.joining(", ")) + ")")
+                == deliveryIds.size();
     }
 
     void awaitFinishedAfter(List<String> deliveryIds, int attempts) {
-        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100)).until(() -> finishedAfter(deliveryIds, attempts));
+        await().atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> finishedAfter(deliveryIds, attempts));
     }
 
     /** What the receiver saw of these deliveries: each at most once, as attempt 2 (the dead one's first was 1). */
     void assertReceivedAtMostOnceAsAttempt2(List<String> deliveryIds) {
         assertThat(received(deliveryIds).values()).allMatch(n -> n == 1L);
-        assertThat(receiver.requests.stream().filter(r -> deliveryIds.contains(r.header("webhook-id"))).map(r -> r.header("Idem-Attempt")))
+        assertThat(receiver.requests.stream()
+                        .filter(r -> deliveryIds.contains(r.header("webhook-id")))
+                        .map(r -> r.header("Idem-Attempt")))
                 .allMatch("2"::equals);
     }
 
     String status(Project p, String deliveryId) {
-        return node.api.call("GET", "/v1/deliveries/" + deliveryId, p.key(), null).json().get("status").asText();
+        return node.api
+                .call("GET", "/v1/deliveries/" + deliveryId, p.key(), null)
+                .json()
+                .get("status")
+                .asText();
     }
 
     long deadCount(Tenant t) {
@@ -148,8 +185,9 @@ abstract class BulkReplayContract {
         List<String> dead = dead(p, s, 1_100, Instant.now().minusSeconds(600)); // chunks of 500, 500, 100
         long started = System.nanoTime();
         var first = bulk(p, "{\"status\":\"dead\"}", "bulk-chunks");
-        System.out.printf("bulk replay of %d dead deliveries on %s: %d ms%n", dead.size(), node.store.dialect(),
-                (System.nanoTime() - started) / 1_000_000);
+        System.out.printf(
+                "bulk replay of %d dead deliveries on %s: %d ms%n",
+                dead.size(), node.store.dialect(), (System.nanoTime() - started) / 1_000_000);
         assertThat(first.status()).as(first.raw()).isEqualTo(200);
         assertThat(first.json().get("replayed").asInt()).isEqualTo(1_100);
         assertThat(first.json().get("skipped_schedule_deleted").asInt()).isZero();
@@ -176,7 +214,9 @@ abstract class BulkReplayContract {
             var failed = bulk(p, "{\"status\":\"dead\"}", "bulk-partway");
             assertThat(failed.status()).as(failed.raw()).isGreaterThanOrEqualTo(500);
             awaitFinishedAfter(firstTwoChunks, 2); // their replays failed too: dead again, as they were
-            assertThat(finishedAfter(dead.subList(1_000, 1_200), 1)).as("the third chunk rolled back, the rest not reached").isTrue();
+            assertThat(finishedAfter(dead.subList(1_000, 1_200), 1))
+                    .as("the third chunk rolled back, the rest not reached")
+                    .isTrue();
             // the key carries the first request's progress: another request cannot take it over
             var other = bulk(p, "{\"status\":\"dead\",\"since\":\"1h\"}", "bulk-partway");
             assertThat(other.status()).isEqualTo(409);
@@ -200,7 +240,8 @@ abstract class BulkReplayContract {
         Project p = project();
         Project other = project();
         String a = schedule(p, "/filter-a");
-        String b = schedule(p, "/filter-b"); // the same destination (scheme, host, port) as a: the endpoint filter is exact
+        String b = schedule(
+                p, "/filter-b"); // the same destination (scheme, host, port) as a: the endpoint filter is exact
         String gone = schedule(p, "/filter-gone");
         Instant now = Instant.now();
         List<String> aOld = dead(p, a, 2, now.minus(Duration.ofHours(3)));
@@ -208,7 +249,10 @@ abstract class BulkReplayContract {
         List<String> bRecent = dead(p, b, 2, now.minus(Duration.ofMinutes(10)));
         List<String> goneRecent = dead(p, gone, 2, now.minus(Duration.ofMinutes(10)));
         List<String> elsewhere = dead(other, schedule(other, "/filter-other"), 1, now.minus(Duration.ofMinutes(10)));
-        assertThat(node.api.call("DELETE", "/v1/schedules/" + gone, p.key(), null).status()).isEqualTo(200);
+        assertThat(node.api
+                        .call("DELETE", "/v1/schedules/" + gone, p.key(), null)
+                        .status())
+                .isEqualTo(200);
 
         var one = bulk(p, "{\"status\":\"dead\",\"schedule_id\":\"" + a + "\",\"since\":\"1h\"}", null);
         assertThat(one.json().get("replayed").asInt()).as(one.raw()).isEqualTo(2);
@@ -217,7 +261,9 @@ abstract class BulkReplayContract {
         assertThat(finishedAfter(bRecent, 1)).isTrue();
 
         var byEndpoint = bulk(p, "{\"status\":\"dead\",\"endpoint\":\"" + receiver.url("/filter-b") + "\"}", null);
-        assertThat(byEndpoint.json().get("replayed").asInt()).as(byEndpoint.raw()).isEqualTo(2);
+        assertThat(byEndpoint.json().get("replayed").asInt())
+                .as(byEndpoint.raw())
+                .isEqualTo(2);
         awaitFinishedAfter(bRecent, 2);
         assertThat(finishedAfter(aOld, 1)).isTrue();
 
@@ -230,7 +276,9 @@ abstract class BulkReplayContract {
         assertThat(rest.json().get("replayed").asInt()).as(rest.raw()).isEqualTo(6);
         assertThat(rest.json().get("skipped_schedule_deleted").asInt()).isEqualTo(2);
         goneRecent.forEach(id -> assertThat(status(p, id)).isEqualTo("dead"));
-        assertThat(status(other, elsewhere.get(0))).as("another project's dead delivery").isEqualTo("dead");
+        assertThat(status(other, elsewhere.get(0)))
+                .as("another project's dead delivery")
+                .isEqualTo("dead");
 
         var single = node.api.call("POST", "/v1/deliveries/" + goneRecent.get(0) + "/replay", p.key(), null);
         assertThat(single.status()).isEqualTo(400);
@@ -243,19 +291,36 @@ abstract class BulkReplayContract {
     @Test
     void aCompletedSchedulesDeadDeliveryIsReplayedAndTheScheduleCompletesAgain() {
         Project p = project();
-        var created = node.api.call("POST", "/v1/schedules", p.key(), "{\"endpoint\":\"" + receiver.url("/completed")
-                + "\",\"retry\":{\"max_attempts\":1}}");
+        var created = node.api.call(
+                "POST",
+                "/v1/schedules",
+                p.key(),
+                "{\"endpoint\":\"" + receiver.url("/completed") + "\",\"retry\":{\"max_attempts\":1}}");
         String s = created.json().get("id").asText();
-        await().atMost(Duration.ofSeconds(60)).until(() -> "completed".equals(
-                node.api.call("GET", "/v1/schedules/" + s, p.key(), null).json().get("status").asText()));
-        String delivery = node.api.call("GET", "/v1/deliveries?schedule_id=" + s, p.key(), null).json().at("/data/0/id").asText();
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> "completed"
+                        .equals(node.api
+                                .call("GET", "/v1/schedules/" + s, p.key(), null)
+                                .json()
+                                .get("status")
+                                .asText()));
+        String delivery = node.api
+                .call("GET", "/v1/deliveries?schedule_id=" + s, p.key(), null)
+                .json()
+                .at("/data/0/id")
+                .asText();
         assertThat(status(p, delivery)).isEqualTo("dead");
 
         var r = bulk(p, "{\"status\":\"dead\",\"schedule_id\":\"" + s + "\"}", null);
         assertThat(r.json().get("replayed").asInt()).as(r.raw()).isEqualTo(1);
         awaitFinishedAfter(List.of(delivery), 2);
-        await().atMost(Duration.ofSeconds(60)).until(() -> "completed".equals(
-                node.api.call("GET", "/v1/schedules/" + s, p.key(), null).json().get("status").asText()));
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> "completed"
+                        .equals(node.api
+                                .call("GET", "/v1/schedules/" + s, p.key(), null)
+                                .json()
+                                .get("status")
+                                .asText()));
         assertThat(status(p, delivery)).isEqualTo("dead");
     }
 
@@ -282,7 +347,9 @@ abstract class BulkReplayContract {
         assertThat(notAnObject.status()).isEqualTo(400);
         assertThat(deadCount(p.tenant())).isEqualTo(3);
         assertThat(finishedAfter(dead, 1)).isTrue();
-        assertThat(query("SELECT count(*) FROM idempotency_records WHERE idem_key LIKE 'bad-%'")).as("no key was used up").isZero();
+        assertThat(query("SELECT count(*) FROM idempotency_records WHERE idem_key LIKE 'bad-%'"))
+                .as("no key was used up")
+                .isZero();
     }
 
     private Connection connect() throws Exception {
@@ -295,13 +362,16 @@ abstract class BulkReplayContract {
     }
 
     void exec(List<String> statements) throws Exception {
-        try (Connection c = connect(); Statement s = c.createStatement()) {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
             for (String sql : statements) s.execute(sql);
         }
     }
 
     long query(String sql) {
-        try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Connection c = connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         } catch (Exception e) {

@@ -37,6 +37,7 @@ public final class ContractServer implements AutoCloseable {
     public final ApiClientForTests api;
     /** The live-mode key of project {@code default}. */
     public final String liveKey;
+
     private final boolean ownsStore;
 
     private ContractServer(Store store, IdemServer server, String liveKey, boolean ownsStore) {
@@ -57,14 +58,33 @@ public final class ContractServer implements AutoCloseable {
     }
 
     /** @param rateLimitPerSecond per key; 0 turns it off (fuzzing sends faster than any client should) */
-    public static ContractServer start(Store store, Path dataDir, boolean allowPrivateEndpoints, boolean ownsStore, int rateLimitPerSecond) {
-        return start(store, new ServerConfig("127.0.0.1", 0, dataDir, null, null, null, TEST_KEY, allowPrivateEndpoints, "contract-node",
-                rateLimitPerSecond), ownsStore);
+    public static ContractServer start(
+            Store store, Path dataDir, boolean allowPrivateEndpoints, boolean ownsStore, int rateLimitPerSecond) {
+        return start(
+                store,
+                new ServerConfig(
+                        "127.0.0.1",
+                        0,
+                        dataDir,
+                        null,
+                        null,
+                        null,
+                        TEST_KEY,
+                        allowPrivateEndpoints,
+                        "contract-node",
+                        rateLimitPerSecond),
+                ownsStore);
     }
 
     public static ContractServer start(Store store, ServerConfig config, boolean ownsStore) {
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
-        IdemServer server = IdemServer.start(config, store, false, EngineConfig.defaults(config.nodeId()), Clock.systemUTC(), RANDOM,
+        IdemServer server = IdemServer.start(
+                config,
+                store,
+                false,
+                EngineConfig.defaults(config.nodeId()),
+                Clock.systemUTC(),
+                RANDOM,
                 new PrintStream(printed, true, StandardCharsets.UTF_8));
         Matcher m = Pattern.compile("live key: (sk_live_\\S+)").matcher(printed.toString(StandardCharsets.UTF_8));
         assertThat(m.find()).as("first start prints the live key: %s", printed).isTrue();
@@ -72,7 +92,9 @@ public final class ContractServer implements AutoCloseable {
     }
 
     public String defaultProjectId() {
-        return store.inTransaction(tx -> tx.projects().findByName("default")).orElseThrow().id();
+        return store.inTransaction(tx -> tx.projects().findByName("default"))
+                .orElseThrow()
+                .id();
     }
 
     /** A new project with a key in each mode; returns {test key, live key}. */
@@ -84,8 +106,16 @@ public final class ContractServer implements AutoCloseable {
             tx.projects().insert(project);
             for (Mode mode : Mode.values()) {
                 Tenant tenant = new Tenant(project.id(), mode);
-                String secret = mode.keyPrefix() + name.replaceAll("[^A-Za-z0-9]", "") + "_" + Long.toHexString(RANDOM.nextLong());
-                tx.apiKeys().insert(new ApiKey(ids.next("key"), tenant, ApiKeys.hash(secret), secret.substring(0, 12), project.createdAt(), null));
+                String secret = mode.keyPrefix() + name.replaceAll("[^A-Za-z0-9]", "") + "_"
+                        + Long.toHexString(RANDOM.nextLong());
+                tx.apiKeys()
+                        .insert(new ApiKey(
+                                ids.next("key"),
+                                tenant,
+                                ApiKeys.hash(secret),
+                                secret.substring(0, 12),
+                                project.createdAt(),
+                                null));
                 tx.signingSecrets().save(new SigningSecrets(tenant, SigningSecret.generate(RANDOM), null, null));
                 keys[mode.ordinal()] = secret;
             }

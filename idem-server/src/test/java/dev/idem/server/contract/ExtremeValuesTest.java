@@ -21,6 +21,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ExtremeValuesTest {
     @TempDir
     static Path dir;
+
     ContractServer node;
     StoreRows rows;
     static final String ENDPOINT = "http://127.0.0.1:9/extreme";
@@ -37,20 +38,31 @@ class ExtremeValuesTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {
-            "\"fire_at\":\"0000-01-01T00:00:00Z\"", "\"fire_at\":\"1000-01-01T00:00:00Z\"",
-            "\"fire_at\":\"-292275055-05-16T16:47:04.192Z\"", "\"fire_at\":\"+999999999-12-31T23:59:59Z\"",
-            "\"fire_at\":\"1969-12-31T23:59:59.999Z\"", "\"fire_at\":\"2035-01-01T00:00:00-18:00\"",
-            "\"rrule\":\"FREQ=DAILY\",\"until\":\"-999999999-01-01T00:00:00Z\"",
-            "\"rrule\":\"FREQ=DAILY\",\"until\":\"-999999999-01-01T00:00:00\"", "\"rrule\":\"FREQ=YEARLY\",\"dtstart\":\"-999999999-01-01T00:00:00\"",
-            "\"rrule\":\"FREQ=YEARLY\",\"dtstart\":\"+999999999-12-31T23:59:59\"", "\"rrule\":\"FREQ=YEARLY\",\"dtstart\":\"0000-01-01T00:00:00\"",
-            "\"rrule\":\"FREQ=SECONDLY\",\"dtstart\":\"-999999999-01-01T00:00:00\",\"count\":1000000",
-            "\"rrule\":\"FREQ=DAILY\",\"exdates\":[\"-999999999-01-01T00:00:00\",\"+999999999-12-31T23:59:59\"]",
-            "\"rrule\":\"FREQ=DAILY;UNTIL=99991231T235959Z\"", "\"rrule\":\"FREQ=DAILY;UNTIL=00010101T000000Z\"",
-            "\"cron\":\"* * * * *\",\"until\":\"-999999999-01-01T00:00:00Z\"",
-            "\"delay\":\"3650d\"", "\"delay\":\"PT87600H\"", "\"delay\":\"999999999d\"", "\"delay\":\"P106751991167300D\"",
-            "\"retry\":{\"max_age\":\"PT2562047788015215H\"}", "\"timeout\":\"PT2562047788015215H\"",
-    })
+    @ValueSource(
+            strings = {
+                "\"fire_at\":\"0000-01-01T00:00:00Z\"",
+                "\"fire_at\":\"1000-01-01T00:00:00Z\"",
+                "\"fire_at\":\"-292275055-05-16T16:47:04.192Z\"",
+                "\"fire_at\":\"+999999999-12-31T23:59:59Z\"",
+                "\"fire_at\":\"1969-12-31T23:59:59.999Z\"",
+                "\"fire_at\":\"2035-01-01T00:00:00-18:00\"",
+                "\"rrule\":\"FREQ=DAILY\",\"until\":\"-999999999-01-01T00:00:00Z\"",
+                "\"rrule\":\"FREQ=DAILY\",\"until\":\"-999999999-01-01T00:00:00\"",
+                "\"rrule\":\"FREQ=YEARLY\",\"dtstart\":\"-999999999-01-01T00:00:00\"",
+                "\"rrule\":\"FREQ=YEARLY\",\"dtstart\":\"+999999999-12-31T23:59:59\"",
+                "\"rrule\":\"FREQ=YEARLY\",\"dtstart\":\"0000-01-01T00:00:00\"",
+                "\"rrule\":\"FREQ=SECONDLY\",\"dtstart\":\"-999999999-01-01T00:00:00\",\"count\":1000000",
+                "\"rrule\":\"FREQ=DAILY\",\"exdates\":[\"-999999999-01-01T00:00:00\",\"+999999999-12-31T23:59:59\"]",
+                "\"rrule\":\"FREQ=DAILY;UNTIL=99991231T235959Z\"",
+                "\"rrule\":\"FREQ=DAILY;UNTIL=00010101T000000Z\"",
+                "\"cron\":\"* * * * *\",\"until\":\"-999999999-01-01T00:00:00Z\"",
+                "\"delay\":\"3650d\"",
+                "\"delay\":\"PT87600H\"",
+                "\"delay\":\"999999999d\"",
+                "\"delay\":\"P106751991167300D\"",
+                "\"retry\":{\"max_age\":\"PT2562047788015215H\"}",
+                "\"timeout\":\"PT2562047788015215H\"",
+            })
     void anExtremeTimeIsAcceptedOrA400NeverA500(String fields) {
         check(fields);
     }
@@ -60,30 +72,58 @@ class ExtremeValuesTest {
      * writes the timing (TimingCodec.write), a 500 on create and on PATCH.
      */
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"\"fire_at\":\"-999999999-01-01T00:00:00Z\"", "\"rrule\":\"FREQ=DAILY\",\"until\":\"+999999999-12-31T23:59:59Z\"",
-            "\"cron\":\"0 0 29 2 *\",\"until\":\"+999999999-12-31T23:59:59Z\""})
+    @ValueSource(
+            strings = {
+                "\"fire_at\":\"-999999999-01-01T00:00:00Z\"",
+                "\"rrule\":\"FREQ=DAILY\",\"until\":\"+999999999-12-31T23:59:59Z\"",
+                "\"cron\":\"0 0 29 2 *\",\"until\":\"+999999999-12-31T23:59:59Z\""
+            })
     void aFireAtFarInThePastOrAnUntilFarInTheFutureIsNeverA500(String fields) {
         check(fields);
     }
 
     private void check(String fields) {
         var before = rows.counts();
-        var created = node.api.call("POST", "/v1/schedules", ContractServer.TEST_KEY, "{\"endpoint\":\"" + ENDPOINT + "\"," + fields + "}");
-        assertThat(created.status()).as("create with %s -> %s", fields, created.raw()).isIn(201, 400);
+        var created = node.api.call(
+                "POST", "/v1/schedules", ContractServer.TEST_KEY, "{\"endpoint\":\"" + ENDPOINT + "\"," + fields + "}");
+        assertThat(created.status())
+                .as("create with %s -> %s", fields, created.raw())
+                .isIn(201, 400);
         if (created.status() == 400) {
             assertThat(rows.counts().schedules()).isEqualTo(before.schedules());
         } else {
-            assertThat(node.api.call("DELETE", "/v1/schedules/" + created.json().get("id").asText(), ContractServer.TEST_KEY, null).status()).isEqualTo(200);
+            assertThat(node.api
+                            .call(
+                                    "DELETE",
+                                    "/v1/schedules/" + created.json().get("id").asText(),
+                                    ContractServer.TEST_KEY,
+                                    null)
+                            .status())
+                    .isEqualTo(200);
         }
         // the same fields laid over an existing schedule of the same kind
-        String base = fields.contains("rrule") ? "\"rrule\":\"FREQ=DAILY\",\"dtstart\":\"2035-01-01T09:00:00\""
+        String base = fields.contains("rrule")
+                ? "\"rrule\":\"FREQ=DAILY\",\"dtstart\":\"2035-01-01T09:00:00\""
                 : fields.contains("cron") ? "\"cron\":\"0 0 1 1 *\"" : "\"fire_at\":\"2035-01-01T00:00:00Z\"";
-        String id = node.api.call("POST", "/v1/schedules", ContractServer.TEST_KEY, "{\"endpoint\":\"" + ENDPOINT + "\"," + base + "}").json().get("id").asText();
+        String id = node.api
+                .call(
+                        "POST",
+                        "/v1/schedules",
+                        ContractServer.TEST_KEY,
+                        "{\"endpoint\":\"" + ENDPOINT + "\"," + base + "}")
+                .json()
+                .get("id")
+                .asText();
         var stored = node.api.call("GET", "/v1/schedules/" + id, ContractServer.TEST_KEY, null);
         var patched = node.api.call("PATCH", "/v1/schedules/" + id, ContractServer.TEST_KEY, "{" + fields + "}");
-        assertThat(patched.status()).as("PATCH with %s -> %s", fields, patched.raw()).isIn(200, 400);
+        assertThat(patched.status())
+                .as("PATCH with %s -> %s", fields, patched.raw())
+                .isIn(200, 400);
         if (patched.status() == 400)
-            assertThat(node.api.call("GET", "/v1/schedules/" + id, ContractServer.TEST_KEY, null).raw()).isEqualTo(stored.raw());
+            assertThat(node.api
+                            .call("GET", "/v1/schedules/" + id, ContractServer.TEST_KEY, null)
+                            .raw())
+                    .isEqualTo(stored.raw());
         node.api.call("DELETE", "/v1/schedules/" + id, ContractServer.TEST_KEY, null);
     }
 }

@@ -18,8 +18,10 @@ import org.junit.jupiter.api.io.TempDir;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class OneNodeContract {
     static final String KEY = ContractServer.TEST_KEY;
+
     @TempDir
     static Path dir;
+
     TestDatabase db;
     ContractServer node;
     LoopbackReceiver receiver;

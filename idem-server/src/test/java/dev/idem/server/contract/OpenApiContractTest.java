@@ -41,8 +41,10 @@ import org.junit.jupiter.api.io.TempDir;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OpenApiContractTest {
     static final String KEY = ContractServer.TEST_KEY;
+
     @TempDir
     static Path dir;
+
     ContractServer node;
     LoopbackReceiver ok;
     LoopbackReceiver failing;
@@ -68,17 +70,20 @@ class OpenApiContractTest {
     }
 
     /** Calls the API, checks the reply against the document, records problems; asserts the status we meant to provoke. */
-    ApiClientForTests.Reply call(int expected, String method, String pathAndQuery, String key, String body, Map<String, String> headers) {
+    ApiClientForTests.Reply call(
+            int expected, String method, String pathAndQuery, String key, String body, Map<String, String> headers) {
         ApiClientForTests.Reply r = node.api.call(method, pathAndQuery, key, body, headers);
         String path = pathAndQuery.contains("?") ? pathAndQuery.substring(0, pathAndQuery.indexOf('?')) : pathAndQuery;
-        String template = doc.template(path).orElseThrow(() -> new AssertionError(path + " matches no path of openapi.json"));
+        String template =
+                doc.template(path).orElseThrow(() -> new AssertionError(path + " matches no path of openapi.json"));
         var op = new OpenApiDocument.Operation(method.toLowerCase(Locale.ROOT), template);
         seen.computeIfAbsent(op, k -> new TreeSet<>()).add(r.status());
         synchronized (problems) {
             problems.addAll(doc.check(op, r));
         }
         assertThat(r.status()).as("%s %s -> %s", method, pathAndQuery, r.raw()).isEqualTo(expected);
-        if (r.json() != null && r.json().has("error")) assertThat(r.json().at("/error/request_id").asText()).isEqualTo(r.header("Request-Id"));
+        if (r.json() != null && r.json().has("error"))
+            assertThat(r.json().at("/error/request_id").asText()).isEqualTo(r.header("Request-Id"));
         return r;
     }
 
@@ -109,56 +114,87 @@ class OpenApiContractTest {
         collectRefs(doc.root, refs);
         assertThat(refs).isNotEmpty().allSatisfy(ref -> {
             assertThat(ref).startsWith("#/");
-            assertThat(doc.root.at(ref.substring(1)).isMissingNode()).as("dangling %s", ref).isFalse();
+            assertThat(doc.root.at(ref.substring(1)).isMissingNode())
+                    .as("dangling %s", ref)
+                    .isFalse();
         });
         Set<String> operationIds = new TreeSet<>();
         for (var op : doc.operations()) {
             JsonNode o = doc.operation(op);
-            assertThat(o.path("operationId").asText()).as("%s has an operationId", op).isNotEmpty();
-            assertThat(operationIds.add(o.get("operationId").asText())).as("operationId of %s is unique", op).isTrue();
+            assertThat(o.path("operationId").asText())
+                    .as("%s has an operationId", op)
+                    .isNotEmpty();
+            assertThat(operationIds.add(o.get("operationId").asText()))
+                    .as("operationId of %s is unique", op)
+                    .isTrue();
             assertThat(o.path("summary").asText()).as("%s has a summary", op).isNotEmpty();
             Set<String> pathParams = new TreeSet<>();
             for (JsonNode p : o.path("parameters")) {
-                JsonNode param = p.has("$ref") ? doc.root.at(p.get("$ref").asText().substring(1)) : p;
+                JsonNode param =
+                        p.has("$ref") ? doc.root.at(p.get("$ref").asText().substring(1)) : p;
                 if (param.path("in").asText().equals("path")) {
-                    assertThat(param.path("required").asBoolean()).as("path parameter %s of %s is required", param.path("name"), op).isTrue();
+                    assertThat(param.path("required").asBoolean())
+                            .as("path parameter %s of %s is required", param.path("name"), op)
+                            .isTrue();
                     pathParams.add(param.get("name").asText());
                 }
             }
             Set<String> inTemplate = new TreeSet<>();
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\{([^}]+)}").matcher(op.template());
+            java.util.regex.Matcher m =
+                    java.util.regex.Pattern.compile("\\{([^}]+)}").matcher(op.template());
             while (m.find()) inTemplate.add(m.group(1));
             assertThat(pathParams).as("path parameters of %s", op).isEqualTo(inTemplate);
             assertThat(o.path("responses").size()).as("%s has responses", op).isPositive();
             o.path("responses").fieldNames().forEachRemaining(status -> {
-                JsonNode r = doc.response(op, Integer.parseInt(status)).orElseThrow().node();
-                assertThat(r.path("description").asText()).as("%s %s is described", op, status).isNotEmpty();
-                assertThat(r.path("headers").has("Request-Id")).as("%s %s declares Request-Id", op, status).isTrue();
+                JsonNode r =
+                        doc.response(op, Integer.parseInt(status)).orElseThrow().node();
+                assertThat(r.path("description").asText())
+                        .as("%s %s is described", op, status)
+                        .isNotEmpty();
+                assertThat(r.path("headers").has("Request-Id"))
+                        .as("%s %s declares Request-Id", op, status)
+                        .isTrue();
             });
-            // the ingest route of a source is the provider's, not an API client's: no Idempotency-Key (its dedup is the event id)
-            boolean mutation = (op.method().equals("post") || op.method().equals("patch") || op.method().equals("delete"))
+            // the ingest route of a source is the provider's, not an API client's: no Idempotency-Key (its dedup is the
+            // event id)
+            boolean mutation = (op.method().equals("post")
+                            || op.method().equals("patch")
+                            || op.method().equals("delete"))
                     && !op.template().startsWith("/in/");
             if (mutation) {
-                assertThat(o.path("parameters").toString()).as("%s takes an Idempotency-Key", op).contains("IdempotencyKey");
-                assertThat(o.path("responses").has("409")).as("%s documents 409", op).isTrue();
+                assertThat(o.path("parameters").toString())
+                        .as("%s takes an Idempotency-Key", op)
+                        .contains("IdempotencyKey");
+                assertThat(o.path("responses").has("409"))
+                        .as("%s documents 409", op)
+                        .isTrue();
             }
             boolean open = o.has("security") && o.get("security").isEmpty();
             if (op.template().startsWith("/v1/") && !op.template().equals("/v1/recurrence/preview")) {
                 assertThat(open).as("%s needs a key", op).isFalse();
-                assertThat(o.path("responses").has("401")).as("%s documents 401", op).isTrue();
-                assertThat(o.path("responses").has("429")).as("%s documents 429", op).isTrue();
+                assertThat(o.path("responses").has("401"))
+                        .as("%s documents 401", op)
+                        .isTrue();
+                assertThat(o.path("responses").has("429"))
+                        .as("%s documents 429", op)
+                        .isTrue();
             } else {
                 assertThat(open).as("%s needs no key", op).isTrue();
             }
         }
-        doc.root.at("/components/schemas").fieldNames().forEachRemaining(name ->
-                assertThat(doc.validate("/components/schemas/" + name, ApiClientForTests.JSON.createObjectNode())).isNotNull());
+        doc.root
+                .at("/components/schemas")
+                .fieldNames()
+                .forEachRemaining(name -> assertThat(
+                                doc.validate("/components/schemas/" + name, ApiClientForTests.JSON.createObjectNode()))
+                        .isNotNull());
     }
 
     private static void collectRefs(JsonNode node, List<String> out) {
         if (node.isObject()) {
             node.fields().forEachRemaining(e -> {
-                if (e.getKey().equals("$ref") && e.getValue().isTextual()) out.add(e.getValue().asText());
+                if (e.getKey().equals("$ref") && e.getValue().isTextual())
+                    out.add(e.getValue().asText());
                 else collectRefs(e.getValue(), out);
             });
         } else if (node.isArray()) {
@@ -170,7 +206,15 @@ class OpenApiContractTest {
     @Test
     void theCheckRejectsResponsesThatDriftFromTheDocument() throws Exception {
         var op = new OpenApiDocument.Operation("get", "/v1/schedules/{id}");
-        String id = call(201, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"https://example.com/x\",\"fire_at\":\"2035-01-01T00:00:00Z\"}").json().get("id").asText();
+        String id = call(
+                        201,
+                        "POST",
+                        "/v1/schedules",
+                        KEY,
+                        "{\"endpoint\":\"https://example.com/x\",\"fire_at\":\"2035-01-01T00:00:00Z\"}")
+                .json()
+                .get("id")
+                .asText();
         var real = call(200, "GET", "/v1/schedules/" + id);
         assertThat(doc.check(op, real)).isEmpty();
         String pointer = "/components/schemas/Schedule";
@@ -193,10 +237,15 @@ class OpenApiContractTest {
         assertThat(doc.validate("/components/schemas/Error", badError)).isNotEmpty();
         // an error whose type does not go with its status
         var mislabelled = error.json().deepCopy();
-        ((com.fasterxml.jackson.databind.node.ObjectNode) mislabelled.get("error")).put("type", "invalid_request_error");
-        assertThat(doc.validate(doc.response(op, 404).orElseThrow().pointer() + "/content/application~1json/schema", mislabelled)).isNotEmpty();
+        ((com.fasterxml.jackson.databind.node.ObjectNode) mislabelled.get("error"))
+                .put("type", "invalid_request_error");
+        assertThat(doc.validate(
+                        doc.response(op, 404).orElseThrow().pointer() + "/content/application~1json/schema",
+                        mislabelled))
+                .isNotEmpty();
         // a status the operation does not list
-        assertThat(doc.check(new OpenApiDocument.Operation("get", "/healthz"), error)).isNotEmpty();
+        assertThat(doc.check(new OpenApiDocument.Operation("get", "/healthz"), error))
+                .isNotEmpty();
         assertThat(problems).isEmpty();
     }
 
@@ -207,10 +256,14 @@ class OpenApiContractTest {
             if (!e.endpoint.method.isHttpMethod()) continue;
             served.add(e.endpoint.method.name().toLowerCase(Locale.ROOT) + " " + e.endpoint.path);
         }
-        Set<String> documented = doc.operations().stream().map(o -> o.method() + " " + o.template()).collect(Collectors.toCollection(TreeSet::new));
-        assertThat(served).as("routes the server answers but openapi.json does not document")
+        Set<String> documented = doc.operations().stream()
+                .map(o -> o.method() + " " + o.template())
+                .collect(Collectors.toCollection(TreeSet::new));
+        assertThat(served)
+                .as("routes the server answers but openapi.json does not document")
                 .allSatisfy(r -> assertThat(documented).contains(r));
-        assertThat(documented).as("operations openapi.json documents but the server does not answer")
+        assertThat(documented)
+                .as("operations openapi.json documents but the server does not answer")
                 .allSatisfy(d -> assertThat(served).contains(d));
     }
 
@@ -232,35 +285,81 @@ class OpenApiContractTest {
         call(200, "GET", "/readyz", null, null);
         call(200, "GET", "/metrics", null, null);
         call(200, "GET", "/openapi.json", null, null);
-        for (String file : List.of("/", "/dashboard.js", "/dashboard-schedules.js", "/dashboard-dead-letter.js", "/dashboard-create.js", "/dashboard-sources.js",
-                "/dashboard.css", "/favicon.svg")) {
+        for (String file : List.of(
+                "/",
+                "/dashboard.js",
+                "/dashboard-schedules.js",
+                "/dashboard-dead-letter.js",
+                "/dashboard-create.js",
+                "/dashboard-sources.js",
+                "/dashboard.css",
+                "/favicon.svg")) {
             var served = call(200, "GET", file, null, null);
             assertThat(served.header("Content-Security-Policy")).as(file).contains("script-src 'self'");
             assertThat(served.raw()).as(file).isNotEmpty();
         }
 
         // create: every kind and most fields
-        var now = call(201, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"" + ok.url("/now") + "\",\"payload\":{\"n\":1},"
-                + "\"headers\":{\"X-Team\":\"billing\"},\"event_type\":\"invoice.reminder\",\"idempotency_key\":\"inv-1\",\"metadata\":{\"a\":[1,2]},"
-                + "\"retry\":{\"max_attempts\":3,\"initial_backoff\":\"1s\"},\"timeout\":\"10s\",\"auto_pause_after\":0,\"header_profile\":\"rrule\"}");
+        var now = call(
+                201,
+                "POST",
+                "/v1/schedules",
+                KEY,
+                "{\"endpoint\":\"" + ok.url("/now") + "\",\"payload\":{\"n\":1},"
+                        + "\"headers\":{\"X-Team\":\"billing\"},\"event_type\":\"invoice.reminder\",\"idempotency_key\":\"inv-1\",\"metadata\":{\"a\":[1,2]},"
+                        + "\"retry\":{\"max_attempts\":3,\"initial_backoff\":\"1s\"},\"timeout\":\"10s\",\"auto_pause_after\":0,\"header_profile\":\"rrule\"}");
         String nowId = now.json().get("id").asText();
-        var later = call(201, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"" + ok.url("/later") + "\",\"fire_at\":\"2035-01-01T00:00:00Z\","
-                + "\"body\":\"hello\",\"content_type\":\"text/plain\",\"dedup_id\":\"walk-1\"}");
+        var later = call(
+                201,
+                "POST",
+                "/v1/schedules",
+                KEY,
+                "{\"endpoint\":\"" + ok.url("/later") + "\",\"fire_at\":\"2035-01-01T00:00:00Z\","
+                        + "\"body\":\"hello\",\"content_type\":\"text/plain\",\"dedup_id\":\"walk-1\"}");
         String laterId = later.json().get("id").asText();
-        var rrule = call(201, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"" + ok.url("/rrule") + "\",\"rrule\":\"FREQ=MONTHLY;BYDAY=+2MO;BYHOUR=18;BYMINUTE=0\","
-                + "\"timezone\":\"Europe/Paris\",\"dtstart\":\"2030-01-01T09:00:00\",\"exdates\":[\"2030-02-11T18:00:00\"],\"count\":12,\"catch_up\":\"all\"}");
+        var rrule = call(
+                201,
+                "POST",
+                "/v1/schedules",
+                KEY,
+                "{\"endpoint\":\"" + ok.url("/rrule") + "\",\"rrule\":\"FREQ=MONTHLY;BYDAY=+2MO;BYHOUR=18;BYMINUTE=0\","
+                        + "\"timezone\":\"Europe/Paris\",\"dtstart\":\"2030-01-01T09:00:00\",\"exdates\":[\"2030-02-11T18:00:00\"],\"count\":12,\"catch_up\":\"all\"}");
         assertThat(rrule.json().get("kind").asText()).isEqualTo("rrule");
-        var cron = call(201, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"" + ok.url("/cron") + "\",\"cron\":\"0 9 * * MON-FRI\","
-                + "\"timezone\":\"America/New_York\",\"until\":\"2040-01-01T00:00:00Z\"}");
+        var cron = call(
+                201,
+                "POST",
+                "/v1/schedules",
+                KEY,
+                "{\"endpoint\":\"" + ok.url("/cron") + "\",\"cron\":\"0 9 * * MON-FRI\","
+                        + "\"timezone\":\"America/New_York\",\"until\":\"2040-01-01T00:00:00Z\"}");
         String cronId = cron.json().get("id").asText();
-        var ended = call(201, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"" + ok.url("/ended") + "\",\"rrule\":\"FREQ=DAILY;COUNT=2\",\"dtstart\":\"2001-01-01T00:00:00\"}");
+        var ended = call(
+                201,
+                "POST",
+                "/v1/schedules",
+                KEY,
+                "{\"endpoint\":\"" + ok.url("/ended")
+                        + "\",\"rrule\":\"FREQ=DAILY;COUNT=2\",\"dtstart\":\"2001-01-01T00:00:00\"}");
         assertThat(ended.json().get("status").asText()).isEqualTo("completed");
-        var dedup = call(200, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"" + ok.url("/other") + "\",\"dedup_id\":\"walk-1\"}");
+        var dedup = call(
+                200,
+                "POST",
+                "/v1/schedules",
+                KEY,
+                "{\"endpoint\":\"" + ok.url("/other") + "\",\"dedup_id\":\"walk-1\"}");
         assertThat(dedup.header("Idem-Deduplicated")).isEqualTo("true");
         assertThat(dedup.json().get("id").asText()).isEqualTo(laterId);
-        var batch = call(200, "POST", "/v1/schedules/batch", KEY, "{\"schedules\":[{\"endpoint\":\"" + ok.url("/b") + "\",\"delay\":\"1h\"},"
-                + "{\"endpoint\":\"ftp://example.com/x\"},{\"endpoint\":\"" + ok.url("/b") + "\",\"dedup_id\":\"walk-1\"}]}");
-        assertThat(batch.json().get("data")).extracting(i -> i.get("status_code").asInt()).containsExactly(201, 400, 200);
+        var batch = call(
+                200,
+                "POST",
+                "/v1/schedules/batch",
+                KEY,
+                "{\"schedules\":[{\"endpoint\":\"" + ok.url("/b") + "\",\"delay\":\"1h\"},"
+                        + "{\"endpoint\":\"ftp://example.com/x\"},{\"endpoint\":\"" + ok.url("/b")
+                        + "\",\"dedup_id\":\"walk-1\"}]}");
+        assertThat(batch.json().get("data"))
+                .extracting(i -> i.get("status_code").asInt())
+                .containsExactly(201, 400, 200);
         call(400, "POST", "/v1/schedules/batch", KEY, "{\"schedules\":[]}");
 
         // create under an Idempotency-Key: stored, replayed, reused
@@ -269,14 +368,25 @@ class OpenApiContractTest {
         var again = call(201, "POST", "/v1/schedules", KEY, body, Map.of("Idempotency-Key", "walk-ik"));
         assertThat(again.header("Idempotent-Replayed")).isEqualTo("true");
         assertThat(again.raw()).isEqualTo(first.raw());
-        call(409, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"" + ok.url("/ik2") + "\"}", Map.of("Idempotency-Key", "walk-ik"));
+        call(
+                409,
+                "POST",
+                "/v1/schedules",
+                KEY,
+                "{\"endpoint\":\"" + ok.url("/ik2") + "\"}",
+                Map.of("Idempotency-Key", "walk-ik"));
         call(400, "POST", "/v1/schedules", KEY, body, Map.of("Idempotency-Key", "k".repeat(256)));
 
         // create errors
         call(400, "POST", "/v1/schedules", KEY, "{not json");
         call(400, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"https://example.com\",\"colour\":\"red\"}");
         call(400, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"https://example.com\",\"rrule\":\"FREQ=SOMETIMES\"}");
-        call(400, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"https://example.com\",\"body\":\"" + "x".repeat(300 * 1024) + "\"}");
+        call(
+                400,
+                "POST",
+                "/v1/schedules",
+                KEY,
+                "{\"endpoint\":\"https://example.com\",\"body\":\"" + "x".repeat(300 * 1024) + "\"}");
         call(401, "POST", "/v1/schedules", null, body);
         call(401, "POST", "/v1/schedules", "sk_test_nosuchkey0000", body);
         call(401, "POST", "/v1/schedules", null, body, Map.of("Authorization", "Basic abc"));
@@ -288,7 +398,11 @@ class OpenApiContractTest {
         call(401, "GET", "/v1/schedules/" + nowId, null, null);
         var page = call(200, "GET", "/v1/schedules?limit=2");
         assertThat(page.json().get("has_more").asBoolean()).isTrue();
-        call(200, "GET", "/v1/schedules?limit=2&starting_after=" + page.json().at("/data/1/id").asText());
+        call(
+                200,
+                "GET",
+                "/v1/schedules?limit=2&starting_after="
+                        + page.json().at("/data/1/id").asText());
         call(200, "GET", "/v1/schedules?status=completed&limit=100");
         call(400, "GET", "/v1/schedules?status=sleeping");
         call(400, "GET", "/v1/schedules?limit=0");
@@ -297,12 +411,33 @@ class OpenApiContractTest {
         call(401, "GET", "/v1/schedules", null, null);
 
         // change
-        call(200, "PATCH", "/v1/schedules/" + laterId, KEY, "{\"fire_at\":\"2036-01-01T00:00:00Z\",\"headers\":{\"X-New\":\"1\"},\"metadata\":null}");
-        call(200, "PATCH", "/v1/schedules/" + cronId, KEY, "{\"cron\":\"30 10 * * *\",\"timezone\":\"Asia/Tokyo\"}",
+        call(
+                200,
+                "PATCH",
+                "/v1/schedules/" + laterId,
+                KEY,
+                "{\"fire_at\":\"2036-01-01T00:00:00Z\",\"headers\":{\"X-New\":\"1\"},\"metadata\":null}");
+        call(
+                200,
+                "PATCH",
+                "/v1/schedules/" + cronId,
+                KEY,
+                "{\"cron\":\"30 10 * * *\",\"timezone\":\"Asia/Tokyo\"}",
                 Map.of("Idempotency-Key", "walk-patch"));
-        call(200, "PATCH", "/v1/schedules/" + cronId, KEY, "{\"cron\":\"30 10 * * *\",\"timezone\":\"Asia/Tokyo\"}",
+        call(
+                200,
+                "PATCH",
+                "/v1/schedules/" + cronId,
+                KEY,
+                "{\"cron\":\"30 10 * * *\",\"timezone\":\"Asia/Tokyo\"}",
                 Map.of("Idempotency-Key", "walk-patch"));
-        call(409, "PATCH", "/v1/schedules/" + cronId, KEY, "{\"cron\":\"0 10 * * *\"}", Map.of("Idempotency-Key", "walk-patch"));
+        call(
+                409,
+                "PATCH",
+                "/v1/schedules/" + cronId,
+                KEY,
+                "{\"cron\":\"0 10 * * *\"}",
+                Map.of("Idempotency-Key", "walk-patch"));
         call(400, "PATCH", "/v1/schedules/" + laterId, KEY, "{\"colour\":\"red\"}");
         call(400, "PATCH", "/v1/schedules/" + laterId, KEY, "{\"timeout\":\"2h\"}");
         call(404, "PATCH", "/v1/schedules/sch_nosuchschedule", KEY, "{\"timeout\":\"5s\"}");
@@ -327,22 +462,42 @@ class OpenApiContractTest {
         call(400, "DELETE", "/v1/schedules/" + laterId, KEY, null, Map.of("Idempotency-Key", ""));
 
         // deliveries: one succeeded, one dead after a 500, one dead without any response, one scheduled
-        String deadId = create(call(201, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"" + failing.url("/fail") + "\",\"retry\":{\"max_attempts\":1}}"));
+        String deadId = create(call(
+                201,
+                "POST",
+                "/v1/schedules",
+                KEY,
+                "{\"endpoint\":\"" + failing.url("/fail") + "\",\"retry\":{\"max_attempts\":1}}"));
         String closedPort;
         try (ServerSocket s = new ServerSocket(0)) {
             closedPort = Integer.toString(s.getLocalPort());
         }
-        String refusedId = create(call(201, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"http://127.0.0.1:" + closedPort + "/x\",\"retry\":{\"max_attempts\":1}}"));
+        String refusedId = create(call(
+                201,
+                "POST",
+                "/v1/schedules",
+                KEY,
+                "{\"endpoint\":\"http://127.0.0.1:" + closedPort + "/x\",\"retry\":{\"max_attempts\":1}}"));
         String succeeded = awaitDelivery(nowId, "succeeded");
         String dead = awaitDelivery(deadId, "dead");
         String refused = awaitDelivery(refusedId, "dead");
-        // due within the materialiser's horizon, so its delivery is written with it, and not due before the walk is done
-        String pendingId = create(call(201, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"" + ok.url("/soon") + "\",\"delay\":\"25s\"}"));
+        // due within the materialiser's horizon, so its delivery is written with it, and not due before the walk is
+        // done
+        String pendingId = create(call(
+                201, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"" + ok.url("/soon") + "\",\"delay\":\"25s\"}"));
         String scheduled = awaitDelivery(pendingId, "scheduled");
         var got = call(200, "GET", "/v1/deliveries/" + succeeded);
         assertThat(got.json().at("/attempts/0/status_code").asInt()).isEqualTo(200);
-        assertThat(call(200, "GET", "/v1/deliveries/" + dead).json().at("/attempts/0/status_code").asInt()).isEqualTo(500);
-        assertThat(call(200, "GET", "/v1/deliveries/" + refused).json().at("/attempts/0/status_code").isNull()).isTrue();
+        assertThat(call(200, "GET", "/v1/deliveries/" + dead)
+                        .json()
+                        .at("/attempts/0/status_code")
+                        .asInt())
+                .isEqualTo(500);
+        assertThat(call(200, "GET", "/v1/deliveries/" + refused)
+                        .json()
+                        .at("/attempts/0/status_code")
+                        .isNull())
+                .isTrue();
         call(200, "GET", "/v1/deliveries/" + scheduled);
         call(404, "GET", "/v1/deliveries/dlv_nosuchdelivery");
         call(401, "GET", "/v1/deliveries/" + succeeded, null, null);
@@ -350,7 +505,11 @@ class OpenApiContractTest {
         call(200, "GET", "/v1/deliveries?schedule_id=" + nowId + "&status=succeeded&limit=5");
         call(200, "GET", "/v1/deliveries?status=dead");
         var dPage = call(200, "GET", "/v1/deliveries?limit=1");
-        call(200, "GET", "/v1/deliveries?limit=1&starting_after=" + dPage.json().at("/data/0/id").asText());
+        call(
+                200,
+                "GET",
+                "/v1/deliveries?limit=1&starting_after="
+                        + dPage.json().at("/data/0/id").asText());
         call(200, "GET", "/v1/deliveries?schedule_id=sch_nosuchschedule");
         call(400, "GET", "/v1/deliveries?status=lost");
         call(400, "GET", "/v1/deliveries?limit=101");
@@ -358,8 +517,20 @@ class OpenApiContractTest {
         call(401, "GET", "/v1/deliveries", null, null);
         call(200, "POST", "/v1/deliveries/" + dead + "/replay", KEY, null, Map.of("Idempotency-Key", "walk-replay"));
         call(200, "POST", "/v1/deliveries/" + dead + "/replay", KEY, null, Map.of("Idempotency-Key", "walk-replay"));
-        call(200, "POST", "/v1/deliveries/replay", KEY, "{\"status\":\"dead\",\"since\":\"1h\"}", Map.of("Idempotency-Key", "walk-bulk"));
-        call(200, "POST", "/v1/deliveries/replay", KEY, "{\"status\":\"dead\",\"since\":\"1h\"}", Map.of("Idempotency-Key", "walk-bulk"));
+        call(
+                200,
+                "POST",
+                "/v1/deliveries/replay",
+                KEY,
+                "{\"status\":\"dead\",\"since\":\"1h\"}",
+                Map.of("Idempotency-Key", "walk-bulk"));
+        call(
+                200,
+                "POST",
+                "/v1/deliveries/replay",
+                KEY,
+                "{\"status\":\"dead\",\"since\":\"1h\"}",
+                Map.of("Idempotency-Key", "walk-bulk"));
         call(400, "POST", "/v1/deliveries/replay", KEY, "{\"status\":\"succeeded\"}");
         call(401, "POST", "/v1/deliveries/replay", null, "{\"status\":\"dead\"}");
         call(409, "POST", "/v1/deliveries/" + refused + "/replay", KEY, null, Map.of("Idempotency-Key", "walk-replay"));
@@ -377,7 +548,8 @@ class OpenApiContractTest {
         // signing secret
         var secret = call(200, "GET", "/v1/signing-secret");
         assertThat(secret.json().get("previous_expires_at").isNull()).isTrue();
-        var rotated = call(200, "POST", "/v1/signing-secret/rotate", KEY, null, Map.of("Idempotency-Key", "walk-rotate"));
+        var rotated =
+                call(200, "POST", "/v1/signing-secret/rotate", KEY, null, Map.of("Idempotency-Key", "walk-rotate"));
         assertThat(rotated.json().get("previous_expires_at").isNull()).isFalse();
         call(200, "POST", "/v1/signing-secret/rotate", KEY, null, Map.of("Idempotency-Key", "walk-rotate"));
         call(200, "GET", "/v1/signing-secret");
@@ -386,8 +558,11 @@ class OpenApiContractTest {
         call(401, "POST", "/v1/signing-secret/rotate", null, null);
 
         // inbound sources (issue 14): CRUD under the API key, ingest under the provider's signature
-        String srcBody = "{\"name\":\"stripe\",\"verify\":{\"scheme\":\"stripe\",\"secret\":\"whsec_walk\"},\"destination\":\"" + ok.url("/src") + "\"}";
-        String sourceId = create(call(201, "POST", "/v1/sources", KEY, srcBody, Map.of("Idempotency-Key", "walk-source")));
+        String srcBody =
+                "{\"name\":\"stripe\",\"verify\":{\"scheme\":\"stripe\",\"secret\":\"whsec_walk\"},\"destination\":\""
+                        + ok.url("/src") + "\"}";
+        String sourceId =
+                create(call(201, "POST", "/v1/sources", KEY, srcBody, Map.of("Idempotency-Key", "walk-source")));
         call(201, "POST", "/v1/sources", KEY, srcBody, Map.of("Idempotency-Key", "walk-source"));
         call(409, "POST", "/v1/sources", KEY, "{}", Map.of("Idempotency-Key", "walk-source"));
         call(400, "POST", "/v1/sources", KEY, "{\"name\":\"x\"}");
@@ -398,22 +573,35 @@ class OpenApiContractTest {
         call(200, "GET", "/v1/sources/" + sourceId);
         call(404, "GET", "/v1/sources/src_nosuchsource");
         call(401, "GET", "/v1/sources/" + sourceId, null, null);
-        call(200, "PATCH", "/v1/sources/" + sourceId, KEY, "{\"verify\":{\"secret\":\"whsec_walk2\"}}", Map.of("Idempotency-Key", "walk-src-patch"));
+        call(
+                200,
+                "PATCH",
+                "/v1/sources/" + sourceId,
+                KEY,
+                "{\"verify\":{\"secret\":\"whsec_walk2\"}}",
+                Map.of("Idempotency-Key", "walk-src-patch"));
         call(409, "PATCH", "/v1/sources/" + sourceId, KEY, "{}", Map.of("Idempotency-Key", "walk-src-patch"));
         call(400, "PATCH", "/v1/sources/" + sourceId, KEY, "{\"dedup\":\"body\"}");
         call(404, "PATCH", "/v1/sources/src_nosuchsource", KEY, "{}");
         call(401, "PATCH", "/v1/sources/" + sourceId, null, "{}");
         String event = "{\"id\":\"evt_walk\"}";
         long ts = System.currentTimeMillis() / 1000;
-        Map<String, String> signed = Map.of("Stripe-Signature", dev.idem.wire.StripeSignatureVerifier.sign("whsec_walk2", ts,
-                event.getBytes(java.nio.charset.StandardCharsets.UTF_8)), "Content-Type", "application/json");
+        Map<String, String> signed = Map.of(
+                "Stripe-Signature",
+                dev.idem.wire.StripeSignatureVerifier.sign(
+                        "whsec_walk2", ts, event.getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+                "Content-Type",
+                "application/json");
         var ingested = call(200, "POST", "/in/" + sourceId, null, event, signed);
         call(200, "POST", "/in/" + sourceId, null, event, signed);
         call(403, "POST", "/in/" + sourceId, null, event + " ", signed);
         call(413, "POST", "/in/" + sourceId, null, "x".repeat(1024 * 1024 + 1), signed);
         call(404, "POST", "/in/src_nosuchsource", null, event, signed);
         call(200, "GET", "/v1/deliveries?source_id=" + sourceId);
-        assertThat(call(200, "GET", "/v1/deliveries?source_id=" + sourceId).json().at("/data/0/id").asText())
+        assertThat(call(200, "GET", "/v1/deliveries?source_id=" + sourceId)
+                        .json()
+                        .at("/data/0/id")
+                        .asText())
                 .isEqualTo(ingested.json().get("delivery_id").asText());
         call(400, "GET", "/v1/deliveries?source_id=" + sourceId + "&schedule_id=" + nowId);
         call(200, "DELETE", "/v1/sources/" + sourceId, KEY, null, Map.of("Idempotency-Key", "walk-src-delete"));
@@ -425,7 +613,10 @@ class OpenApiContractTest {
         var settings = call(200, "GET", "/v1/settings");
         assertThat(settings.json().get("alert_endpoint").isNull()).isTrue();
         String alerts = "{\"alert_endpoint\":\"" + ok.url("/alerts") + "\",\"alert_events\":[]}";
-        assertThat(call(200, "PATCH", "/v1/settings", KEY, alerts, Map.of("Idempotency-Key", "walk-settings")).json().get("alert_endpoint").asText())
+        assertThat(call(200, "PATCH", "/v1/settings", KEY, alerts, Map.of("Idempotency-Key", "walk-settings"))
+                        .json()
+                        .get("alert_endpoint")
+                        .asText())
                 .isEqualTo(ok.url("/alerts"));
         call(200, "PATCH", "/v1/settings", KEY, alerts, Map.of("Idempotency-Key", "walk-settings"));
         call(409, "PATCH", "/v1/settings", KEY, "{}", Map.of("Idempotency-Key", "walk-settings"));
@@ -436,10 +627,27 @@ class OpenApiContractTest {
         call(401, "PATCH", "/v1/settings", null, "{}");
 
         // recurrence preview (no key)
-        var preview = call(200, "GET", "/v1/recurrence/preview?rrule=" + q("FREQ=WEEKLY;BYDAY=TU,TH;COUNT=5") + "&dtstart=1997-09-02T09:00:00&timezone=America/New_York&count=10", null, null);
+        var preview = call(
+                200,
+                "GET",
+                "/v1/recurrence/preview?rrule=" + q("FREQ=WEEKLY;BYDAY=TU,TH;COUNT=5")
+                        + "&dtstart=1997-09-02T09:00:00&timezone=America/New_York&count=10",
+                null,
+                null);
         assertThat(preview.json().get("occurrences")).hasSize(5);
-        call(200, "GET", "/v1/recurrence/preview?cron=" + q("*/15 * * * *") + "&count=3&exdates=" + q("2030-01-01T00:00:00"), null, null);
-        call(400, "GET", "/v1/recurrence/preview?rrule=" + q("FREQ=DAILY") + "&until=" + q("2000-01-01T00:00:00Z") + "&dtstart=2030-01-01T00:00:00", null, null);
+        call(
+                200,
+                "GET",
+                "/v1/recurrence/preview?cron=" + q("*/15 * * * *") + "&count=3&exdates=" + q("2030-01-01T00:00:00"),
+                null,
+                null);
+        call(
+                400,
+                "GET",
+                "/v1/recurrence/preview?rrule=" + q("FREQ=DAILY") + "&until=" + q("2000-01-01T00:00:00Z")
+                        + "&dtstart=2030-01-01T00:00:00",
+                null,
+                null);
         call(400, "GET", "/v1/recurrence/preview", null, null);
         call(400, "GET", "/v1/recurrence/preview?rrule=" + q("FREQ=DAILY") + "&count=1001", null, null);
         call(400, "GET", "/v1/recurrence/preview?rrule=" + q("FREQ=DAILY") + "&timezone=Mars/Olympus", null, null);
@@ -448,8 +656,11 @@ class OpenApiContractTest {
 
         // a query parameter that is not valid percent-encoding is a 400 on every route
         for (var op : doc.operations()) {
-            String path = op.template().replace("{id}", op.template().contains("deliver") ? dead : laterId).replace("{source_id}", "src_x");
-            String key = op.template().startsWith("/v1/") && !op.template().equals("/v1/recurrence/preview") ? KEY : null;
+            String path = op.template()
+                    .replace("{id}", op.template().contains("deliver") ? dead : laterId)
+                    .replace("{source_id}", "src_x");
+            String key =
+                    op.template().startsWith("/v1/") && !op.template().equals("/v1/recurrence/preview") ? KEY : null;
             ApiClientForTests.Reply r = rawQuery(op.method().toUpperCase(Locale.ROOT), path + "?x=%zz", key);
             assertThat(r.status()).as("%s with ?x=%%zz -> %s", op, r.raw()).isEqualTo(400);
             seen.computeIfAbsent(op, k -> new TreeSet<>()).add(400);
@@ -469,26 +680,36 @@ class OpenApiContractTest {
     }
 
     /** java.net.URI refuses a broken escape, so this request goes out through a plain socket. */
-    private ApiClientForTests.Reply rawQuery(String method, String pathAndQuery, String key) throws java.io.IOException {
+    private ApiClientForTests.Reply rawQuery(String method, String pathAndQuery, String key)
+            throws java.io.IOException {
         try (java.net.Socket s = new java.net.Socket("127.0.0.1", node.server.port())) {
             s.setSoTimeout(10_000);
-            String req = method + " " + pathAndQuery + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + (key == null ? "" : "Authorization: Bearer " + key + "\r\n")
+            String req = method + " " + pathAndQuery + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + (key == null ? "" : "Authorization: Bearer " + key + "\r\n")
                     + "Content-Length: 0\r\nConnection: close\r\n\r\n";
             s.getOutputStream().write(req.getBytes(StandardCharsets.UTF_8));
             String text = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             int split = text.indexOf("\r\n\r\n");
             String head = text.substring(0, split);
             String body = text.substring(split + 4);
-            java.net.http.HttpHeaders headers = java.net.http.HttpHeaders.of(java.util.Arrays.stream(head.split("\r\n")).skip(1)
-                    .filter(l -> l.contains(":")).collect(Collectors.groupingBy(l -> l.substring(0, l.indexOf(':')).trim(),
-                            Collectors.mapping(l -> l.substring(l.indexOf(':') + 1).trim(), Collectors.toList()))), (a, b) -> true);
+            java.net.http.HttpHeaders headers = java.net.http.HttpHeaders.of(
+                    java.util.Arrays.stream(head.split("\r\n"))
+                            .skip(1)
+                            .filter(l -> l.contains(":"))
+                            .collect(Collectors.groupingBy(
+                                    l -> l.substring(0, l.indexOf(':')).trim(),
+                                    Collectors.mapping(
+                                            l -> l.substring(l.indexOf(':') + 1).trim(), Collectors.toList()))),
+                    (a, b) -> true);
             int status = Integer.parseInt(head.split(" ")[1]);
-            return new ApiClientForTests.Reply(status, ApiClientForTests.JSON.readTree(body), body, new RawResponse(status, headers, body));
+            return new ApiClientForTests.Reply(
+                    status, ApiClientForTests.JSON.readTree(body), body, new RawResponse(status, headers, body));
         }
     }
 
     /** Just enough of an HttpResponse for a Reply read off a socket. */
-    private record RawResponse(int statusCode, java.net.http.HttpHeaders headers, String body) implements java.net.http.HttpResponse<String> {
+    private record RawResponse(int statusCode, java.net.http.HttpHeaders headers, String body)
+            implements java.net.http.HttpResponse<String> {
         @Override
         public java.net.http.HttpRequest request() {
             return null;
@@ -522,35 +743,57 @@ class OpenApiContractTest {
     /** The schedule's first delivery once it has {@code status}. */
     private String awaitDelivery(String scheduleId, String status) {
         String[] id = new String[1];
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> {
-            JsonNode data = node.api.call("GET", "/v1/deliveries?schedule_id=" + scheduleId, KEY, null).json().get("data");
-            if (data.isEmpty() || !data.get(0).get("status").asText().equals(status)) return false;
-            id[0] = data.get(0).get("id").asText();
-            return true;
-        });
+        await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> {
+                    JsonNode data = node.api
+                            .call("GET", "/v1/deliveries?schedule_id=" + scheduleId, KEY, null)
+                            .json()
+                            .get("data");
+                    if (data.isEmpty() || !data.get(0).get("status").asText().equals(status)) return false;
+                    id[0] = data.get(0).get("id").asText();
+                    return true;
+                });
         return id[0];
     }
 
     @Test
     void aRateLimitedKeyGets429WithRetryAfterAsDocumented(@TempDir Path other) {
-        try (ContractServer limited = ContractServer.start(TestStores.sqlite(other, Clock.systemUTC()), other, true, true, 1)) {
+        try (ContractServer limited =
+                ContractServer.start(TestStores.sqlite(other, Clock.systemUTC()), other, true, true, 1)) {
             // one request a second, bursts of two: the third request in a row is over the limit, whatever the endpoint
-            List<String[]> calls = List.of(new String[] {"GET", "/v1/schedules"}, new String[] {"GET", "/v1/signing-secret"},
-                    new String[] {"POST", "/v1/schedules"}, new String[] {"GET", "/v1/deliveries"}, new String[] {"GET", "/v1/schedules/sch_x"},
-                    new String[] {"GET", "/v1/schedules"}, new String[] {"GET", "/v1/signing-secret"}, new String[] {"GET", "/v1/deliveries"});
+            List<String[]> calls = List.of(
+                    new String[] {"GET", "/v1/schedules"},
+                    new String[] {"GET", "/v1/signing-secret"},
+                    new String[] {"POST", "/v1/schedules"},
+                    new String[] {"GET", "/v1/deliveries"},
+                    new String[] {"GET", "/v1/schedules/sch_x"},
+                    new String[] {"GET", "/v1/schedules"},
+                    new String[] {"GET", "/v1/signing-secret"},
+                    new String[] {"GET", "/v1/deliveries"});
             int limitedSeen = 0;
             for (String[] c : calls) {
-                var r = limited.api.call(c[0], c[1], KEY, c[0].equals("POST") ? "{\"endpoint\":\"https://example.com\",\"fire_at\":\"2035-01-01T00:00:00Z\"}" : null);
+                var r = limited.api.call(
+                        c[0],
+                        c[1],
+                        KEY,
+                        c[0].equals("POST")
+                                ? "{\"endpoint\":\"https://example.com\",\"fire_at\":\"2035-01-01T00:00:00Z\"}"
+                                : null);
                 if (r.status() != 429) continue;
                 limitedSeen++;
                 assertThat(r.json().at("/error/type").asText()).isEqualTo("rate_limit_error");
                 assertThat(Long.parseLong(r.header("Retry-After"))).isPositive();
-                var op = new OpenApiDocument.Operation(c[0].toLowerCase(Locale.ROOT), doc.template(c[1]).orElseThrow());
+                var op = new OpenApiDocument.Operation(
+                        c[0].toLowerCase(Locale.ROOT), doc.template(c[1]).orElseThrow());
                 assertThat(doc.check(op, r)).isEmpty();
             }
             assertThat(limitedSeen).isGreaterThanOrEqualTo(2);
             // another key has its own bucket; the preview and operations have none
-            assertThat(limited.api.call("GET", "/v1/schedules", limited.liveKey, null).status()).isEqualTo(200);
+            assertThat(limited.api
+                            .call("GET", "/v1/schedules", limited.liveKey, null)
+                            .status())
+                    .isEqualTo(200);
             assertThat(limited.api.call("GET", "/healthz", null, null).status()).isEqualTo(200);
         }
     }
@@ -562,17 +805,26 @@ class OpenApiContractTest {
             store.close();
             ApiClientForTests api = broken.api;
             // /readyz answers from a probe refreshed every second
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).until(() -> api.call("GET", "/readyz", null, null).status() == 503);
+            org.awaitility.Awaitility.await()
+                    .atMost(java.time.Duration.ofSeconds(20))
+                    .until(() -> api.call("GET", "/readyz", null, null).status() == 503);
             var ready = api.call("GET", "/readyz", null, null);
             var list = api.call("GET", "/v1/schedules", KEY, null);
-            var create = api.call("POST", "/v1/schedules", KEY, "{\"endpoint\":\"https://example.com\",\"fire_at\":\"2035-01-01T00:00:00Z\"}");
+            var create = api.call(
+                    "POST",
+                    "/v1/schedules",
+                    KEY,
+                    "{\"endpoint\":\"https://example.com\",\"fire_at\":\"2035-01-01T00:00:00Z\"}");
             assertThat(ready.status()).isEqualTo(503);
             assertThat(list.status()).isEqualTo(500);
             assertThat(create.status()).isEqualTo(500);
             assertThat(list.json().at("/error/type").asText()).isEqualTo("api_error");
-            assertThat(doc.check(new OpenApiDocument.Operation("get", "/readyz"), ready)).isEmpty();
-            assertThat(doc.check(new OpenApiDocument.Operation("get", "/v1/schedules"), list)).isEmpty();
-            assertThat(doc.check(new OpenApiDocument.Operation("post", "/v1/schedules"), create)).isEmpty();
+            assertThat(doc.check(new OpenApiDocument.Operation("get", "/readyz"), ready))
+                    .isEmpty();
+            assertThat(doc.check(new OpenApiDocument.Operation("get", "/v1/schedules"), list))
+                    .isEmpty();
+            assertThat(doc.check(new OpenApiDocument.Operation("post", "/v1/schedules"), create))
+                    .isEmpty();
         }
     }
 }

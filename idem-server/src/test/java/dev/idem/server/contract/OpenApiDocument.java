@@ -61,7 +61,9 @@ public final class OpenApiDocument {
 
     public static OpenApiDocument load() {
         try (InputStream in = OpenApiDocument.class.getResourceAsStream("/openapi.json")) {
-            if (in == null) throw new IllegalStateException("openapi.json is not on the classpath (idem-server/src/main/resources)");
+            if (in == null)
+                throw new IllegalStateException(
+                        "openapi.json is not on the classpath (idem-server/src/main/resources)");
             return new OpenApiDocument(in.readAllBytes());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -71,17 +73,22 @@ public final class OpenApiDocument {
     /** Every (method, path template) the document describes. */
     public List<Operation> operations() {
         List<Operation> out = new ArrayList<>();
-        root.get("paths").fields().forEachRemaining(p -> p.getValue().fieldNames().forEachRemaining(m -> {
-            if (METHODS.contains(m)) out.add(new Operation(m, p.getKey()));
-        }));
+        root.get("paths")
+                .fields()
+                .forEachRemaining(p -> p.getValue().fieldNames().forEachRemaining(m -> {
+                    if (METHODS.contains(m)) out.add(new Operation(m, p.getKey()));
+                }));
         return out;
     }
 
     /** The template a concrete path (no query) matches, if any. */
     public Optional<String> template(String path) {
         // concrete paths before templated ones, as OpenAPI says (POST /v1/deliveries/replay is not /v1/deliveries/{id})
-        return templates.entrySet().stream().filter(e -> e.getValue().matcher(path).matches()).map(Map.Entry::getKey)
-                .min(java.util.Comparator.comparingLong(t -> t.chars().filter(c -> c == '{').count()));
+        return templates.entrySet().stream()
+                .filter(e -> e.getValue().matcher(path).matches())
+                .map(Map.Entry::getKey)
+                .min(java.util.Comparator.comparingLong(
+                        t -> t.chars().filter(c -> c == '{').count()));
     }
 
     public JsonNode operation(Operation op) {
@@ -100,7 +107,8 @@ public final class OpenApiDocument {
         if (r == null) return Optional.empty();
         if (r.has("$ref")) {
             String ref = r.get("$ref").asText();
-            if (!ref.startsWith("#/")) throw new AssertionError("only local $refs are expected in openapi.json: " + ref);
+            if (!ref.startsWith("#/"))
+                throw new AssertionError("only local $refs are expected in openapi.json: " + ref);
             pointer = ref.substring(1);
             r = root.at(pointer);
             if (r.isMissingNode()) throw new AssertionError("dangling $ref " + ref);
@@ -110,7 +118,8 @@ public final class OpenApiDocument {
 
     /** A header component, with its {@code $ref} followed. */
     public JsonNode header(JsonNode headerOrRef) {
-        if (headerOrRef.has("$ref")) return root.at(headerOrRef.get("$ref").asText().substring(1));
+        if (headerOrRef.has("$ref"))
+            return root.at(headerOrRef.get("$ref").asText().substring(1));
         return headerOrRef;
     }
 
@@ -160,22 +169,27 @@ public final class OpenApiDocument {
             JsonNode header = header(h.getValue());
             String value = reply.header(h.getKey());
             if (value == null) {
-                if (header.path("required").asBoolean(false)) problems.add(op + " " + reply.status() + ": required header " + h.getKey() + " is missing");
+                if (header.path("required").asBoolean(false))
+                    problems.add(op + " " + reply.status() + ": required header " + h.getKey() + " is missing");
                 return;
             }
-            String pointer = h.getValue().has("$ref") ? h.getValue().get("$ref").asText().substring(1) : null;
+            String pointer =
+                    h.getValue().has("$ref") ? h.getValue().get("$ref").asText().substring(1) : null;
             if (pointer != null)
-                for (String v : validate(pointer + "/schema", JSON.getNodeFactory().textNode(value)))
+                for (String v :
+                        validate(pointer + "/schema", JSON.getNodeFactory().textNode(value)))
                     problems.add(op + " " + reply.status() + ": header " + h.getKey() + ": " + v);
         });
         for (String name : List.of("Request-Id", "Idempotent-Replayed", "Idem-Deduplicated", "Retry-After"))
             if (reply.header(name) != null && !hasHeader(headers, name))
-                problems.add(op + " " + reply.status() + ": sent header " + name + " which openapi.json does not declare for this response");
+                problems.add(op + " " + reply.status() + ": sent header " + name
+                        + " which openapi.json does not declare for this response");
         return problems;
     }
 
     private static boolean hasHeader(JsonNode headers, String name) {
-        for (Iterator<String> it = headers.fieldNames(); it.hasNext(); ) if (it.next().equalsIgnoreCase(name)) return true;
+        for (Iterator<String> it = headers.fieldNames(); it.hasNext(); )
+            if (it.next().equalsIgnoreCase(name)) return true;
         return false;
     }
 

@@ -13,7 +13,8 @@ class PostgresBulkReplayTest extends BulkReplayContract {
 
     @Override
     List<String> failReplayOf(String deliveryId) {
-        return List.of("CREATE FUNCTION idem_test_fail() RETURNS trigger AS $$ BEGIN IF NEW.id = '" + deliveryId
+        return List.of(
+                "CREATE FUNCTION idem_test_fail() RETURNS trigger AS $$ BEGIN IF NEW.id = '" + deliveryId
                         + "' AND NEW.status = 'retrying' THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql",
                 "CREATE TRIGGER idem_test_fail BEFORE UPDATE ON deliveries FOR EACH ROW EXECUTE FUNCTION idem_test_fail()");
     }

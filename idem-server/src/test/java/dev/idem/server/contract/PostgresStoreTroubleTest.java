@@ -40,6 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class PostgresStoreTroubleTest {
     static final String KEY = ContractServer.TEST_KEY;
+
     @TempDir
     Path dir;
 
@@ -52,7 +53,8 @@ class PostgresStoreTroubleTest {
     }
 
     static String body(String dedupId) {
-        return "{\"endpoint\":\"http://127.0.0.1:9/x\",\"fire_at\":\"2035-01-01T00:00:00Z\",\"dedup_id\":\"" + dedupId + "\"}";
+        return "{\"endpoint\":\"http://127.0.0.1:9/x\",\"fire_at\":\"2035-01-01T00:00:00Z\",\"dedup_id\":\"" + dedupId
+                + "\"}";
     }
 
     static final OpenApiDocument DOC = OpenApiDocument.load();
@@ -60,7 +62,9 @@ class PostgresStoreTroubleTest {
     static void assertUnavailable(ApiClientForTests.Reply r, String what) {
         assertThat(r.status()).as("%s -> %s", what, r.raw()).isEqualTo(503);
         String[] op = what.split(" ");
-        if (op.length >= 2 && op[0].matches("GET|POST")) assertThat(DOC.check(new OpenApiDocument.Operation(op[0].toLowerCase(), op[1]), r)).isEmpty();
+        if (op.length >= 2 && op[0].matches("GET|POST"))
+            assertThat(DOC.check(new OpenApiDocument.Operation(op[0].toLowerCase(), op[1]), r))
+                    .isEmpty();
         assertThat(r.json().at("/error/type").asText()).isEqualTo("api_error");
         assertThat(r.json().at("/error/code").asText()).isEqualTo("store_unavailable");
         assertThat(r.json().at("/error/request_id").asText()).isEqualTo(r.header("Request-Id"));
@@ -71,8 +75,8 @@ class PostgresStoreTroubleTest {
     @Test
     void whileConnectionsAreTerminatedEachCreateIs201Or503AndEveryRefusedOneCreatedNothing() throws Exception {
         try (TestDatabase db = TestStores.postgresDatabase();
-             ContractServer node = ContractServer.start(db.open(Clock.systemUTC()), dir, true, true, 0);
-             Connection admin = admin(db.config())) {
+                ContractServer node = ContractServer.start(db.open(Clock.systemUTC()), dir, true, true, 0);
+                Connection admin = admin(db.config())) {
             List<String[]> outcomes = Collections.synchronizedList(new ArrayList<>()); // {dedup_id, status, raw}
             AtomicBoolean stop = new AtomicBoolean();
             AtomicInteger unavailable = new AtomicInteger();
@@ -87,7 +91,8 @@ class PostgresStoreTroubleTest {
                         outcomes.add(new String[] {dedup, Integer.toString(r.status()), r.raw()});
                         if (r.status() == 503) {
                             unavailable.incrementAndGet();
-                            if (!r.raw().contains("store_outcome_unknown")) assertUnavailable(r, "POST /v1/schedules " + dedup);
+                            if (!r.raw().contains("store_outcome_unknown"))
+                                assertUnavailable(r, "POST /v1/schedules " + dedup);
                         }
                         if (n % 5 == 0) {
                             var list = node.api.call("GET", "/v1/schedules?limit=3", KEY, null);
@@ -101,8 +106,9 @@ class PostgresStoreTroubleTest {
             int terminated = 0;
             try (Statement s = admin.createStatement()) {
                 while ((outcomes.size() < 300 || unavailable.get() < 5) && System.nanoTime() < deadline) {
-                    try (ResultSet rs = s.executeQuery("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
-                            + " WHERE datname = current_database() AND application_name = 'idem' AND pid <> pg_backend_pid()")) {
+                    try (ResultSet rs = s.executeQuery(
+                            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                                    + " WHERE datname = current_database() AND application_name = 'idem' AND pid <> pg_backend_pid()")) {
                         rs.next();
                         terminated += rs.getInt(1);
                     }
@@ -113,9 +119,12 @@ class PostgresStoreTroubleTest {
             clients.shutdown();
             assertThat(clients.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
             for (var f : running) f.get();
-            for (var f : List.copyOf(outcomes)) assertThat(f[1]).as("%s -> %s", f[0], f[2]).isIn("201", "503");
+            for (var f : List.copyOf(outcomes))
+                assertThat(f[1]).as("%s -> %s", f[0], f[2]).isIn("201", "503");
             assertThat(terminated).isPositive();
-            assertThat(unavailable.get()).as("connections were terminated under %d creates", outcomes.size()).isPositive();
+            assertThat(unavailable.get())
+                    .as("connections were terminated under %d creates", outcomes.size())
+                    .isPositive();
 
             Set<String> acknowledged = new HashSet<>();
             Set<String> unknown = new HashSet<>();
@@ -124,28 +133,45 @@ class PostgresStoreTroubleTest {
                 if (f[2].contains("store_outcome_unknown")) unknown.add(f[0]);
             }
             Set<String> stored = new HashSet<>();
-            try (Statement s = admin.createStatement(); ResultSet rs = s.executeQuery("SELECT dedup_id FROM schedules")) {
+            try (Statement s = admin.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT dedup_id FROM schedules")) {
                 while (rs.next()) stored.add(rs.getString(1));
             }
             // a 503 store_outcome_unknown says it may have been applied; every other 503 created nothing
             stored.removeAll(unknown);
-            assertThat(stored).as("every 201 is stored and no 503 created anything (%d of %d were 503, %d of them outcome unknown)",
-                    unavailable.get(), outcomes.size(), unknown.size()).isEqualTo(acknowledged);
-            System.out.printf("terminated %d backends; %d creates: %d x 503 (%d outcome unknown)%n", terminated, outcomes.size(),
-                    unavailable.get(), unknown.size());
-            await().atMost(Duration.ofSeconds(30)).until(() -> node.api.call("GET", "/readyz", null, null).status() == 200);
-            assertThat(node.api.call("POST", "/v1/schedules", KEY, body("after")).status()).isEqualTo(201);
+            assertThat(stored)
+                    .as(
+                            "every 201 is stored and no 503 created anything (%d of %d were 503, %d of them outcome unknown)",
+                            unavailable.get(), outcomes.size(), unknown.size())
+                    .isEqualTo(acknowledged);
+            System.out.printf(
+                    "terminated %d backends; %d creates: %d x 503 (%d outcome unknown)%n",
+                    terminated, outcomes.size(), unavailable.get(), unknown.size());
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> node.api.call("GET", "/readyz", null, null).status() == 200);
+            assertThat(node.api
+                            .call("POST", "/v1/schedules", KEY, body("after"))
+                            .status())
+                    .isEqualTo(201);
         }
     }
 
     /** The database refuses connections (the proxy in front of it is down): 503s within a few seconds, /readyz at once; then recovery. */
     @Test
     void withConnectionsRefusedRequestsAre503WithinAFewSecondsAndReadyzAnswersAtOnce() throws Exception {
-        try (TestDatabase db = TestStores.postgresDatabase(); TcpProxy proxy = new TcpProxy(address(db.config().jdbcUrl()))) {
-            StoreConfig viaProxy = new StoreConfig(db.config().jdbcUrl().replaceFirst("//[^/]+/", "//127.0.0.1:" + proxy.port() + "/"),
-                    db.config().user(), db.config().password(), 8, false);
+        try (TestDatabase db = TestStores.postgresDatabase();
+                TcpProxy proxy = new TcpProxy(address(db.config().jdbcUrl()))) {
+            StoreConfig viaProxy = new StoreConfig(
+                    db.config().jdbcUrl().replaceFirst("//[^/]+/", "//127.0.0.1:" + proxy.port() + "/"),
+                    db.config().user(),
+                    db.config().password(),
+                    8,
+                    false);
             try (ContractServer node = ContractServer.start(JdbcStores.open(viaProxy, Clock.systemUTC()), dir, true)) {
-                assertThat(node.api.call("POST", "/v1/schedules", KEY, body("before")).status()).isEqualTo(201);
+                assertThat(node.api
+                                .call("POST", "/v1/schedules", KEY, body("before"))
+                                .status())
+                        .isEqualTo(201);
                 assertThat(node.api.call("GET", "/readyz", null, null).status()).isEqualTo(200);
 
                 proxy.cut();
@@ -155,9 +181,12 @@ class PostgresStoreTroubleTest {
                 assertUnavailable(list, "GET /v1/schedules with the database gone");
                 // the pool's connection timeout (5 s) is the bound; before the fix this was a 500 after 30 s
                 assertThat(took).isLessThan(JdbcStores.CONNECTION_TIMEOUT.multipliedBy(3));
-                assertUnavailable(node.api.call("POST", "/v1/schedules", KEY, body("during")), "POST /v1/schedules with the database gone");
+                assertUnavailable(
+                        node.api.call("POST", "/v1/schedules", KEY, body("during")),
+                        "POST /v1/schedules with the database gone");
 
-                await().atMost(Duration.ofSeconds(30)).until(() -> node.api.call("GET", "/readyz", null, null).status() == 503);
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> node.api.call("GET", "/readyz", null, null).status() == 503);
                 List<Long> millis = new ArrayList<>();
                 for (int i = 0; i < 7; i++) {
                     long s = System.nanoTime();
@@ -167,15 +196,25 @@ class PostgresStoreTroubleTest {
                     assertThat(ready.json().get("status").asText()).isEqualTo("store_unreachable");
                 }
                 Collections.sort(millis);
-                // answered from the cached probe: no pool wait (5 s) in the request; the median is robust to a loaded machine
-                assertThat(millis.get(millis.size() / 2)).as("readyz latencies %s ms", millis).isLessThan(1000);
+                // answered from the cached probe: no pool wait (5 s) in the request; the median is robust to a loaded
+                // machine
+                assertThat(millis.get(millis.size() / 2))
+                        .as("readyz latencies %s ms", millis)
+                        .isLessThan(1000);
 
                 proxy.restore();
-                await().atMost(Duration.ofSeconds(60)).until(() -> node.api.call("GET", "/readyz", null, null).status() == 200);
-                await().atMost(Duration.ofSeconds(30)).until(() -> node.api.call("GET", "/v1/schedules", KEY, null).status() == 200);
-                assertThat(node.api.call("POST", "/v1/schedules", KEY, body("after")).status()).isEqualTo(201);
-                try (Connection admin = admin(db.config()); Statement s = admin.createStatement();
-                     ResultSet rs = s.executeQuery("SELECT dedup_id FROM schedules ORDER BY dedup_id")) {
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> node.api.call("GET", "/readyz", null, null).status() == 200);
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() ->
+                                node.api.call("GET", "/v1/schedules", KEY, null).status() == 200);
+                assertThat(node.api
+                                .call("POST", "/v1/schedules", KEY, body("after"))
+                                .status())
+                        .isEqualTo(201);
+                try (Connection admin = admin(db.config());
+                        Statement s = admin.createStatement();
+                        ResultSet rs = s.executeQuery("SELECT dedup_id FROM schedules ORDER BY dedup_id")) {
                     List<String> ids = new ArrayList<>();
                     while (rs.next()) ids.add(rs.getString(1));
                     assertThat(ids).containsExactly("after", "before");

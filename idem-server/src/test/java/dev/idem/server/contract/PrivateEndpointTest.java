@@ -30,6 +30,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class PrivateEndpointTest {
     @TempDir
     static Path dir;
+
     ContractServer node;
     StoreRows rows;
 
@@ -45,8 +46,12 @@ class PrivateEndpointTest {
     }
 
     ApiClientForTests.Reply create(String endpoint, String idempotencyKey) {
-        return node.api.call("POST", "/v1/schedules", ContractServer.TEST_KEY,
-                "{\"endpoint\":" + ApiClientForTests.JSON.getNodeFactory().textNode(endpoint) + ",\"fire_at\":\"2035-01-01T00:00:00Z\"}",
+        return node.api.call(
+                "POST",
+                "/v1/schedules",
+                ContractServer.TEST_KEY,
+                "{\"endpoint\":" + ApiClientForTests.JSON.getNodeFactory().textNode(endpoint)
+                        + ",\"fire_at\":\"2035-01-01T00:00:00Z\"}",
                 idempotencyKey == null ? Map.of() : Map.of("Idempotency-Key", idempotencyKey));
     }
 
@@ -60,30 +65,65 @@ class PrivateEndpointTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {
-            // loopback
-            "http://127.0.0.1/hook", "https://127.0.0.1:8443/hook", "http://127.1.2.3/", "http://[::1]/hook",
-            "http://[0:0:0:0:0:0:0:1]:9000/", "http://localhost/hook", "https://localhost:9000/", "http://LocalHost/", "http://localhost./",
-            "http://api.localhost/", "http://2130706433/",
-            // private networks
-            "http://10.0.0.1/", "https://10.255.255.254/x", "http://172.16.0.1/", "http://172.31.255.254/", "http://192.168.0.1/",
-            "http://192.168.255.254:8080/x?y=1",
-            // link-local and cloud metadata
-            "http://169.254.0.1/", "http://169.254.169.254/latest/meta-data/", "http://169.254.169.254:80/computeMetadata/v1/",
-            "http://metadata.google.internal/computeMetadata/v1/", "http://METADATA.GOOGLE.INTERNAL./", "http://[fd00:ec2::254]/",
-            "http://100.100.100.200/", "http://[fe80::1]/", "http://[febf:ffff::1]/",
-            // carrier-grade NAT
-            "http://100.64.0.1/", "http://100.127.255.254/",
-            // multicast, unspecified, reserved
-            "http://224.0.0.1/", "http://239.255.255.250:1900/", "http://[ff02::1]/", "http://0.0.0.0/", "http://0.0.0.0:8080/", "http://0/",
-            "http://[::]/", "http://240.0.0.1/", "http://255.255.255.255/",
-            // IPv6 unique-local
-            "http://[fc00::1]/", "http://[fd12:3456:789a::1]/", "http://[fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff]/",
-            // IPv6 forms of internal IPv4 addresses
-            "http://[::ffff:10.0.0.1]/", "http://[::ffff:127.0.0.1]/", "http://[::ffff:7f00:1]/", "http://[0:0:0:0:0:ffff:192.168.1.1]/",
-            "http://[::ffff:169.254.169.254]/", "http://[::ffff:a9fe:a9fe]/", "http://[::127.0.0.1]/", "http://[64:ff9b::10.0.0.1]/",
-            "http://[2002:a00:1::]/",
-    })
+    @ValueSource(
+            strings = {
+                // loopback
+                "http://127.0.0.1/hook",
+                "https://127.0.0.1:8443/hook",
+                "http://127.1.2.3/",
+                "http://[::1]/hook",
+                "http://[0:0:0:0:0:0:0:1]:9000/",
+                "http://localhost/hook",
+                "https://localhost:9000/",
+                "http://LocalHost/",
+                "http://localhost./",
+                "http://api.localhost/",
+                "http://2130706433/",
+                // private networks
+                "http://10.0.0.1/",
+                "https://10.255.255.254/x",
+                "http://172.16.0.1/",
+                "http://172.31.255.254/",
+                "http://192.168.0.1/",
+                "http://192.168.255.254:8080/x?y=1",
+                // link-local and cloud metadata
+                "http://169.254.0.1/",
+                "http://169.254.169.254/latest/meta-data/",
+                "http://169.254.169.254:80/computeMetadata/v1/",
+                "http://metadata.google.internal/computeMetadata/v1/",
+                "http://METADATA.GOOGLE.INTERNAL./",
+                "http://[fd00:ec2::254]/",
+                "http://100.100.100.200/",
+                "http://[fe80::1]/",
+                "http://[febf:ffff::1]/",
+                // carrier-grade NAT
+                "http://100.64.0.1/",
+                "http://100.127.255.254/",
+                // multicast, unspecified, reserved
+                "http://224.0.0.1/",
+                "http://239.255.255.250:1900/",
+                "http://[ff02::1]/",
+                "http://0.0.0.0/",
+                "http://0.0.0.0:8080/",
+                "http://0/",
+                "http://[::]/",
+                "http://240.0.0.1/",
+                "http://255.255.255.255/",
+                // IPv6 unique-local
+                "http://[fc00::1]/",
+                "http://[fd12:3456:789a::1]/",
+                "http://[fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff]/",
+                // IPv6 forms of internal IPv4 addresses
+                "http://[::ffff:10.0.0.1]/",
+                "http://[::ffff:127.0.0.1]/",
+                "http://[::ffff:7f00:1]/",
+                "http://[0:0:0:0:0:ffff:192.168.1.1]/",
+                "http://[::ffff:169.254.169.254]/",
+                "http://[::ffff:a9fe:a9fe]/",
+                "http://[::127.0.0.1]/",
+                "http://[64:ff9b::10.0.0.1]/",
+                "http://[2002:a00:1::]/",
+            })
     void anInternalEndpointIsRefusedAndNothingIsWritten(String endpoint) {
         var before = rows.counts();
         assertRefused(create(endpoint, null), endpoint);
@@ -95,7 +135,9 @@ class PrivateEndpointTest {
     void aNameThatResolvesToAnInternalAddressIsRefused() throws UnknownHostException {
         String host = InetAddress.getLocalHost().getHostName();
         InetAddress[] addresses = InetAddress.getAllByName(host);
-        Assumptions.assumeTrue(Arrays.stream(addresses).allMatch(a -> a.isLoopbackAddress() || a.isSiteLocalAddress() || a.isLinkLocalAddress()),
+        Assumptions.assumeTrue(
+                Arrays.stream(addresses)
+                        .allMatch(a -> a.isLoopbackAddress() || a.isSiteLocalAddress() || a.isLinkLocalAddress()),
                 () -> "this machine's name " + host + " resolves to " + Arrays.toString(addresses));
         var before = rows.counts();
         assertRefused(create("http://" + host + ":9000/hook", null), host);
@@ -107,21 +149,42 @@ class PrivateEndpointTest {
         var created = create("https://93.184.216.34/hook", null);
         assertThat(created.status()).as(created.raw()).isEqualTo(201);
         String id = created.json().get("id").asText();
-        for (String endpoint : new String[] {"http://127.0.0.1/", "http://localhost/", "http://169.254.169.254/", "http://[::ffff:10.0.0.1]/",
-                "http://metadata.google.internal/"}) {
-            var r = node.api.call("PATCH", "/v1/schedules/" + id, ContractServer.TEST_KEY, "{\"endpoint\":\"" + endpoint + "\"}");
+        for (String endpoint : new String[] {
+            "http://127.0.0.1/",
+            "http://localhost/",
+            "http://169.254.169.254/",
+            "http://[::ffff:10.0.0.1]/",
+            "http://metadata.google.internal/"
+        }) {
+            var r = node.api.call(
+                    "PATCH", "/v1/schedules/" + id, ContractServer.TEST_KEY, "{\"endpoint\":\"" + endpoint + "\"}");
             assertRefused(r, endpoint);
         }
-        var now = node.api.call("GET", "/v1/schedules/" + id, ContractServer.TEST_KEY, null).json();
+        var now = node.api
+                .call("GET", "/v1/schedules/" + id, ContractServer.TEST_KEY, null)
+                .json();
         assertThat(now.get("endpoint").asText()).isEqualTo("https://93.184.216.34/hook");
-        assertThat(now.get("updated_at").asText()).isEqualTo(created.json().get("updated_at").asText());
-        assertThat(node.api.call("DELETE", "/v1/schedules/" + id, ContractServer.TEST_KEY, null).status()).isEqualTo(200);
+        assertThat(now.get("updated_at").asText())
+                .isEqualTo(created.json().get("updated_at").asText());
+        assertThat(node.api
+                        .call("DELETE", "/v1/schedules/" + id, ContractServer.TEST_KEY, null)
+                        .status())
+                .isEqualTo(200);
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"https://93.184.216.34/hook", "http://8.8.8.8:8080/x", "https://[2606:2800:220:1:248:1893:25c8:1946]/hook",
-            "http://100.63.255.255/", "http://100.128.0.1/", "http://172.15.255.255/", "http://172.32.0.1/", "http://169.253.255.255/",
-            "http://[2001:4860:4860::8888]/"})
+    @ValueSource(
+            strings = {
+                "https://93.184.216.34/hook",
+                "http://8.8.8.8:8080/x",
+                "https://[2606:2800:220:1:248:1893:25c8:1946]/hook",
+                "http://100.63.255.255/",
+                "http://100.128.0.1/",
+                "http://172.15.255.255/",
+                "http://172.32.0.1/",
+                "http://169.253.255.255/",
+                "http://[2001:4860:4860::8888]/"
+            })
     void aPublicLiteralAddressIsAcceptedAtCreateTime(String endpoint) {
         var before = rows.counts();
         var r = create(endpoint, null);
@@ -133,15 +196,29 @@ class PrivateEndpointTest {
         var deleted = node.api.call("DELETE", "/v1/schedules/" + id, ContractServer.TEST_KEY, null);
         assertThat(deleted.status()).isEqualTo(200);
         assertThat(deleted.json().get("status").asText()).isEqualTo("deleted");
-        assertThat(node.api.call("GET", "/v1/deliveries?schedule_id=" + id, ContractServer.TEST_KEY, null).json().get("data"))
-                .extracting(d -> d.get("status").asText()).containsExactly("cancelled");
+        assertThat(node.api
+                        .call("GET", "/v1/deliveries?schedule_id=" + id, ContractServer.TEST_KEY, null)
+                        .json()
+                        .get("data"))
+                .extracting(d -> d.get("status").asText())
+                .containsExactly("cancelled");
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"http://example.com@127.0.0.1/", "http://user:pw@10.0.0.1/", "ftp://127.0.0.1/", "file:///etc/passwd",
-            "gopher://127.0.0.1:70/", "http:///nohost", "//127.0.0.1/", "127.0.0.1",
-            // not a host name java.net.URI accepts (a registry authority): refused before any lookup
-            "http://127.1/", "http://0x7f.1/"})
+    @ValueSource(
+            strings = {
+                "http://example.com@127.0.0.1/",
+                "http://user:pw@10.0.0.1/",
+                "ftp://127.0.0.1/",
+                "file:///etc/passwd",
+                "gopher://127.0.0.1:70/",
+                "http:///nohost",
+                "//127.0.0.1/",
+                "127.0.0.1",
+                // not a host name java.net.URI accepts (a registry authority): refused before any lookup
+                "http://127.1/",
+                "http://0x7f.1/"
+            })
     void otherSchemesAndCredentialsAreRefusedAsInvalid(String endpoint) {
         var before = rows.counts();
         var r = create(endpoint, null);

@@ -10,8 +10,8 @@ import dev.idem.server.IdemServer;
 import dev.idem.server.ServerConfig;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.security.SecureRandom;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,8 +37,10 @@ import org.junit.jupiter.api.io.TempDir;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class RequestIdempotencyContract {
     static final int RACERS = 24;
+
     @TempDir
     static Path dir;
+
     ContractServer node;
     String otherTest;
     String otherLive;
@@ -59,7 +61,8 @@ abstract class RequestIdempotencyContract {
     }
 
     ApiClientForTests.Reply call(String method, String path, String key, String body, String idempotencyKey) {
-        return node.api.call(method, path, key, body, idempotencyKey == null ? Map.of() : Map.of("Idempotency-Key", idempotencyKey));
+        return node.api.call(
+                method, path, key, body, idempotencyKey == null ? Map.of() : Map.of("Idempotency-Key", idempotencyKey));
     }
 
     static String unique() {
@@ -76,7 +79,8 @@ abstract class RequestIdempotencyContract {
         int n = 0;
         String cursor = null;
         while (true) {
-            var page = node.api.call("GET", "/v1/schedules?limit=100" + (cursor == null ? "" : "&starting_after=" + cursor), key, null);
+            var page = node.api.call(
+                    "GET", "/v1/schedules?limit=100" + (cursor == null ? "" : "&starting_after=" + cursor), key, null);
             assertThat(page.status()).isEqualTo(200);
             for (JsonNode s : page.json().get("data")) {
                 if (s.get("endpoint").asText().equals(endpoint)) n++;
@@ -87,7 +91,8 @@ abstract class RequestIdempotencyContract {
     }
 
     /** Sends {@code n} copies of one request at once (released together) and returns every reply. */
-    List<ApiClientForTests.Reply> race(int n, String method, String path, String key, String body, String idempotencyKey) throws Exception {
+    List<ApiClientForTests.Reply> race(
+            int n, String method, String path, String key, String body, String idempotencyKey) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(n);
         try {
             CountDownLatch ready = new CountDownLatch(n);
@@ -115,7 +120,8 @@ abstract class RequestIdempotencyContract {
      * {@code Idempotent-Replayed: true}) or a 409 {@code idempotency_in_progress}; returns the first response.
      */
     static ApiClientForTests.Reply assertOneOutcome(List<ApiClientForTests.Reply> replies, int status) {
-        List<ApiClientForTests.Reply> answered = replies.stream().filter(r -> r.status() != 409).toList();
+        List<ApiClientForTests.Reply> answered =
+                replies.stream().filter(r -> r.status() != 409).toList();
         for (var r : replies) {
             if (r.status() == 409) {
                 assertThat(r.json().at("/error/type").asText()).isEqualTo("idempotency_error");
@@ -125,8 +131,12 @@ abstract class RequestIdempotencyContract {
             }
         }
         assertThat(answered).as("at least the first request is answered").isNotEmpty();
-        List<ApiClientForTests.Reply> originals = answered.stream().filter(r -> r.header("Idempotent-Replayed") == null).toList();
-        assertThat(originals).as("exactly one request did the work; the others were replays or 409s").hasSize(1);
+        List<ApiClientForTests.Reply> originals = answered.stream()
+                .filter(r -> r.header("Idempotent-Replayed") == null)
+                .toList();
+        assertThat(originals)
+                .as("exactly one request did the work; the others were replays or 409s")
+                .hasSize(1);
         ApiClientForTests.Reply first = originals.get(0);
         for (var r : answered) {
             assertThat(r.raw()).isEqualTo(first.raw());
@@ -142,22 +152,31 @@ abstract class RequestIdempotencyContract {
             String key = unique();
             var replies = race(RACERS, "POST", "/v1/schedules", ContractServer.TEST_KEY, body(tag), key);
             var first = assertOneOutcome(replies, 201);
-            assertThat(schedulesWithEndpoint(ContractServer.TEST_KEY, "https://93.184.216.34/" + tag)).isEqualTo(1);
+            assertThat(schedulesWithEndpoint(ContractServer.TEST_KEY, "https://93.184.216.34/" + tag))
+                    .isEqualTo(1);
             // once settled, a retry is a replay of the same bytes and still creates nothing
             var retry = call("POST", "/v1/schedules", ContractServer.TEST_KEY, body(tag), key);
             assertThat(retry.status()).isEqualTo(201);
             assertThat(retry.raw()).isEqualTo(first.raw());
             assertThat(retry.header("Idempotent-Replayed")).isEqualTo("true");
-            assertThat(schedulesWithEndpoint(ContractServer.TEST_KEY, "https://93.184.216.34/" + tag)).isEqualTo(1);
+            assertThat(schedulesWithEndpoint(ContractServer.TEST_KEY, "https://93.184.216.34/" + tag))
+                    .isEqualTo(1);
         }
     }
 
     /** SPEC section 1: any number of nodes share one database; a key is taken once whichever nodes the retries reach. */
     @Test
     void concurrentCreatesWithOneKeyOrOneDedupIdAcrossTwoNodesCreateExactlyOneSchedule() throws Exception {
-        ServerConfig config = new ServerConfig("127.0.0.1", 0, dir, null, null, null, ContractServer.TEST_KEY, false, "contract-node-2");
-        try (IdemServer second = IdemServer.start(config, node.store, false, EngineConfig.defaults("contract-node-2"), Clock.systemUTC(),
-                new SecureRandom(), new PrintStream(OutputStream.nullOutputStream()))) {
+        ServerConfig config = new ServerConfig(
+                "127.0.0.1", 0, dir, null, null, null, ContractServer.TEST_KEY, false, "contract-node-2");
+        try (IdemServer second = IdemServer.start(
+                config,
+                node.store,
+                false,
+                EngineConfig.defaults("contract-node-2"),
+                Clock.systemUTC(),
+                new SecureRandom(),
+                new PrintStream(OutputStream.nullOutputStream()))) {
             ApiClientForTests[] clients = {node.api, new ApiClientForTests(second.port())};
             for (int round = 0; round < 2; round++) {
                 String tag = "two-nodes-" + unique();
@@ -171,7 +190,12 @@ abstract class RequestIdempotencyContract {
                         ApiClientForTests client = clients[i % 2];
                         futures.add(pool.submit(() -> {
                             go.await();
-                            return client.call("POST", "/v1/schedules", ContractServer.TEST_KEY, body(tag), Map.of("Idempotency-Key", key));
+                            return client.call(
+                                    "POST",
+                                    "/v1/schedules",
+                                    ContractServer.TEST_KEY,
+                                    body(tag),
+                                    Map.of("Idempotency-Key", key));
                         }));
                     }
                     go.countDown();
@@ -180,7 +204,8 @@ abstract class RequestIdempotencyContract {
                     pool.shutdownNow();
                 }
                 var first = assertOneOutcome(replies, 201);
-                assertThat(schedulesWithEndpoint(ContractServer.TEST_KEY, "https://93.184.216.34/" + tag)).isEqualTo(1);
+                assertThat(schedulesWithEndpoint(ContractServer.TEST_KEY, "https://93.184.216.34/" + tag))
+                        .isEqualTo(1);
                 // and a dedup_id raced over both nodes, without Idempotency-Key
                 String dedup = unique();
                 String dedupTag = tag + "-dedup";
@@ -193,8 +218,12 @@ abstract class RequestIdempotencyContract {
                         ApiClientForTests client = clients[i % 2];
                         dedupFutures.add(dedupPool.submit(() -> {
                             go.await();
-                            return client.call("POST", "/v1/schedules", ContractServer.TEST_KEY,
-                                    body(dedupTag).replace("}", ",\"dedup_id\":\"" + dedup + "\"}"), Map.of());
+                            return client.call(
+                                    "POST",
+                                    "/v1/schedules",
+                                    ContractServer.TEST_KEY,
+                                    body(dedupTag).replace("}", ",\"dedup_id\":\"" + dedup + "\"}"),
+                                    Map.of());
                         }));
                     }
                     go.countDown();
@@ -202,12 +231,22 @@ abstract class RequestIdempotencyContract {
                 } finally {
                     dedupPool.shutdownNow();
                 }
-                assertThat(dedupReplies).allSatisfy(r -> assertThat(r.status()).as(r.raw()).isIn(200, 201));
+                assertThat(dedupReplies)
+                        .allSatisfy(r -> assertThat(r.status()).as(r.raw()).isIn(200, 201));
                 assertThat(dedupReplies).filteredOn(r -> r.status() == 201).hasSize(1);
-                assertThat(dedupReplies.stream().map(r -> r.json().get("id").asText()).distinct()).hasSize(1);
-                assertThat(schedulesWithEndpoint(ContractServer.TEST_KEY, "https://93.184.216.34/" + dedupTag)).isEqualTo(1);
+                assertThat(dedupReplies.stream()
+                                .map(r -> r.json().get("id").asText())
+                                .distinct())
+                        .hasSize(1);
+                assertThat(schedulesWithEndpoint(ContractServer.TEST_KEY, "https://93.184.216.34/" + dedupTag))
+                        .isEqualTo(1);
                 for (ApiClientForTests c : clients) {
-                    var retry = c.call("POST", "/v1/schedules", ContractServer.TEST_KEY, body(tag), Map.of("Idempotency-Key", key));
+                    var retry = c.call(
+                            "POST",
+                            "/v1/schedules",
+                            ContractServer.TEST_KEY,
+                            body(tag),
+                            Map.of("Idempotency-Key", key));
                     assertThat(retry.raw()).isEqualTo(first.raw());
                     assertThat(retry.header("Idempotent-Replayed")).isEqualTo("true");
                 }
@@ -237,14 +276,19 @@ abstract class RequestIdempotencyContract {
         } finally {
             pool.shutdownNow();
         }
-        List<ApiClientForTests.Reply> created = replies.stream().filter(r -> r.status() == 201).toList();
+        List<ApiClientForTests.Reply> created =
+                replies.stream().filter(r -> r.status() == 201).toList();
         assertThat(replies).allSatisfy(r -> {
             assertThat(r.status()).as(r.raw()).isIn(201, 409);
-            if (r.status() == 409) assertThat(r.json().at("/error/code").asText()).isIn("idempotency_in_progress", "idempotency_key_reuse");
+            if (r.status() == 409)
+                assertThat(r.json().at("/error/code").asText())
+                        .isIn("idempotency_in_progress", "idempotency_key_reuse");
         });
         assertThat(created).isNotEmpty();
-        assertThat(created.stream().filter(r -> r.header("Idempotent-Replayed") == null)).hasSize(1);
-        assertThat(created.stream().map(ApiClientForTests.Reply::raw).distinct()).hasSize(1);
+        assertThat(created.stream().filter(r -> r.header("Idempotent-Replayed") == null))
+                .hasSize(1);
+        assertThat(created.stream().map(ApiClientForTests.Reply::raw).distinct())
+                .hasSize(1);
         int a = schedulesWithEndpoint(ContractServer.TEST_KEY, "https://93.184.216.34/" + tagA);
         int b = schedulesWithEndpoint(ContractServer.TEST_KEY, "https://93.184.216.34/" + tagB);
         assertThat(a + b).as("one key, two bodies: one schedule in all").isEqualTo(1);
@@ -254,33 +298,61 @@ abstract class RequestIdempotencyContract {
     void concurrentCreatesWithOneDedupIdCreateOneSchedule() throws Exception {
         String tag = "dedup-race-" + unique();
         String dedup = unique();
-        var replies = race(RACERS, "POST", "/v1/schedules", ContractServer.TEST_KEY,
-                body(tag).replace("}", ",\"dedup_id\":\"" + dedup + "\"}"), null);
+        var replies = race(
+                RACERS,
+                "POST",
+                "/v1/schedules",
+                ContractServer.TEST_KEY,
+                body(tag).replace("}", ",\"dedup_id\":\"" + dedup + "\"}"),
+                null);
         assertThat(replies).allSatisfy(r -> assertThat(r.status()).as(r.raw()).isIn(200, 201));
         assertThat(replies).filteredOn(r -> r.status() == 201).hasSize(1);
-        String id = replies.stream().filter(r -> r.status() == 201).findFirst().orElseThrow().json().get("id").asText();
+        String id = replies.stream()
+                .filter(r -> r.status() == 201)
+                .findFirst()
+                .orElseThrow()
+                .json()
+                .get("id")
+                .asText();
         for (var r : replies) {
             assertThat(r.json().get("id").asText()).isEqualTo(id);
             if (r.status() == 200) assertThat(r.header("Idem-Deduplicated")).isEqualTo("true");
         }
-        assertThat(schedulesWithEndpoint(ContractServer.TEST_KEY, "https://93.184.216.34/" + tag)).isEqualTo(1);
+        assertThat(schedulesWithEndpoint(ContractServer.TEST_KEY, "https://93.184.216.34/" + tag))
+                .isEqualTo(1);
     }
 
     @Test
     void concurrentRotationsWithOneKeyRotateOnce() throws Exception {
-        String before = call("GET", "/v1/signing-secret", otherLive, null, null).json().get("secret").asText();
+        String before = call("GET", "/v1/signing-secret", otherLive, null, null)
+                .json()
+                .get("secret")
+                .asText();
         var first = assertOneOutcome(race(16, "POST", "/v1/signing-secret/rotate", otherLive, null, unique()), 200);
-        String after = call("GET", "/v1/signing-secret", otherLive, null, null).json().get("secret").asText();
-        assertThat(after).isNotEqualTo(before).isEqualTo(first.json().get("secret").asText());
+        String after = call("GET", "/v1/signing-secret", otherLive, null, null)
+                .json()
+                .get("secret")
+                .asText();
+        assertThat(after)
+                .isNotEqualTo(before)
+                .isEqualTo(first.json().get("secret").asText());
     }
 
     @Test
     void concurrentPatchesWithOneKeyApplyOnce() throws Exception {
-        String id = call("POST", "/v1/schedules", ContractServer.TEST_KEY, body("patch-" + unique()), null).json().get("id").asText();
-        var first = assertOneOutcome(race(16, "PATCH", "/v1/schedules/" + id, ContractServer.TEST_KEY, "{\"timeout\":\"7s\"}", unique()), 200);
+        String id = call("POST", "/v1/schedules", ContractServer.TEST_KEY, body("patch-" + unique()), null)
+                .json()
+                .get("id")
+                .asText();
+        var first = assertOneOutcome(
+                race(16, "PATCH", "/v1/schedules/" + id, ContractServer.TEST_KEY, "{\"timeout\":\"7s\"}", unique()),
+                200);
         assertThat(first.json().get("timeout").asText()).isEqualTo("7s");
         assertThat(first.json().get("updated_at").asText())
-                .isEqualTo(call("GET", "/v1/schedules/" + id, ContractServer.TEST_KEY, null, null).json().get("updated_at").asText());
+                .isEqualTo(call("GET", "/v1/schedules/" + id, ContractServer.TEST_KEY, null, null)
+                        .json()
+                        .get("updated_at")
+                        .asText());
     }
 
     @Test
@@ -293,7 +365,9 @@ abstract class RequestIdempotencyContract {
         assertThat(first.header("Idempotent-Replayed")).isNull();
         String id = first.json().get("id").asText();
         // the schedule changes meanwhile; the replay is still the first answer, not the current state
-        assertThat(call("POST", "/v1/schedules/" + id + "/pause", key, null, null).status()).isEqualTo(200);
+        assertThat(call("POST", "/v1/schedules/" + id + "/pause", key, null, null)
+                        .status())
+                .isEqualTo(200);
         var replay = call("POST", "/v1/schedules", key, create, ik);
         assertThat(replay.status()).isEqualTo(201);
         assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
@@ -301,7 +375,8 @@ abstract class RequestIdempotencyContract {
         assertThat(replay.header("Content-Type")).startsWith("application/json");
         assertThat(replay.header("Request-Id")).isNotEqualTo(first.header("Request-Id"));
 
-        for (String[] m : List.of(new String[] {"POST", "/v1/schedules/" + id + "/resume", null},
+        for (String[] m : List.of(
+                new String[] {"POST", "/v1/schedules/" + id + "/resume", null},
                 new String[] {"PATCH", "/v1/schedules/" + id, "{\"timeout\":\"9s\"}"},
                 new String[] {"POST", "/v1/schedules/" + id + "/pause", null},
                 new String[] {"POST", "/v1/signing-secret/rotate", null},
@@ -314,15 +389,24 @@ abstract class RequestIdempotencyContract {
             assertThat(b.raw()).as("%s %s replayed", m[0], m[1]).isEqualTo(a.raw());
             assertThat(b.header("Idempotent-Replayed")).isEqualTo("true");
         }
-        assertThat(schedulesWithEndpoint(key, "https://93.184.216.34/" + create.split("/")[3].split("\"")[0])).isEqualTo(1);
+        assertThat(schedulesWithEndpoint(
+                        key, "https://93.184.216.34/" + create.split("/")[3].split("\"")[0]))
+                .isEqualTo(1);
     }
 
     @Test
     void aReplayedDedupAnswerKeepsItsIdemDeduplicatedHeader() {
         String dedup = unique();
-        var original = call("POST", "/v1/schedules", ContractServer.TEST_KEY, body("dedup-" + unique()).replace("}", ",\"dedup_id\":\"" + dedup + "\"}"), null);
+        var original = call(
+                "POST",
+                "/v1/schedules",
+                ContractServer.TEST_KEY,
+                body("dedup-" + unique()).replace("}", ",\"dedup_id\":\"" + dedup + "\"}"),
+                null);
         assertThat(original.status()).isEqualTo(201);
-        String again = "{\"endpoint\":\"https://93.184.216.34/dedup-again\",\"fire_at\":\"2035-01-01T00:00:00Z\",\"dedup_id\":\"" + dedup + "\"}";
+        String again =
+                "{\"endpoint\":\"https://93.184.216.34/dedup-again\",\"fire_at\":\"2035-01-01T00:00:00Z\",\"dedup_id\":\""
+                        + dedup + "\"}";
         String ik = unique();
         var deduplicated = call("POST", "/v1/schedules", ContractServer.TEST_KEY, again, ik);
         assertThat(deduplicated.status()).isEqualTo(200);
@@ -332,7 +416,9 @@ abstract class RequestIdempotencyContract {
         assertThat(replay.raw()).isEqualTo(deduplicated.raw());
         assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
         // the first response is replayed whole: its own headers (ApiResponse: "replayed too") come back with it
-        assertThat(replay.header("Idem-Deduplicated")).as("Idem-Deduplicated on the replay of a deduplicated create").isEqualTo("true");
+        assertThat(replay.header("Idem-Deduplicated"))
+                .as("Idem-Deduplicated on the replay of a deduplicated create")
+                .isEqualTo("true");
     }
 
     @Test
@@ -350,7 +436,10 @@ abstract class RequestIdempotencyContract {
                 new String[] {"PATCH", "/v1/schedules/" + id, "{\"timeout\":\"9s\"}"},
                 new String[] {"DELETE", "/v1/schedules/" + id, null},
                 new String[] {"POST", "/v1/signing-secret/rotate", null});
-        String secret = call("GET", "/v1/signing-secret", key, null, null).json().get("secret").asText();
+        String secret = call("GET", "/v1/signing-secret", key, null, null)
+                .json()
+                .get("secret")
+                .asText();
         for (String[] o : others) {
             var r = call(o[0], o[1], key, o[2], ik);
             assertThat(r.status()).as("%s %s -> %s", o[0], o[1], r.raw()).isEqualTo(409);
@@ -361,8 +450,13 @@ abstract class RequestIdempotencyContract {
         JsonNode now = call("GET", "/v1/schedules/" + id, key, null, null).json();
         assertThat(now.get("status").asText()).isEqualTo("active");
         assertThat(now.get("timeout").asText()).isEqualTo("30s");
-        assertThat(call("GET", "/v1/signing-secret", key, null, null).json().get("secret").asText()).isEqualTo(secret);
-        assertThat(schedulesWithEndpoint(key, "https://93.184.216.34/" + tag + "-other")).isZero();
+        assertThat(call("GET", "/v1/signing-secret", key, null, null)
+                        .json()
+                        .get("secret")
+                        .asText())
+                .isEqualTo(secret);
+        assertThat(schedulesWithEndpoint(key, "https://93.184.216.34/" + tag + "-other"))
+                .isZero();
         // and the key still replays its own first answer
         assertThat(call("POST", "/v1/schedules", key, body(tag), ik).raw()).isEqualTo(first.raw());
     }
@@ -373,9 +467,19 @@ abstract class RequestIdempotencyContract {
         String tag = "burn-" + unique();
         // a 400 from validation
         String ik = unique();
-        var bad = call("POST", "/v1/schedules", key, "{\"endpoint\":\"https://93.184.216.34/" + tag + "\",\"colour\":\"red\"}", ik);
+        var bad = call(
+                "POST",
+                "/v1/schedules",
+                key,
+                "{\"endpoint\":\"https://93.184.216.34/" + tag + "\",\"colour\":\"red\"}",
+                ik);
         assertThat(bad.status()).isEqualTo(400);
-        var badAgain = call("POST", "/v1/schedules", key, "{\"endpoint\":\"https://93.184.216.34/" + tag + "\",\"colour\":\"red\"}", ik);
+        var badAgain = call(
+                "POST",
+                "/v1/schedules",
+                key,
+                "{\"endpoint\":\"https://93.184.216.34/" + tag + "\",\"colour\":\"red\"}",
+                ik);
         assertThat(badAgain.status()).isEqualTo(400);
         assertThat(badAgain.header("Idempotent-Replayed")).isNull();
         var good = call("POST", "/v1/schedules", key, body(tag), ik);
@@ -383,20 +487,29 @@ abstract class RequestIdempotencyContract {
         assertThat(good.header("Idempotent-Replayed")).isNull();
         // a 400 from an endpoint that is not allowed (checked with the key held)
         String ik2 = unique();
-        assertThat(call("POST", "/v1/schedules", key, "{\"endpoint\":\"http://10.0.0.1/" + tag + "\"}", ik2).status()).isEqualTo(400);
-        assertThat(call("POST", "/v1/schedules", key, body(tag + "-2"), ik2).status()).isEqualTo(201);
+        assertThat(call("POST", "/v1/schedules", key, "{\"endpoint\":\"http://10.0.0.1/" + tag + "\"}", ik2)
+                        .status())
+                .isEqualTo(400);
+        assertThat(call("POST", "/v1/schedules", key, body(tag + "-2"), ik2).status())
+                .isEqualTo(201);
         // a 404 from inside the mutation
         String ik3 = unique();
-        assertThat(call("POST", "/v1/schedules/sch_nosuchschedule/pause", key, null, ik3).status()).isEqualTo(404);
+        assertThat(call("POST", "/v1/schedules/sch_nosuchschedule/pause", key, null, ik3)
+                        .status())
+                .isEqualTo(404);
         var afterNotFound = call("POST", "/v1/schedules", key, body(tag + "-3"), ik3);
         assertThat(afterNotFound.status()).isEqualTo(201);
         assertThat(afterNotFound.header("Idempotent-Replayed")).isNull();
         // a 400 raised inside the mutation (a deleted schedule cannot be paused)
         String id = afterNotFound.json().get("id").asText();
-        assertThat(call("DELETE", "/v1/schedules/" + id, key, null, null).status()).isEqualTo(200);
+        assertThat(call("DELETE", "/v1/schedules/" + id, key, null, null).status())
+                .isEqualTo(200);
         String ik4 = unique();
-        assertThat(call("POST", "/v1/schedules/" + id + "/pause", key, null, ik4).status()).isEqualTo(400);
-        assertThat(call("POST", "/v1/schedules", key, body(tag + "-4"), ik4).status()).isEqualTo(201);
+        assertThat(call("POST", "/v1/schedules/" + id + "/pause", key, null, ik4)
+                        .status())
+                .isEqualTo(400);
+        assertThat(call("POST", "/v1/schedules", key, body(tag + "-4"), ik4).status())
+                .isEqualTo(201);
         assertThat(schedulesWithEndpoint(key, "https://93.184.216.34/" + tag)).isEqualTo(1);
     }
 
@@ -408,9 +521,12 @@ abstract class RequestIdempotencyContract {
         for (String key : List.of(ContractServer.TEST_KEY, node.liveKey, otherTest, otherLive)) {
             var r = call("POST", "/v1/schedules", key, body(tag), ik);
             assertThat(r.status()).as(r.raw()).isEqualTo(201);
-            assertThat(r.header("Idempotent-Replayed")).as("the same key in another project or mode is a new key").isNull();
+            assertThat(r.header("Idempotent-Replayed"))
+                    .as("the same key in another project or mode is a new key")
+                    .isNull();
             ids.add(r.json().get("id").asText());
-            assertThat(schedulesWithEndpoint(key, "https://93.184.216.34/" + tag)).isEqualTo(1);
+            assertThat(schedulesWithEndpoint(key, "https://93.184.216.34/" + tag))
+                    .isEqualTo(1);
         }
         assertThat(ids).doesNotHaveDuplicates();
         int i = 0;
@@ -420,7 +536,9 @@ abstract class RequestIdempotencyContract {
             assertThat(r.json().get("id").asText()).isEqualTo(ids.get(i++));
         }
         // a body that differs in another tenant is not a reuse there either
-        assertThat(call("POST", "/v1/schedules", otherLive, body(tag + "-x"), unique()).status()).isEqualTo(201);
+        assertThat(call("POST", "/v1/schedules", otherLive, body(tag + "-x"), unique())
+                        .status())
+                .isEqualTo(201);
     }
 
     @Test
@@ -430,10 +548,16 @@ abstract class RequestIdempotencyContract {
         assertThat(tooLong.status()).isEqualTo(400);
         assertThat(tooLong.json().at("/error/code").asText()).isEqualTo("idempotency_key_invalid");
         assertThat(tooLong.json().at("/error/param").asText()).isEqualTo("Idempotency-Key");
-        assertThat(schedulesWithEndpoint(ContractServer.TEST_KEY, "https://93.184.216.34/" + tag)).isZero();
+        assertThat(schedulesWithEndpoint(ContractServer.TEST_KEY, "https://93.184.216.34/" + tag))
+                .isZero();
         String longest = "k".repeat(254) + unique().substring(0, 1);
-        assertThat(call("POST", "/v1/schedules", ContractServer.TEST_KEY, body(tag), longest).status()).isEqualTo(201);
-        assertThat(call("POST", "/v1/schedules", ContractServer.TEST_KEY, body(tag), longest).header("Idempotent-Replayed")).isEqualTo("true");
-        assertThat(schedulesWithEndpoint(ContractServer.TEST_KEY, "https://93.184.216.34/" + tag)).isEqualTo(1);
+        assertThat(call("POST", "/v1/schedules", ContractServer.TEST_KEY, body(tag), longest)
+                        .status())
+                .isEqualTo(201);
+        assertThat(call("POST", "/v1/schedules", ContractServer.TEST_KEY, body(tag), longest)
+                        .header("Idempotent-Replayed"))
+                .isEqualTo("true");
+        assertThat(schedulesWithEndpoint(ContractServer.TEST_KEY, "https://93.184.216.34/" + tag))
+                .isEqualTo(1);
     }
 }

@@ -27,8 +27,10 @@ import org.junit.jupiter.params.provider.CsvSource;
 abstract class SettingsApiContract {
     static final String KEY = ContractServer.TEST_KEY;
     static final String PUBLIC = "https://93.184.216.34/alerts";
+
     @TempDir
     static Path dir;
+
     TestDatabase db;
     ContractServer node;
 
@@ -48,7 +50,9 @@ abstract class SettingsApiContract {
 
     @BeforeEach
     void reset() {
-        assertThat(patch("{\"alert_endpoint\":null,\"alert_events\":[\"delivery.dead\",\"schedule.auto_paused\"]}").status()).isEqualTo(200);
+        assertThat(patch("{\"alert_endpoint\":null,\"alert_events\":[\"delivery.dead\",\"schedule.auto_paused\"]}")
+                        .status())
+                .isEqualTo(200);
     }
 
     ApiClientForTests.Reply get() {
@@ -65,7 +69,8 @@ abstract class SettingsApiContract {
         assertThat(first.status()).isEqualTo(200);
         assertThat(first.json().get("object").asText()).isEqualTo("settings");
         assertThat(first.json().get("alert_endpoint").isNull()).isTrue();
-        assertThat(first.json().get("alert_events").toString()).isEqualTo("[\"delivery.dead\",\"schedule.auto_paused\"]");
+        assertThat(first.json().get("alert_events").toString())
+                .isEqualTo("[\"delivery.dead\",\"schedule.auto_paused\"]");
 
         var set = patch("{\"alert_endpoint\":\"" + PUBLIC + "\"}");
         assertThat(set.status()).as(set.raw()).isEqualTo(200);
@@ -85,25 +90,29 @@ abstract class SettingsApiContract {
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-        "{\"alert_endpoint\":42}|parameter_invalid_type|alert_endpoint",
-        "{\"alert_endpoint\":\"\"}|parameter_invalid_empty|alert_endpoint",
-        "{\"alert_endpoint\":\"ftp://93.184.216.34/x\"}|endpoint_invalid|alert_endpoint",
-        "{\"alert_endpoint\":\"not a url\"}|endpoint_invalid|alert_endpoint",
-        "{\"alert_endpoint\":\"http://127.0.0.1:9000/alerts\"}|endpoint_not_allowed|alert_endpoint",
-        "{\"alert_endpoint\":\"http://169.254.169.254/latest\"}|endpoint_not_allowed|alert_endpoint",
-        "{\"alert_endpoint\":\"http://localhost/alerts\"}|endpoint_not_allowed|alert_endpoint",
-        "{\"alert_events\":\"delivery.dead\"}|parameter_invalid_type|alert_events",
-        "{\"alert_events\":null}|parameter_invalid_type|alert_events",
-        "{\"alert_events\":[\"delivery.dead\",7]}|parameter_invalid_type|alert_events[1]",
-        "{\"alert_events\":[\"delivery.lost\"]}|parameter_invalid|alert_events[0]",
-        "{\"alert_endpoint\":\"https://93.184.216.34/new\",\"alert_events\":[\"nope\"]}|parameter_invalid|alert_events[0]",
-        "{\"alert_endpoint\":\"http://10.0.0.1/x\",\"alert_events\":[]}|endpoint_not_allowed|alert_endpoint",
-        "{\"alert_url\":\"https://93.184.216.34/x\"}|parameter_unknown|alert_url",
-        "[]|invalid_json|",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "{\"alert_endpoint\":42}|parameter_invalid_type|alert_endpoint",
+                "{\"alert_endpoint\":\"\"}|parameter_invalid_empty|alert_endpoint",
+                "{\"alert_endpoint\":\"ftp://93.184.216.34/x\"}|endpoint_invalid|alert_endpoint",
+                "{\"alert_endpoint\":\"not a url\"}|endpoint_invalid|alert_endpoint",
+                "{\"alert_endpoint\":\"http://127.0.0.1:9000/alerts\"}|endpoint_not_allowed|alert_endpoint",
+                "{\"alert_endpoint\":\"http://169.254.169.254/latest\"}|endpoint_not_allowed|alert_endpoint",
+                "{\"alert_endpoint\":\"http://localhost/alerts\"}|endpoint_not_allowed|alert_endpoint",
+                "{\"alert_events\":\"delivery.dead\"}|parameter_invalid_type|alert_events",
+                "{\"alert_events\":null}|parameter_invalid_type|alert_events",
+                "{\"alert_events\":[\"delivery.dead\",7]}|parameter_invalid_type|alert_events[1]",
+                "{\"alert_events\":[\"delivery.lost\"]}|parameter_invalid|alert_events[0]",
+                "{\"alert_endpoint\":\"https://93.184.216.34/new\",\"alert_events\":[\"nope\"]}|parameter_invalid|alert_events[0]",
+                "{\"alert_endpoint\":\"http://10.0.0.1/x\",\"alert_events\":[]}|endpoint_not_allowed|alert_endpoint",
+                "{\"alert_url\":\"https://93.184.216.34/x\"}|parameter_unknown|alert_url",
+                "[]|invalid_json|",
+            })
     void badInputIsA400NamingTheFieldAndChangesNothing(String body, String code, String param) {
-        assertThat(patch("{\"alert_endpoint\":\"" + PUBLIC + "\",\"alert_events\":[\"delivery.dead\"]}").status()).isEqualTo(200);
+        assertThat(patch("{\"alert_endpoint\":\"" + PUBLIC + "\",\"alert_events\":[\"delivery.dead\"]}")
+                        .status())
+                .isEqualTo(200);
         String before = get().raw();
         var r = patch(body);
         assertThat(r.status()).as("%s -> %s", body, r.raw()).isEqualTo(400);
@@ -136,7 +145,10 @@ abstract class SettingsApiContract {
     @Test
     void withoutAKeyNothingIsReadOrChanged() {
         assertThat(node.api.call("GET", "/v1/settings", null, null).status()).isEqualTo(401);
-        assertThat(node.api.call("PATCH", "/v1/settings", "sk_test_nosuchkey0000", "{\"alert_events\":[]}").status()).isEqualTo(401);
+        assertThat(node.api
+                        .call("PATCH", "/v1/settings", "sk_test_nosuchkey0000", "{\"alert_events\":[]}")
+                        .status())
+                .isEqualTo(401);
         assertThat(get().json().get("alert_events")).hasSize(2);
     }
 }

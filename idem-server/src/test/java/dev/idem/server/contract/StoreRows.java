@@ -30,9 +30,11 @@ final class StoreRows {
         Properties p = new Properties();
         if (config.user() != null) p.setProperty("user", config.user());
         if (config.password() != null) p.setProperty("password", config.password());
-        try (Connection c = DriverManager.getConnection(config.jdbcUrl(), p); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT (SELECT count(*) FROM schedules), (SELECT count(*) FROM deliveries),"
-                     + " (SELECT count(*) FROM idempotency_records)")) {
+        try (Connection c = DriverManager.getConnection(config.jdbcUrl(), p);
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery("SELECT (SELECT count(*) FROM schedules), (SELECT count(*) FROM deliveries),"
+                                + " (SELECT count(*) FROM idempotency_records)")) {
             rs.next();
             return new Counts(rs.getLong(1), rs.getLong(2), rs.getLong(3));
         } catch (SQLException e) {

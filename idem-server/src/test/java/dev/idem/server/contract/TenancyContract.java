@@ -30,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 abstract class TenancyContract {
     @TempDir
     static Path dir;
+
     ContractServer node;
     LoopbackReceiver receiver;
     /** tenant name -> key */
@@ -66,19 +67,33 @@ abstract class TenancyContract {
 
     /** A far-future schedule, and a schedule whose delivery went out (succeeded), made with {@code key}. */
     private Owned populate(String key) {
-        var far = call("POST", "/v1/schedules", key, "{\"endpoint\":\"" + receiver.url("/far") + "\",\"fire_at\":\"2035-01-01T00:00:00Z\",\"dedup_id\":\"shared-dedup\"}");
+        var far = call(
+                "POST",
+                "/v1/schedules",
+                key,
+                "{\"endpoint\":\"" + receiver.url("/far")
+                        + "\",\"fire_at\":\"2035-01-01T00:00:00Z\",\"dedup_id\":\"shared-dedup\"}");
         assertThat(far.status()).as(far.raw()).isEqualTo(201);
-        var now = call("POST", "/v1/schedules", key, "{\"endpoint\":\"" + receiver.url("/now") + "\",\"payload\":{\"secret\":\"" + key + "\"}}");
+        var now = call(
+                "POST",
+                "/v1/schedules",
+                key,
+                "{\"endpoint\":\"" + receiver.url("/now") + "\",\"payload\":{\"secret\":\"" + key + "\"}}");
         assertThat(now.status()).as(now.raw()).isEqualTo(201);
         String nowId = now.json().get("id").asText();
         String[] delivery = new String[1];
         await().atMost(Duration.ofSeconds(20)).until(() -> {
-            JsonNode data = call("GET", "/v1/deliveries?schedule_id=" + nowId, key, null).json().get("data");
+            JsonNode data = call("GET", "/v1/deliveries?schedule_id=" + nowId, key, null)
+                    .json()
+                    .get("data");
             if (data.isEmpty() || !data.get(0).get("status").asText().equals("succeeded")) return false;
             delivery[0] = data.get(0).get("id").asText();
             return true;
         });
-        String secret = call("GET", "/v1/signing-secret", key, null).json().get("secret").asText();
+        String secret = call("GET", "/v1/signing-secret", key, null)
+                .json()
+                .get("secret")
+                .asText();
         return new Owned(key, far.json().get("id").asText(), nowId, delivery[0], secret);
     }
 
@@ -89,7 +104,8 @@ abstract class TenancyContract {
         assertThat(r.json().size()).isEqualTo(1);
         assertThat(e.get("type").asText()).isEqualTo("not_found_error");
         assertThat(e.get("code").asText()).isEqualTo("resource_missing");
-        List<String> forbidden = new ArrayList<>(List.of(o.key(), o.secret(), "/far", "/now", "2035", "succeeded", "active"));
+        List<String> forbidden =
+                new ArrayList<>(List.of(o.key(), o.secret(), "/far", "/now", "2035", "succeeded", "active"));
         for (String id : List.of(o.scheduleId(), o.deliveredScheduleId(), o.deliveryId()))
             if (!what.contains(id)) forbidden.add(id);
         assertThat(r.raw()).doesNotContain(forbidden);
@@ -103,7 +119,9 @@ abstract class TenancyContract {
                 List<String[]> calls = List.of(
                         new String[] {"GET", "/v1/schedules/" + o.scheduleId(), null},
                         new String[] {"PATCH", "/v1/schedules/" + o.scheduleId(), "{\"timeout\":\"5s\"}"},
-                        new String[] {"PATCH", "/v1/schedules/" + o.scheduleId(), "{\"endpoint\":\"https://example.com/stolen\"}"},
+                        new String[] {
+                            "PATCH", "/v1/schedules/" + o.scheduleId(), "{\"endpoint\":\"https://example.com/stolen\"}"
+                        },
                         new String[] {"POST", "/v1/schedules/" + o.scheduleId() + "/pause", null},
                         new String[] {"POST", "/v1/schedules/" + o.scheduleId() + "/resume", null},
                         new String[] {"DELETE", "/v1/schedules/" + o.scheduleId(), null},
@@ -119,11 +137,13 @@ abstract class TenancyContract {
         }
         // nothing a foreign tenant tried changed anything
         for (Owned o : owned) {
-            JsonNode s = call("GET", "/v1/schedules/" + o.scheduleId(), o.key(), null).json();
+            JsonNode s = call("GET", "/v1/schedules/" + o.scheduleId(), o.key(), null)
+                    .json();
             assertThat(s.get("status").asText()).isEqualTo("active");
             assertThat(s.get("timeout").asText()).isEqualTo("30s");
             assertThat(s.get("endpoint").asText()).isEqualTo(receiver.url("/far"));
-            JsonNode d = call("GET", "/v1/deliveries/" + o.deliveryId(), o.key(), null).json();
+            JsonNode d = call("GET", "/v1/deliveries/" + o.deliveryId(), o.key(), null)
+                    .json();
             assertThat(d.get("status").asText()).isEqualTo("succeeded");
             assertThat(d.get("attempts")).hasSize(1);
         }
@@ -132,21 +152,34 @@ abstract class TenancyContract {
     @Test
     void listsShowOnlyTheCallersOwnObjects() {
         for (Owned o : owned) {
-            JsonNode schedules = call("GET", "/v1/schedules?limit=100", o.key(), null).json().get("data");
-            assertThat(schedules.findValuesAsText("id")).containsExactlyInAnyOrder(o.scheduleId(), o.deliveredScheduleId());
-            assertThat(schedules.findValuesAsText("livemode")).containsOnly(Boolean.toString(o.key().startsWith("sk_live_")));
-            JsonNode deliveries = call("GET", "/v1/deliveries?limit=100", o.key(), null).json().get("data");
+            JsonNode schedules =
+                    call("GET", "/v1/schedules?limit=100", o.key(), null).json().get("data");
+            assertThat(schedules.findValuesAsText("id"))
+                    .containsExactlyInAnyOrder(o.scheduleId(), o.deliveredScheduleId());
+            assertThat(schedules.findValuesAsText("livemode"))
+                    .containsOnly(Boolean.toString(o.key().startsWith("sk_live_")));
+            JsonNode deliveries = call("GET", "/v1/deliveries?limit=100", o.key(), null)
+                    .json()
+                    .get("data");
             // the far one-shot's delivery is written when it is created, due in 2035
-            assertThat(deliveries.findValuesAsText("schedule_id")).containsExactlyInAnyOrder(o.scheduleId(), o.deliveredScheduleId());
-            assertThat(deliveries.findValuesAsText("id")).contains(o.deliveryId()).hasSize(2);
+            assertThat(deliveries.findValuesAsText("schedule_id"))
+                    .containsExactlyInAnyOrder(o.scheduleId(), o.deliveredScheduleId());
+            assertThat(deliveries.findValuesAsText("id"))
+                    .contains(o.deliveryId())
+                    .hasSize(2);
             for (String status : List.of("active", "completed"))
-                assertThat(call("GET", "/v1/schedules?limit=100&status=" + status, o.key(), null).json().get("data").findValuesAsText("id"))
+                assertThat(call("GET", "/v1/schedules?limit=100&status=" + status, o.key(), null)
+                                .json()
+                                .get("data")
+                                .findValuesAsText("id"))
                         .isSubsetOf(o.scheduleId(), o.deliveredScheduleId());
             for (Owned foreign : owned) {
                 if (foreign == o) continue;
-                var filtered = call("GET", "/v1/deliveries?schedule_id=" + foreign.deliveredScheduleId(), o.key(), null);
+                var filtered =
+                        call("GET", "/v1/deliveries?schedule_id=" + foreign.deliveredScheduleId(), o.key(), null);
                 assertThat(filtered.status()).isIn(200, 404);
-                if (filtered.status() == 200) assertThat(filtered.json().get("data")).isEmpty();
+                if (filtered.status() == 200)
+                    assertThat(filtered.json().get("data")).isEmpty();
                 else assertNotFound(filtered, "deliveries of a foreign schedule", foreign);
             }
         }
@@ -160,8 +193,12 @@ abstract class TenancyContract {
         var rotated = call("POST", "/v1/signing-secret/rotate", rotator.key(), null);
         assertThat(rotated.status()).isEqualTo(200);
         for (Owned o : owned) {
-            String now = call("GET", "/v1/signing-secret", o.key(), null).json().get("secret").asText();
-            if (o == rotator) assertThat(now).isEqualTo(rotated.json().get("secret").asText()).isNotEqualTo(o.secret());
+            String now = call("GET", "/v1/signing-secret", o.key(), null)
+                    .json()
+                    .get("secret")
+                    .asText();
+            if (o == rotator)
+                assertThat(now).isEqualTo(rotated.json().get("secret").asText()).isNotEqualTo(o.secret());
             else assertThat(now).isEqualTo(o.secret());
         }
     }
@@ -171,7 +208,11 @@ abstract class TenancyContract {
         // every tenant created a schedule with dedup_id "shared-dedup": four different schedules
         assertThat(owned.stream().map(Owned::scheduleId).distinct()).hasSize(owned.size());
         for (Owned o : owned) {
-            var again = call("POST", "/v1/schedules", o.key(), "{\"endpoint\":\"https://example.com\",\"fire_at\":\"2035-01-01T00:00:00Z\",\"dedup_id\":\"shared-dedup\"}");
+            var again = call(
+                    "POST",
+                    "/v1/schedules",
+                    o.key(),
+                    "{\"endpoint\":\"https://example.com\",\"fire_at\":\"2035-01-01T00:00:00Z\",\"dedup_id\":\"shared-dedup\"}");
             assertThat(again.status()).isEqualTo(200);
             assertThat(again.json().get("id").asText()).isEqualTo(o.scheduleId());
         }
@@ -183,10 +224,20 @@ abstract class TenancyContract {
         String[] k = node.addProject("stats");
         try (LoopbackReceiver refusing = new LoopbackReceiver()) {
             refusing.status.set(500);
-            String id = call("POST", "/v1/schedules", k[0], "{\"endpoint\":\"" + refusing.url("/dead") + "\",\"retry\":{\"max_attempts\":1}}")
-                    .json().get("id").asText();
-            await().atMost(Duration.ofSeconds(20)).until(() -> call("GET", "/v1/deliveries?status=dead&schedule_id=" + id, k[0], null)
-                    .json().get("data").size() == 1);
+            String id = call(
+                            "POST",
+                            "/v1/schedules",
+                            k[0],
+                            "{\"endpoint\":\"" + refusing.url("/dead") + "\",\"retry\":{\"max_attempts\":1}}")
+                    .json()
+                    .get("id")
+                    .asText();
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> call("GET", "/v1/deliveries?status=dead&schedule_id=" + id, k[0], null)
+                                    .json()
+                                    .get("data")
+                                    .size()
+                            == 1);
         }
         JsonNode own = call("GET", "/v1/stats", k[0], null).json();
         assertThat(own.get("dead").asLong()).as(own.toString()).isEqualTo(1);
@@ -207,23 +258,42 @@ abstract class TenancyContract {
     @Test
     void aRevokedKeyIs401WithinTheKeyCacheTimeOnEveryEndpointWhileItsSiblingKeepsWorking() {
         String[] k = node.addProject("revoking");
-        String id = call("POST", "/v1/schedules", k[0], "{\"endpoint\":\"" + receiver.url("/rev") + "\",\"fire_at\":\"2035-01-01T00:00:00Z\"}")
-                .json().get("id").asText();
+        String id = call(
+                        "POST",
+                        "/v1/schedules",
+                        k[0],
+                        "{\"endpoint\":\"" + receiver.url("/rev") + "\",\"fire_at\":\"2035-01-01T00:00:00Z\"}")
+                .json()
+                .get("id")
+                .asText();
         assertThat(call("GET", "/v1/schedules/" + id, k[0], null).status()).isEqualTo(200);
-        String keyId = node.store.inTransaction(tx -> tx.apiKeys().findByHash(dev.idem.server.internal.ApiKeys.hash(k[0]))).orElseThrow().id();
+        String keyId = node.store
+                .inTransaction(tx -> tx.apiKeys().findByHash(dev.idem.server.internal.ApiKeys.hash(k[0])))
+                .orElseThrow()
+                .id();
         boolean revoked = node.store.inTransaction(tx -> tx.apiKeys().revoke(keyId, java.time.Instant.now()));
         assertThat(revoked).isTrue();
         // a node trusts a key it found active for Authenticator.CACHE_TTL: revocation takes effect within it
         long revokedAt = System.nanoTime();
         await().atMost(dev.idem.server.internal.Authenticator.CACHE_TTL.plusSeconds(2))
                 .until(() -> call("GET", "/v1/schedules/" + id, k[0], null).status() == 401);
-        assertThat(java.time.Duration.ofNanos(System.nanoTime() - revokedAt)).isLessThan(dev.idem.server.internal.Authenticator.CACHE_TTL.plusSeconds(2));
-        for (String[] c : List.of(new String[] {"GET", "/v1/schedules/" + id}, new String[] {"GET", "/v1/schedules"},
-                new String[] {"POST", "/v1/schedules"}, new String[] {"PATCH", "/v1/schedules/" + id}, new String[] {"DELETE", "/v1/schedules/" + id},
-                new String[] {"POST", "/v1/schedules/" + id + "/pause"}, new String[] {"GET", "/v1/deliveries"},
-                new String[] {"GET", "/v1/signing-secret"}, new String[] {"POST", "/v1/signing-secret/rotate"}, new String[] {"GET", "/v1/stats"})) {
+        assertThat(java.time.Duration.ofNanos(System.nanoTime() - revokedAt))
+                .isLessThan(dev.idem.server.internal.Authenticator.CACHE_TTL.plusSeconds(2));
+        for (String[] c : List.of(
+                new String[] {"GET", "/v1/schedules/" + id},
+                new String[] {"GET", "/v1/schedules"},
+                new String[] {"POST", "/v1/schedules"},
+                new String[] {"PATCH", "/v1/schedules/" + id},
+                new String[] {"DELETE", "/v1/schedules/" + id},
+                new String[] {"POST", "/v1/schedules/" + id + "/pause"},
+                new String[] {"GET", "/v1/deliveries"},
+                new String[] {"GET", "/v1/signing-secret"},
+                new String[] {"POST", "/v1/signing-secret/rotate"},
+                new String[] {"GET", "/v1/stats"})) {
             var r = call(c[0], c[1], k[0], c[0].equals("GET") ? null : "{}");
-            assertThat(r.status()).as("%s %s with a revoked key -> %s", c[0], c[1], r.raw()).isEqualTo(401);
+            assertThat(r.status())
+                    .as("%s %s with a revoked key -> %s", c[0], c[1], r.raw())
+                    .isEqualTo(401);
             assertThat(r.json().at("/error/type").asText()).isEqualTo("authentication_error");
             assertThat(r.raw()).doesNotContain(id.substring(4), "2035");
         }

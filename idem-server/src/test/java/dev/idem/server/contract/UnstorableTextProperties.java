@@ -32,6 +32,7 @@ abstract class UnstorableTextProperties {
     static final String FAR = "\"fire_at\":\"2035-01-01T00:00:00Z\"";
     /** One running node per property class (jqwik runs the classes one after the other). */
     private static final Map<Class<?>, Object[]> NODES = new HashMap<>();
+
     ContractServer node;
     StoreRows rows;
 
@@ -82,7 +83,11 @@ abstract class UnstorableTextProperties {
             new Slot("dtstart", "\"dtstart\":%S", "\"rrule\":\"FREQ=DAILY\"", "2035-01-01T09:00:00"),
             new Slot("exdates[1]", "\"exdates\":[\"2035-01-02T09:00:00\",%S]", RULE, "2035-01-03T09:00:00"),
             new Slot("exdates", "\"exdates\":%S", RULE, "2035-01-02T09:00:00,2035-01-03T09:00:00"),
-            new Slot("until", "\"until\":%S", "\"rrule\":\"FREQ=DAILY\",\"dtstart\":\"2035-01-01T09:00:00\"", "2036-01-01T00:00:00Z"),
+            new Slot(
+                    "until",
+                    "\"until\":%S",
+                    "\"rrule\":\"FREQ=DAILY\",\"dtstart\":\"2035-01-01T09:00:00\"",
+                    "2036-01-01T00:00:00Z"),
             new Slot("catch_up", "\"catch_up\":%S", RULE, "all"),
             new Slot("body", "\"body\":%S", FAR, "hello, world"),
             new Slot("content_type", "\"content_type\":%S", FAR + ",\"body\":\"x\"", "text/plain; charset=utf-8"),
@@ -124,18 +129,24 @@ abstract class UnstorableTextProperties {
 
     @Provide
     Arbitrary<Case> badStrings() {
-        Arbitrary<String> bad = Arbitraries.of("\u0000", "\uD800", "\uDBFF", "\uDC00", "\uDFFF", "\uDC00\uD800", "\uD800\u0000", "\u0000\u0000");
-        return Combinators.combine(Arbitraries.of(SLOTS), bad, Arbitraries.integers().between(0, 1000))
+        Arbitrary<String> bad = Arbitraries.of(
+                "\u0000", "\uD800", "\uDBFF", "\uDC00", "\uDFFF", "\uDC00\uD800", "\uD800\u0000", "\u0000\u0000");
+        return Combinators.combine(
+                        Arbitraries.of(SLOTS), bad, Arbitraries.integers().between(0, 1000))
                 .as((slot, b, at) -> {
                     int i = at % (slot.good().length() + 1);
-                    return new Case(slot, slot.good().substring(0, i) + b + slot.good().substring(i));
+                    return new Case(
+                            slot, slot.good().substring(0, i) + b + slot.good().substring(i));
                 });
     }
 
     void assertRefused(ApiClientForTests.Reply r, Case c, String sent) {
         assertThat(r.status()).as("%s -> %s", sent, r.raw()).isEqualTo(400);
-        assertThat(r.json().at("/error/code").asText()).as("%s -> %s", sent, r.raw()).isEqualTo("parameter_invalid_characters");
-        if (c.slot().param() != null) assertThat(r.json().at("/error/param").asText()).isEqualTo(c.slot().param());
+        assertThat(r.json().at("/error/code").asText())
+                .as("%s -> %s", sent, r.raw())
+                .isEqualTo("parameter_invalid_characters");
+        if (c.slot().param() != null)
+            assertThat(r.json().at("/error/param").asText()).isEqualTo(c.slot().param());
         else assertThat(r.json().at("/error/param").asText()).contains("\uFFFD");
     }
 
@@ -143,22 +154,31 @@ abstract class UnstorableTextProperties {
     void anUnstorableCharacterInAnyStringOfACreateIsA400NamingItAndWritesNothing(@ForAll("badStrings") Case c) {
         String good = body(c.slot(), c.slot().good());
         // (a fresh dedup_id each time, so the accepted body is never answered by an earlier schedule)
-        var accepted = node.api.call("POST", "/v1/schedules", KEY, good.replace("\"d\"", literal("d-" + UUID.randomUUID())));
-        assertThat(accepted.status()).as("the body without the bad character is accepted: %s -> %s", good, accepted.raw()).isEqualTo(201);
+        var accepted =
+                node.api.call("POST", "/v1/schedules", KEY, good.replace("\"d\"", literal("d-" + UUID.randomUUID())));
+        assertThat(accepted.status())
+                .as("the body without the bad character is accepted: %s -> %s", good, accepted.raw())
+                .isEqualTo(201);
         node.api.call("DELETE", "/v1/schedules/" + accepted.json().get("id").asText(), KEY, null);
 
         var before = rows.counts();
         String sent = body(c.slot(), c.value());
-        assertRefused(node.api.call("POST", "/v1/schedules", KEY, sent, Map.of("Idempotency-Key", "k-" + UUID.randomUUID())), c, sent);
+        assertRefused(
+                node.api.call("POST", "/v1/schedules", KEY, sent, Map.of("Idempotency-Key", "k-" + UUID.randomUUID())),
+                c,
+                sent);
         assertThat(rows.counts()).as("nothing written for %s", sent).isEqualTo(before);
     }
 
     @Property(tries = 120)
     void anUnstorableCharacterInAnyStringOfAPatchIsA400NamingItAndChangesNothing(@ForAll("badStrings") Case c) {
-        String base = c.slot().others().contains("rrule") || c.slot().member().contains("rrule") || c.slot().member().contains("dtstart")
+        String base = c.slot().others().contains("rrule")
+                        || c.slot().member().contains("rrule")
+                        || c.slot().member().contains("dtstart")
                 ? "{\"endpoint\":\"" + ENDPOINT + "\"," + RULE + "}"
-                : c.slot().member().contains("cron") ? "{\"endpoint\":\"" + ENDPOINT + "\",\"cron\":\"0 0 1 1 *\"}"
-                : "{\"endpoint\":\"" + ENDPOINT + "\"," + FAR + "}";
+                : c.slot().member().contains("cron")
+                        ? "{\"endpoint\":\"" + ENDPOINT + "\",\"cron\":\"0 0 1 1 *\"}"
+                        : "{\"endpoint\":\"" + ENDPOINT + "\"," + FAR + "}";
         var created = node.api.call("POST", "/v1/schedules", KEY, base);
         assertThat(created.status()).as(created.raw()).isEqualTo(201);
         String id = created.json().get("id").asText();

@@ -26,18 +26,52 @@ class JsonBodyTest {
     static Arbitrary<String> jsonText(int depth) {
         Arbitrary<String> ws = Arbitraries.of("", " ", "  ", "\n", "\t", "\r\n  ");
         Arbitrary<String> leaves = Arbitraries.oneOf(
-                Arbitraries.of("null", "true", "false", "0", "-0", "1.0", "100.0", "1e5", "1E+5", "-1.50e-3", "0.10", "12345678901234567890123",
-                        "-9223372036854775809", "3.141592653589793238462643383279", "1e400"),
+                Arbitraries.of(
+                        "null",
+                        "true",
+                        "false",
+                        "0",
+                        "-0",
+                        "1.0",
+                        "100.0",
+                        "1e5",
+                        "1E+5",
+                        "-1.50e-3",
+                        "0.10",
+                        "12345678901234567890123",
+                        "-9223372036854775809",
+                        "3.141592653589793238462643383279",
+                        "1e400"),
                 Arbitraries.integers().map(String::valueOf),
-                Arbitraries.of("\"\"", "\"a\"", "\"\\u00e9\"", "\"\\uD83D\\uDE00\"", "\"\u00e9\u4e2d\uD83D\uDE00\"", "\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"",
-                        "\"payload\"", "\"}\"", "\"]\"", "\",\""));
+                Arbitraries.of(
+                        "\"\"",
+                        "\"a\"",
+                        "\"\\u00e9\"",
+                        "\"\\uD83D\\uDE00\"",
+                        "\"\u00e9\u4e2d\uD83D\uDE00\"",
+                        "\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"",
+                        "\"payload\"",
+                        "\"}\"",
+                        "\"]\"",
+                        "\",\""));
         if (depth <= 0) return leaves;
         Arbitrary<String> inner = Arbitraries.lazy(() -> jsonText(depth - 1));
-        Arbitrary<String> member = Combinators.combine(ws, Arbitraries.of("\"a\"", "\"b\"", "\"payload\"", "\"\\u0063\"", "\"z\u00e9\""), ws, ws, inner, ws)
+        Arbitrary<String> member = Combinators.combine(
+                        ws,
+                        Arbitraries.of("\"a\"", "\"b\"", "\"payload\"", "\"\\u0063\"", "\"z\u00e9\""),
+                        ws,
+                        ws,
+                        inner,
+                        ws)
                 .as((w1, k, w2, w3, v, w4) -> w1 + k + w2 + ":" + w3 + v + w4);
-        Arbitrary<String> object = member.list().ofMaxSize(4).uniqueElements(m -> m.substring(0, m.indexOf(':')).strip())
+        Arbitrary<String> object = member.list()
+                .ofMaxSize(4)
+                .uniqueElements(m -> m.substring(0, m.indexOf(':')).strip())
                 .flatMap(l -> ws.map(w -> "{" + (l.isEmpty() ? w : String.join(",", l)) + "}"));
-        Arbitrary<String> array = Combinators.combine(ws, inner, ws).as((a, v, b) -> a + v + b).list().ofMaxSize(4)
+        Arbitrary<String> array = Combinators.combine(ws, inner, ws)
+                .as((a, v, b) -> a + v + b)
+                .list()
+                .ofMaxSize(4)
                 .flatMap(l -> ws.map(w -> "[" + (l.isEmpty() ? w : String.join(",", l)) + "]"));
         return Arbitraries.frequencyOf(Tuple.of(4, leaves), Tuple.of(2, object), Tuple.of(2, array));
     }
@@ -48,8 +82,11 @@ class JsonBodyTest {
     }
 
     @Property(tries = 1500)
-    void aPayloadIsKeptAsTheExactTextSent(@ForAll("payloads") String payload, @ForAll("spaces") String before, @ForAll("spaces") String after,
-                                          @ForAll boolean first) {
+    void aPayloadIsKeptAsTheExactTextSent(
+            @ForAll("payloads") String payload,
+            @ForAll("spaces") String before,
+            @ForAll("spaces") String after,
+            @ForAll boolean first) {
         String member = "\"payload\"" + before + ":" + before + payload + after;
         String body = first ? "{" + after + member + ",\"endpoint\" : \"x\"}" : "{\"endpoint\":\"x\" ," + member + "}";
         ObjectNode o = parse(body);
@@ -72,14 +109,17 @@ class JsonBodyTest {
 
     @Example
     void numbersKeyOrderAndEscapesSurvive() {
-        String payload = "{\"b\": 1, \"a\": [1.0, 100.0, 1e2, 12345678901234567890123456789], \"c\": \"caf\\u00e9 \\ud83d\\ude00\"}";
-        assertThat(JsonBody.text(parse("{\"payload\":" + payload + "}").get("payload"))).isEqualTo(payload);
+        String payload =
+                "{\"b\": 1, \"a\": [1.0, 100.0, 1e2, 12345678901234567890123456789], \"c\": \"caf\\u00e9 \\ud83d\\ude00\"}";
+        assertThat(JsonBody.text(parse("{\"payload\":" + payload + "}").get("payload")))
+                .isEqualTo(payload);
     }
 
     @Example
     void aPayloadInsideAPayloadStaysPartOfItsText() {
         String payload = "{\"payload\": {\"n\": 1.0}}";
-        assertThat(JsonBody.text(parse("{\"payload\":" + payload + "}").get("payload"))).isEqualTo(payload);
+        assertThat(JsonBody.text(parse("{\"payload\":" + payload + "}").get("payload")))
+                .isEqualTo(payload);
     }
 
     @Example
@@ -96,25 +136,31 @@ class JsonBodyTest {
     @Example
     void bytesThatAreNotUtf8AreInvalidJson() {
         byte[] latin1 = "{\"dedup_id\": \"caf\u00e9\"}".getBytes(StandardCharsets.ISO_8859_1);
-        assertThatThrownBy(() -> JsonBody.parse(latin1)).isInstanceOfSatisfying(ApiException.class,
-                e -> assertThat(e.code()).isEqualTo("invalid_json"));
+        assertThatThrownBy(() -> JsonBody.parse(latin1))
+                .isInstanceOfSatisfying(
+                        ApiException.class, e -> assertThat(e.code()).isEqualTo("invalid_json"));
         // an encoded surrogate (CESU-8) is not UTF-8 either
         byte[] cesu = {'{', '"', 'a', '"', ':', '"', (byte) 0xED, (byte) 0xA0, (byte) 0x80, '"', '}'};
-        assertThatThrownBy(() -> JsonBody.parse(cesu)).isInstanceOfSatisfying(ApiException.class,
-                e -> assertThat(e.code()).isEqualTo("invalid_json"));
+        assertThatThrownBy(() -> JsonBody.parse(cesu))
+                .isInstanceOfSatisfying(
+                        ApiException.class, e -> assertThat(e.code()).isEqualTo("invalid_json"));
     }
 
     @Example
     void strictnessIsKept() {
-        for (String bad : List.of("{\"a\":1,\"a\":2}", "{} {}", "[1]", "{\"a\":", "\"x\"", "{\"payload\": [1,}", "{\"payload\": 01}"))
-            assertThatThrownBy(() -> parse(bad)).as(bad).isInstanceOfSatisfying(ApiException.class,
-                    e -> assertThat(e.code()).isEqualTo("invalid_json"));
+        for (String bad : List.of(
+                "{\"a\":1,\"a\":2}", "{} {}", "[1]", "{\"a\":", "\"x\"", "{\"payload\": [1,}", "{\"payload\": 01}"))
+            assertThatThrownBy(() -> parse(bad))
+                    .as(bad)
+                    .isInstanceOfSatisfying(
+                            ApiException.class, e -> assertThat(e.code()).isEqualTo("invalid_json"));
         assertThat(parse("").size()).isZero();
         assertThat(parse("  ").size()).isZero();
     }
 
     @Property(tries = 300)
-    void aStringNoStoreCanHoldIsRefusedNamingItsPlace(@ForAll("unstorable") String escape, @ForAll("places") Tuple.Tuple2<String, String> place) {
+    void aStringNoStoreCanHoldIsRefusedNamingItsPlace(
+            @ForAll("unstorable") String escape, @ForAll("places") Tuple.Tuple2<String, String> place) {
         String body = place.get1().replace("%S", "\"ok" + escape + "ok\"");
         assertThatThrownBy(() -> parse(body)).as(body).isInstanceOfSatisfying(ApiException.class, e -> {
             assertThat(e.code()).isEqualTo("parameter_invalid_characters");
@@ -126,7 +172,8 @@ class JsonBodyTest {
 
     @Provide
     Arbitrary<String> unstorable() {
-        return Arbitraries.of("\\u0000", "\\ud800", "\\udbff", "\\udc00", "\\udfff", "\\udc00\\ud800", "\\ud800\\ud800\\udc00");
+        return Arbitraries.of(
+                "\\u0000", "\\ud800", "\\udbff", "\\udc00", "\\udfff", "\\udc00\\ud800", "\\ud800\\ud800\\udc00");
     }
 
     @Provide

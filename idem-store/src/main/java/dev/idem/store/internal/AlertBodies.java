@@ -26,8 +26,13 @@ final class AlertBodies {
      *
      * @param last the attempt that made it dead
      */
-    static byte[] deliveryDead(Instant occurredAt, Schedule schedule, String deliveryId, Instant scheduledFor, Attempt last,
-                               String lastError) {
+    static byte[] deliveryDead(
+            Instant occurredAt,
+            Schedule schedule,
+            String deliveryId,
+            Instant scheduledFor,
+            Attempt last,
+            String lastError) {
         ObjectNode o = common(AlertEvent.DELIVERY_DEAD, occurredAt, schedule);
         o.put("delivery_id", deliveryId);
         o.put("schedule_id", schedule.id());
@@ -47,8 +52,13 @@ final class AlertBodies {
      * @param deliveryId the delivery whose failed attempt reached the threshold
      * @param last that attempt
      */
-    static byte[] scheduleAutoPaused(Instant occurredAt, Schedule schedule, int consecutiveFailures, String deliveryId, Attempt last,
-                                     String lastError) {
+    static byte[] scheduleAutoPaused(
+            Instant occurredAt,
+            Schedule schedule,
+            int consecutiveFailures,
+            String deliveryId,
+            Attempt last,
+            String lastError) {
         ObjectNode o = common(AlertEvent.SCHEDULE_AUTO_PAUSED, occurredAt, schedule);
         o.put("schedule_id", schedule.id());
         o.put("source_id", sourceId(schedule));

@@ -60,8 +60,15 @@ final class Alerts {
         for (DeliveryQueue.Dead d : completed.dead()) {
             Failed f = failed.get(d.deliveryId());
             if (f == null || !wanted(tx, settings, f.schedule(), AlertEvent.DELIVERY_DEAD)) continue;
-            byte[] body = AlertBodies.deliveryDead(now, f.schedule(), d.deliveryId(), f.scheduledFor(), f.outcome().attempt(), d.lastError());
-            raised |= write(tx, sql, settings.get(f.schedule().tenant()), AlertEvent.DELIVERY_DEAD, body, now, d.deliveryId());
+            byte[] body = AlertBodies.deliveryDead(
+                    now,
+                    f.schedule(),
+                    d.deliveryId(),
+                    f.scheduledFor(),
+                    f.outcome().attempt(),
+                    d.lastError());
+            raised |= write(
+                    tx, sql, settings.get(f.schedule().tenant()), AlertEvent.DELIVERY_DEAD, body, now, d.deliveryId());
         }
         for (DeliveryQueue.AutoPaused p : completed.autoPaused()) {
             // the failed attempt that reached the threshold: the schedule's last failure in the batch
@@ -71,9 +78,21 @@ final class Alerts {
                 if (f != null && f.outcome() == o && f.schedule().id().equals(p.scheduleId())) last = f;
             }
             if (last == null || !wanted(tx, settings, last.schedule(), AlertEvent.SCHEDULE_AUTO_PAUSED)) continue;
-            byte[] body = AlertBodies.scheduleAutoPaused(now, last.schedule(), p.consecutiveFailures(), last.outcome().deliveryId(),
-                    last.outcome().attempt(), last.outcome().lastError());
-            raised |= write(tx, sql, settings.get(last.schedule().tenant()), AlertEvent.SCHEDULE_AUTO_PAUSED, body, now, p.scheduleId());
+            byte[] body = AlertBodies.scheduleAutoPaused(
+                    now,
+                    last.schedule(),
+                    p.consecutiveFailures(),
+                    last.outcome().deliveryId(),
+                    last.outcome().attempt(),
+                    last.outcome().lastError());
+            raised |= write(
+                    tx,
+                    sql,
+                    settings.get(last.schedule().tenant()),
+                    AlertEvent.SCHEDULE_AUTO_PAUSED,
+                    body,
+                    now,
+                    p.scheduleId());
         }
         return raised;
     }
@@ -92,34 +111,61 @@ final class Alerts {
         Set<String> applied = Set.copyOf(completed.applied());
         Map<String, Outcome> first = new LinkedHashMap<>();
         for (Outcome o : outcomes)
-            if (o.newStatus() != DeliveryStatus.SUCCEEDED && applied.contains(o.deliveryId())) first.putIfAbsent(o.deliveryId(), o);
+            if (o.newStatus() != DeliveryStatus.SUCCEEDED && applied.contains(o.deliveryId()))
+                first.putIfAbsent(o.deliveryId(), o);
         Map<String, Failed> out = new HashMap<>();
         for (List<String> chunk : JdbcDeliveryQueue.chunks(new ArrayList<>(first.keySet()))) {
-            sql.query("SELECT d.id AS d_id, d.scheduled_for AS d_scheduled_for, " + Rows.scheduleColumnsAs("s", "s_")
-                    + " FROM deliveries d JOIN schedules s ON s.id = d.schedule_id WHERE d.id IN (" + Sql.marks(chunk.size()) + ")", rs -> {
+            sql.query(
+                    "SELECT d.id AS d_id, d.scheduled_for AS d_scheduled_for, " + Rows.scheduleColumnsAs("s", "s_")
+                            + " FROM deliveries d JOIN schedules s ON s.id = d.schedule_id WHERE d.id IN ("
+                            + Sql.marks(chunk.size()) + ")",
+                    rs -> {
                         String id = rs.getString("d_id");
-                        out.put(id, new Failed(first.get(id), Rows.schedule(rs, "s_"), Sql.instant(rs, "d_scheduled_for")));
+                        out.put(
+                                id,
+                                new Failed(first.get(id), Rows.schedule(rs, "s_"), Sql.instant(rs, "d_scheduled_for")));
                         return null;
-                    }, chunk.toArray());
+                    },
+                    chunk.toArray());
         }
         return out;
     }
 
     /** Writes one alert under a savepoint; a failure that is not the transaction's (a lost race) is logged and skipped. */
-    private boolean write(JdbcTx tx, Sql sql, ProjectSettings settings, AlertEvent event, byte[] body, Instant now, String about) {
+    private boolean write(
+            JdbcTx tx, Sql sql, ProjectSettings settings, AlertEvent event, byte[] body, Instant now, String about) {
         savepoint(sql);
         try {
-            InternalOneShots.Created c = InternalOneShots.create(tx, ids, InternalOneShots.Request.of(settings.tenant(), Origin.alert(),
-                    settings.alertEndpoint(), body, "application/json").withEventType(event.wireName()), now);
+            InternalOneShots.Created c = InternalOneShots.create(
+                    tx,
+                    ids,
+                    InternalOneShots.Request.of(
+                                    settings.tenant(),
+                                    Origin.alert(),
+                                    settings.alertEndpoint(),
+                                    body,
+                                    "application/json")
+                            .withEventType(event.wireName()),
+                    now);
             release(sql);
-            log.info("alert {} about {} scheduled as delivery {} to the alert endpoint of project {} ({})", event.wireName(), about,
-                    c.deliveryId(), settings.tenant().projectId(), settings.tenant().mode().wireName());
+            log.info(
+                    "alert {} about {} scheduled as delivery {} to the alert endpoint of project {} ({})",
+                    event.wireName(),
+                    about,
+                    c.deliveryId(),
+                    settings.tenant().projectId(),
+                    settings.tenant().mode().wireName());
             return true;
         } catch (RuntimeException e) {
             if (e instanceof StoreException se && se.transientFailure()) throw e; // the whole batch is tried again
             rollback(sql, e);
-            log.error("the {} alert about {} of project {} ({}) could not be written and is not sent (the outcome itself is recorded): {}",
-                    event.wireName(), about, settings.tenant().projectId(), settings.tenant().mode().wireName(), e.toString());
+            log.error(
+                    "the {} alert about {} of project {} ({}) could not be written and is not sent (the outcome itself is recorded): {}",
+                    event.wireName(),
+                    about,
+                    settings.tenant().projectId(),
+                    settings.tenant().mode().wireName(),
+                    e.toString());
             return false;
         }
     }

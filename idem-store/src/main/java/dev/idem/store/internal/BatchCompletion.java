@@ -13,26 +13,50 @@ import java.util.Set;
 final class BatchCompletion extends Completion {
     @Override
     void insertAttempts(Sql sql, List<Outcome> outcomes) {
-        sql.batch("INSERT INTO attempts (" + Rows.ATTEMPT + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                outcomes.stream().map(o -> {
-                    Attempt a = o.attempt();
-                    return new Object[] {a.id(), a.deliveryId(), a.number(), a.startedAt(), a.durationMs(), a.statusCode(), a.error(),
-                        truncatedBody(a)};
-                }).toList());
+        sql.batch(
+                "INSERT INTO attempts (" + Rows.ATTEMPT + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                outcomes.stream()
+                        .map(o -> {
+                            Attempt a = o.attempt();
+                            return new Object[] {
+                                a.id(),
+                                a.deliveryId(),
+                                a.number(),
+                                a.startedAt(),
+                                a.durationMs(),
+                                a.statusCode(),
+                                a.error(),
+                                truncatedBody(a)
+                            };
+                        })
+                        .toList());
     }
 
     @Override
     Map<String, String> updateDeliveries(Sql sql, String owner, List<Outcome> outcomes, long now) {
-        int[] counts = sql.batch("UPDATE deliveries SET status = ?, next_attempt_at = ?, lease_owner = NULL, lease_expires_at = NULL, "
+        int[] counts = sql.batch(
+                "UPDATE deliveries SET status = ?, next_attempt_at = ?, lease_owner = NULL, lease_expires_at = NULL, "
                         + "last_error = ?, updated_at = ? WHERE id = ? AND status = 'delivering' AND lease_owner = ? AND attempt_count = ?",
-                outcomes.stream().map(o -> new Object[] {o.newStatus().wireName(), o.nextAttemptAt(), o.lastError(), now, o.deliveryId(),
-                    owner, o.attempt().number()}).toList());
+                outcomes.stream()
+                        .map(o -> new Object[] {
+                            o.newStatus().wireName(),
+                            o.nextAttemptAt(),
+                            o.lastError(),
+                            now,
+                            o.deliveryId(),
+                            owner,
+                            o.attempt().number()
+                        })
+                        .toList());
         List<String> applied = new ArrayList<>();
-        for (int i = 0; i < counts.length; i++) if (counts[i] > 0) applied.add(outcomes.get(i).deliveryId());
+        for (int i = 0; i < counts.length; i++)
+            if (counts[i] > 0) applied.add(outcomes.get(i).deliveryId());
         Map<String, String> scheduleOf = new HashMap<>();
         for (List<String> chunk : JdbcDeliveryQueue.chunks(applied)) {
-            sql.query("SELECT id, schedule_id FROM deliveries WHERE id IN (" + Sql.marks(chunk.size()) + ")",
-                    rs -> scheduleOf.put(rs.getString(1), rs.getString(2)), chunk.toArray());
+            sql.query(
+                    "SELECT id, schedule_id FROM deliveries WHERE id IN (" + Sql.marks(chunk.size()) + ")",
+                    rs -> scheduleOf.put(rs.getString(1), rs.getString(2)),
+                    chunk.toArray());
         }
         return scheduleOf;
     }
@@ -42,7 +66,9 @@ final class BatchCompletion extends Completion {
         // SQLite's write transaction already excludes every other writer: no row locks to take.
         Map<String, Counter> out = new HashMap<>();
         for (List<String> chunk : JdbcDeliveryQueue.chunks(List.copyOf(scheduleIds))) {
-            sql.query("SELECT id, consecutive_failures, auto_pause_after, status FROM schedules WHERE id IN (" + Sql.marks(chunk.size()) + ")",
+            sql.query(
+                    "SELECT id, consecutive_failures, auto_pause_after, status FROM schedules WHERE id IN ("
+                            + Sql.marks(chunk.size()) + ")",
                     rs -> {
                         String id = rs.getString(1);
                         if (rs.getInt(2) != 0 || withFailures.contains(id))
@@ -56,10 +82,15 @@ final class BatchCompletion extends Completion {
 
     @Override
     void updateCounters(Sql sql, List<NewCounter> changes, long now) {
-        sql.batch("UPDATE schedules SET consecutive_failures = ?, status = CASE WHEN ? = 1 THEN 'paused' ELSE status END, "
-                        + "paused_reason = CASE WHEN ? = 1 THEN '" + Schedule.PAUSED_BY_FAILURES + "' ELSE paused_reason END, "
+        sql.batch(
+                "UPDATE schedules SET consecutive_failures = ?, status = CASE WHEN ? = 1 THEN 'paused' ELSE status END, "
+                        + "paused_reason = CASE WHEN ? = 1 THEN '" + Schedule.PAUSED_BY_FAILURES
+                        + "' ELSE paused_reason END, "
                         + "updated_at = ? WHERE id = ?",
-                changes.stream().map(c -> new Object[] {c.consecutiveFailures(), c.pause() ? 1 : 0, c.pause() ? 1 : 0, now, c.scheduleId()})
+                changes.stream()
+                        .map(c -> new Object[] {
+                            c.consecutiveFailures(), c.pause() ? 1 : 0, c.pause() ? 1 : 0, now, c.scheduleId()
+                        })
                         .toList());
     }
 }

@@ -33,13 +33,18 @@ abstract class Completion {
     final DeliveryQueue.Completed apply(Sql sql, String owner, List<Outcome> outcomes, long now) {
         List<Outcome> distinct = distinctById(outcomes);
         Map<String, String> scheduleOfApplied = updateDeliveries(sql, owner, distinct, now);
-        insertAttempts(sql, outcomes.stream().map(o -> scheduleOfApplied.containsKey(o.deliveryId()) ? o : stale(o)).toList());
+        insertAttempts(
+                sql,
+                outcomes.stream()
+                        .map(o -> scheduleOfApplied.containsKey(o.deliveryId()) ? o : stale(o))
+                        .toList());
         if (scheduleOfApplied.isEmpty()) return DeliveryQueue.Completed.NONE;
         Map<String, List<Boolean>> bySchedule = new LinkedHashMap<>();
         Set<String> finalIn = new java.util.HashSet<>();
         for (Outcome o : outcomes) {
             String s = scheduleOfApplied.get(o.deliveryId());
-            if (s != null) bySchedule.computeIfAbsent(s, k -> new ArrayList<>()).add(o.newStatus() == DeliveryStatus.SUCCEEDED);
+            if (s != null)
+                bySchedule.computeIfAbsent(s, k -> new ArrayList<>()).add(o.newStatus() == DeliveryStatus.SUCCEEDED);
             if (s != null && o.newStatus() != DeliveryStatus.RETRYING) finalIn.add(s);
         }
         // A schedule that only succeeded in this batch needs its counter at 0 and cannot pause, so its row is read
@@ -55,26 +60,42 @@ abstract class Completion {
             Counter c = stored.get(id);
             if (c == null) return;
             FailureStreak streak = FailureStreak.of(bySchedule.get(id));
-            NewCounter next = new NewCounter(id, streak.apply(c.consecutiveFailures()), c.pausable() && streak.reaches(c.consecutiveFailures(),
-                    c.autoPauseAfter()));
+            NewCounter next = new NewCounter(
+                    id,
+                    streak.apply(c.consecutiveFailures()),
+                    c.pausable() && streak.reaches(c.consecutiveFailures(), c.autoPauseAfter()));
             if (next.pause() || next.consecutiveFailures() != c.consecutiveFailures()) changes.add(next);
         });
         if (!changes.isEmpty()) updateCounters(sql, changes, now);
-        // the outcome applied to a delivery is the first one given for it (distinctById), the one updateDeliveries wrote
+        // the outcome applied to a delivery is the first one given for it (distinctById), the one updateDeliveries
+        // wrote
         List<DeliveryQueue.Dead> dead = distinct.stream()
                 .filter(o -> o.newStatus() == DeliveryStatus.DEAD && scheduleOfApplied.containsKey(o.deliveryId()))
-                .map(o -> new DeliveryQueue.Dead(o.deliveryId(), scheduleOfApplied.get(o.deliveryId()), o.attempt().number(), o.lastError()))
+                .map(o -> new DeliveryQueue.Dead(
+                        o.deliveryId(),
+                        scheduleOfApplied.get(o.deliveryId()),
+                        o.attempt().number(),
+                        o.lastError()))
                 .toList();
-        List<DeliveryQueue.AutoPaused> paused = changes.stream().filter(NewCounter::pause)
-                .map(c -> new DeliveryQueue.AutoPaused(c.scheduleId(), c.consecutiveFailures())).toList();
+        List<DeliveryQueue.AutoPaused> paused = changes.stream()
+                .filter(NewCounter::pause)
+                .map(c -> new DeliveryQueue.AutoPaused(c.scheduleId(), c.consecutiveFailures()))
+                .toList();
         return new DeliveryQueue.Completed(
-                outcomes.stream().map(Outcome::deliveryId).filter(scheduleOfApplied::containsKey).distinct().toList(), dead, paused);
+                outcomes.stream()
+                        .map(Outcome::deliveryId)
+                        .filter(scheduleOfApplied::containsKey)
+                        .distinct()
+                        .toList(),
+                dead,
+                paused);
     }
 
     abstract void insertAttempts(Sql sql, List<Outcome> outcomes);
 
     /** Said on the attempt row of an outcome that was not applied, so a delivery's history never reads as two owners' successes. */
-    static final String STALE = "stale: recorded after the claim had passed to another node (lease expired, or node declared dead); not applied";
+    static final String STALE =
+            "stale: recorded after the claim had passed to another node (lease expired, or node declared dead); not applied";
 
     /**
      * The attempt of an outcome that is not applied is still kept (the request was sent, the receiver may have acted on
@@ -83,8 +104,20 @@ abstract class Completion {
     private static Outcome stale(Outcome o) {
         Attempt a = o.attempt();
         String error = a.error() == null ? STALE : STALE + "; " + a.error();
-        return new Outcome(o.deliveryId(), new Attempt(a.id(), a.deliveryId(), a.number(), a.startedAt(), a.durationMs(), a.statusCode(),
-                error, a.responseBody()), o.newStatus(), o.nextAttemptAt(), o.lastError());
+        return new Outcome(
+                o.deliveryId(),
+                new Attempt(
+                        a.id(),
+                        a.deliveryId(),
+                        a.number(),
+                        a.startedAt(),
+                        a.durationMs(),
+                        a.statusCode(),
+                        error,
+                        a.responseBody()),
+                o.newStatus(),
+                o.nextAttemptAt(),
+                o.lastError());
     }
 
     /**
@@ -101,14 +134,17 @@ abstract class Completion {
      * taking them here in the same id-ordered pass keeps two nodes' batches from locking the same two schedules in
      * opposite orders (the counters' pass, then the settlement's, each ordered only within itself).
      */
-    abstract Map<String, Counter> lockCounters(Sql sql, Set<String> scheduleIds, Set<String> withFailures, Set<String> finalIn);
+    abstract Map<String, Counter> lockCounters(
+            Sql sql, Set<String> scheduleIds, Set<String> withFailures, Set<String> finalIn);
 
     abstract void updateCounters(Sql sql, List<NewCounter> changes, long now);
 
     /** The response body as stored: at most {@link Attempt#RESPONSE_BODY_LIMIT} characters. */
     static String truncatedBody(Attempt a) {
         String body = a.responseBody();
-        return body != null && body.length() > Attempt.RESPONSE_BODY_LIMIT ? body.substring(0, Attempt.RESPONSE_BODY_LIMIT) : body;
+        return body != null && body.length() > Attempt.RESPONSE_BODY_LIMIT
+                ? body.substring(0, Attempt.RESPONSE_BODY_LIMIT)
+                : body;
     }
 
     /** The first outcome of each delivery, sorted by delivery id (the lock order). */

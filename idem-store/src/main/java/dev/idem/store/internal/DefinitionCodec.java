@@ -50,7 +50,8 @@ final class DefinitionCodec {
         if (d.flowControl() != null) {
             ObjectNode fc = n.putObject("flow_control");
             fc.put("key", d.flowControl().key());
-            if (d.flowControl().parallelism() != null) fc.put("parallelism", d.flowControl().parallelism());
+            if (d.flowControl().parallelism() != null)
+                fc.put("parallelism", d.flowControl().parallelism());
             if (d.flowControl().rate() != null) fc.put("rate", d.flowControl().rate());
         }
         try {
@@ -66,6 +67,7 @@ final class DefinitionCodec {
      * shared. Bounded crudely: cleared when full.
      */
     private static final Map<String, ScheduleDefinition> DECODED = new java.util.concurrent.ConcurrentHashMap<>();
+
     private static final int DECODED_LIMIT = 4096;
 
     static ScheduleDefinition read(String json) {
@@ -85,28 +87,46 @@ final class DefinitionCodec {
             throw new IllegalStateException("stored schedule definition is not JSON", e);
         }
         JsonNode r = required(n, "retry");
-        RetryPolicy retry = new RetryPolicy(required(r, "max_attempts").asInt(), ms(r, "initial_backoff_ms"), ms(r, "max_backoff_ms"),
+        RetryPolicy retry = new RetryPolicy(
+                required(r, "max_attempts").asInt(),
+                ms(r, "initial_backoff_ms"),
+                ms(r, "max_backoff_ms"),
                 ms(r, "max_age_ms"));
         Map<String, String> headers = new LinkedHashMap<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = required(n, "headers").fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
             headers.put(e.getKey(), e.getValue().asText());
         }
-        return new ScheduleDefinition(text(n, "endpoint"), TimingCodec.read(required(n, "timing")), text(n, "payload_json"),
-                text(n, "body"), text(n, "content_type"), headers, text(n, "event_type"), text(n, "idempotency_key"),
-                text(n, "dedup_id"), retry, ms(n, "timeout_ms"), required(n, "auto_pause_after").asInt(),
-                HeaderProfile.parse(text(n, "header_profile")), text(n, "metadata_json"), flowControl(n.get("flow_control")));
+        return new ScheduleDefinition(
+                text(n, "endpoint"),
+                TimingCodec.read(required(n, "timing")),
+                text(n, "payload_json"),
+                text(n, "body"),
+                text(n, "content_type"),
+                headers,
+                text(n, "event_type"),
+                text(n, "idempotency_key"),
+                text(n, "dedup_id"),
+                retry,
+                ms(n, "timeout_ms"),
+                required(n, "auto_pause_after").asInt(),
+                HeaderProfile.parse(text(n, "header_profile")),
+                text(n, "metadata_json"),
+                flowControl(n.get("flow_control")));
     }
 
     private static FlowControl flowControl(JsonNode fc) {
         if (fc == null || fc.isNull()) return null;
-        return new FlowControl(text(fc, "key"), fc.hasNonNull("parallelism") ? fc.get("parallelism").asInt() : null,
+        return new FlowControl(
+                text(fc, "key"),
+                fc.hasNonNull("parallelism") ? fc.get("parallelism").asInt() : null,
                 fc.hasNonNull("rate") ? fc.get("rate").asInt() : null);
     }
 
     static JsonNode required(JsonNode n, String field) {
         JsonNode v = n.get(field);
-        if (v == null || v.isNull()) throw new IllegalStateException("stored schedule definition lacks '" + field + "'");
+        if (v == null || v.isNull())
+            throw new IllegalStateException("stored schedule definition lacks '" + field + "'");
         return v;
     }
 

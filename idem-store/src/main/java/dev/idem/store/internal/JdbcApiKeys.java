@@ -18,8 +18,15 @@ final class JdbcApiKeys implements ApiKeyRepository {
 
     @Override
     public void insert(ApiKey k) {
-        sql.update("INSERT INTO api_keys (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?)", k.id(), k.tenant().projectId(),
-                Rows.mode(k.tenant().mode()), k.hash(), k.displayPrefix(), k.createdAt(), k.revokedAt());
+        sql.update(
+                "INSERT INTO api_keys (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?)",
+                k.id(),
+                k.tenant().projectId(),
+                Rows.mode(k.tenant().mode()),
+                k.hash(),
+                k.displayPrefix(),
+                k.createdAt(),
+                k.revokedAt());
     }
 
     @Override
@@ -29,8 +36,10 @@ final class JdbcApiKeys implements ApiKeyRepository {
 
     @Override
     public List<ApiKey> list(String projectId) {
-        return sql.query("SELECT " + COLUMNS + " FROM api_keys WHERE project_id = ? ORDER BY created_at DESC, id DESC",
-                JdbcApiKeys::map, projectId);
+        return sql.query(
+                "SELECT " + COLUMNS + " FROM api_keys WHERE project_id = ? ORDER BY created_at DESC, id DESC",
+                JdbcApiKeys::map,
+                projectId);
     }
 
     @Override
@@ -39,7 +48,12 @@ final class JdbcApiKeys implements ApiKeyRepository {
     }
 
     private static ApiKey map(ResultSet rs) throws SQLException {
-        return new ApiKey(rs.getString("id"), Rows.tenant(rs, ""), rs.getString("hash"), rs.getString("display_prefix"),
-                Sql.instant(rs, "created_at"), Sql.instant(rs, "revoked_at"));
+        return new ApiKey(
+                rs.getString("id"),
+                Rows.tenant(rs, ""),
+                rs.getString("hash"),
+                rs.getString("display_prefix"),
+                Sql.instant(rs, "created_at"),
+                Sql.instant(rs, "revoked_at"));
     }
 }

@@ -15,6 +15,7 @@ final class JdbcDeliveries implements DeliveryRepository {
     static final String PENDING = "status IN ('scheduled', 'retrying', 'delivering')";
     /** Written, not yet claimed, never attempted: an occurrence no receiver has seen, which may still move or go. */
     private static final String NEVER_ATTEMPTED = "status = 'scheduled' AND attempt_count = 0";
+
     private final Sql sql;
 
     JdbcDeliveries(Sql sql) {
@@ -26,23 +27,49 @@ final class JdbcDeliveries implements DeliveryRepository {
     public int insertAll(List<Delivery> deliveries) {
         List<Object[]> rows = new ArrayList<>(deliveries.size());
         for (Delivery d : deliveries)
-            rows.add(new Object[] {d.id(), d.tenant().projectId(), Rows.mode(d.tenant().mode()), d.scheduleId(), d.scheduledFor(), d.sequence(),
-                d.status().wireName(), d.attemptCount(), d.nextAttemptAt(), d.idempotencyKey(), d.leaseOwner(), d.leaseExpiresAt(),
-                d.lastError(), d.createdAt(), d.updatedAt()});
-        return sql.multiRowUpdate("INSERT INTO deliveries (" + Rows.DELIVERY + ") VALUES ",
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows, " ON CONFLICT DO NOTHING");
+            rows.add(new Object[] {
+                d.id(),
+                d.tenant().projectId(),
+                Rows.mode(d.tenant().mode()),
+                d.scheduleId(),
+                d.scheduledFor(),
+                d.sequence(),
+                d.status().wireName(),
+                d.attemptCount(),
+                d.nextAttemptAt(),
+                d.idempotencyKey(),
+                d.leaseOwner(),
+                d.leaseExpiresAt(),
+                d.lastError(),
+                d.createdAt(),
+                d.updatedAt()
+            });
+        return sql.multiRowUpdate(
+                "INSERT INTO deliveries (" + Rows.DELIVERY + ") VALUES ",
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                rows,
+                " ON CONFLICT DO NOTHING");
     }
 
     @Override
     public List<Delivery> neverAttempted(String scheduleId) {
-        return sql.query("SELECT " + Rows.DELIVERY_READ + " FROM deliveries WHERE schedule_id = ? AND " + NEVER_ATTEMPTED
-                + " ORDER BY scheduled_for", Rows::delivery, scheduleId);
+        return sql.query(
+                "SELECT " + Rows.DELIVERY_READ + " FROM deliveries WHERE schedule_id = ? AND " + NEVER_ATTEMPTED
+                        + " ORDER BY scheduled_for",
+                Rows::delivery,
+                scheduleId);
     }
 
     @Override
     public boolean reschedule(String deliveryId, Instant scheduledFor, Instant now) {
-        return sql.update("UPDATE deliveries SET scheduled_for = ?, next_attempt_at = ?, updated_at = ? WHERE id = ? AND " + NEVER_ATTEMPTED,
-                scheduledFor, scheduledFor, now, deliveryId) == 1;
+        return sql.update(
+                        "UPDATE deliveries SET scheduled_for = ?, next_attempt_at = ?, updated_at = ? WHERE id = ? AND "
+                                + NEVER_ATTEMPTED,
+                        scheduledFor,
+                        scheduledFor,
+                        now,
+                        deliveryId)
+                == 1;
     }
 
     @Override
@@ -52,8 +79,10 @@ final class JdbcDeliveries implements DeliveryRepository {
             Object[] args = new Object[chunk.size() + 1];
             args[0] = now;
             for (int i = 0; i < chunk.size(); i++) args[i + 1] = chunk.get(i);
-            n += sql.update("UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, updated_at = ? WHERE id IN ("
-                    + Sql.marks(chunk.size()) + ") AND " + NEVER_ATTEMPTED, args);
+            n += sql.update(
+                    "UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, updated_at = ? WHERE id IN ("
+                            + Sql.marks(chunk.size()) + ") AND " + NEVER_ATTEMPTED,
+                    args);
         }
         return n;
     }
@@ -62,19 +91,27 @@ final class JdbcDeliveries implements DeliveryRepository {
     public int deleteNeverAttempted(java.util.Collection<String> deliveryIds) {
         int n = 0;
         for (List<String> chunk : JdbcDeliveryQueue.chunks(List.copyOf(deliveryIds)))
-            n += sql.update("DELETE FROM deliveries WHERE id IN (" + Sql.marks(chunk.size()) + ") AND " + NEVER_ATTEMPTED, chunk.toArray());
+            n += sql.update(
+                    "DELETE FROM deliveries WHERE id IN (" + Sql.marks(chunk.size()) + ") AND " + NEVER_ATTEMPTED,
+                    chunk.toArray());
         return n;
     }
 
     @Override
     public Optional<Delivery> find(Tenant tenant, String id) {
-        return sql.one("SELECT " + Rows.DELIVERY_READ + " FROM deliveries WHERE id = ? AND project_id = ? AND mode = ?", Rows::delivery, id,
-                tenant.projectId(), Rows.mode(tenant.mode()));
+        return sql.one(
+                "SELECT " + Rows.DELIVERY_READ + " FROM deliveries WHERE id = ? AND project_id = ? AND mode = ?",
+                Rows::delivery,
+                id,
+                tenant.projectId(),
+                Rows.mode(tenant.mode()));
     }
 
     @Override
-    public Page<Delivery> list(Tenant tenant, String scheduleId, DeliveryStatus status, int limit, String startingAfter) {
-        StringBuilder q = new StringBuilder("SELECT " + Rows.DELIVERY_READ + " FROM deliveries WHERE project_id = ? AND mode = ?");
+    public Page<Delivery> list(
+            Tenant tenant, String scheduleId, DeliveryStatus status, int limit, String startingAfter) {
+        StringBuilder q = new StringBuilder(
+                "SELECT " + Rows.DELIVERY_READ + " FROM deliveries WHERE project_id = ? AND mode = ?");
         List<Object> args = new ArrayList<>(List.of(tenant.projectId(), Rows.mode(tenant.mode())));
         if (scheduleId != null) {
             q.append(" AND schedule_id = ?");
@@ -92,12 +129,15 @@ final class JdbcDeliveries implements DeliveryRepository {
     }
 
     @Override
-    public Page<Delivery> listBySource(Tenant tenant, String sourceId, DeliveryStatus status, int limit, String startingAfter) {
+    public Page<Delivery> listBySource(
+            Tenant tenant, String sourceId, DeliveryStatus status, int limit, String startingAfter) {
         // a source's events are internal one-shots carrying its id (schedules_source index), one delivery each
-        StringBuilder q = new StringBuilder("SELECT " + Rows.DELIVERY_READ + " FROM deliveries WHERE project_id = ? AND mode = ? "
-                + "AND schedule_id IN (SELECT id FROM schedules WHERE source_id = ?)");
+        StringBuilder q =
+                new StringBuilder("SELECT " + Rows.DELIVERY_READ + " FROM deliveries WHERE project_id = ? AND mode = ? "
+                        + "AND schedule_id IN (SELECT id FROM schedules WHERE source_id = ?)");
         List<Object> args = new ArrayList<>(List.of(tenant.projectId(), Rows.mode(tenant.mode()), sourceId));
-        if (status != null) q.append(" AND status = '").append(status.wireName()).append("'");
+        if (status != null)
+            q.append(" AND status = '").append(status.wireName()).append("'");
         if (startingAfter != null) {
             q.append(" AND id < ?");
             args.add(startingAfter);
@@ -107,21 +147,32 @@ final class JdbcDeliveries implements DeliveryRepository {
 
     @Override
     public List<Attempt> attempts(String deliveryId) {
-        return sql.query("SELECT " + Rows.ATTEMPT + " FROM attempts WHERE delivery_id = ? ORDER BY number, started_at", Rows::attempt,
+        return sql.query(
+                "SELECT " + Rows.ATTEMPT + " FROM attempts WHERE delivery_id = ? ORDER BY number, started_at",
+                Rows::attempt,
                 deliveryId);
     }
 
     @Override
     public int cancelPending(String scheduleId, Instant now) {
-        return sql.update("UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, updated_at = ? "
-                + "WHERE schedule_id = ? AND status IN ('scheduled', 'retrying')", now, scheduleId);
+        return sql.update(
+                "UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, updated_at = ? "
+                        + "WHERE schedule_id = ? AND status IN ('scheduled', 'retrying')",
+                now,
+                scheduleId);
     }
 
     @Override
     public boolean requeueForReplay(Tenant tenant, String deliveryId, Instant now) {
-        return sql.update("UPDATE deliveries SET status = 'retrying', replayed = TRUE, next_attempt_at = ?, updated_at = ? "
-                        + "WHERE id = ? AND project_id = ? AND mode = ? AND status IN ('dead', 'succeeded')",
-                now, now, deliveryId, tenant.projectId(), Rows.mode(tenant.mode())) == 1;
+        return sql.update(
+                        "UPDATE deliveries SET status = 'retrying', replayed = TRUE, next_attempt_at = ?, updated_at = ? "
+                                + "WHERE id = ? AND project_id = ? AND mode = ? AND status IN ('dead', 'succeeded')",
+                        now,
+                        now,
+                        deliveryId,
+                        tenant.projectId(),
+                        Rows.mode(tenant.mode()))
+                == 1;
     }
 
     @Override
@@ -130,8 +181,11 @@ final class JdbcDeliveries implements DeliveryRepository {
         for (List<String> chunk : JdbcDeliveryQueue.chunks(List.copyOf(deliveryIds))) {
             List<Object> args = new ArrayList<>(List.of(now, now, tenant.projectId(), Rows.mode(tenant.mode())));
             args.addAll(chunk);
-            n += sql.update("UPDATE deliveries SET status = 'retrying', replayed = TRUE, next_attempt_at = ?, updated_at = ? "
-                    + "WHERE project_id = ? AND mode = ? AND status = 'dead' AND id IN (" + Sql.marks(chunk.size()) + ")", args.toArray());
+            n += sql.update(
+                    "UPDATE deliveries SET status = 'retrying', replayed = TRUE, next_attempt_at = ?, updated_at = ? "
+                            + "WHERE project_id = ? AND mode = ? AND status = 'dead' AND id IN ("
+                            + Sql.marks(chunk.size()) + ")",
+                    args.toArray());
         }
         return n;
     }
@@ -139,7 +193,8 @@ final class JdbcDeliveries implements DeliveryRepository {
     /** Walks the dead-letter partial index ({@code project_id, mode, id WHERE status = 'dead'}) forward from the cursor. */
     @Override
     public List<Delivery> deadForReplay(Tenant tenant, DeadFilter filter, String afterId, int limit) {
-        StringBuilder q = new StringBuilder("SELECT " + Rows.DELIVERY_READ + " FROM deliveries WHERE project_id = ? AND mode = ? AND status = 'dead'");
+        StringBuilder q = new StringBuilder("SELECT " + Rows.DELIVERY_READ
+                + " FROM deliveries WHERE project_id = ? AND mode = ? AND status = 'dead'");
         List<Object> args = new ArrayList<>(List.of(tenant.projectId(), Rows.mode(tenant.mode())));
         if (afterId != null) {
             q.append(" AND id > ?");
@@ -158,7 +213,8 @@ final class JdbcDeliveries implements DeliveryRepository {
             args.add(filter.deadBefore());
         }
         if (filter.destination() != null) {
-            q.append(" AND EXISTS (SELECT 1 FROM schedules s WHERE s.id = deliveries.schedule_id AND (s.destination = ? OR s.destination IS NULL))");
+            q.append(
+                    " AND EXISTS (SELECT 1 FROM schedules s WHERE s.id = deliveries.schedule_id AND (s.destination = ? OR s.destination IS NULL))");
             args.add(filter.destination());
         }
         q.append(" ORDER BY id LIMIT ?");
@@ -168,7 +224,10 @@ final class JdbcDeliveries implements DeliveryRepository {
 
     @Override
     public boolean hasPending(String scheduleId) {
-        return sql.one("SELECT 1 FROM deliveries WHERE schedule_id = ? AND " + PENDING + " LIMIT 1", rs -> Boolean.TRUE, scheduleId)
+        return sql.one(
+                        "SELECT 1 FROM deliveries WHERE schedule_id = ? AND " + PENDING + " LIMIT 1",
+                        rs -> Boolean.TRUE,
+                        scheduleId)
                 .isPresent();
     }
 
@@ -186,18 +245,24 @@ final class JdbcDeliveries implements DeliveryRepository {
             Object[] args = new Object[chunk.size() * 2 + 1];
             for (int i = 0; i < chunk.size(); i++) args[i] = args[chunk.size() + i] = chunk.get(i);
             args[args.length - 1] = nowMillis;
-            sql.query("SELECT schedule_id, 'p' AS k, MIN(scheduled_for) AS t, NULL AS st FROM deliveries WHERE " + in + " AND " + PENDING
-                    + " GROUP BY schedule_id UNION ALL SELECT d.schedule_id, 'l', d.scheduled_for, d.status FROM deliveries d WHERE d." + in
-                    + " AND d.scheduled_for = (SELECT MAX(x.scheduled_for) FROM deliveries x WHERE x.schedule_id = d.schedule_id "
-                    + "AND x.scheduled_for <= ?)", rs -> {
+            sql.query(
+                    "SELECT schedule_id, 'p' AS k, MIN(scheduled_for) AS t, NULL AS st FROM deliveries WHERE " + in
+                            + " AND " + PENDING
+                            + " GROUP BY schedule_id UNION ALL SELECT d.schedule_id, 'l', d.scheduled_for, d.status FROM deliveries d WHERE d."
+                            + in
+                            + " AND d.scheduled_for = (SELECT MAX(x.scheduled_for) FROM deliveries x WHERE x.schedule_id = d.schedule_id "
+                            + "AND x.scheduled_for <= ?)",
+                    rs -> {
                         if (rs.getString(2).equals("p")) pending.put(rs.getString(1), Sql.instant(rs, "t"));
                         else last.put(rs.getString(1), DeliveryStatus.parse(rs.getString(4)));
                         return null;
-                    }, args);
+                    },
+                    args);
         }
         java.util.Map<String, ScheduleDeliveries> out = new java.util.HashMap<>();
         for (String id : scheduleIds)
-            if (pending.containsKey(id) || last.containsKey(id)) out.put(id, new ScheduleDeliveries(pending.get(id), last.get(id)));
+            if (pending.containsKey(id) || last.containsKey(id))
+                out.put(id, new ScheduleDeliveries(pending.get(id), last.get(id)));
         return out;
     }
 }

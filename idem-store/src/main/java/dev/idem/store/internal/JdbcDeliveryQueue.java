@@ -25,6 +25,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     private static final int MAX_TRIES = 3;
     /** Keeps IN lists well under every driver's parameter limit. */
     private static final int CHUNK = 500;
+
     private static final String NOW = "(SELECT ms FROM clk)";
     private static final String FINISHED = "status IN ('succeeded', 'dead', 'cancelled')";
 
@@ -36,13 +37,15 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     private final Completion completion;
     /** Whether {@link #claimSql} leases the rows and returns them with their schedules in one statement. */
     private final boolean joinedClaim;
+
     private final String claimSql;
     private final String reapSql;
     private final String releaseSql;
     private final String flowClaimSql;
     private final Alerts alerts;
 
-    JdbcDeliveryQueue(Transactions transactions, Dialect dialect, DueSignal signal, Clock clock, boolean databaseClock) {
+    JdbcDeliveryQueue(
+            Transactions transactions, Dialect dialect, DueSignal signal, Clock clock, boolean databaseClock) {
         this.transactions = transactions;
         this.signal = signal;
         this.clock = clock;
@@ -52,7 +55,8 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         this.joinedClaim = dialect.returningReadsJoinedTables();
         this.claimSql = joinedClaim ? claimJoinedSql() : claimSerialisedSql();
         String toQueue = clock() + "UPDATE deliveries SET status = 'retrying', next_attempt_at = " + NOW
-                + ", lease_owner = NULL, lease_expires_at = NULL, updated_at = " + NOW + " WHERE status = 'delivering' AND ";
+                + ", lease_owner = NULL, lease_expires_at = NULL, updated_at = " + NOW
+                + " WHERE status = 'delivering' AND ";
         this.reapSql = toQueue + "lease_expires_at < " + NOW;
         this.releaseSql = toQueue + "lease_owner = ?";
         this.flowClaimSql = "WITH clk AS (SELECT CAST(? AS BIGINT) AS ms) " + leaseSql(pickSql(true));
@@ -61,7 +65,8 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
 
     /** {@code WITH clk AS (...)}: binds one parameter (the injected clock's now) unless the database clock is used. */
     private String clock() {
-        return "WITH clk AS (SELECT " + (databaseClock ? dialect.databaseNowMillis() : "CAST(? AS BIGINT)") + " AS ms) ";
+        return "WITH clk AS (SELECT " + (databaseClock ? dialect.databaseNowMillis() : "CAST(? AS BIGINT)")
+                + " AS ms) ";
     }
 
     /** The arguments of a statement that starts with {@link #clock()}. */
@@ -78,12 +83,22 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         if (limit <= 0) return List.of();
         java.util.Objects.requireNonNull(owner, "owner");
         java.util.Objects.requireNonNull(fairness, "fairness");
-        if (lookahead.isNegative()) throw new IllegalArgumentException("lookahead must not be negative, got " + lookahead);
+        if (lookahead.isNegative())
+            throw new IllegalArgumentException("lookahead must not be negative, got " + lookahead);
         if (dialect.concurrentClaims() && joinedClaim && noFlowControlLately()) {
-            // one statement, one round trip: no BEGIN/COMMIT around a claim that is a single UPDATE ... RETURNING (where
+            // one statement, one round trip: no BEGIN/COMMIT around a claim that is a single UPDATE ... RETURNING
+            // (where
             // claims overlap: with a single writer, a claim queues for the write lock like any other write)
-            Object[] args = args(owner, lease.toMillis(), json(fairness.free()), lookahead.toMillis(), scan(limit), lookahead.toMillis(),
-                    scan(limit), cap(fairness.otherwise()), limit);
+            Object[] args = args(
+                    owner,
+                    lease.toMillis(),
+                    json(fairness.free()),
+                    lookahead.toMillis(),
+                    scan(limit),
+                    lookahead.toMillis(),
+                    scan(limit),
+                    cap(fairness.otherwise()),
+                    limit);
             return retrying(() -> {
                 List<Undecodable> buried = new ArrayList<>();
                 List<Claim> claims = transactions.autocommit(sql -> claimJoined(sql, args, buried));
@@ -95,16 +110,26 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
             Map<String, Integer> free = new HashMap<>(fairness.free());
             List<Claim> claims = new ArrayList<>();
             if (anyFlowControl(sql)) {
-                // no look-ahead under flow control: a row claimed ahead would count in this second's rate and be sent in the
+                // no look-ahead under flow control: a row claimed ahead would count in this second's rate and be sent
+                // in the
                 // next one, and hold a parallelism slot while it waits for its instant
                 claims.addAll(claimFlowControlled(sql, owner, lease, limit, Duration.ZERO, free, fairness.otherwise()));
                 for (Claim c : claims) free.merge(destination(c.schedule()), -1, (a, b) -> Math.max(0, a + b));
-                for (Claim c : claims) free.putIfAbsent(destination(c.schedule()), Math.max(0, fairness.otherwise() - 1));
+                for (Claim c : claims)
+                    free.putIfAbsent(destination(c.schedule()), Math.max(0, fairness.otherwise() - 1));
             }
             int left = limit - claims.size();
             if (left > 0) {
-                Object[] args = args(owner, lease.toMillis(), json(free), lookahead.toMillis(), scan(left), lookahead.toMillis(), scan(left),
-                        cap(fairness.otherwise()), left);
+                Object[] args = args(
+                        owner,
+                        lease.toMillis(),
+                        json(free),
+                        lookahead.toMillis(),
+                        scan(left),
+                        lookahead.toMillis(),
+                        scan(left),
+                        cap(fairness.otherwise()),
+                        left);
                 if (joinedClaim) {
                     List<Undecodable> buried = new ArrayList<>();
                     claims.addAll(claimJoined(sql, args, buried));
@@ -133,7 +158,8 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
      * Schedule writes with flow control in this process: one makes every queue of the process ask again at its next
      * claim, so a schedule given flow control here is claimed under it at once (other processes: within a second).
      */
-    private static final java.util.concurrent.atomic.AtomicLong FLOW_WRITES = new java.util.concurrent.atomic.AtomicLong();
+    private static final java.util.concurrent.atomic.AtomicLong FLOW_WRITES =
+            new java.util.concurrent.atomic.AtomicLong();
 
     /** Called for every schedule row written with flow control. */
     static void flowControlWritten() {
@@ -176,7 +202,8 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         return o.toString();
     }
 
-    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+            new com.fasterxml.jackson.databind.ObjectMapper();
 
     /**
      * The ids a claim takes. Two windows of due rows of destinations with a free slot: the earliest (up to the claim's
@@ -193,46 +220,76 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     private String pickSql(boolean flowControlled) {
         String lock = dialect.forUpdateOf("q") + dialect.skipLockedClause();
         String flowColumns = flowControlled ? ", qs.flow_key, qs.flow_parallelism AS par, qs.flow_rate AS rate" : "";
-        String filters = " AND qs.status NOT IN ('paused', 'deleted')" + (flowControlled ? " AND qs.flow_key IS NOT NULL" : " AND qs.flow_key IS NULL")
+        String filters = " AND qs.status NOT IN ('paused', 'deleted')"
+                + (flowControlled ? " AND qs.flow_key IS NOT NULL" : " AND qs.flow_key IS NULL")
                 + " AND NOT EXISTS (SELECT 1 FROM caps WHERE caps.dest = " + DESTINATION + " AND caps.free <= 0)";
-        // the look-ahead is for first attempts (rows written ahead for their instant); a retry is claimed when it is due
-        String due = "q.status IN ('scheduled', 'retrying') AND q.next_attempt_at <= " + NOW + " + ? AND (q.status = 'scheduled' OR "
-                + "q.next_attempt_at <= " + NOW + ")";
+        // the look-ahead is for first attempts (rows written ahead for their instant); a retry is claimed when it is
+        // due
+        String due = "q.status IN ('scheduled', 'retrying') AND q.next_attempt_at <= " + NOW
+                + " + ? AND (q.status = 'scheduled' OR " + "q.next_attempt_at <= " + NOW + ")";
         StringBuilder q = new StringBuilder("WITH caps AS (SELECT key AS dest, CAST(value AS INTEGER) AS free FROM ")
-                .append(dialect.jsonEntries()).append(")");
+                .append(dialect.jsonEntries())
+                .append(")");
         if (flowControlled) {
-            q.append(", live AS (SELECT s.flow_key, COUNT(*) AS n FROM deliveries d JOIN schedules s ON s.id = d.schedule_id "
-                    + "WHERE d.status = 'delivering' AND s.flow_key IS NOT NULL GROUP BY s.flow_key)")
-             .append(", used AS (SELECT flow_key, used AS n FROM flow_usage WHERE window_second = " + NOW + " / 1000)");
+            q.append(
+                            ", live AS (SELECT s.flow_key, COUNT(*) AS n FROM deliveries d JOIN schedules s ON s.id = d.schedule_id "
+                                    + "WHERE d.status = 'delivering' AND s.flow_key IS NOT NULL GROUP BY s.flow_key)")
+                    .append(", used AS (SELECT flow_key, used AS n FROM flow_usage WHERE window_second = " + NOW
+                            + " / 1000)");
         }
-        q.append(", earliest AS (SELECT q.id, ").append(DESTINATION).append(" AS dest, q.next_attempt_at AS due").append(flowColumns)
-         .append(" FROM deliveries q JOIN schedules qs ON qs.id = q.schedule_id WHERE ").append(due).append(filters)
-         .append(" ORDER BY q.next_attempt_at LIMIT ?").append(lock).append(")")
-         .append(", latest AS (SELECT q.id, ").append(DESTINATION).append(" AS dest, q.next_attempt_at AS due").append(flowColumns)
-         .append(" FROM (SELECT q.id, q.schedule_id, q.next_attempt_at FROM deliveries q WHERE ").append(due)
-         .append(" ORDER BY q.next_attempt_at DESC LIMIT ?) q JOIN schedules qs ON qs.id = q.schedule_id WHERE ")
-         .append(DESTINATION).append(" NOT IN (SELECT dest FROM earliest)").append(filters).append(")")
-         .append(", cand AS (SELECT * FROM earliest UNION SELECT * FROM latest)")
-         .append(", ranked AS (SELECT cand.*, ROW_NUMBER() OVER (PARTITION BY cand.dest ORDER BY cand.due, cand.id) AS rn")
-         .append(flowControlled ? ", ROW_NUMBER() OVER (PARTITION BY cand.flow_key ORDER BY cand.due, cand.id) AS rk" : "")
-         .append(" FROM cand)")
-         .append(", picked AS (SELECT ranked.id, ranked.rn, ranked.due FROM ranked LEFT JOIN caps ON caps.dest = ranked.dest");
+        q.append(", earliest AS (SELECT q.id, ")
+                .append(DESTINATION)
+                .append(" AS dest, q.next_attempt_at AS due")
+                .append(flowColumns)
+                .append(" FROM deliveries q JOIN schedules qs ON qs.id = q.schedule_id WHERE ")
+                .append(due)
+                .append(filters)
+                .append(" ORDER BY q.next_attempt_at LIMIT ?")
+                .append(lock)
+                .append(")")
+                .append(", latest AS (SELECT q.id, ")
+                .append(DESTINATION)
+                .append(" AS dest, q.next_attempt_at AS due")
+                .append(flowColumns)
+                .append(" FROM (SELECT q.id, q.schedule_id, q.next_attempt_at FROM deliveries q WHERE ")
+                .append(due)
+                .append(" ORDER BY q.next_attempt_at DESC LIMIT ?) q JOIN schedules qs ON qs.id = q.schedule_id WHERE ")
+                .append(DESTINATION)
+                .append(" NOT IN (SELECT dest FROM earliest)")
+                .append(filters)
+                .append(")")
+                .append(", cand AS (SELECT * FROM earliest UNION SELECT * FROM latest)")
+                .append(
+                        ", ranked AS (SELECT cand.*, ROW_NUMBER() OVER (PARTITION BY cand.dest ORDER BY cand.due, cand.id) AS rn")
+                .append(
+                        flowControlled
+                                ? ", ROW_NUMBER() OVER (PARTITION BY cand.flow_key ORDER BY cand.due, cand.id) AS rk"
+                                : "")
+                .append(" FROM cand)")
+                .append(
+                        ", picked AS (SELECT ranked.id, ranked.rn, ranked.due FROM ranked LEFT JOIN caps ON caps.dest = ranked.dest");
         if (flowControlled) {
-            q.append(" LEFT JOIN live ON live.flow_key = ranked.flow_key LEFT JOIN used ON used.flow_key = ranked.flow_key")
-             .append(" WHERE (ranked.par IS NULL OR ranked.rk <= ranked.par - COALESCE(live.n, 0))")
-             .append(" AND (ranked.rate IS NULL OR ranked.rk <= ranked.rate - COALESCE(used.n, 0)) AND");
+            q.append(
+                            " LEFT JOIN live ON live.flow_key = ranked.flow_key LEFT JOIN used ON used.flow_key = ranked.flow_key")
+                    .append(" WHERE (ranked.par IS NULL OR ranked.rk <= ranked.par - COALESCE(live.n, 0))")
+                    .append(" AND (ranked.rate IS NULL OR ranked.rk <= ranked.rate - COALESCE(used.n, 0)) AND");
         } else {
             q.append(" WHERE");
         }
         return q.append(" ranked.rn <= COALESCE(caps.free, ?))")
-                .append(" SELECT q.id FROM deliveries q JOIN picked ON picked.id = q.id WHERE q.status IN ('scheduled', 'retrying')")
-                .append(" ORDER BY picked.rn, picked.due LIMIT ?").append(lock).toString();
+                .append(
+                        " SELECT q.id FROM deliveries q JOIN picked ON picked.id = q.id WHERE q.status IN ('scheduled', 'retrying')")
+                .append(" ORDER BY picked.rn, picked.due LIMIT ?")
+                .append(lock)
+                .toString();
     }
 
     /** One statement: pick the rows, lease them, return them with their schedules. */
     private String claimJoinedSql() {
-        String returning = Arrays.stream(Rows.DELIVERY_READ.split(", ")).map(c -> "d." + c).collect(Collectors.joining(", "));
-        return clock() + "UPDATE deliveries d SET status = 'delivering', lease_owner = ?, lease_expires_at = " + NOW + " + ?, "
+        String returning =
+                Arrays.stream(Rows.DELIVERY_READ.split(", ")).map(c -> "d." + c).collect(Collectors.joining(", "));
+        return clock() + "UPDATE deliveries d SET status = 'delivering', lease_owner = ?, lease_expires_at = " + NOW
+                + " + ?, "
                 + "attempt_count = d.attempt_count + 1, updated_at = " + NOW + " FROM schedules s "
                 + "WHERE s.id = d.schedule_id AND " + dialect.inSubquery("d.id", pickSql(false)) + " "
                 + "RETURNING " + returning + ", " + Rows.scheduleColumnsAs("s", "s_");
@@ -245,7 +302,8 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
 
     private String leaseSql(String pick) {
         return "UPDATE deliveries SET status = 'delivering', lease_owner = ?, lease_expires_at = " + NOW + " + ?, "
-                + "attempt_count = attempt_count + 1, updated_at = " + NOW + " WHERE " + dialect.inSubquery("id", pick) + " "
+                + "attempt_count = attempt_count + 1, updated_at = " + NOW + " WHERE " + dialect.inSubquery("id", pick)
+                + " "
                 + "RETURNING " + Rows.DELIVERY_READ;
     }
 
@@ -253,19 +311,45 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
      * Claims flow-controlled deliveries under the flow-control lock, at one instant read once (so the rate's second
      * and the claims agree), and counts them into this second's usage of their keys.
      */
-    private List<Claim> claimFlowControlled(Sql sql, String owner, Duration lease, int limit, Duration lookahead,
-                                            Map<String, Integer> free, int otherwise) {
+    private List<Claim> claimFlowControlled(
+            Sql sql,
+            String owner,
+            Duration lease,
+            int limit,
+            Duration lookahead,
+            Map<String, Integer> free,
+            int otherwise) {
         if (dialect.flowControlLock() != null) sql.one(dialect.flowControlLock(), rs -> Boolean.TRUE);
         long now = nowMillis(sql);
-        List<Claim> claims = claimedWithSchedules(sql, owner, flowClaimSql, new Object[] {now, owner, lease.toMillis(), json(free),
-            lookahead.toMillis(), scan(limit), lookahead.toMillis(), scan(limit), cap(otherwise), limit});
+        List<Claim> claims = claimedWithSchedules(sql, owner, flowClaimSql, new Object[] {
+            now,
+            owner,
+            lease.toMillis(),
+            json(free),
+            lookahead.toMillis(),
+            scan(limit),
+            lookahead.toMillis(),
+            scan(limit),
+            cap(otherwise),
+            limit
+        });
         Map<String, Integer> perKey = new java.util.TreeMap<>();
-        for (Claim c : claims) perKey.merge(c.schedule().definition().flowControl().scopedKey(c.schedule().tenant()), 1, Integer::sum);
+        for (Claim c : claims)
+            perKey.merge(
+                    c.schedule()
+                            .definition()
+                            .flowControl()
+                            .scopedKey(c.schedule().tenant()),
+                    1,
+                    Integer::sum);
         long second = now / 1000;
-        sql.batch("INSERT INTO flow_usage (flow_key, window_second, used) VALUES (?, ?, ?) ON CONFLICT (flow_key) DO UPDATE SET "
+        sql.batch(
+                "INSERT INTO flow_usage (flow_key, window_second, used) VALUES (?, ?, ?) ON CONFLICT (flow_key) DO UPDATE SET "
                         + "used = CASE WHEN flow_usage.window_second = excluded.window_second THEN flow_usage.used + excluded.used "
                         + "ELSE excluded.used END, window_second = excluded.window_second",
-                perKey.entrySet().stream().map(e -> new Object[] {e.getKey(), second, e.getValue()}).toList());
+                perKey.entrySet().stream()
+                        .map(e -> new Object[] {e.getKey(), second, e.getValue()})
+                        .toList());
         return claims;
     }
 
@@ -275,26 +359,36 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         Map<String, Schedule> decoded = new HashMap<>();
         Map<String, String> undecodable = new HashMap<>();
         List<Claim> claims = new ArrayList<>();
-        sql.query(claimSql, rs -> {
-            String scheduleId = rs.getString("s_id");
-            try {
-                Schedule s = decoded.get(scheduleId);
-                if (s == null && !undecodable.containsKey(scheduleId)) {
+        sql.query(
+                claimSql,
+                rs -> {
+                    String scheduleId = rs.getString("s_id");
                     try {
-                        s = Rows.schedule(rs, "s_");
-                        decoded.put(scheduleId, s);
+                        Schedule s = decoded.get(scheduleId);
+                        if (s == null && !undecodable.containsKey(scheduleId)) {
+                            try {
+                                s = Rows.schedule(rs, "s_");
+                                decoded.put(scheduleId, s);
+                            } catch (RuntimeException | SQLException e) {
+                                undecodable.put(scheduleId, e.toString());
+                            }
+                        }
+                        if (s != null) claims.add(new Claim(Rows.delivery(rs), s));
+                        else
+                            buried.add(new Undecodable(
+                                    rs.getString("id"),
+                                    rs.getInt("attempt_count"),
+                                    "the stored definition of schedule " + scheduleId + " cannot be read: "
+                                            + undecodable.get(scheduleId)));
                     } catch (RuntimeException | SQLException e) {
-                        undecodable.put(scheduleId, e.toString());
+                        buried.add(new Undecodable(
+                                rs.getString("id"),
+                                rs.getInt("attempt_count"),
+                                "the stored delivery cannot be read: " + e));
                     }
-                }
-                if (s != null) claims.add(new Claim(Rows.delivery(rs), s));
-                else buried.add(new Undecodable(rs.getString("id"), rs.getInt("attempt_count"), "the stored definition of schedule "
-                        + scheduleId + " cannot be read: " + undecodable.get(scheduleId)));
-            } catch (RuntimeException | SQLException e) {
-                buried.add(new Undecodable(rs.getString("id"), rs.getInt("attempt_count"), "the stored delivery cannot be read: " + e));
-            }
-            return Boolean.TRUE;
-        }, args);
+                    return Boolean.TRUE;
+                },
+                args);
         return claims;
     }
 
@@ -302,34 +396,47 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     private List<Claim> claimedWithSchedules(Sql sql, String owner, String claimSql, Object[] args) {
         List<Undecodable> buried = new ArrayList<>();
         List<Delivery> claimed = new ArrayList<>();
-        sql.query(claimSql, rs -> {
-            try {
-                claimed.add(Rows.delivery(rs));
-            } catch (RuntimeException | SQLException e) {
-                buried.add(new Undecodable(rs.getString("id"), rs.getInt("attempt_count"), "the stored delivery cannot be read: " + e));
-            }
-            return Boolean.TRUE;
-        }, args);
+        sql.query(
+                claimSql,
+                rs -> {
+                    try {
+                        claimed.add(Rows.delivery(rs));
+                    } catch (RuntimeException | SQLException e) {
+                        buried.add(new Undecodable(
+                                rs.getString("id"),
+                                rs.getInt("attempt_count"),
+                                "the stored delivery cannot be read: " + e));
+                    }
+                    return Boolean.TRUE;
+                },
+                args);
         Map<String, Schedule> schedules = new HashMap<>();
         Map<String, String> undecodable = new HashMap<>();
         List<String> ids = claimed.stream().map(Delivery::scheduleId).distinct().toList();
         for (List<String> chunk : chunks(ids)) {
-            sql.query("SELECT " + Rows.SCHEDULE + " FROM schedules WHERE id IN (" + Sql.marks(chunk.size()) + ")", rs -> {
-                try {
-                    Schedule s = Rows.schedule(rs);
-                    schedules.put(s.id(), s);
-                } catch (RuntimeException | SQLException e) {
-                    undecodable.put(rs.getString("id"), e.toString());
-                }
-                return Boolean.TRUE;
-            }, chunk.toArray());
+            sql.query(
+                    "SELECT " + Rows.SCHEDULE + " FROM schedules WHERE id IN (" + Sql.marks(chunk.size()) + ")",
+                    rs -> {
+                        try {
+                            Schedule s = Rows.schedule(rs);
+                            schedules.put(s.id(), s);
+                        } catch (RuntimeException | SQLException e) {
+                            undecodable.put(rs.getString("id"), e.toString());
+                        }
+                        return Boolean.TRUE;
+                    },
+                    chunk.toArray());
         }
         List<Claim> claims = new ArrayList<>();
         for (Delivery d : claimed) {
             Schedule s = schedules.get(d.scheduleId());
             if (s != null) claims.add(new Claim(d, s));
-            else buried.add(new Undecodable(d.id(), d.attemptCount(), "the stored definition of schedule " + d.scheduleId()
-                    + " cannot be read: " + undecodable.getOrDefault(d.scheduleId(), "not found")));
+            else
+                buried.add(new Undecodable(
+                        d.id(),
+                        d.attemptCount(),
+                        "the stored definition of schedule " + d.scheduleId() + " cannot be read: "
+                                + undecodable.getOrDefault(d.scheduleId(), "not found")));
         }
         bury(sql, owner, buried);
         return claims;
@@ -350,17 +457,29 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     private Void bury(Sql sql, String owner, List<Undecodable> buried) {
         if (buried.isEmpty()) return null;
         long now = nowMillis(sql);
-        sql.batch("INSERT INTO attempts (" + Rows.ATTEMPT + ") VALUES (?, ?, ?, ?, 0, NULL, ?, NULL) ON CONFLICT DO NOTHING",
-                buried.stream().map(b -> new Object[] {ATTEMPT_IDS.next("att"), b.deliveryId(), b.attempt(), now,
-                        "not sent: " + b.error()}).toList());
-        sql.batch("UPDATE deliveries SET status = 'dead', next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL, "
+        sql.batch(
+                "INSERT INTO attempts (" + Rows.ATTEMPT
+                        + ") VALUES (?, ?, ?, ?, 0, NULL, ?, NULL) ON CONFLICT DO NOTHING",
+                buried.stream()
+                        .map(b -> new Object[] {
+                            ATTEMPT_IDS.next("att"), b.deliveryId(), b.attempt(), now, "not sent: " + b.error()
+                        })
+                        .toList());
+        sql.batch(
+                "UPDATE deliveries SET status = 'dead', next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL, "
                         + "last_error = ?, updated_at = ? WHERE id = ? AND status = 'delivering' AND lease_owner = ?",
-                buried.stream().map(b -> new Object[] {"not sent: " + b.error(), now, b.deliveryId(), owner}).toList());
+                buried.stream()
+                        .map(b -> new Object[] {"not sent: " + b.error(), now, b.deliveryId(), owner})
+                        .toList());
         // a one-shot whose delivery is dead now has nothing left to attempt (SPEC section 2), as after any outcome
-        Settlement.afterOutcomes(sql, dialect, buried.stream().map(Undecodable::deliveryId).toList(), now);
+        Settlement.afterOutcomes(
+                sql, dialect, buried.stream().map(Undecodable::deliveryId).toList(), now);
         for (Undecodable b : buried)
-            log.error("delivery {} is dead without an attempt on the wire: {}; fix the row and replay it (POST /v1/deliveries/{}/replay)",
-                    b.deliveryId(), b.error(), b.deliveryId());
+            log.error(
+                    "delivery {} is dead without an attempt on the wire: {}; fix the row and replay it (POST /v1/deliveries/{}/replay)",
+                    b.deliveryId(),
+                    b.error(),
+                    b.deliveryId());
         return null;
     }
 
@@ -370,10 +489,15 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         if (claims.isEmpty()) return 0;
         return retrying(() -> transactions.write(sql -> {
             long now = nowMillis(sql);
-            int[] counts = sql.batch("UPDATE deliveries SET status = CASE WHEN attempt_count <= 1 AND NOT replayed THEN 'scheduled' "
+            int[] counts = sql.batch(
+                    "UPDATE deliveries SET status = CASE WHEN attempt_count <= 1 AND NOT replayed THEN 'scheduled' "
                             + "ELSE 'retrying' END, attempt_count = attempt_count - 1, lease_owner = NULL, lease_expires_at = NULL, "
                             + "updated_at = ? WHERE id = ? AND status = 'delivering' AND lease_owner = ? AND attempt_count = ?",
-                    claims.stream().map(c -> new Object[] {now, c.delivery().id(), owner, c.delivery().attemptCount()}).toList());
+                    claims.stream()
+                            .map(c -> new Object[] {
+                                now, c.delivery().id(), owner, c.delivery().attemptCount()
+                            })
+                            .toList());
             int n = 0;
             for (int c : counts) n += Math.max(c, 0);
             return n;
@@ -384,13 +508,19 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     public int fillRouting(int limit) {
         if (limit <= 0) return 0;
         return retrying(() -> transactions.write(sql -> {
-            List<Schedule> missing = sql.query("SELECT " + Rows.SCHEDULE + " FROM schedules WHERE destination IS NULL ORDER BY id LIMIT ?",
-                    Rows::schedule, limit);
-            sql.batch("UPDATE schedules SET " + JdbcSchedules.ROUTING.replace(",", " = ?,") + " = ? WHERE id = ? AND destination IS NULL",
-                    missing.stream().map(s -> {
-                        Object[] r = JdbcSchedules.routing(s);
-                        return new Object[] {r[0], r[1], r[2], r[3], s.id()};
-                    }).toList());
+            List<Schedule> missing = sql.query(
+                    "SELECT " + Rows.SCHEDULE + " FROM schedules WHERE destination IS NULL ORDER BY id LIMIT ?",
+                    Rows::schedule,
+                    limit);
+            sql.batch(
+                    "UPDATE schedules SET " + JdbcSchedules.ROUTING.replace(",", " = ?,")
+                            + " = ? WHERE id = ? AND destination IS NULL",
+                    missing.stream()
+                            .map(s -> {
+                                Object[] r = JdbcSchedules.routing(s);
+                                return new Object[] {r[0], r[1], r[2], r[3], s.id()};
+                            })
+                            .toList());
             return missing.size();
         }));
     }
@@ -405,8 +535,16 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
             Completed completed = completion.apply(sql, owner, outcomes, now);
             // a schedule whose last delivery just became final is completed (SPEC section 2), in the same transaction
             java.util.Set<String> appliedIds = new java.util.HashSet<>(completed.applied());
-            Settlement.afterOutcomes(sql, dialect, outcomes.stream().filter(o -> o.newStatus() != dev.idem.core.DeliveryStatus.RETRYING)
-                    .map(Outcome::deliveryId).filter(appliedIds::contains).distinct().toList(), now);
+            Settlement.afterOutcomes(
+                    sql,
+                    dialect,
+                    outcomes.stream()
+                            .filter(o -> o.newStatus() != dev.idem.core.DeliveryStatus.RETRYING)
+                            .map(Outcome::deliveryId)
+                            .filter(appliedIds::contains)
+                            .distinct()
+                            .toList(),
+                    now);
             // the alerts of what this batch made dead or paused, as durable as the outcomes (see Alerts)
             alerted[0] = alerts.raise(new JdbcTx(sql, dialect, signal), sql, outcomes, completed, now);
             return completed;
@@ -455,8 +593,10 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         boolean excluding = fairness.free().values().stream().anyMatch(f -> f <= 0);
         String q = "SELECT q.next_attempt_at FROM deliveries q JOIN schedules qs ON qs.id = q.schedule_id "
                 + "WHERE q.status IN ('scheduled', 'retrying') AND qs.status NOT IN ('paused', 'deleted') "
-                + (excluding ? "AND NOT EXISTS (SELECT 1 FROM " + dialect.jsonEntries() + " c WHERE c.key = " + DESTINATION
-                        + " AND CAST(c.value AS INTEGER) <= 0) " : "")
+                + (excluding
+                        ? "AND NOT EXISTS (SELECT 1 FROM " + dialect.jsonEntries() + " c WHERE c.key = " + DESTINATION
+                                + " AND CAST(c.value AS INTEGER) <= 0) "
+                        : "")
                 + "ORDER BY q.next_attempt_at LIMIT 1";
         Object[] args = excluding ? new Object[] {json(fairness.free())} : new Object[0];
         return transactions.autocommit(sql -> sql.one(q, rs -> Sql.instant(rs, "next_attempt_at"), args));
@@ -471,26 +611,36 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     /** The store's now inside {@code sql}'s transaction (the node registry uses the same clock as claims). */
     long nowMillis(Sql sql) {
         if (!databaseClock) return clock.millis();
-        return sql.one("SELECT " + dialect.databaseNowMillis(), rs -> rs.getLong(1)).orElseThrow();
+        return sql.one("SELECT " + dialect.databaseNowMillis(), rs -> rs.getLong(1))
+                .orElseThrow();
     }
 
     @Override
     public int pruneFinished(Instant before, int limit) {
         if (limit <= 0) return 0;
         return retrying(() -> transactions.write(sql -> {
-            List<String> ids = sql.query("DELETE FROM deliveries WHERE " + dialect.inSubquery("id", "SELECT id FROM deliveries WHERE "
-                    + FINISHED + " AND updated_at < ? ORDER BY updated_at LIMIT ?") + " AND " + FINISHED + " RETURNING id",
-                    rs -> rs.getString(1), before, limit);
+            List<String> ids = sql.query(
+                    "DELETE FROM deliveries WHERE "
+                            + dialect.inSubquery(
+                                    "id",
+                                    "SELECT id FROM deliveries WHERE " + FINISHED
+                                            + " AND updated_at < ? ORDER BY updated_at LIMIT ?")
+                            + " AND " + FINISHED + " RETURNING id",
+                    rs -> rs.getString(1),
+                    before,
+                    limit);
             for (List<String> chunk : chunks(ids))
-                sql.update("DELETE FROM attempts WHERE delivery_id IN (" + Sql.marks(chunk.size()) + ")", chunk.toArray());
+                sql.update(
+                        "DELETE FROM attempts WHERE delivery_id IN (" + Sql.marks(chunk.size()) + ")", chunk.toArray());
             return ids.size();
         }));
     }
 
     @Override
     public long depth() {
-        return transactions.autocommit(sql -> sql.one("SELECT COUNT(*) FROM deliveries WHERE " + JdbcDeliveries.PENDING, rs -> rs.getLong(1))
-                .orElse(0L));
+        return transactions.autocommit(
+                sql -> sql.one("SELECT COUNT(*) FROM deliveries WHERE " + JdbcDeliveries.PENDING, rs -> rs.getLong(1))
+                        .orElse(0L));
     }
 
     @Override

@@ -29,15 +29,35 @@ final class JdbcSchedules implements ScheduleRepository {
         List<Object[]> rows = new ArrayList<>(schedules.size());
         for (Schedule s : schedules) {
             Object[] routing = routing(s);
-            rows.add(new Object[] {s.id(), s.tenant().projectId(), Rows.mode(s.tenant().mode()), s.status().wireName(),
-                DefinitionCodec.write(s.definition()), s.nextFireAt(), s.consecutiveFailures(), s.definition().autoPauseAfter(),
-                s.pausedReason(), s.lastSequence(), s.definition().dedupId(), s.createdAt(), s.updatedAt(), routing[0], routing[1],
-                routing[2], routing[3], s.origin() == null ? null : s.origin().kind().wireName(),
-                s.origin() == null ? null : s.origin().sourceId()});
+            rows.add(new Object[] {
+                s.id(),
+                s.tenant().projectId(),
+                Rows.mode(s.tenant().mode()),
+                s.status().wireName(),
+                DefinitionCodec.write(s.definition()),
+                s.nextFireAt(),
+                s.consecutiveFailures(),
+                s.definition().autoPauseAfter(),
+                s.pausedReason(),
+                s.lastSequence(),
+                s.definition().dedupId(),
+                s.createdAt(),
+                s.updatedAt(),
+                routing[0],
+                routing[1],
+                routing[2],
+                routing[3],
+                s.origin() == null ? null : s.origin().kind().wireName(),
+                s.origin() == null ? null : s.origin().sourceId()
+            });
         }
-        sql.multiRowUpdate("INSERT INTO schedules (id, project_id, mode, status, definition, next_fire_at, consecutive_failures, "
-                + "auto_pause_after, paused_reason, last_sequence, dedup_id, created_at, updated_at, " + ROUTING + ", origin, source_id) VALUES ",
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows, "");
+        sql.multiRowUpdate(
+                "INSERT INTO schedules (id, project_id, mode, status, definition, next_fire_at, consecutive_failures, "
+                        + "auto_pause_after, paused_reason, last_sequence, dedup_id, created_at, updated_at, " + ROUTING
+                        + ", origin, source_id) VALUES ",
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                rows,
+                "");
     }
 
     /** The columns the claim reads instead of the definition: its destination and flow control. */
@@ -47,26 +67,39 @@ final class JdbcSchedules implements ScheduleRepository {
     static Object[] routing(Schedule s) {
         dev.idem.core.FlowControl fc = s.definition().flowControl();
         if (fc != null) JdbcDeliveryQueue.flowControlWritten();
-        return new Object[] {s.definition().destination(), fc == null ? null : fc.scopedKey(s.tenant()),
-            fc == null ? null : fc.parallelism(), fc == null ? null : fc.rate()};
+        return new Object[] {
+            s.definition().destination(),
+            fc == null ? null : fc.scopedKey(s.tenant()),
+            fc == null ? null : fc.parallelism(),
+            fc == null ? null : fc.rate()
+        };
     }
 
     @Override
     public Optional<Schedule> find(Tenant tenant, String id) {
-        return sql.one("SELECT " + Rows.SCHEDULE + " FROM schedules WHERE id = ? AND " + TENANT, Rows::schedule, id,
-                tenant.projectId(), Rows.mode(tenant.mode()));
+        return sql.one(
+                "SELECT " + Rows.SCHEDULE + " FROM schedules WHERE id = ? AND " + TENANT,
+                Rows::schedule,
+                id,
+                tenant.projectId(),
+                Rows.mode(tenant.mode()));
     }
 
     @Override
     public Optional<Schedule> findForUpdate(Tenant tenant, String id) {
-        return sql.one("SELECT " + Rows.SCHEDULE + " FROM schedules WHERE id = ? AND " + TENANT + dialect.forUpdate(), Rows::schedule,
-                id, tenant.projectId(), Rows.mode(tenant.mode()));
+        return sql.one(
+                "SELECT " + Rows.SCHEDULE + " FROM schedules WHERE id = ? AND " + TENANT + dialect.forUpdate(),
+                Rows::schedule,
+                id,
+                tenant.projectId(),
+                Rows.mode(tenant.mode()));
     }
 
     @Override
     public Page<Schedule> list(Tenant tenant, ScheduleStatus status, int limit, String startingAfter) {
         // only the user's own schedules: the tenant indexes are partial on origin IS NULL (V8)
-        StringBuilder q = new StringBuilder("SELECT " + Rows.SCHEDULE + " FROM schedules WHERE " + TENANT + " AND origin IS NULL");
+        StringBuilder q = new StringBuilder(
+                "SELECT " + Rows.SCHEDULE + " FROM schedules WHERE " + TENANT + " AND origin IS NULL");
         List<Object> args = new ArrayList<>(List.of(tenant.projectId(), Rows.mode(tenant.mode())));
         if (status != null) {
             q.append(" AND status = ?");
@@ -82,12 +115,25 @@ final class JdbcSchedules implements ScheduleRepository {
     @Override
     public boolean update(Schedule s) {
         Object[] routing = routing(s);
-        return sql.update("UPDATE schedules SET status = ?, definition = ?, next_fire_at = ?, consecutive_failures = ?, "
-                        + "auto_pause_after = ?, paused_reason = ?, last_sequence = ?, dedup_id = ?, updated_at = ?, "
-                        + "destination = ?, flow_key = ?, flow_parallelism = ?, flow_rate = ? WHERE id = ?",
-                s.status().wireName(), DefinitionCodec.write(s.definition()), s.nextFireAt(), s.consecutiveFailures(),
-                s.definition().autoPauseAfter(), s.pausedReason(), s.lastSequence(), s.definition().dedupId(), s.updatedAt(),
-                routing[0], routing[1], routing[2], routing[3], s.id()) == 1;
+        return sql.update(
+                        "UPDATE schedules SET status = ?, definition = ?, next_fire_at = ?, consecutive_failures = ?, "
+                                + "auto_pause_after = ?, paused_reason = ?, last_sequence = ?, dedup_id = ?, updated_at = ?, "
+                                + "destination = ?, flow_key = ?, flow_parallelism = ?, flow_rate = ? WHERE id = ?",
+                        s.status().wireName(),
+                        DefinitionCodec.write(s.definition()),
+                        s.nextFireAt(),
+                        s.consecutiveFailures(),
+                        s.definition().autoPauseAfter(),
+                        s.pausedReason(),
+                        s.lastSequence(),
+                        s.definition().dedupId(),
+                        s.updatedAt(),
+                        routing[0],
+                        routing[1],
+                        routing[2],
+                        routing[3],
+                        s.id())
+                == 1;
     }
 
     /**
@@ -102,11 +148,15 @@ final class JdbcSchedules implements ScheduleRepository {
     public Set<String> advanceCursors(List<CursorMove> moves, Instant now) {
         List<Object[]> rows = new ArrayList<>(moves.size());
         for (CursorMove m : moves) rows.add(new Object[] {m.scheduleId(), m.expected(), m.next(), m.lastSequence()});
-        return new HashSet<>(sql.multiRowQuery("WITH v (id, expected, next_at, seq) AS (VALUES ",
-                "(?, CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT))", rows,
+        return new HashSet<>(sql.multiRowQuery(
+                "WITH v (id, expected, next_at, seq) AS (VALUES ",
+                "(?, CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT))",
+                rows,
                 ") UPDATE schedules SET next_fire_at = v.next_at, last_sequence = v.seq, updated_at = ? FROM v "
                         + "WHERE schedules.id = v.id AND schedules.status = 'active' AND schedules.next_fire_at = +v.expected "
-                        + "RETURNING schedules.id", rs -> rs.getString(1), now));
+                        + "RETURNING schedules.id",
+                rs -> rs.getString(1),
+                now));
     }
 
     @Override
@@ -116,8 +166,12 @@ final class JdbcSchedules implements ScheduleRepository {
 
     @Override
     public List<Schedule> dueForMaterialisation(Instant horizon, int limit) {
-        return sql.query("SELECT " + Rows.SCHEDULE + " FROM schedules WHERE status = 'active' AND next_fire_at IS NOT NULL "
-                + "AND next_fire_at <= ? ORDER BY next_fire_at LIMIT ?" + dialect.forUpdate() + dialect.skipLockedClause(),
-                Rows::schedule, horizon, limit);
+        return sql.query(
+                "SELECT " + Rows.SCHEDULE + " FROM schedules WHERE status = 'active' AND next_fire_at IS NOT NULL "
+                        + "AND next_fire_at <= ? ORDER BY next_fire_at LIMIT ?" + dialect.forUpdate()
+                        + dialect.skipLockedClause(),
+                Rows::schedule,
+                horizon,
+                limit);
     }
 }

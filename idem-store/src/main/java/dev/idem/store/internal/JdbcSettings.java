@@ -19,17 +19,26 @@ final class JdbcSettings implements SettingsRepository {
 
     @Override
     public ProjectSettings find(Tenant tenant) {
-        return sql.one("SELECT alert_endpoint, alert_events FROM project_settings WHERE project_id = ? AND mode = ?",
-                rs -> new ProjectSettings(tenant, rs.getString("alert_endpoint"), events(rs.getString("alert_events"))),
-                tenant.projectId(), Rows.mode(tenant.mode())).orElseGet(() -> ProjectSettings.defaults(tenant));
+        return sql.one(
+                        "SELECT alert_endpoint, alert_events FROM project_settings WHERE project_id = ? AND mode = ?",
+                        rs -> new ProjectSettings(
+                                tenant, rs.getString("alert_endpoint"), events(rs.getString("alert_events"))),
+                        tenant.projectId(),
+                        Rows.mode(tenant.mode()))
+                .orElseGet(() -> ProjectSettings.defaults(tenant));
     }
 
     @Override
     public void save(ProjectSettings s) {
-        sql.update("INSERT INTO project_settings (project_id, mode, alert_endpoint, alert_events, updated_at) VALUES (?, ?, ?, ?, ?) "
+        sql.update(
+                "INSERT INTO project_settings (project_id, mode, alert_endpoint, alert_events, updated_at) VALUES (?, ?, ?, ?, ?) "
                         + "ON CONFLICT (project_id, mode) DO UPDATE SET alert_endpoint = excluded.alert_endpoint, "
                         + "alert_events = excluded.alert_events, updated_at = excluded.updated_at",
-                s.tenant().projectId(), Rows.mode(s.tenant().mode()), s.alertEndpoint(), text(s.alertEvents()), System.currentTimeMillis());
+                s.tenant().projectId(),
+                Rows.mode(s.tenant().mode()),
+                s.alertEndpoint(),
+                text(s.alertEvents()),
+                System.currentTimeMillis());
     }
 
     /** The stored form: wire names in the enum's order, comma-separated; {@code ''} for none. */

@@ -12,8 +12,9 @@ import java.util.List;
 import java.util.Optional;
 
 final class JdbcSources implements SourceRepository {
-    private static final String COLUMNS = "id, project_id, mode, name, scheme, secret, previous_secret, previous_expires_at, header, "
-            + "encoding, tolerance_ms, destination, dedup, rate_limit, deleted, created_at, updated_at";
+    private static final String COLUMNS =
+            "id, project_id, mode, name, scheme, secret, previous_secret, previous_expires_at, header, "
+                    + "encoding, tolerance_ms, destination, dedup, rate_limit, deleted, created_at, updated_at";
     private final Sql sql;
     private final Dialect dialect;
 
@@ -24,22 +25,46 @@ final class JdbcSources implements SourceRepository {
 
     @Override
     public void insert(Source s) {
-        sql.update("INSERT INTO sources (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, " + bool(s.deleted()) + ", ?, ?)",
-                s.id(), s.tenant().projectId(), Rows.mode(s.tenant().mode()), s.name(), s.scheme(), s.secret(), s.previousSecret(),
-                s.previousExpiresAt(), s.header(), s.encoding(), s.tolerance().toMillis(), s.destination(), s.dedup(), s.rateLimit(), s.createdAt(),
+        sql.update(
+                "INSERT INTO sources (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                        + bool(s.deleted()) + ", ?, ?)",
+                s.id(),
+                s.tenant().projectId(),
+                Rows.mode(s.tenant().mode()),
+                s.name(),
+                s.scheme(),
+                s.secret(),
+                s.previousSecret(),
+                s.previousExpiresAt(),
+                s.header(),
+                s.encoding(),
+                s.tolerance().toMillis(),
+                s.destination(),
+                s.dedup(),
+                s.rateLimit(),
+                s.createdAt(),
                 s.updatedAt());
     }
 
     @Override
     public Optional<Source> find(Tenant tenant, String id) {
-        return sql.one("SELECT " + COLUMNS + " FROM sources WHERE id = ? AND project_id = ? AND mode = ?", JdbcSources::row, id,
-                tenant.projectId(), Rows.mode(tenant.mode()));
+        return sql.one(
+                "SELECT " + COLUMNS + " FROM sources WHERE id = ? AND project_id = ? AND mode = ?",
+                JdbcSources::row,
+                id,
+                tenant.projectId(),
+                Rows.mode(tenant.mode()));
     }
 
     @Override
     public Optional<Source> findForUpdate(Tenant tenant, String id) {
-        return sql.one("SELECT " + COLUMNS + " FROM sources WHERE id = ? AND project_id = ? AND mode = ?" + dialect.forUpdate(),
-                JdbcSources::row, id, tenant.projectId(), Rows.mode(tenant.mode()));
+        return sql.one(
+                "SELECT " + COLUMNS + " FROM sources WHERE id = ? AND project_id = ? AND mode = ?"
+                        + dialect.forUpdate(),
+                JdbcSources::row,
+                id,
+                tenant.projectId(),
+                Rows.mode(tenant.mode()));
     }
 
     @Override
@@ -60,12 +85,27 @@ final class JdbcSources implements SourceRepository {
 
     @Override
     public boolean update(Source s) {
-        return sql.update("UPDATE sources SET name = ?, scheme = ?, secret = ?, previous_secret = ?, previous_expires_at = ?, header = ?, "
-                        + "encoding = ?, tolerance_ms = ?, destination = ?, dedup = ?, rate_limit = ?, deleted = " + bool(s.deleted()) + ", updated_at = ? "
-                        + "WHERE id = ? AND project_id = ? AND mode = ?",
-                s.name(), s.scheme(), s.secret(), s.previousSecret(), s.previousExpiresAt(), s.header(), s.encoding(),
-                s.tolerance().toMillis(), s.destination(), s.dedup(), s.rateLimit(), s.updatedAt(), s.id(), s.tenant().projectId(),
-                Rows.mode(s.tenant().mode())) == 1;
+        return sql.update(
+                        "UPDATE sources SET name = ?, scheme = ?, secret = ?, previous_secret = ?, previous_expires_at = ?, header = ?, "
+                                + "encoding = ?, tolerance_ms = ?, destination = ?, dedup = ?, rate_limit = ?, deleted = "
+                                + bool(s.deleted()) + ", updated_at = ? "
+                                + "WHERE id = ? AND project_id = ? AND mode = ?",
+                        s.name(),
+                        s.scheme(),
+                        s.secret(),
+                        s.previousSecret(),
+                        s.previousExpiresAt(),
+                        s.header(),
+                        s.encoding(),
+                        s.tolerance().toMillis(),
+                        s.destination(),
+                        s.dedup(),
+                        s.rateLimit(),
+                        s.updatedAt(),
+                        s.id(),
+                        s.tenant().projectId(),
+                        Rows.mode(s.tenant().mode()))
+                == 1;
     }
 
     /** A literal both dialects read as a boolean (the binder has no boolean type). */
@@ -74,9 +114,22 @@ final class JdbcSources implements SourceRepository {
     }
 
     private static Source row(ResultSet rs) throws SQLException {
-        return new Source(rs.getString("id"), Rows.tenant(rs, ""), rs.getString("name"), rs.getString("scheme"), rs.getString("secret"),
-                rs.getString("previous_secret"), Sql.instant(rs, "previous_expires_at"), rs.getString("header"), rs.getString("encoding"),
-                Duration.ofMillis(rs.getLong("tolerance_ms")), rs.getString("destination"), rs.getString("dedup"), rs.getInt("rate_limit"), rs.getBoolean("deleted"),
-                Sql.instant(rs, "created_at"), Sql.instant(rs, "updated_at"));
+        return new Source(
+                rs.getString("id"),
+                Rows.tenant(rs, ""),
+                rs.getString("name"),
+                rs.getString("scheme"),
+                rs.getString("secret"),
+                rs.getString("previous_secret"),
+                Sql.instant(rs, "previous_expires_at"),
+                rs.getString("header"),
+                rs.getString("encoding"),
+                Duration.ofMillis(rs.getLong("tolerance_ms")),
+                rs.getString("destination"),
+                rs.getString("dedup"),
+                rs.getInt("rate_limit"),
+                rs.getBoolean("deleted"),
+                Sql.instant(rs, "created_at"),
+                Sql.instant(rs, "updated_at"));
     }
 }

@@ -28,8 +28,13 @@ public final class JdbcStore implements Store {
     private HikariDataSource livenessPool;
     private boolean closed;
 
-    private JdbcStore(HikariDataSource pool, Dialect dialect, DueSignal signal, Clock clock, boolean databaseClock,
-                      java.util.function.Supplier<HikariDataSource> livenessPoolFactory) {
+    private JdbcStore(
+            HikariDataSource pool,
+            Dialect dialect,
+            DueSignal signal,
+            Clock clock,
+            boolean databaseClock,
+            java.util.function.Supplier<HikariDataSource> livenessPoolFactory) {
         this.pool = pool;
         this.dialect = dialect;
         this.signal = signal;
@@ -45,18 +50,25 @@ public final class JdbcStore implements Store {
      * A store over a migrated pool; it owns the pool from now on, and the liveness pool {@code livenessPoolFactory}
      * makes when the node registry is first used (a single connection, so a busy main pool never delays a renewal).
      */
-    public static JdbcStore create(HikariDataSource pool, Dialect dialect, dev.idem.store.StoreConfig config, Clock clock,
-                                   java.util.function.Supplier<HikariDataSource> livenessPoolFactory) {
-        return new JdbcStore(pool, dialect, dialect.dueSignal(config, pool), clock, config.databaseClock(), livenessPoolFactory);
+    public static JdbcStore create(
+            HikariDataSource pool,
+            Dialect dialect,
+            dev.idem.store.StoreConfig config,
+            Clock clock,
+            java.util.function.Supplier<HikariDataSource> livenessPoolFactory) {
+        return new JdbcStore(
+                pool, dialect, dialect.dueSignal(config, pool), clock, config.databaseClock(), livenessPoolFactory);
     }
 
     @Override
     public <T> T inTransaction(Function<StoreTx, T> work) {
         JdbcTx[] tx = new JdbcTx[1];
-        T result = transactions.write(sql -> {
-            tx[0] = new JdbcTx(sql, dialect, signal);
-            return work.apply(tx[0]);
-        }, true);
+        T result = transactions.write(
+                sql -> {
+                    tx[0] = new JdbcTx(sql, dialect, signal);
+                    return work.apply(tx[0]);
+                },
+                true);
         if (tx[0].signalled()) signal.afterCommit();
         return result;
     }
@@ -109,7 +121,8 @@ public final class JdbcStore implements Store {
 
     @Override
     public boolean isReachable() {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
             s.setQueryTimeout(5);
             s.execute("SELECT 1");
             return true;

@@ -35,10 +35,18 @@ final class PgCompletion extends Completion {
             errors[i] = a.error();
             bodies[i] = truncatedBody(a);
         }
-        sql.update("INSERT INTO attempts (" + Rows.ATTEMPT + ") SELECT * FROM unnest(?::text[], ?::text[], ?::int4[], ?::int8[], "
+        sql.update(
+                "INSERT INTO attempts (" + Rows.ATTEMPT
+                        + ") SELECT * FROM unnest(?::text[], ?::text[], ?::int4[], ?::int8[], "
                         + "?::int8[], ?::int4[], ?::text[], ?::text[]) ON CONFLICT DO NOTHING",
-                sql.array("text", ids), sql.array("text", deliveryIds), sql.array("int4", numbers), sql.array("int8", startedAt),
-                sql.array("int8", durations), sql.array("int4", statusCodes), sql.array("text", errors), sql.array("text", bodies));
+                sql.array("text", ids),
+                sql.array("text", deliveryIds),
+                sql.array("int4", numbers),
+                sql.array("int8", startedAt),
+                sql.array("int8", durations),
+                sql.array("int4", statusCodes),
+                sql.array("text", errors),
+                sql.array("text", bodies));
     }
 
     @Override
@@ -60,13 +68,21 @@ final class PgCompletion extends Completion {
         Map<String, String> scheduleOf = new HashMap<>();
         // d.id = ANY(ids) keeps the deliveries side to this batch's rows whatever the statistics say
         String update = "UPDATE deliveries d SET status = o.status, next_attempt_at = o.next_at, "
-                        + "lease_owner = NULL, lease_expires_at = NULL, last_error = o.err, updated_at = ? "
-                        + "FROM unnest(?::text[], ?::text[], ?::int8[], ?::text[], ?::int4[]) AS o(id, status, next_at, err, num) "
-                        + "WHERE d.id = ANY(?::text[]) AND d.id = o.id AND d.status = 'delivering' AND d.lease_owner = ? "
-                        + "AND d.attempt_count = o.num RETURNING d.id, d.schedule_id";
+                + "lease_owner = NULL, lease_expires_at = NULL, last_error = o.err, updated_at = ? "
+                + "FROM unnest(?::text[], ?::text[], ?::int8[], ?::text[], ?::int4[]) AS o(id, status, next_at, err, num) "
+                + "WHERE d.id = ANY(?::text[]) AND d.id = o.id AND d.status = 'delivering' AND d.lease_owner = ? "
+                + "AND d.attempt_count = o.num RETURNING d.id, d.schedule_id";
         Sql.RowMapper<String> row = rs -> scheduleOf.put(rs.getString(1), rs.getString(2));
-        Object[] args = {now, sql.array("text", ids), sql.array("text", statuses), sql.array("int8", next), sql.array("text", errors),
-            sql.array("int4", numbers), sql.array("text", ids), owner};
+        Object[] args = {
+            now,
+            sql.array("text", ids),
+            sql.array("text", statuses),
+            sql.array("int8", next),
+            sql.array("text", errors),
+            sql.array("int4", numbers),
+            sql.array("text", ids),
+            owner
+        };
         if (n < HASH_JOIN_FROM) sql.query(update, row, args);
         else withoutNestedLoops(sql, () -> sql.queryPlannedNow(PLANNED_NOW + update, row, args));
         return scheduleOf;
@@ -76,11 +92,14 @@ final class PgCompletion extends Completion {
     Map<String, Counter> lockCounters(Sql sql, Set<String> scheduleIds, Set<String> withFailures, Set<String> finalIn) {
         Map<String, Counter> out = new HashMap<>();
         // the rows Settlement.afterOutcomes locks next are taken in this same ordered pass (its condition, repeated)
-        sql.query("SELECT id, consecutive_failures, auto_pause_after, status FROM schedules WHERE id = ANY(?::text[]) "
+        sql.query(
+                "SELECT id, consecutive_failures, auto_pause_after, status FROM schedules WHERE id = ANY(?::text[]) "
                         + "AND (consecutive_failures <> 0 OR id = ANY(?::text[]) OR (id = ANY(?::text[]) AND next_fire_at IS NULL "
                         + "AND status IN ('active', 'paused'))) ORDER BY id FOR UPDATE",
-                rs -> out.put(rs.getString(1), new Counter(rs.getInt(2), rs.getInt(3), PAUSABLE.contains(rs.getString(4)))),
-                sql.array("text", scheduleIds.toArray(new String[0])), sql.array("text", withFailures.toArray(new String[0])),
+                rs -> out.put(
+                        rs.getString(1), new Counter(rs.getInt(2), rs.getInt(3), PAUSABLE.contains(rs.getString(4)))),
+                sql.array("text", scheduleIds.toArray(new String[0])),
+                sql.array("text", withFailures.toArray(new String[0])),
                 sql.array("text", finalIn.toArray(new String[0])));
         return out;
     }
@@ -98,11 +117,14 @@ final class PgCompletion extends Completion {
             pause[i] = changes.get(i).pause();
         }
         String update = "UPDATE schedules s SET consecutive_failures = o.cf, "
-                        + "status = CASE WHEN o.pause THEN 'paused' ELSE s.status END, "
-                        + "paused_reason = CASE WHEN o.pause THEN '" + Schedule.PAUSED_BY_FAILURES + "' ELSE s.paused_reason END, "
-                        + "updated_at = ? FROM unnest(?::text[], ?::int4[], ?::bool[]) AS o(id, cf, pause) "
-                        + "WHERE s.id = ANY(?::text[]) AND s.id = o.id";
-        Object[] args = {now, sql.array("text", ids), sql.array("int4", counts), sql.array("bool", pause), sql.array("text", ids)};
+                + "status = CASE WHEN o.pause THEN 'paused' ELSE s.status END, "
+                + "paused_reason = CASE WHEN o.pause THEN '" + Schedule.PAUSED_BY_FAILURES
+                + "' ELSE s.paused_reason END, "
+                + "updated_at = ? FROM unnest(?::text[], ?::int4[], ?::bool[]) AS o(id, cf, pause) "
+                + "WHERE s.id = ANY(?::text[]) AND s.id = o.id";
+        Object[] args = {
+            now, sql.array("text", ids), sql.array("int4", counts), sql.array("bool", pause), sql.array("text", ids)
+        };
         if (n < HASH_JOIN_FROM) sql.update(update, args);
         else withoutNestedLoops(sql, () -> sql.updatePlannedNow(PLANNED_NOW + update, args));
     }

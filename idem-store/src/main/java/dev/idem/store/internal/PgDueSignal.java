@@ -89,7 +89,8 @@ final class PgDueSignal extends DueSignal {
 
     @Override
     void now() {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
             s.execute(NOTIFY);
         } catch (SQLException e) {
             throw Sql.failure(NOTIFY, e);

@@ -29,12 +29,16 @@ final class PgStatistics {
 
     /** Analyzes the queue's stale tables inside {@code sql}'s transaction; returns the tables it analyzed. */
     static List<String> refreshIfStale(Sql sql) {
-        List<String> stale = sql.query("SELECT relname FROM pg_stat_user_tables WHERE relid IN ('deliveries'::regclass, "
+        List<String> stale = sql.query(
+                "SELECT relname FROM pg_stat_user_tables WHERE relid IN ('deliveries'::regclass, "
                         + "'schedules'::regclass) AND n_mod_since_analyze >= ? AND n_mod_since_analyze >= n_live_tup / 10 "
                         + "AND COALESCE(GREATEST(last_analyze, last_autoanalyze), 'epoch') < now() - make_interval(secs => ?)",
-                rs -> rs.getString(1), MIN_CHANGES, MIN_GAP_SECONDS);
+                rs -> rs.getString(1),
+                MIN_CHANGES,
+                MIN_GAP_SECONDS);
         if (stale.isEmpty()) return stale;
-        if (!sql.one("SELECT pg_try_advisory_xact_lock(?)", rs -> rs.getBoolean(1), LOCK).orElse(false)) return List.of();
+        if (!sql.one("SELECT pg_try_advisory_xact_lock(?)", rs -> rs.getBoolean(1), LOCK)
+                .orElse(false)) return List.of();
         for (String table : stale) sql.update("ANALYZE " + ("schedules".equals(table) ? "schedules" : "deliveries"));
         return stale;
     }

@@ -28,7 +28,8 @@ final class PostgresDialect implements Dialect {
         config.addDataSourceProperty("reWriteBatchedInserts", "true");
         config.addDataSourceProperty("ApplicationName", "idem");
         config.addDataSourceProperty("tcpKeepAlive", "true");
-        // Idem's transactions last milliseconds. One idle this long belongs to a frozen process (SIGSTOP, a stalled VM):
+        // Idem's transactions last milliseconds. One idle this long belongs to a frozen process (SIGSTOP, a stalled
+        // VM):
         // PostgreSQL ends it, so its row locks cannot stall the node that takes over its claims.
         config.setConnectionInitSql(IDLE_IN_TRANSACTION);
     }
@@ -165,7 +166,8 @@ final class PostgresDialect implements Dialect {
      */
     @Override
     public Long transactionId(Connection c) throws SQLException {
-        try (Statement s = c.createStatement(); java.sql.ResultSet rs = s.executeQuery("SELECT txid_current_if_assigned()")) {
+        try (Statement s = c.createStatement();
+                java.sql.ResultSet rs = s.executeQuery("SELECT txid_current_if_assigned()")) {
             rs.next();
             long id = rs.getLong(1);
             return rs.wasNull() ? null : id;

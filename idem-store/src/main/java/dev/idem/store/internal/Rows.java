@@ -19,20 +19,36 @@ import java.util.stream.Collectors;
 
 /** Column lists and row mappers shared by the repositories and the queue. */
 final class Rows {
-    static final String[] SCHEDULE_COLUMNS = {"id", "project_id", "mode", "status", "definition", "next_fire_at",
-        "consecutive_failures", "paused_reason", "last_sequence", "created_at", "updated_at", "origin", "source_id"};
+    static final String[] SCHEDULE_COLUMNS = {
+        "id",
+        "project_id",
+        "mode",
+        "status",
+        "definition",
+        "next_fire_at",
+        "consecutive_failures",
+        "paused_reason",
+        "last_sequence",
+        "created_at",
+        "updated_at",
+        "origin",
+        "source_id"
+    };
     static final String SCHEDULE = String.join(", ", SCHEDULE_COLUMNS);
     static final String DELIVERY = "id, project_id, mode, schedule_id, scheduled_for, sequence, status, attempt_count, "
             + "next_attempt_at, idempotency_key, lease_owner, lease_expires_at, last_error, created_at, updated_at";
     /** What reads return: the inserted columns plus those only later writes set. */
     static final String DELIVERY_READ = DELIVERY + ", replayed";
+
     static final String ATTEMPT = "id, delivery_id, number, started_at, duration_ms, status_code, error, response_body";
 
     private Rows() {}
 
     /** The schedule columns of table alias {@code alias}, each labelled {@code <prefix><column>}. */
     static String scheduleColumnsAs(String alias, String prefix) {
-        return Arrays.stream(SCHEDULE_COLUMNS).map(c -> alias + "." + c + " AS " + prefix + c).collect(Collectors.joining(", "));
+        return Arrays.stream(SCHEDULE_COLUMNS)
+                .map(c -> alias + "." + c + " AS " + prefix + c)
+                .collect(Collectors.joining(", "));
     }
 
     static String mode(Mode m) {
@@ -40,7 +56,9 @@ final class Rows {
     }
 
     static Tenant tenant(ResultSet rs, String prefix) throws SQLException {
-        return new Tenant(rs.getString(prefix + "project_id"), Mode.valueOf(rs.getString(prefix + "mode").toUpperCase(Locale.ROOT)));
+        return new Tenant(
+                rs.getString(prefix + "project_id"),
+                Mode.valueOf(rs.getString(prefix + "mode").toUpperCase(Locale.ROOT)));
     }
 
     static Schedule schedule(ResultSet rs) throws SQLException {
@@ -48,10 +66,18 @@ final class Rows {
     }
 
     static Schedule schedule(ResultSet rs, String p) throws SQLException {
-        return new Schedule(rs.getString(p + "id"), tenant(rs, p), ScheduleStatus.parse(rs.getString(p + "status")),
-                DefinitionCodec.read(rs.getString(p + "definition")), instant(rs, p + "next_fire_at"),
-                rs.getInt(p + "consecutive_failures"), rs.getString(p + "paused_reason"), rs.getLong(p + "last_sequence"),
-                instant(rs, p + "created_at"), instant(rs, p + "updated_at"), origin(rs.getString(p + "origin"), rs.getString(p + "source_id")));
+        return new Schedule(
+                rs.getString(p + "id"),
+                tenant(rs, p),
+                ScheduleStatus.parse(rs.getString(p + "status")),
+                DefinitionCodec.read(rs.getString(p + "definition")),
+                instant(rs, p + "next_fire_at"),
+                rs.getInt(p + "consecutive_failures"),
+                rs.getString(p + "paused_reason"),
+                rs.getLong(p + "last_sequence"),
+                instant(rs, p + "created_at"),
+                instant(rs, p + "updated_at"),
+                origin(rs.getString(p + "origin"), rs.getString(p + "source_id")));
     }
 
     /** A schedule's {@link Origin} from its two columns; null (made through the API) when {@code origin} is NULL. */
@@ -60,15 +86,33 @@ final class Rows {
     }
 
     static Delivery delivery(ResultSet rs) throws SQLException {
-        return new Delivery(rs.getString("id"), tenant(rs, ""), rs.getString("schedule_id"), instant(rs, "scheduled_for"),
-                rs.getLong("sequence"), DeliveryStatus.parse(rs.getString("status")), rs.getInt("attempt_count"),
-                instant(rs, "next_attempt_at"), rs.getString("idempotency_key"), rs.getString("lease_owner"),
-                instant(rs, "lease_expires_at"), rs.getString("last_error"), instant(rs, "created_at"), instant(rs, "updated_at"),
+        return new Delivery(
+                rs.getString("id"),
+                tenant(rs, ""),
+                rs.getString("schedule_id"),
+                instant(rs, "scheduled_for"),
+                rs.getLong("sequence"),
+                DeliveryStatus.parse(rs.getString("status")),
+                rs.getInt("attempt_count"),
+                instant(rs, "next_attempt_at"),
+                rs.getString("idempotency_key"),
+                rs.getString("lease_owner"),
+                instant(rs, "lease_expires_at"),
+                rs.getString("last_error"),
+                instant(rs, "created_at"),
+                instant(rs, "updated_at"),
                 rs.getBoolean("replayed"));
     }
 
     static Attempt attempt(ResultSet rs) throws SQLException {
-        return new Attempt(rs.getString("id"), rs.getString("delivery_id"), rs.getInt("number"), instant(rs, "started_at"),
-                rs.getLong("duration_ms"), integer(rs, "status_code"), rs.getString("error"), rs.getString("response_body"));
+        return new Attempt(
+                rs.getString("id"),
+                rs.getString("delivery_id"),
+                rs.getInt("number"),
+                instant(rs, "started_at"),
+                rs.getLong("duration_ms"),
+                integer(rs, "status_code"),
+                rs.getString("error"),
+                rs.getString("response_body"));
     }
 }

@@ -110,7 +110,8 @@ final class Sql {
      *
      * @return the rows the statements returned, in order
      */
-    <T> List<T> multiRowQuery(String head, String rowSql, List<Object[]> rows, String tail, RowMapper<T> mapper, Object... tailArgs) {
+    <T> List<T> multiRowQuery(
+            String head, String rowSql, List<Object[]> rows, String tail, RowMapper<T> mapper, Object... tailArgs) {
         List<T> out = new ArrayList<>();
         chunked(head, rowSql, rows, tail, tailArgs, (sql, args) -> out.addAll(query(sql, mapper, args)));
         return out;
@@ -123,8 +124,13 @@ final class Sql {
         return updated[0];
     }
 
-    private static void chunked(String head, String rowSql, List<Object[]> rows, String tail, Object[] tailArgs,
-                                java.util.function.BiConsumer<String, Object[]> run) {
+    private static void chunked(
+            String head,
+            String rowSql,
+            List<Object[]> rows,
+            String tail,
+            Object[] tailArgs,
+            java.util.function.BiConsumer<String, Object[]> run) {
         if (rows.isEmpty()) return;
         int width = rows.get(0).length;
         int perChunk = Math.max(1, (MAX_PARAMETERS - tailArgs.length) / Math.max(1, width));
@@ -185,16 +191,19 @@ final class Sql {
     }
 
     static StoreException failure(String sql, SQLException e) {
-        return new StoreException("store statement failed: " + e.getMessage() + " [" + abbreviate(sql) + "]", e, isTransient(e));
+        return new StoreException(
+                "store statement failed: " + e.getMessage() + " [" + abbreviate(sql) + "]", e, isTransient(e));
     }
 
     /** Deadlocks, serialization failures, lost connections and SQLite lock contention may pass on a retry. */
     static boolean isTransient(SQLException e) {
         for (SQLException x = e; x != null; x = x.getNextException()) {
-            if (x instanceof java.sql.SQLTransientException || x instanceof java.sql.SQLRecoverableException) return true;
+            if (x instanceof java.sql.SQLTransientException || x instanceof java.sql.SQLRecoverableException)
+                return true;
             String state = x.getSQLState();
             // 40: deadlock or serialization failure; 08: connection; 57P: the server is shutting down or restarting.
-            if (state != null && (state.startsWith("40") || state.startsWith("08") || state.startsWith("57P"))) return true;
+            if (state != null && (state.startsWith("40") || state.startsWith("08") || state.startsWith("57P")))
+                return true;
             String msg = String.valueOf(x.getMessage());
             if (msg.contains("SQLITE_BUSY") || msg.contains("SQLITE_LOCKED")) return true;
         }

@@ -29,6 +29,7 @@ final class TimingCodec {
      * walks it from DTSTART. A {@link Timing.Recurring} is immutable, so sharing one is safe.
      */
     private static final Map<String, Timing> COMPILED = new ConcurrentHashMap<>();
+
     private static final int CACHE_LIMIT = 10_000;
 
     private TimingCodec() {}
@@ -52,7 +53,8 @@ final class TimingCodec {
             else n.put("count", spec.count());
             n.put("catch_up", r.catchUp().wireName());
         } else {
-            throw new IllegalArgumentException("no stored form for timing kind " + timing.kind() + " (" + timing.getClass().getName() + ")");
+            throw new IllegalArgumentException("no stored form for timing kind " + timing.kind() + " ("
+                    + timing.getClass().getName() + ")");
         }
         return n;
     }
@@ -60,7 +62,9 @@ final class TimingCodec {
     static Timing read(JsonNode n) {
         String kind = DefinitionCodec.text(n, "kind");
         return switch (String.valueOf(kind)) {
-            case "once" -> new Timing.Once(Instant.ofEpochMilli(DefinitionCodec.required(n, "fire_at").asLong()));
+            case "once" ->
+                new Timing.Once(Instant.ofEpochMilli(
+                        DefinitionCodec.required(n, "fire_at").asLong()));
             case "rrule" -> cached(n, RecurrenceSpec.Kind.RRULE);
             case "cron" -> cached(n, RecurrenceSpec.Kind.CRON);
             default -> throw new IllegalStateException("stored schedule has unknown timing kind '" + kind + "'");
@@ -84,8 +88,12 @@ final class TimingCodec {
         if (ex != null) ex.forEach(x -> exdates.add(LocalDateTime.parse(x.asText())));
         JsonNode until = n.get("until");
         JsonNode count = n.get("count");
-        RecurrenceSpec spec = new RecurrenceSpec(kind, DefinitionCodec.text(n, "expression"),
-                ZoneId.of(DefinitionCodec.text(n, "timezone")), dtstart == null ? null : LocalDateTime.parse(dtstart), exdates,
+        RecurrenceSpec spec = new RecurrenceSpec(
+                kind,
+                DefinitionCodec.text(n, "expression"),
+                ZoneId.of(DefinitionCodec.text(n, "timezone")),
+                dtstart == null ? null : LocalDateTime.parse(dtstart),
+                exdates,
                 until == null || until.isNull() ? null : Instant.ofEpochMilli(until.asLong()),
                 count == null || count.isNull() ? null : count.asInt());
         String catchUp = DefinitionCodec.text(n, "catch_up");

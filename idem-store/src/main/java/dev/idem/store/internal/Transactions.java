@@ -74,11 +74,16 @@ final class Transactions {
                 rollbackQuietly(source, c, e);
                 if (id == null || !Sql.isTransient(e)) throw Sql.failure("COMMIT", e);
                 String status = statusAfterLostCommit(source, id);
-                log.warn("the connection was lost during the COMMIT of transaction {}; asked again, it is {}", id, status);
+                log.warn(
+                        "the connection was lost during the COMMIT of transaction {}; asked again, it is {}",
+                        id,
+                        status);
                 if ("committed".equals(status)) return result;
                 if ("aborted".equals(status)) throw Sql.failure("COMMIT (rolled back)", e);
-                throw new CommitOutcomeUnknownException("the connection was lost during COMMIT and the database could not say whether"
-                        + " transaction " + id + " committed (" + status + "): " + e.getMessage(), e);
+                throw new CommitOutcomeUnknownException(
+                        "the connection was lost during COMMIT and the database could not say whether" + " transaction "
+                                + id + " committed (" + status + "): " + e.getMessage(),
+                        e);
             }
             return result;
         } catch (SQLException e) {

@@ -1,8 +1,6 @@
 package dev.idem.store.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
-
-import dev.idem.core.store.StoreTx;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.idem.core.ApiKey;
@@ -11,6 +9,7 @@ import dev.idem.core.Project;
 import dev.idem.core.SigningSecrets;
 import dev.idem.core.Tenant;
 import dev.idem.core.store.StoreException;
+import dev.idem.core.store.StoreTx;
 import dev.idem.wire.SigningSecret;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -23,9 +22,12 @@ abstract class AccountContract extends StoreTestBase {
         Project p = new Project("prj_1", "default", T0);
         assertThat(store.inTransaction((StoreTx tx) -> tx.projects().count())).isZero();
         store.useTransaction(tx -> tx.projects().insert(p));
-        assertThat(store.inTransaction((StoreTx tx) -> tx.projects().find("prj_1"))).contains(p);
-        assertThat(store.inTransaction((StoreTx tx) -> tx.projects().findByName("default"))).contains(p);
-        assertThat(store.inTransaction((StoreTx tx) -> tx.projects().findByName("other"))).isEmpty();
+        assertThat(store.inTransaction((StoreTx tx) -> tx.projects().find("prj_1")))
+                .contains(p);
+        assertThat(store.inTransaction((StoreTx tx) -> tx.projects().findByName("default")))
+                .contains(p);
+        assertThat(store.inTransaction((StoreTx tx) -> tx.projects().findByName("other")))
+                .isEmpty();
         assertThat(store.inTransaction((StoreTx tx) -> tx.projects().count())).isEqualTo(1);
     }
 
@@ -41,19 +43,27 @@ abstract class AccountContract extends StoreTestBase {
     void apiKeysAreFoundByHashListedNewestFirstAndRevokedOnce() {
         store.useTransaction(tx -> tx.projects().insert(new Project("prj_1", "default", T0)));
         ApiKey test = new ApiKey("key_1", new Tenant("prj_1", Mode.TEST), "a".repeat(64), "sk_test_abc", T0, null);
-        ApiKey live = new ApiKey("key_2", new Tenant("prj_1", Mode.LIVE), "b".repeat(64), "sk_live_abc", T0.plusSeconds(1), null);
+        ApiKey live = new ApiKey(
+                "key_2", new Tenant("prj_1", Mode.LIVE), "b".repeat(64), "sk_live_abc", T0.plusSeconds(1), null);
         store.useTransaction(tx -> {
             tx.apiKeys().insert(test);
             tx.apiKeys().insert(live);
         });
-        assertThat(store.inTransaction((StoreTx tx) -> tx.apiKeys().findByHash("a".repeat(64)))).contains(test);
-        assertThat(store.inTransaction((StoreTx tx) -> tx.apiKeys().findByHash("c".repeat(64)))).isEmpty();
-        assertThat(store.inTransaction((StoreTx tx) -> tx.apiKeys().list("prj_1"))).containsExactly(live, test);
+        assertThat(store.inTransaction((StoreTx tx) -> tx.apiKeys().findByHash("a".repeat(64))))
+                .contains(test);
+        assertThat(store.inTransaction((StoreTx tx) -> tx.apiKeys().findByHash("c".repeat(64))))
+                .isEmpty();
+        assertThat(store.inTransaction((StoreTx tx) -> tx.apiKeys().list("prj_1")))
+                .containsExactly(live, test);
 
-        assertThat(store.inTransaction((StoreTx tx) -> tx.apiKeys().revoke("key_1", T0.plusSeconds(5)))).isTrue();
-        assertThat(store.inTransaction((StoreTx tx) -> tx.apiKeys().revoke("key_1", T0.plusSeconds(6)))).isFalse();
-        assertThat(store.inTransaction((StoreTx tx) -> tx.apiKeys().revoke("key_9", T0))).isFalse();
-        ApiKey revoked = store.inTransaction((StoreTx tx) -> tx.apiKeys().findByHash("a".repeat(64))).orElseThrow();
+        assertThat(store.inTransaction((StoreTx tx) -> tx.apiKeys().revoke("key_1", T0.plusSeconds(5))))
+                .isTrue();
+        assertThat(store.inTransaction((StoreTx tx) -> tx.apiKeys().revoke("key_1", T0.plusSeconds(6))))
+                .isFalse();
+        assertThat(store.inTransaction((StoreTx tx) -> tx.apiKeys().revoke("key_9", T0)))
+                .isFalse();
+        ApiKey revoked = store.inTransaction((StoreTx tx) -> tx.apiKeys().findByHash("a".repeat(64)))
+                .orElseThrow();
         assertThat(revoked.active()).isFalse();
         assertThat(revoked.revokedAt()).isEqualTo(T0.plusSeconds(5));
     }
@@ -64,12 +74,17 @@ abstract class AccountContract extends StoreTestBase {
         SecureRandom random = new SecureRandom();
         SigningSecrets first = new SigningSecrets(tenant, SigningSecret.generate(random), null, null);
         store.useTransaction(tx -> tx.signingSecrets().save(first));
-        assertThat(store.inTransaction((StoreTx tx) -> tx.signingSecrets().find(tenant))).contains(first);
-        assertThat(store.inTransaction((StoreTx tx) -> tx.signingSecrets().find(live))).isEmpty();
+        assertThat(store.inTransaction((StoreTx tx) -> tx.signingSecrets().find(tenant)))
+                .contains(first);
+        assertThat(store.inTransaction((StoreTx tx) -> tx.signingSecrets().find(live)))
+                .isEmpty();
 
-        SigningSecrets rotated = new SigningSecrets(tenant, SigningSecret.generate(random), first.current(), T0.plus(Duration.ofHours(24)));
+        SigningSecrets rotated = new SigningSecrets(
+                tenant, SigningSecret.generate(random), first.current(), T0.plus(Duration.ofHours(24)));
         store.useTransaction(tx -> tx.signingSecrets().save(rotated));
-        SigningSecrets back = store.inTransaction((StoreTx tx) -> tx.signingSecrets().find(tenant)).orElseThrow();
+        SigningSecrets back = store.inTransaction(
+                        (StoreTx tx) -> tx.signingSecrets().find(tenant))
+                .orElseThrow();
         assertThat(back).isEqualTo(rotated);
         assertThat(back.current().reveal()).isEqualTo(rotated.current().reveal());
         assertThat(back.previous().reveal()).isEqualTo(first.current().reveal());

@@ -41,8 +41,14 @@ abstract class AlertContract extends StoreTestBase {
 
     Outcome failed(Claim c, DeliveryStatus status) {
         Delivery d = c.delivery();
-        Attempt a = new Attempt(ids.next("att"), d.id(), d.attemptCount(), clock.instant(), 12, 503, "HTTP 503", "down");
-        return new Outcome(d.id(), a, status, status == DeliveryStatus.RETRYING ? clock.instant().plusSeconds(60) : null, "HTTP 503");
+        Attempt a =
+                new Attempt(ids.next("att"), d.id(), d.attemptCount(), clock.instant(), 12, 503, "HTTP 503", "down");
+        return new Outcome(
+                d.id(),
+                a,
+                status,
+                status == DeliveryStatus.RETRYING ? clock.instant().plusSeconds(60) : null,
+                "HTTP 503");
     }
 
     /** The tenant's deliveries that are alerts, oldest first, with their schedules. */
@@ -50,7 +56,8 @@ abstract class AlertContract extends StoreTestBase {
         return store.inReadTransaction(tx -> tx.deliveries().list(tenant, null, null, 100, null).data().stream()
                 .map(d -> tx.schedules().find(tenant, d.scheduleId()).orElseThrow())
                 .filter(s -> s.origin() != null && s.origin().kind() == Origin.Kind.ALERT)
-                .sorted(java.util.Comparator.comparing(Schedule::id)).toList());
+                .sorted(java.util.Comparator.comparing(Schedule::id))
+                .toList());
     }
 
     static JsonNode body(Schedule alert) throws Exception {
@@ -91,7 +98,8 @@ abstract class AlertContract extends StoreTestBase {
         Claim alertClaim = claimOne();
         assertThat(alertClaim.schedule().id()).isEqualTo(alert.id());
         // hidden from the user's schedule list, visible among the deliveries
-        List<Schedule> listed = store.inReadTransaction(tx -> tx.schedules().list(tenant, null, 100, null).data());
+        List<Schedule> listed = store.inReadTransaction(
+                tx -> tx.schedules().list(tenant, null, 100, null).data());
         assertThat(listed).extracting(Schedule::id).containsExactly(user.id());
     }
 
@@ -105,7 +113,10 @@ abstract class AlertContract extends StoreTestBase {
         clock.advance(Duration.ofSeconds(61));
         store.queue().complete("node-a", List.of(failed(claimOne(), DeliveryStatus.RETRYING)));
 
-        assertThat(store.inReadTransaction(tx -> tx.schedules().find(tenant, user.id())).orElseThrow().status()).isEqualTo(ScheduleStatus.PAUSED);
+        assertThat(store.inReadTransaction(tx -> tx.schedules().find(tenant, user.id()))
+                        .orElseThrow()
+                        .status())
+                .isEqualTo(ScheduleStatus.PAUSED);
         List<Schedule> alerts = alertSchedules();
         assertThat(alerts).hasSize(1);
         assertThat(alerts.get(0).definition().eventType()).isEqualTo("schedule.auto_paused");
@@ -128,7 +139,8 @@ abstract class AlertContract extends StoreTestBase {
         Schedule user = scheduleWithAutoPause(1);
         delivery(user, T0);
         store.queue().complete("node-a", List.of(failed(claimOne(), DeliveryStatus.DEAD)));
-        assertThat(alertSchedules()).extracting(s -> s.definition().eventType())
+        assertThat(alertSchedules())
+                .extracting(s -> s.definition().eventType())
                 .containsExactlyInAnyOrder("delivery.dead", "schedule.auto_paused");
     }
 
@@ -142,7 +154,9 @@ abstract class AlertContract extends StoreTestBase {
         assertThat(alert.schedule().origin()).isEqualTo(Origin.alert());
         store.queue().complete("node-a", List.of(failed(alert, DeliveryStatus.DEAD)));
         assertThat(alertSchedules()).as("the dead alert raised no alert").hasSize(1);
-        List<Delivery> dead = store.inReadTransaction(tx -> tx.deliveries().list(tenant, null, DeliveryStatus.DEAD, 100, null).data());
+        List<Delivery> dead = store.inReadTransaction(tx -> tx.deliveries()
+                .list(tenant, null, DeliveryStatus.DEAD, 100, null)
+                .data());
         assertThat(dead).hasSize(2);
     }
 
@@ -177,7 +191,8 @@ abstract class AlertContract extends StoreTestBase {
         delivery(theirs, clock.instant());
         Claim their = store.queue().claimDue("node-c", LEASE, 10).get(0);
         store.queue().complete("node-c", List.of(failed(their, DeliveryStatus.DEAD)));
-        List<Delivery> theirDeliveries = store.inReadTransaction(tx -> tx.deliveries().list(other, null, null, 100, null).data());
+        List<Delivery> theirDeliveries = store.inReadTransaction(
+                tx -> tx.deliveries().list(other, null, null, 100, null).data());
         assertThat(theirDeliveries).as("no alert in the other tenant either").hasSize(1);
         assertThat(alertSchedules()).isEmpty();
     }

@@ -21,10 +21,12 @@ import org.junit.jupiter.api.Test;
 
 /** The seam for deliveries no user schedule created (inbound sources' events, alerts): {@link InternalOneShots}. */
 abstract class InternalOneShotContract extends StoreTestBase {
-    private static final byte[] BODY = "{\"id\":\"evt_1\",\"amount\":12.50,\"name\":\"Zoë\"}\n".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] BODY =
+            "{\"id\":\"evt_1\",\"amount\":12.50,\"name\":\"Zoë\"}\n".getBytes(StandardCharsets.UTF_8);
 
     private InternalOneShots.Request sourceEvent(String sourceId) {
-        return InternalOneShots.Request.of(tenant, Origin.source(sourceId), "https://internal.example/hooks", BODY, "application/json")
+        return InternalOneShots.Request.of(
+                        tenant, Origin.source(sourceId), "https://internal.example/hooks", BODY, "application/json")
                 .withHeaders(Map.of("Idem-Source-Header-Stripe-Signature", "t=1,v1=ab", "X-Extra", "1"))
                 .withEventType("source.event");
     }
@@ -34,7 +36,8 @@ abstract class InternalOneShotContract extends StoreTestBase {
     }
 
     private long deliveriesOf(String scheduleId) {
-        return store.inReadTransaction(tx -> tx.deliveries().list(tenant, scheduleId, null, 100, null).data().size());
+        return store.inReadTransaction(tx ->
+                tx.deliveries().list(tenant, scheduleId, null, 100, null).data().size());
     }
 
     @Test
@@ -42,16 +45,21 @@ abstract class InternalOneShotContract extends StoreTestBase {
         Created c = create(sourceEvent("src_1"));
 
         assertThat(c.deduplicated()).isFalse();
-        Schedule s = store.inReadTransaction(tx -> tx.schedules().find(tenant, c.scheduleId())).orElseThrow();
+        Schedule s = store.inReadTransaction(tx -> tx.schedules().find(tenant, c.scheduleId()))
+                .orElseThrow();
         assertThat(s.origin()).isEqualTo(Origin.source("src_1"));
         assertThat(s.internal()).isTrue();
         assertThat(s.status()).isEqualTo(ScheduleStatus.ACTIVE);
         assertThat(s.definition().timing()).isEqualTo(new Timing.Once(T0));
         assertThat(s.definition().body().getBytes(StandardCharsets.UTF_8)).isEqualTo(BODY);
         assertThat(s.definition().contentType()).isEqualTo("application/json");
-        assertThat(s.definition().headers()).containsEntry("Idem-Source-Header-Stripe-Signature", "t=1,v1=ab").containsEntry("X-Extra", "1");
+        assertThat(s.definition().headers())
+                .containsEntry("Idem-Source-Header-Stripe-Signature", "t=1,v1=ab")
+                .containsEntry("X-Extra", "1");
         assertThat(s.definition().eventType()).isEqualTo("source.event");
-        assertThat(s.definition().autoPauseAfter()).as("nobody could resume a hidden schedule").isZero();
+        assertThat(s.definition().autoPauseAfter())
+                .as("nobody could resume a hidden schedule")
+                .isZero();
 
         List<Claim> claims = store.queue().claimDue("node-a", Duration.ofSeconds(30), 10);
         assertThat(claims).hasSize(1);
@@ -63,16 +71,26 @@ abstract class InternalOneShotContract extends StoreTestBase {
     @Test
     void usersListsHideInternalOneShotsWhateverTheStatusFilter() {
         Schedule mine = schedule(tenant, T0.plusSeconds(60));
-        Created alert = create(InternalOneShots.Request.of(tenant, Origin.alert(), "https://ops.example/alerts",
-                "{}".getBytes(StandardCharsets.UTF_8), "application/json"));
+        Created alert = create(InternalOneShots.Request.of(
+                tenant,
+                Origin.alert(),
+                "https://ops.example/alerts",
+                "{}".getBytes(StandardCharsets.UTF_8),
+                "application/json"));
         create(sourceEvent("src_1"));
 
-        assertThat(store.inReadTransaction(tx -> tx.schedules().list(tenant, null, 10, null)).data()).extracting(Schedule::id)
+        assertThat(store.inReadTransaction(tx -> tx.schedules().list(tenant, null, 10, null))
+                        .data())
+                .extracting(Schedule::id)
                 .containsExactly(mine.id());
-        assertThat(store.inReadTransaction(tx -> tx.schedules().list(tenant, ScheduleStatus.ACTIVE, 10, null)).data())
-                .extracting(Schedule::id).containsExactly(mine.id());
+        assertThat(store.inReadTransaction(tx -> tx.schedules().list(tenant, ScheduleStatus.ACTIVE, 10, null))
+                        .data())
+                .extracting(Schedule::id)
+                .containsExactly(mine.id());
         // still an ordinary delivery of its own schedule, found by id
-        assertThat(store.inReadTransaction(tx -> tx.schedules().find(tenant, alert.scheduleId())).orElseThrow().origin())
+        assertThat(store.inReadTransaction(tx -> tx.schedules().find(tenant, alert.scheduleId()))
+                        .orElseThrow()
+                        .origin())
                 .isEqualTo(Origin.alert());
         assertThat(deliveriesOf(alert.scheduleId())).isEqualTo(1);
     }
@@ -93,9 +111,11 @@ abstract class InternalOneShotContract extends StoreTestBase {
     void dedupIdsAreScopedByOriginAndSourceAndApartFromUsersDedupIds() {
         Created a = create(sourceEvent("src_1").withDedupId("evt_1"));
         Created b = create(sourceEvent("src_2").withDedupId("evt_1"));
-        Created c = create(InternalOneShots.Request.of(tenant, Origin.alert(), "https://ops.example/alerts", BODY, "application/json")
+        Created c = create(InternalOneShots.Request.of(
+                        tenant, Origin.alert(), "https://ops.example/alerts", BODY, "application/json")
                 .withDedupId("evt_1"));
-        store.useTransaction(tx -> assertThat(DedupReservation.reserve(tx, tenant, "dedup\nevt_1", "sch_user", T0)).isEmpty());
+        store.useTransaction(tx -> assertThat(DedupReservation.reserve(tx, tenant, "dedup\nevt_1", "sch_user", T0))
+                .isEmpty());
 
         assertThat(List.of(a, b, c)).extracting(Created::deduplicated).containsOnly(false);
         assertThat(List.of(a.scheduleId(), b.scheduleId(), c.scheduleId())).doesNotHaveDuplicates();
@@ -114,19 +134,23 @@ abstract class InternalOneShotContract extends StoreTestBase {
     @Test
     void aRolledBackCreateLeavesNeitherTheOneShotNorItsReservation() {
         assertThatThrownBy(() -> store.useTransaction(tx -> {
-            InternalOneShots.create(tx, ids, sourceEvent("src_1").withDedupId("evt_1"), clock.instant());
-            throw new IllegalStateException("the caller's later step failed");
-        })).hasMessageContaining("later step");
+                    InternalOneShots.create(tx, ids, sourceEvent("src_1").withDedupId("evt_1"), clock.instant());
+                    throw new IllegalStateException("the caller's later step failed");
+                }))
+                .hasMessageContaining("later step");
 
         assertThat(store.queue().claimDue("node-a", Duration.ofSeconds(30), 10)).isEmpty();
-        assertThat(create(sourceEvent("src_1").withDedupId("evt_1")).deduplicated()).isFalse();
+        assertThat(create(sourceEvent("src_1").withDedupId("evt_1")).deduplicated())
+                .isFalse();
     }
 
     @Test
     void aBodyThatIsNotUtf8IsRefusedAndNothingIsWritten() {
         byte[] latin1 = "caf\u00e9".getBytes(StandardCharsets.ISO_8859_1);
-        assertThatThrownBy(() -> create(InternalOneShots.Request.of(tenant, Origin.alert(), "https://ops.example/a", latin1, "text/plain")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("UTF-8");
+        assertThatThrownBy(() -> create(InternalOneShots.Request.of(
+                        tenant, Origin.alert(), "https://ops.example/a", latin1, "text/plain")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("UTF-8");
         assertThat(store.queue().claimDue("node-a", Duration.ofSeconds(30), 10)).isEmpty();
     }
 
@@ -135,9 +159,16 @@ abstract class InternalOneShotContract extends StoreTestBase {
         List<Created> results = Race.run(16, () -> create(sourceEvent("src_1").withDedupId("evt_storm")));
 
         assertThat(results).filteredOn(c -> !c.deduplicated()).hasSize(1);
-        assertThat(results).extracting(Created::scheduleId).containsOnly(results.get(0).scheduleId());
+        assertThat(results)
+                .extracting(Created::scheduleId)
+                .containsOnly(results.get(0).scheduleId());
         List<Claim> claims = store.queue().claimDue("node-a", Duration.ofSeconds(30), 100);
-        assertThat(claims).extracting(c -> c.delivery().id()).containsExactly(results.get(0).deliveryId());
-        assertThat(claims).extracting(c -> c.delivery()).extracting(Delivery::scheduleId).containsExactly(results.get(0).scheduleId());
+        assertThat(claims)
+                .extracting(c -> c.delivery().id())
+                .containsExactly(results.get(0).deliveryId());
+        assertThat(claims)
+                .extracting(c -> c.delivery())
+                .extracting(Delivery::scheduleId)
+                .containsExactly(results.get(0).scheduleId());
     }
 }

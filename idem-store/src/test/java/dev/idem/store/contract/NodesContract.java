@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
 
 /** The node liveness records (issue 11), on every dialect. */
 abstract class NodesContract extends StoreTestBase {
-    static final NodeProcess PROCESS = new NodeProcess("host-1", "host-1/boot/pid:[1]", 4242, Instant.parse("2029-12-31T23:00:00Z"));
+    static final NodeProcess PROCESS =
+            new NodeProcess("host-1", "host-1/boot/pid:[1]", 4242, Instant.parse("2029-12-31T23:00:00Z"));
     static final BiPredicate<Node, Instant> NEVER = (n, now) -> false;
     static final Duration LEASE = Duration.ofSeconds(90);
 
@@ -48,7 +49,9 @@ abstract class NodesContract extends StoreTestBase {
     }
 
     Delivery find(Claim c) {
-        return store.inTransaction((StoreTx tx) -> tx.deliveries().find(c.delivery().tenant(), c.delivery().id())).orElseThrow();
+        return store.inTransaction((StoreTx tx) ->
+                        tx.deliveries().find(c.delivery().tenant(), c.delivery().id()))
+                .orElseThrow();
     }
 
     @Test
@@ -75,7 +78,9 @@ abstract class NodesContract extends StoreTestBase {
             assertThat(holder.silentFor(now)).isEqualTo(Duration.ofSeconds(4));
             return false;
         });
-        assertThat(refused).isInstanceOfSatisfying(Occupied.class, o -> assertThat(o.holder()).isEqualTo(first));
+        assertThat(refused)
+                .isInstanceOfSatisfying(
+                        Occupied.class, o -> assertThat(o.holder()).isEqualTo(first));
         assertThat(held).allSatisfy(c -> assertThat(find(c).status()).isEqualTo(DeliveryStatus.DELIVERING));
 
         Join taken = nodes().join("node-a", PROCESS, (holder, now) -> true);
@@ -93,7 +98,9 @@ abstract class NodesContract extends StoreTestBase {
             assertThat(d.nextAttemptAt()).isEqualTo(clock.instant());
         }
         // the same delivery goes out again as the next attempt
-        assertThat(store.queue().claimDue("node-a#2", LEASE, 10)).hasSize(3).allSatisfy(c -> assertThat(c.delivery().attemptCount()).isEqualTo(2));
+        assertThat(store.queue().claimDue("node-a#2", LEASE, 10))
+                .hasSize(3)
+                .allSatisfy(c -> assertThat(c.delivery().attemptCount()).isEqualTo(2));
     }
 
     @Test
@@ -109,7 +116,8 @@ abstract class NodesContract extends StoreTestBase {
         assertThat(again).isInstanceOfSatisfying(Joined.class, j -> {
             assertThat(j.node().epoch()).isEqualTo(2);
             assertThat(j.node().endedAt()).isNull();
-            assertThat(j.previous()).hasValueSatisfying(p -> assertThat(p.status()).isEqualTo(Status.STOPPED));
+            assertThat(j.previous())
+                    .hasValueSatisfying(p -> assertThat(p.status()).isEqualTo(Status.STOPPED));
             assertThat(j.claimsTakenOver()).isZero();
         });
     }
@@ -137,7 +145,9 @@ abstract class NodesContract extends StoreTestBase {
         nodes().renew("node-c", c.epoch());
         clock.advance(Duration.ofSeconds(1));
 
-        Scan scan = nodes().takeOver("node-a", a.epoch(), (n, now) -> n.silentFor(now).compareTo(Duration.ofSeconds(10)) > 0).orElseThrow();
+        Scan scan = nodes().takeOver(
+                        "node-a", a.epoch(), (n, now) -> n.silentFor(now).compareTo(Duration.ofSeconds(10)) > 0)
+                .orElseThrow();
         assertThat(scan.now()).isEqualTo(T0.plusSeconds(12));
         assertThat(scan.takeovers()).singleElement().satisfies(t -> {
             assertThat(t.dead()).isEqualTo(b);
@@ -157,9 +167,10 @@ abstract class NodesContract extends StoreTestBase {
         assertThat(ofC).allSatisfy(cl -> assertThat(find(cl).leaseOwner()).isEqualTo("node-c#1"));
         // the scanner itself is never a candidate
         assertThat(nodes().takeOver("node-a", a.epoch(), (n, now) -> {
-            assertThat(n.nodeId()).isNotEqualTo("node-a");
-            return false;
-        })).hasValueSatisfying(s -> assertThat(s.takeovers()).isEmpty());
+                    assertThat(n.nodeId()).isNotEqualTo("node-a");
+                    return false;
+                }))
+                .hasValueSatisfying(s -> assertThat(s.takeovers()).isEmpty());
     }
 
     @Test
@@ -170,17 +181,23 @@ abstract class NodesContract extends StoreTestBase {
         nodes().takeOver("node-a", a.epoch(), (n, now) -> true);
 
         assertThat(nodes().renew("node-b", b.epoch())).isFalse();
-        assertThat(nodes().takeOver("node-b", b.epoch(), (n, now) -> fail("a dead incarnation declares no one dead"))).isEmpty();
+        assertThat(nodes().takeOver("node-b", b.epoch(), (n, now) -> fail("a dead incarnation declares no one dead")))
+                .isEmpty();
         Delivery d = claim.delivery();
         Attempt late = new Attempt(ids.next("att"), d.id(), d.attemptCount(), clock.instant(), 10, 200, null, null);
-        assertThat(store.queue().complete(b.owner(), List.of(new Outcome(d.id(), late, DeliveryStatus.SUCCEEDED, null, null))).applied()).isEmpty();
+        assertThat(store.queue()
+                        .complete(b.owner(), List.of(new Outcome(d.id(), late, DeliveryStatus.SUCCEEDED, null, null)))
+                        .applied())
+                .isEmpty();
         assertThat(find(claim).status()).isEqualTo(DeliveryStatus.RETRYING);
-        assertThat(store.inTransaction((StoreTx tx) -> tx.deliveries().attempts(d.id()))).singleElement()
+        assertThat(store.inTransaction((StoreTx tx) -> tx.deliveries().attempts(d.id())))
+                .singleElement()
                 .satisfies(x -> assertThat(x.succeeded()).isFalse());
 
         // it comes back as a new incarnation: the dead record is taken without asking
         assertThat(nodes().join("node-b", PROCESS, (n, now) -> fail("a dead record is not a live holder")))
-                .isInstanceOfSatisfying(Joined.class, j -> assertThat(j.node().owner()).isEqualTo("node-b#2"));
+                .isInstanceOfSatisfying(
+                        Joined.class, j -> assertThat(j.node().owner()).isEqualTo("node-b#2"));
     }
 
     @Test
@@ -190,8 +207,9 @@ abstract class NodesContract extends StoreTestBase {
         nodes().takeOver("node-a", a.epoch(), (n, now) -> true);
         // a claim the dead incarnation sent before it knew: nothing else would return it before its lease
         List<Claim> late = claimAs(b.owner(), 2);
-        assertThat(nodes().join("node-b", PROCESS, NEVER)).isInstanceOfSatisfying(Joined.class,
-                j -> assertThat(j.claimsTakenOver()).isEqualTo(2));
+        assertThat(nodes().join("node-b", PROCESS, NEVER))
+                .isInstanceOfSatisfying(
+                        Joined.class, j -> assertThat(j.claimsTakenOver()).isEqualTo(2));
         assertThat(late).allSatisfy(c -> assertThat(find(c).status()).isEqualTo(DeliveryStatus.RETRYING));
     }
 
@@ -206,6 +224,8 @@ abstract class NodesContract extends StoreTestBase {
         assertThat(nodes().pruneEnded(T0.plusSeconds(60))).isEqualTo(1);
         assertThat(nodes().list()).extracting(Node::nodeId).containsExactly("node-b", "node-c");
         assertThat(nodes().pruneEnded(T0.plus(Duration.ofDays(1)))).isEqualTo(1);
-        assertThat(nodes().list()).extracting(Node::nodeId, Node::status).containsExactly(org.assertj.core.groups.Tuple.tuple("node-c", Status.LIVE));
+        assertThat(nodes().list())
+                .extracting(Node::nodeId, Node::status)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("node-c", Status.LIVE));
     }
 }

@@ -29,7 +29,9 @@ class OpenExistingTest {
         Path dataDir = dir.resolve("idem-data");
         assertThatThrownBy(() -> JdbcStores.openExisting(StoreConfig.sqlite(dataDir), Clock.systemUTC()))
                 .isInstanceOf(StoreNotFoundException.class)
-                .hasMessageContaining(dataDir.resolve("idem.db").toAbsolutePath().toString()).hasMessageContaining("does not exist");
+                .hasMessageContaining(
+                        dataDir.resolve("idem.db").toAbsolutePath().toString())
+                .hasMessageContaining("does not exist");
         assertThat(dataDir).doesNotExist();
     }
 
@@ -45,12 +47,16 @@ class OpenExistingTest {
     void aPostgresDatabaseWithoutTheSchemaIsRefusedAndLeftEmpty() throws Exception {
         try (TestDatabase db = TestStores.postgresDatabase()) {
             assertThatThrownBy(() -> JdbcStores.openExisting(db.config(), Clock.systemUTC()))
-                    .isInstanceOf(StoreNotFoundException.class).hasMessageContaining("has no Idem tables");
+                    .isInstanceOf(StoreNotFoundException.class)
+                    .hasMessageContaining("has no Idem tables");
             Properties p = new Properties();
             if (db.config().user() != null) p.setProperty("user", db.config().user());
-            if (db.config().password() != null) p.setProperty("password", db.config().password());
+            if (db.config().password() != null)
+                p.setProperty("password", db.config().password());
             try (Connection c = DriverManager.getConnection(db.config().jdbcUrl(), p);
-                 ResultSet rs = c.createStatement().executeQuery("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'")) {
+                    ResultSet rs = c.createStatement()
+                            .executeQuery(
+                                    "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'")) {
                 rs.next();
                 assertThat(rs.getInt(1)).isZero();
             }

@@ -37,7 +37,8 @@ class PostgresNodesTest extends StoreTestBase {
                 int me = n.incrementAndGet();
                 Store node = me % 2 == 0 ? store : other;
                 List<String> mine = new ArrayList<>();
-                for (List<Claim> batch; !(batch = node.queue().claimDue("node-" + me, Duration.ofMinutes(1), 10)).isEmpty(); )
+                for (List<Claim> batch;
+                        !(batch = node.queue().claimDue("node-" + me, Duration.ofMinutes(1), 10)).isEmpty(); )
                     batch.forEach(c -> mine.add(c.delivery().id()));
                 return mine;
             });
@@ -67,9 +68,11 @@ class PostgresNodesTest extends StoreTestBase {
 
             Properties p = new Properties();
             p.setProperty("user", database.config().user());
-            try (Connection c = DriverManager.getConnection(database.config().jdbcUrl(), p); Statement s = c.createStatement()) {
-                s.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'idem-listen' "
-                        + "AND datname = current_database()");
+            try (Connection c = DriverManager.getConnection(database.config().jdbcUrl(), p);
+                    Statement s = c.createStatement()) {
+                s.execute(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'idem-listen' "
+                                + "AND datname = current_database()");
             }
             // Signals sent while it was down may be lost: the reconnect itself calls the listener.
             assertThat(heard.tryAcquire(10, TimeUnit.SECONDS)).isTrue();
@@ -83,34 +86,48 @@ class PostgresNodesTest extends StoreTestBase {
     void twoProcessesJoiningOneNodeIdAtOnceMakeOneIncarnationAndTheOtherIsToldItIsOccupied() throws Exception {
         try (Store other = database.open(clock)) {
             AtomicInteger n = new AtomicInteger();
-            List<NodeRegistry.Join> joins = Race.run(2, () -> (n.incrementAndGet() == 1 ? store : other).nodes()
-                    .join("node-x", NodesContract.PROCESS, NodesContract.NEVER));
+            List<NodeRegistry.Join> joins = Race.run(
+                    2,
+                    () -> (n.incrementAndGet() == 1 ? store : other)
+                            .nodes()
+                            .join("node-x", NodesContract.PROCESS, NodesContract.NEVER));
             assertThat(joins).filteredOn(j -> j instanceof NodeRegistry.Joined).hasSize(1);
-            assertThat(joins).filteredOn(j -> j instanceof NodeRegistry.Occupied).hasSize(1);
-            assertThat(store.nodes().find("node-x")).hasValueSatisfying(x -> assertThat(x.epoch()).isEqualTo(1));
+            assertThat(joins)
+                    .filteredOn(j -> j instanceof NodeRegistry.Occupied)
+                    .hasSize(1);
+            assertThat(store.nodes().find("node-x"))
+                    .hasValueSatisfying(x -> assertThat(x.epoch()).isEqualTo(1));
         }
     }
 
     @Test
     void aNodeThatRenewsWhileAnotherDeclaresItDeadKeepsItsRecordAndItsClaims() throws Exception {
         try (Store other = database.open(clock)) {
-            NodeRegistry.Node a = ((NodeRegistry.Joined) store.nodes().join("node-a", NodesContract.PROCESS, NodesContract.NEVER)).node();
-            NodeRegistry.Node b = ((NodeRegistry.Joined) other.nodes().join("node-b", NodesContract.PROCESS, NodesContract.NEVER)).node();
+            NodeRegistry.Node a = ((NodeRegistry.Joined)
+                            store.nodes().join("node-a", NodesContract.PROCESS, NodesContract.NEVER))
+                    .node();
+            NodeRegistry.Node b = ((NodeRegistry.Joined)
+                            other.nodes().join("node-b", NodesContract.PROCESS, NodesContract.NEVER))
+                    .node();
             dueDeliveries(2);
-            assertThat(other.queue().claimDue(b.owner(), Duration.ofSeconds(90), 2)).hasSize(2);
+            assertThat(other.queue().claimDue(b.owner(), Duration.ofSeconds(90), 2))
+                    .hasSize(2);
             clock.advance(Duration.ofSeconds(1));
 
             // node-a has read node-b's record and judged it dead; node-b renews before node-a writes
             java.util.Optional<NodeRegistry.Scan> scan = store.nodes().takeOver("node-a", a.epoch(), (node, now) -> {
-                java.util.concurrent.CompletableFuture<Boolean> renewed = java.util.concurrent.CompletableFuture.supplyAsync(
-                        () -> other.nodes().renew("node-b", b.epoch()));
+                java.util.concurrent.CompletableFuture<Boolean> renewed =
+                        java.util.concurrent.CompletableFuture.supplyAsync(
+                                () -> other.nodes().renew("node-b", b.epoch()));
                 assertThat(renewed.orTimeout(10, TimeUnit.SECONDS).join()).isTrue();
                 return true;
             });
             assertThat(scan).hasValueSatisfying(s -> assertThat(s.takeovers()).isEmpty());
-            assertThat(store.nodes().find("node-b")).hasValueSatisfying(x -> assertThat(x.status()).isEqualTo(NodeRegistry.Status.LIVE));
+            assertThat(store.nodes().find("node-b"))
+                    .hasValueSatisfying(x -> assertThat(x.status()).isEqualTo(NodeRegistry.Status.LIVE));
             assertThat(store.queue().depth()).isEqualTo(2);
-            assertThat(store.queue().claimDue("node-a#1", Duration.ofSeconds(90), 10)).isEmpty();
+            assertThat(store.queue().claimDue("node-a#1", Duration.ofSeconds(90), 10))
+                    .isEmpty();
         }
     }
 

@@ -28,7 +28,9 @@ class PostgresStatisticsTest extends StoreTestBase {
         dueDeliveries(50);
         waitForChangeCount("deliveries", 50);
         store.queue().reapExpired();
-        assertThat(lastAnalyzed("deliveries")).as("50 changed rows are below the threshold").isNull();
+        assertThat(lastAnalyzed("deliveries"))
+                .as("50 changed rows are below the threshold")
+                .isNull();
 
         dueDeliveries(2_000);
         waitForChangeCount("deliveries", 2_050);
@@ -38,7 +40,9 @@ class PostgresStatisticsTest extends StoreTestBase {
         assertThat(changeCount("deliveries")).isZero();
 
         store.queue().reapExpired();
-        assertThat(lastAnalyzed("deliveries")).as("nothing changed since: not analyzed again").isEqualTo(first);
+        assertThat(lastAnalyzed("deliveries"))
+                .as("nothing changed since: not analyzed again")
+                .isEqualTo(first);
     }
 
     /**
@@ -48,7 +52,9 @@ class PostgresStatisticsTest extends StoreTestBase {
     private void waitForChangeCount(String table, long atLeast) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(40).toNanos();
         while (changeCount(table) < atLeast) {
-            assertThat(System.nanoTime()).as("pg_stat_user_tables never counted %d changes of %s", atLeast, table).isLessThan(deadline);
+            assertThat(System.nanoTime())
+                    .as("pg_stat_user_tables never counted %d changes of %s", atLeast, table)
+                    .isLessThan(deadline);
             Thread.sleep(100);
         }
     }
@@ -58,7 +64,10 @@ class PostgresStatisticsTest extends StoreTestBase {
     }
 
     private Instant lastAnalyzed(String table) throws Exception {
-        return stat(table, "last_analyze", rs -> rs.getTimestamp(1) == null ? null : rs.getTimestamp(1).toInstant());
+        return stat(
+                table,
+                "last_analyze",
+                rs -> rs.getTimestamp(1) == null ? null : rs.getTimestamp(1).toInstant());
     }
 
     private interface Column<T> {
@@ -71,7 +80,7 @@ class PostgresStatisticsTest extends StoreTestBase {
         if (config.user() != null) p.setProperty("user", config.user());
         if (config.password() != null) p.setProperty("password", config.password());
         try (var c = DriverManager.getConnection(config.jdbcUrl(), p);
-             var st = c.prepareStatement("SELECT " + column + " FROM pg_stat_user_tables WHERE relname = ?")) {
+                var st = c.prepareStatement("SELECT " + column + " FROM pg_stat_user_tables WHERE relname = ?")) {
             st.setString(1, table);
             try (ResultSet rs = st.executeQuery()) {
                 assertThat(rs.next()).isTrue();

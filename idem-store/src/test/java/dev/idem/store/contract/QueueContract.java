@@ -2,8 +2,6 @@ package dev.idem.store.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.idem.core.store.StoreTx;
-
 import dev.idem.core.Attempt;
 import dev.idem.core.Delivery;
 import dev.idem.core.DeliveryStatus;
@@ -12,6 +10,7 @@ import dev.idem.core.ScheduleStatus;
 import dev.idem.core.store.DeliveryQueue;
 import dev.idem.core.store.DeliveryQueue.Claim;
 import dev.idem.core.store.DeliveryQueue.Outcome;
+import dev.idem.core.store.StoreTx;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -70,8 +69,12 @@ abstract class QueueContract extends StoreTestBase {
         Delivery later = delivery(s, T0.minusSeconds(1));
         Delivery earliest = delivery(s, T0.minusSeconds(5));
         delivery(s, T0.plusMillis(1));
-        assertThat(queue().claimDue("n", LEASE, 1)).extracting(c -> c.delivery().id()).containsExactly(earliest.id());
-        assertThat(queue().claimDue("n", LEASE, 10)).extracting(c -> c.delivery().id()).containsExactly(later.id());
+        assertThat(queue().claimDue("n", LEASE, 1))
+                .extracting(c -> c.delivery().id())
+                .containsExactly(earliest.id());
+        assertThat(queue().claimDue("n", LEASE, 10))
+                .extracting(c -> c.delivery().id())
+                .containsExactly(later.id());
         assertThat(queue().nextDueAt()).contains(T0.plusMillis(1));
         clock.advance(Duration.ofMillis(1));
         assertThat(queue().claimDue("n", LEASE, 10)).hasSize(1);
@@ -87,13 +90,22 @@ abstract class QueueContract extends StoreTestBase {
         Delivery retry = delivery(plain, T0);
         Claim claimed = queue().claimDue("n", LEASE, 10).get(0);
         assertThat(claimed.delivery().id()).isEqualTo(retry.id());
-        queue().complete("n", List.of(new Outcome(retry.id(), new Attempt(ids.next("att"), retry.id(), 1, T0, 5, 500, null, null),
-                DeliveryStatus.RETRYING, T0.plusMillis(500), "HTTP 500")));
+        queue().complete(
+                        "n",
+                        List.of(new Outcome(
+                                retry.id(),
+                                new Attempt(ids.next("att"), retry.id(), 1, T0, 5, 500, null, null),
+                                DeliveryStatus.RETRYING,
+                                T0.plusMillis(500),
+                                "HTTP 500")));
 
-        assertThat(queue().claimDue("n", LEASE, 10, Duration.ofSeconds(1))).as("the first attempt due in 500 ms only")
-                .extracting(c -> c.delivery().id()).containsExactly(first.id());
+        assertThat(queue().claimDue("n", LEASE, 10, Duration.ofSeconds(1)))
+                .as("the first attempt due in 500 ms only")
+                .extracting(c -> c.delivery().id())
+                .containsExactly(first.id());
         clock.advance(Duration.ofMillis(500));
-        assertThat(queue().claimDue("n", LEASE, 10, Duration.ofSeconds(1))).as("the retry and the flow-controlled one, once due")
+        assertThat(queue().claimDue("n", LEASE, 10, Duration.ofSeconds(1)))
+                .as("the retry and the flow-controlled one, once due")
                 .hasSize(2);
     }
 
@@ -103,7 +115,9 @@ abstract class QueueContract extends StoreTestBase {
         Delivery soon = delivery(s, T0.plusMillis(15));
         Delivery beyond = delivery(s, T0.plusMillis(25));
         assertThat(queue().claimDue("n", LEASE, 10)).isEmpty();
-        assertThat(queue().claimDue("n", LEASE, 10, Duration.ofMillis(20))).extracting(c -> c.delivery().id()).containsExactly(soon.id());
+        assertThat(queue().claimDue("n", LEASE, 10, Duration.ofMillis(20)))
+                .extracting(c -> c.delivery().id())
+                .containsExactly(soon.id());
         assertThat(queue().nextDueAt()).contains(beyond.nextAttemptAt());
     }
 
@@ -121,7 +135,9 @@ abstract class QueueContract extends StoreTestBase {
             tx.schedules().update(completed.withStatus(ScheduleStatus.COMPLETED, null, T0));
         });
         assertThat(queue().nextDueAt()).contains(T0);
-        assertThat(queue().claimDue("n", LEASE, 10)).extracting(c -> c.delivery().id()).containsExactly(ok.id());
+        assertThat(queue().claimDue("n", LEASE, 10))
+                .extracting(c -> c.delivery().id())
+                .containsExactly(ok.id());
         assertThat(queue().nextDueAt()).isEmpty();
 
         store.useTransaction(tx -> tx.schedules().update(paused.withStatus(ScheduleStatus.ACTIVE, null, T0)));
@@ -139,21 +155,29 @@ abstract class QueueContract extends StoreTestBase {
         assertThat(second.delivery().attemptCount()).isEqualTo(2);
 
         Attempt late = attempt(d, first.delivery().attemptCount(), 200);
-        assertThat(queue().complete("node-a", List.of(new Outcome(d.id(), late, DeliveryStatus.SUCCEEDED, null, null))).applied()).isEmpty();
+        assertThat(queue().complete("node-a", List.of(new Outcome(d.id(), late, DeliveryStatus.SUCCEEDED, null, null)))
+                        .applied())
+                .isEmpty();
         assertThat(find(d).status()).isEqualTo(DeliveryStatus.DELIVERING);
         assertThat(find(d).leaseOwner()).isEqualTo("node-b");
 
         Attempt current = attempt(d, 2, 200);
-        assertThat(queue().complete("node-b", List.of(new Outcome(d.id(), current, DeliveryStatus.SUCCEEDED, null, null))).applied())
+        assertThat(queue().complete(
+                                "node-b", List.of(new Outcome(d.id(), current, DeliveryStatus.SUCCEEDED, null, null)))
+                        .applied())
                 .containsExactly(d.id());
         assertThat(find(d).status()).isEqualTo(DeliveryStatus.SUCCEEDED);
         assertThat(find(d).leaseOwner()).isNull();
-        List<Attempt> history = store.inTransaction((StoreTx tx) -> tx.deliveries().attempts(d.id()));
+        List<Attempt> history =
+                store.inTransaction((StoreTx tx) -> tx.deliveries().attempts(d.id()));
         assertThat(history).extracting(Attempt::number).containsExactly(1, 2);
         // the late one was sent and is kept, but never reads as a second success
         assertThat(history.get(0).statusCode()).isEqualTo(200);
         assertThat(history.get(0).error()).startsWith("stale: ");
-        assertThat(history).filteredOn(Attempt::succeeded).extracting(Attempt::number).containsExactly(2);
+        assertThat(history)
+                .filteredOn(Attempt::succeeded)
+                .extracting(Attempt::number)
+                .containsExactly(2);
     }
 
     @Test
@@ -164,9 +188,15 @@ abstract class QueueContract extends StoreTestBase {
         clock.advance(LEASE.plusMillis(1));
         queue().reapExpired();
         queue().claimDue("node-a", LEASE, 1);
-        assertThat(queue().complete("node-a", List.of(new Outcome(d.id(), attempt(d, 1, 200), DeliveryStatus.SUCCEEDED, null, null))).applied())
+        assertThat(queue().complete(
+                                "node-a",
+                                List.of(new Outcome(d.id(), attempt(d, 1, 200), DeliveryStatus.SUCCEEDED, null, null)))
+                        .applied())
                 .isEmpty();
-        assertThat(queue().complete("node-a", List.of(new Outcome(d.id(), attempt(d, 2, 200), DeliveryStatus.SUCCEEDED, null, null))).applied())
+        assertThat(queue().complete(
+                                "node-a",
+                                List.of(new Outcome(d.id(), attempt(d, 2, 200), DeliveryStatus.SUCCEEDED, null, null)))
+                        .applied())
                 .containsExactly(d.id());
     }
 
@@ -175,9 +205,22 @@ abstract class QueueContract extends StoreTestBase {
         List<Delivery> ds = dueDeliveries(2);
         queue().claimDue("n", LEASE, 10);
         Instant retryAt = T0.plusSeconds(30);
-        List<String> applied = queue().complete("n", List.of(
-                new Outcome(ds.get(0).id(), attempt(ds.get(0), 1, 503), DeliveryStatus.RETRYING, retryAt, "HTTP 503"),
-                new Outcome(ds.get(1).id(), attempt(ds.get(1), 1, 410), DeliveryStatus.DEAD, null, "HTTP 410"))).applied();
+        List<String> applied = queue().complete(
+                        "n",
+                        List.of(
+                                new Outcome(
+                                        ds.get(0).id(),
+                                        attempt(ds.get(0), 1, 503),
+                                        DeliveryStatus.RETRYING,
+                                        retryAt,
+                                        "HTTP 503"),
+                                new Outcome(
+                                        ds.get(1).id(),
+                                        attempt(ds.get(1), 1, 410),
+                                        DeliveryStatus.DEAD,
+                                        null,
+                                        "HTTP 410")))
+                .applied();
         assertThat(applied).containsExactly(ds.get(0).id(), ds.get(1).id());
         Delivery retrying = find(ds.get(0));
         assertThat(retrying.status()).isEqualTo(DeliveryStatus.RETRYING);
@@ -195,12 +238,15 @@ abstract class QueueContract extends StoreTestBase {
             Delivery d = delivery(s, clock.instant().plusMillis(i));
             clock.advance(Duration.ofMillis(10));
             queue().claimDue("n", LEASE, 1);
-            DeliveryQueue.Completed done = queue().complete("n", List.of(new Outcome(d.id(), attempt(d, 1, 500), DeliveryStatus.DEAD, null, "HTTP 500")));
+            DeliveryQueue.Completed done = queue().complete(
+                            "n",
+                            List.of(new Outcome(d.id(), attempt(d, 1, 500), DeliveryStatus.DEAD, null, "HTTP 500")));
             Schedule now = findSchedule(s);
             assertThat(now.consecutiveFailures()).isEqualTo(i);
             assertThat(now.status()).isEqualTo(i < 3 ? ScheduleStatus.ACTIVE : ScheduleStatus.PAUSED);
             assertThat(done.dead()).containsExactly(new DeliveryQueue.Dead(d.id(), s.id(), 1, "HTTP 500"));
-            assertThat(done.autoPaused()).isEqualTo(i < 3 ? List.of() : List.of(new DeliveryQueue.AutoPaused(s.id(), 3)));
+            assertThat(done.autoPaused())
+                    .isEqualTo(i < 3 ? List.of() : List.of(new DeliveryQueue.AutoPaused(s.id(), 3)));
         }
         assertThat(findSchedule(s).pausedReason()).isEqualTo(Schedule.PAUSED_BY_FAILURES);
     }
@@ -208,14 +254,24 @@ abstract class QueueContract extends StoreTestBase {
     @Test
     void aOneShotWhoseDeliveryExistsIsPausedAtTheThresholdToo() {
         Schedule s = scheduleWithAutoPause(1);
-        store.useTransaction(tx -> tx.schedules().update(s.withStatus(ScheduleStatus.COMPLETED, null, clock.instant())));
+        store.useTransaction(
+                tx -> tx.schedules().update(s.withStatus(ScheduleStatus.COMPLETED, null, clock.instant())));
         Delivery d = delivery(s, clock.instant());
         queue().claimDue("n", LEASE, 1);
-        queue().complete("n", List.of(new Outcome(d.id(), attempt(d, 1, 500), DeliveryStatus.RETRYING, clock.instant().plusSeconds(5), "HTTP 500")));
+        queue().complete(
+                        "n",
+                        List.of(new Outcome(
+                                d.id(),
+                                attempt(d, 1, 500),
+                                DeliveryStatus.RETRYING,
+                                clock.instant().plusSeconds(5),
+                                "HTTP 500")));
         assertThat(findSchedule(s).status()).isEqualTo(ScheduleStatus.PAUSED);
         assertThat(findSchedule(s).pausedReason()).isEqualTo(Schedule.PAUSED_BY_FAILURES);
         clock.advance(Duration.ofSeconds(10));
-        assertThat(queue().claimDue("n", LEASE, 10)).as("a paused schedule's retries wait for resume").isEmpty();
+        assertThat(queue().claimDue("n", LEASE, 10))
+                .as("a paused schedule's retries wait for resume")
+                .isEmpty();
     }
 
     @Test
@@ -224,11 +280,33 @@ abstract class QueueContract extends StoreTestBase {
         List<Delivery> ds = new ArrayList<>();
         for (int i = 0; i < 4; i++) ds.add(delivery(s, T0.minusMillis(i)));
         queue().claimDue("n", LEASE, 10);
-        queue().complete("n", List.of(
-                new Outcome(ds.get(0).id(), attempt(ds.get(0), 1, 500), DeliveryStatus.DEAD, null, "HTTP 500"),
-                new Outcome(ds.get(1).id(), attempt(ds.get(1), 1, 500), DeliveryStatus.DEAD, null, "HTTP 500"),
-                new Outcome(ds.get(2).id(), attempt(ds.get(2), 1, 200), DeliveryStatus.SUCCEEDED, null, null),
-                new Outcome(ds.get(3).id(), attempt(ds.get(3), 1, 500), DeliveryStatus.DEAD, null, "HTTP 500")));
+        queue().complete(
+                        "n",
+                        List.of(
+                                new Outcome(
+                                        ds.get(0).id(),
+                                        attempt(ds.get(0), 1, 500),
+                                        DeliveryStatus.DEAD,
+                                        null,
+                                        "HTTP 500"),
+                                new Outcome(
+                                        ds.get(1).id(),
+                                        attempt(ds.get(1), 1, 500),
+                                        DeliveryStatus.DEAD,
+                                        null,
+                                        "HTTP 500"),
+                                new Outcome(
+                                        ds.get(2).id(),
+                                        attempt(ds.get(2), 1, 200),
+                                        DeliveryStatus.SUCCEEDED,
+                                        null,
+                                        null),
+                                new Outcome(
+                                        ds.get(3).id(),
+                                        attempt(ds.get(3), 1, 500),
+                                        DeliveryStatus.DEAD,
+                                        null,
+                                        "HTTP 500")));
         Schedule after = findSchedule(s);
         assertThat(after.consecutiveFailures()).isEqualTo(1);
         assertThat(after.status()).isEqualTo(ScheduleStatus.ACTIVE);
@@ -240,7 +318,10 @@ abstract class QueueContract extends StoreTestBase {
         Schedule healthy = scheduleWithAutoPause(5);
         Delivery first = delivery(failing, T0.minusMillis(3));
         queue().claimDue("n", LEASE, 10);
-        queue().complete("n", List.of(new Outcome(first.id(), attempt(first, 1, 500), DeliveryStatus.DEAD, null, "HTTP 500")));
+        queue().complete(
+                        "n",
+                        List.of(new Outcome(
+                                first.id(), attempt(first, 1, 500), DeliveryStatus.DEAD, null, "HTTP 500")));
         assertThat(findSchedule(failing).consecutiveFailures()).isEqualTo(1);
         Instant healthyUpdatedAt = findSchedule(healthy).updatedAt();
 
@@ -248,14 +329,19 @@ abstract class QueueContract extends StoreTestBase {
         Delivery ok1 = delivery(failing, T0.minusMillis(2));
         Delivery ok2 = delivery(healthy, T0.minusMillis(1));
         queue().claimDue("n", LEASE, 10);
-        List<String> applied = queue().complete("n", List.of(
-                new Outcome(ok1.id(), attempt(ok1, 1, 200), DeliveryStatus.SUCCEEDED, null, null),
-                new Outcome(ok2.id(), attempt(ok2, 1, 200), DeliveryStatus.SUCCEEDED, null, null))).applied();
+        List<String> applied = queue().complete(
+                        "n",
+                        List.of(
+                                new Outcome(ok1.id(), attempt(ok1, 1, 200), DeliveryStatus.SUCCEEDED, null, null),
+                                new Outcome(ok2.id(), attempt(ok2, 1, 200), DeliveryStatus.SUCCEEDED, null, null)))
+                .applied();
 
         assertThat(applied).containsExactly(ok1.id(), ok2.id());
         assertThat(findSchedule(failing).consecutiveFailures()).isZero();
         assertThat(findSchedule(healthy).consecutiveFailures()).isZero();
-        assertThat(findSchedule(healthy).updatedAt()).as("a counter already at 0 is not written").isEqualTo(healthyUpdatedAt);
+        assertThat(findSchedule(healthy).updatedAt())
+                .as("a counter already at 0 is not written")
+                .isEqualTo(healthyUpdatedAt);
     }
 
     @Test
@@ -265,20 +351,38 @@ abstract class QueueContract extends StoreTestBase {
         for (int i = 0; i < 3; i++) ds.add(delivery(s, T0.minusMillis(i)));
         queue().claimDue("n", LEASE, 10);
         Outcome dead = new Outcome(ds.get(0).id(), attempt(ds.get(0), 1, 500), DeliveryStatus.DEAD, null, "HTTP 500");
-        DeliveryQueue.Completed first = queue().complete("n", List.of(dead,
-                new Outcome(ds.get(1).id(), attempt(ds.get(1), 1, 503), DeliveryStatus.RETRYING, clock.instant().plusSeconds(5), "HTTP 503")));
+        DeliveryQueue.Completed first = queue().complete(
+                        "n",
+                        List.of(
+                                dead,
+                                new Outcome(
+                                        ds.get(1).id(),
+                                        attempt(ds.get(1), 1, 503),
+                                        DeliveryStatus.RETRYING,
+                                        clock.instant().plusSeconds(5),
+                                        "HTTP 503")));
         assertThat(first.applied()).containsExactly(ds.get(0).id(), ds.get(1).id());
-        assertThat(first.dead()).containsExactly(new DeliveryQueue.Dead(ds.get(0).id(), s.id(), 1, "HTTP 500"));
+        assertThat(first.dead())
+                .containsExactly(new DeliveryQueue.Dead(ds.get(0).id(), s.id(), 1, "HTTP 500"));
         assertThat(first.autoPaused()).containsExactly(new DeliveryQueue.AutoPaused(s.id(), 2));
 
         DeliveryQueue.Completed again = queue().complete("n", List.of(dead));
         assertThat(again.applied()).as("an outcome already applied is stale").isEmpty();
         assertThat(again.dead()).isEmpty();
 
-        DeliveryQueue.Completed third = queue().complete("n", List.of(
-                new Outcome(ds.get(2).id(), attempt(ds.get(2), 1, 500), DeliveryStatus.DEAD, null, "connection refused")));
-        assertThat(third.dead()).containsExactly(new DeliveryQueue.Dead(ds.get(2).id(), s.id(), 1, "connection refused"));
-        assertThat(third.autoPaused()).as("a schedule already paused does not pause again").isEmpty();
+        DeliveryQueue.Completed third = queue().complete(
+                        "n",
+                        List.of(new Outcome(
+                                ds.get(2).id(),
+                                attempt(ds.get(2), 1, 500),
+                                DeliveryStatus.DEAD,
+                                null,
+                                "connection refused")));
+        assertThat(third.dead())
+                .containsExactly(new DeliveryQueue.Dead(ds.get(2).id(), s.id(), 1, "connection refused"));
+        assertThat(third.autoPaused())
+                .as("a schedule already paused does not pause again")
+                .isEmpty();
     }
 
     @Test
@@ -295,8 +399,10 @@ abstract class QueueContract extends StoreTestBase {
         for (int i = 0; i < 30; i++) succeeded.add(delivery(scheduleWithAutoPause(1), T0.minusMillis(100 + i)));
         assertThat(queue().claimDue("n", LEASE, 100)).hasSize(70);
         List<Outcome> outcomes = new ArrayList<>();
-        for (Delivery d : failed) outcomes.add(new Outcome(d.id(), attempt(d, 1, 500), DeliveryStatus.DEAD, null, "HTTP 500 " + d.id()));
-        for (Delivery d : succeeded) outcomes.add(new Outcome(d.id(), attempt(d, 1, 200), DeliveryStatus.SUCCEEDED, null, null));
+        for (Delivery d : failed)
+            outcomes.add(new Outcome(d.id(), attempt(d, 1, 500), DeliveryStatus.DEAD, null, "HTTP 500 " + d.id()));
+        for (Delivery d : succeeded)
+            outcomes.add(new Outcome(d.id(), attempt(d, 1, 200), DeliveryStatus.SUCCEEDED, null, null));
         Delivery staleOne = succeeded.get(0);
         outcomes.set(40, new Outcome(staleOne.id(), attempt(staleOne, 2, 200), DeliveryStatus.SUCCEEDED, null, null));
 
@@ -308,7 +414,9 @@ abstract class QueueContract extends StoreTestBase {
             assertThat(find(d).lastError()).isEqualTo("HTTP 500 " + d.id());
         }
         for (Delivery d : succeeded.subList(1, 30)) assertThat(find(d).status()).isEqualTo(DeliveryStatus.SUCCEEDED);
-        assertThat(find(staleOne).status()).as("an outcome for another attempt applies nothing").isEqualTo(DeliveryStatus.DELIVERING);
+        assertThat(find(staleOne).status())
+                .as("an outcome for another attempt applies nothing")
+                .isEqualTo(DeliveryStatus.DELIVERING);
         for (Schedule s : failing) {
             assertThat(findSchedule(s).status()).isEqualTo(ScheduleStatus.PAUSED);
             assertThat(findSchedule(s).consecutiveFailures()).isEqualTo(1);
@@ -322,7 +430,11 @@ abstract class QueueContract extends StoreTestBase {
         List<Delivery> ds = new ArrayList<>();
         for (int i = 0; i < 6; i++) ds.add(delivery(s, T0.minusMillis(i)));
         queue().claimDue("n", LEASE, 10);
-        queue().complete("n", ds.stream().map(d -> new Outcome(d.id(), attempt(d, 1, 500), DeliveryStatus.DEAD, null, "x")).toList());
+        queue().complete(
+                        "n",
+                        ds.stream()
+                                .map(d -> new Outcome(d.id(), attempt(d, 1, 500), DeliveryStatus.DEAD, null, "x"))
+                                .toList());
         assertThat(findSchedule(s).consecutiveFailures()).isEqualTo(6);
         assertThat(findSchedule(s).status()).isEqualTo(ScheduleStatus.ACTIVE);
     }
@@ -330,8 +442,12 @@ abstract class QueueContract extends StoreTestBase {
     @Test
     void releaseExceptReturnsTheOwnersOtherLeasesAndKeepsTheNamedOnesAndOtherOwners() {
         dueDeliveries(4);
-        List<Delivery> mine = queue().claimDue("node-a", LEASE, 3).stream().map(c -> c.delivery()).toList();
-        List<Delivery> theirs = queue().claimDue("node-b", LEASE, 1).stream().map(c -> c.delivery()).toList();
+        List<Delivery> mine = queue().claimDue("node-a", LEASE, 3).stream()
+                .map(c -> c.delivery())
+                .toList();
+        List<Delivery> theirs = queue().claimDue("node-b", LEASE, 1).stream()
+                .map(c -> c.delivery())
+                .toList();
         assertThat(mine).hasSize(3);
         assertThat(theirs).hasSize(1);
 
@@ -343,7 +459,8 @@ abstract class QueueContract extends StoreTestBase {
         assertThat(find(mine.get(1)).leaseOwner()).isNull();
         assertThat(find(mine.get(2)).status()).isEqualTo(DeliveryStatus.RETRYING);
         assertThat(find(theirs.get(0)).leaseOwner()).isEqualTo("node-b");
-        assertThat(queue().claimDue("node-c", LEASE, 10)).extracting(c -> c.delivery().id())
+        assertThat(queue().claimDue("node-c", LEASE, 10))
+                .extracting(c -> c.delivery().id())
                 .containsExactlyInAnyOrder(mine.get(1).id(), mine.get(2).id());
         assertThat(queue().releaseExcept("node-b", List.of())).isEqualTo(1);
     }
@@ -358,13 +475,18 @@ abstract class QueueContract extends StoreTestBase {
         Instant t = clock.advance(Duration.ofSeconds(6));
         assertThat(queue().reapExpired()).isEqualTo(2);
         List<Delivery> now = ds.stream().map(this::find).toList();
-        assertThat(now).filteredOn(d -> d.status() == DeliveryStatus.RETRYING).hasSize(2)
+        assertThat(now)
+                .filteredOn(d -> d.status() == DeliveryStatus.RETRYING)
+                .hasSize(2)
                 .allSatisfy(d -> {
                     assertThat(d.nextAttemptAt()).isEqualTo(t);
                     assertThat(d.leaseOwner()).isNull();
                     assertThat(d.attemptCount()).isEqualTo(1);
                 });
-        assertThat(now).filteredOn(d -> d.status() == DeliveryStatus.DELIVERING).extracting(Delivery::leaseOwner).containsExactly("node-b");
+        assertThat(now)
+                .filteredOn(d -> d.status() == DeliveryStatus.DELIVERING)
+                .extracting(Delivery::leaseOwner)
+                .containsExactly("node-b");
     }
 
     @Test
@@ -374,28 +496,53 @@ abstract class QueueContract extends StoreTestBase {
         queue().claimDue("node-b", LEASE, 1);
         assertThat(queue().release("node-a")).isEqualTo(2);
         assertThat(queue().release("node-a")).isZero();
-        assertThat(queue().claimDue("node-c", LEASE, 10)).hasSize(2).allSatisfy(c -> assertThat(c.delivery().attemptCount()).isEqualTo(2));
+        assertThat(queue().claimDue("node-c", LEASE, 10))
+                .hasSize(2)
+                .allSatisfy(c -> assertThat(c.delivery().attemptCount()).isEqualTo(2));
     }
 
     @Test
     void pruneDeletesOldFinishedDeliveriesAndTheirAttemptsInBatches() {
         List<Delivery> ds = dueDeliveries(5);
         queue().claimDue("n", LEASE, 10);
-        queue().complete("n", List.of(
-                new Outcome(ds.get(0).id(), attempt(ds.get(0), 1, 200), DeliveryStatus.SUCCEEDED, null, null),
-                new Outcome(ds.get(1).id(), attempt(ds.get(1), 1, 500), DeliveryStatus.DEAD, null, "x"),
-                new Outcome(ds.get(2).id(), attempt(ds.get(2), 1, 200), DeliveryStatus.SUCCEEDED, null, null),
-                new Outcome(ds.get(3).id(), attempt(ds.get(3), 1, 500), DeliveryStatus.RETRYING, T0.plusSeconds(5), "x")));
+        queue().complete(
+                        "n",
+                        List.of(
+                                new Outcome(
+                                        ds.get(0).id(),
+                                        attempt(ds.get(0), 1, 200),
+                                        DeliveryStatus.SUCCEEDED,
+                                        null,
+                                        null),
+                                new Outcome(ds.get(1).id(), attempt(ds.get(1), 1, 500), DeliveryStatus.DEAD, null, "x"),
+                                new Outcome(
+                                        ds.get(2).id(),
+                                        attempt(ds.get(2), 1, 200),
+                                        DeliveryStatus.SUCCEEDED,
+                                        null,
+                                        null),
+                                new Outcome(
+                                        ds.get(3).id(),
+                                        attempt(ds.get(3), 1, 500),
+                                        DeliveryStatus.RETRYING,
+                                        T0.plusSeconds(5),
+                                        "x")));
         clock.advance(Duration.ofDays(31));
         Instant cutoff = clock.instant().minus(Duration.ofDays(30));
         assertThat(queue().pruneFinished(cutoff, 2)).isEqualTo(2);
         assertThat(queue().pruneFinished(cutoff, 2)).isEqualTo(1);
         assertThat(queue().pruneFinished(cutoff, 2)).isZero();
-        Set<String> left = new HashSet<>(store.inTransaction((StoreTx tx) -> tx.deliveries().list(tenant, null, null, 100, null)).data()
-                .stream().map(Delivery::id).toList());
+        Set<String> left = new HashSet<>(
+                store.inTransaction((StoreTx tx) -> tx.deliveries().list(tenant, null, null, 100, null)).data().stream()
+                        .map(Delivery::id)
+                        .toList());
         assertThat(left).containsExactlyInAnyOrder(ds.get(3).id(), ds.get(4).id());
-        assertThat(store.inTransaction((StoreTx tx) -> tx.deliveries().attempts(ds.get(0).id()))).isEmpty();
-        assertThat(store.inTransaction((StoreTx tx) -> tx.deliveries().attempts(ds.get(3).id()))).hasSize(1);
+        assertThat(store.inTransaction(
+                        (StoreTx tx) -> tx.deliveries().attempts(ds.get(0).id())))
+                .isEmpty();
+        assertThat(store.inTransaction(
+                        (StoreTx tx) -> tx.deliveries().attempts(ds.get(3).id())))
+                .hasSize(1);
     }
 
     @Test
@@ -406,11 +553,13 @@ abstract class QueueContract extends StoreTestBase {
     }
 
     Delivery find(Delivery d) {
-        return store.inTransaction((StoreTx tx) -> tx.deliveries().find(d.tenant(), d.id())).orElseThrow();
+        return store.inTransaction((StoreTx tx) -> tx.deliveries().find(d.tenant(), d.id()))
+                .orElseThrow();
     }
 
     Schedule findSchedule(Schedule s) {
-        return store.inTransaction((StoreTx tx) -> tx.schedules().find(s.tenant(), s.id())).orElseThrow();
+        return store.inTransaction((StoreTx tx) -> tx.schedules().find(s.tenant(), s.id()))
+                .orElseThrow();
     }
 
     /** A schedule whose rule has ended (its cursor is null, as a one-shot's is once its delivery is written). */
@@ -429,10 +578,15 @@ abstract class QueueContract extends StoreTestBase {
         Delivery b = delivery(dies, T0);
         Delivery c = delivery(recurring, T0);
         queue().claimDue("n", LEASE, 10);
-        queue().complete("n", List.of(new Outcome(a.id(), attempt(a, 1, 500), DeliveryStatus.RETRYING, T0, "HTTP 500"),
-                new Outcome(b.id(), attempt(b, 1, 500), DeliveryStatus.DEAD, null, "HTTP 500"),
-                new Outcome(c.id(), attempt(c, 1, 200), DeliveryStatus.SUCCEEDED, null, null)));
-        assertThat(findSchedule(ok).status()).as("a retrying delivery is pending").isEqualTo(ScheduleStatus.ACTIVE);
+        queue().complete(
+                        "n",
+                        List.of(
+                                new Outcome(a.id(), attempt(a, 1, 500), DeliveryStatus.RETRYING, T0, "HTTP 500"),
+                                new Outcome(b.id(), attempt(b, 1, 500), DeliveryStatus.DEAD, null, "HTTP 500"),
+                                new Outcome(c.id(), attempt(c, 1, 200), DeliveryStatus.SUCCEEDED, null, null)));
+        assertThat(findSchedule(ok).status())
+                .as("a retrying delivery is pending")
+                .isEqualTo(ScheduleStatus.ACTIVE);
         assertThat(findSchedule(dies).status()).as("dead is final").isEqualTo(ScheduleStatus.COMPLETED);
         assertThat(findSchedule(recurring).status()).as("its rule goes on").isEqualTo(ScheduleStatus.ACTIVE);
 
@@ -464,8 +618,10 @@ abstract class QueueContract extends StoreTestBase {
             Race.run(2, () -> {
                 boolean first = turn.getAndIncrement() == 0;
                 Delivery mine = first ? cx : cy;
-                return queue().complete(first ? "node-x" : "node-y",
-                        List.of(new Outcome(mine.id(), attempt(mine, 1, 200), DeliveryStatus.SUCCEEDED, null, null)));
+                return queue().complete(
+                                first ? "node-x" : "node-y",
+                                List.of(new Outcome(
+                                        mine.id(), attempt(mine, 1, 200), DeliveryStatus.SUCCEEDED, null, null)));
             });
             assertThat(List.of(x.id(), y.id())).containsExactlyInAnyOrder(cx.id(), cy.id());
             assertThat(findSchedule(s).status()).as("round " + round).isEqualTo(ScheduleStatus.COMPLETED);
@@ -474,13 +630,22 @@ abstract class QueueContract extends StoreTestBase {
 
     Attempt attempt(Delivery d, int number, Integer statusCode) {
         boolean ok = statusCode != null && statusCode / 100 == 2;
-        return new Attempt(ids.next("att"), d.id(), number, clock.instant(), 10, statusCode, ok ? null : "HTTP " + statusCode, null);
+        return new Attempt(
+                ids.next("att"),
+                d.id(),
+                number,
+                clock.instant(),
+                10,
+                statusCode,
+                ok ? null : "HTTP " + statusCode,
+                null);
     }
 
     /** A schedule delivering to {@code endpoint}, optionally with flow control. */
     Schedule scheduleTo(String endpoint, dev.idem.core.FlowControl flow) {
         Instant now = clock.instant();
-        dev.idem.core.ScheduleDefinition d = definition(now).withEndpoint(endpoint).withFlowControl(flow);
+        dev.idem.core.ScheduleDefinition d =
+                definition(now).withEndpoint(endpoint).withFlowControl(flow);
         Schedule s = new Schedule(ids.next("sch"), tenant, ScheduleStatus.ACTIVE, d, now, 0, null, 0, now, now);
         store.useTransaction(tx -> tx.schedules().insert(s));
         return s;
@@ -491,7 +656,8 @@ abstract class QueueContract extends StoreTestBase {
         List<Delivery> out = new ArrayList<>();
         store.useTransaction(tx -> {
             for (int i = 0; i < n; i++) {
-                Delivery d = Delivery.scheduled(ids.next("dlv"), s, clock.instant().minusMillis(offsetMs + n - i), i + 1, clock.instant());
+                Delivery d = Delivery.scheduled(
+                        ids.next("dlv"), s, clock.instant().minusMillis(offsetMs + n - i), i + 1, clock.instant());
                 tx.deliveries().insertIfAbsent(d);
                 out.add(d);
             }
@@ -512,7 +678,9 @@ abstract class QueueContract extends StoreTestBase {
 
         List<Claim> claims = queue().claimDue("n", LEASE, 10, Duration.ZERO, DeliveryQueue.Fairness.NONE);
 
-        assertThat(countOf(claims, other)).as("the other destination's rows, behind a backlog of 50").isEqualTo(5);
+        assertThat(countOf(claims, other))
+                .as("the other destination's rows, behind a backlog of 50")
+                .isEqualTo(5);
         assertThat(countOf(claims, busy)).isEqualTo(5);
     }
 
@@ -524,27 +692,32 @@ abstract class QueueContract extends StoreTestBase {
         due(full, 20, 100);
         due(capped, 20, 50);
         due(fresh, 20, 0);
-        var fairness = new DeliveryQueue.Fairness(java.util.Map.of("https://full.example.com:443", 0, "http://capped.example.com:80", 2), 3);
+        var fairness = new DeliveryQueue.Fairness(
+                java.util.Map.of("https://full.example.com:443", 0, "http://capped.example.com:80", 2), 3);
 
         List<Claim> claims = queue().claimDue("n", LEASE, 100, Duration.ZERO, fairness);
 
         assertThat(countOf(claims, full)).isZero();
         assertThat(countOf(claims, capped)).isEqualTo(2);
         assertThat(countOf(claims, fresh)).isEqualTo(3);
-        assertThat(queue().nextDueAt(fairness)).as("the earliest row a claim could take").contains(clock.instant().minusMillis(50 + 20 - 2));
+        assertThat(queue().nextDueAt(fairness))
+                .as("the earliest row a claim could take")
+                .contains(clock.instant().minusMillis(50 + 20 - 2));
     }
 
     @Test
     void aChangedEndpointMovesTheSchedulesDeliveriesToItsNewDestination() {
         Schedule s = scheduleTo("https://old.example.com/a", null);
         due(s, 3, 0);
-        store.useTransaction(tx -> tx.schedules().update(s.withDefinition(s.definition().withEndpoint("https://new.example.com/b"),
-                clock.instant())));
+        store.useTransaction(tx -> tx.schedules()
+                .update(s.withDefinition(s.definition().withEndpoint("https://new.example.com/b"), clock.instant())));
         Schedule other = scheduleTo("https://new.example.com/z", null);
         due(other, 2, 0);
 
         var newFull = new DeliveryQueue.Fairness(java.util.Map.of("https://new.example.com:443", 0), 10);
-        assertThat(queue().claimDue("n", LEASE, 10, Duration.ZERO, newFull)).as("the new destination is full").isEmpty();
+        assertThat(queue().claimDue("n", LEASE, 10, Duration.ZERO, newFull))
+                .as("the new destination is full")
+                .isEmpty();
         var oldFull = new DeliveryQueue.Fairness(java.util.Map.of("https://old.example.com:443", 0), 10);
         assertThat(queue().claimDue("n", LEASE, 10, Duration.ZERO, oldFull)).hasSize(5);
     }
@@ -554,16 +727,21 @@ abstract class QueueContract extends StoreTestBase {
         Schedule s = schedule(tenant, T0);
         Delivery d = delivery(s, T0);
         Claim c = queue().claimDue("node-a", LEASE, 10).get(0);
-        assertThat(queue().unclaim("node-b", List.of(c))).as("another owner's claim").isZero();
+        assertThat(queue().unclaim("node-b", List.of(c)))
+                .as("another owner's claim")
+                .isZero();
 
         assertThat(queue().unclaim("node-a", List.of(c))).isEqualTo(1);
 
-        Delivery back = store.inTransaction(tx -> tx.deliveries().find(tenant, d.id())).orElseThrow();
+        Delivery back =
+                store.inTransaction(tx -> tx.deliveries().find(tenant, d.id())).orElseThrow();
         assertThat(back.status()).isEqualTo(DeliveryStatus.SCHEDULED);
         assertThat(back.attemptCount()).isZero();
         assertThat(back.leaseOwner()).isNull();
         assertThat(back.nextAttemptAt()).isEqualTo(T0);
-        assertThat(queue().claimDue("node-b", LEASE, 10)).singleElement().satisfies(again -> assertThat(again.delivery().attemptCount()).isEqualTo(1));
+        assertThat(queue().claimDue("node-b", LEASE, 10))
+                .singleElement()
+                .satisfies(again -> assertThat(again.delivery().attemptCount()).isEqualTo(1));
     }
 
     @Test
@@ -586,10 +764,22 @@ abstract class QueueContract extends StoreTestBase {
         assertThat(countOf(third, one) + countOf(third, two)).isZero();
         assertThat(countOf(first, free) + countOf(second, free)).isEqualTo(5);
 
-        Claim done = (flowA > 0 ? first : second).stream().filter(c -> c.schedule().definition().flowControl() != null).findFirst().orElseThrow();
-        queue().complete(done.delivery().leaseOwner(), List.of(new Outcome(done.delivery().id(), new Attempt(ids.next("att"),
-                done.delivery().id(), 1, T0, 5, 200, null, null), DeliveryStatus.SUCCEEDED, null, null)));
-        assertThat(queue().claimDue("node-c", LEASE, 100)).as("one slot of the key freed").hasSize(1);
+        Claim done = (flowA > 0 ? first : second)
+                .stream()
+                        .filter(c -> c.schedule().definition().flowControl() != null)
+                        .findFirst()
+                        .orElseThrow();
+        queue().complete(
+                        done.delivery().leaseOwner(),
+                        List.of(new Outcome(
+                                done.delivery().id(),
+                                new Attempt(ids.next("att"), done.delivery().id(), 1, T0, 5, 200, null, null),
+                                DeliveryStatus.SUCCEEDED,
+                                null,
+                                null)));
+        assertThat(queue().claimDue("node-c", LEASE, 100))
+                .as("one slot of the key freed")
+                .hasSize(1);
     }
 
     @Test
@@ -612,11 +802,14 @@ abstract class QueueContract extends StoreTestBase {
         assertThat(queue().fillRouting(10)).isEqualTo(1);
         assertThat(queue().fillRouting(10)).isZero();
         due(s, 3, 0);
-        assertThat(queue().claimDue("n", LEASE, 10)).as("its flow control applies again").hasSize(2);
+        assertThat(queue().claimDue("n", LEASE, 10))
+                .as("its flow control applies again")
+                .hasSize(2);
     }
 
     @Test
-    void aDeliveryWhoseStoredDefinitionCannotBeReadIsDeadWithAnAttemptSayingWhyAndTheOthersAreClaimed() throws Exception {
+    void aDeliveryWhoseStoredDefinitionCannotBeReadIsDeadWithAnAttemptSayingWhyAndTheOthersAreClaimed()
+            throws Exception {
         undecodableDefinitionIsBuried(false);
     }
 
@@ -626,7 +819,8 @@ abstract class QueueContract extends StoreTestBase {
     }
 
     private void undecodableDefinitionIsBuried(boolean withFlowControlElsewhere) throws Exception {
-        if (withFlowControlElsewhere) scheduleTo("https://flow.example.com/", new dev.idem.core.FlowControl("k", 5, null));
+        if (withFlowControlElsewhere)
+            scheduleTo("https://flow.example.com/", new dev.idem.core.FlowControl("k", 5, null));
         Schedule good = schedule(tenant, T0);
         Schedule bad = schedule(tenant, T0);
         Delivery ok = delivery(good, T0);
@@ -634,14 +828,21 @@ abstract class QueueContract extends StoreTestBase {
         Delivery broken2 = delivery(bad, T0.minusSeconds(1));
         execute("UPDATE schedules SET definition = ? WHERE id = ?", "{\"no\": \"definition\"", bad.id());
 
-        assertThat(queue().claimDue("n", LEASE, 10)).extracting(c -> c.delivery().id()).containsExactly(ok.id());
-        assertThat(queue().claimDue("n", LEASE, 10)).as("claimed once, not again and again").isEmpty();
+        assertThat(queue().claimDue("n", LEASE, 10))
+                .extracting(c -> c.delivery().id())
+                .containsExactly(ok.id());
+        assertThat(queue().claimDue("n", LEASE, 10))
+                .as("claimed once, not again and again")
+                .isEmpty();
         for (Delivery d : List.of(broken, broken2)) {
-            Delivery after = store.inTransaction((StoreTx tx) -> tx.deliveries().find(tenant, d.id())).orElseThrow();
+            Delivery after = store.inTransaction((StoreTx tx) -> tx.deliveries().find(tenant, d.id()))
+                    .orElseThrow();
             assertThat(after.status()).isEqualTo(DeliveryStatus.DEAD);
             assertThat(after.leaseOwner()).isNull();
-            assertThat(after.lastError()).startsWith("not sent: the stored definition of schedule " + bad.id() + " cannot be read");
-            List<Attempt> attempts = store.inTransaction((StoreTx tx) -> tx.deliveries().attempts(d.id()));
+            assertThat(after.lastError())
+                    .startsWith("not sent: the stored definition of schedule " + bad.id() + " cannot be read");
+            List<Attempt> attempts =
+                    store.inTransaction((StoreTx tx) -> tx.deliveries().attempts(d.id()));
             assertThat(attempts).singleElement().satisfies(a -> {
                 assertThat(a.number()).isEqualTo(1);
                 assertThat(a.statusCode()).isNull();
@@ -657,7 +858,8 @@ abstract class QueueContract extends StoreTestBase {
         java.util.Properties p = new java.util.Properties();
         if (config.user() != null) p.setProperty("user", config.user());
         if (config.password() != null) p.setProperty("password", config.password());
-        try (var c = java.sql.DriverManager.getConnection(config.jdbcUrl(), p); var st = c.prepareStatement(statement)) {
+        try (var c = java.sql.DriverManager.getConnection(config.jdbcUrl(), p);
+                var st = c.prepareStatement(statement)) {
             for (int i = 0; i < args.length; i++) st.setObject(i + 1, args[i]);
             assertThat(st.executeUpdate()).isEqualTo(1);
         }
@@ -665,6 +867,8 @@ abstract class QueueContract extends StoreTestBase {
 
     /** Sets a schedule's routing columns back to NULL, as a writer unaware of them leaves a row. */
     void clearRouting(String scheduleId) throws java.sql.SQLException {
-        execute("UPDATE schedules SET destination = NULL, flow_key = NULL, flow_parallelism = NULL, flow_rate = NULL WHERE id = ?", scheduleId);
+        execute(
+                "UPDATE schedules SET destination = NULL, flow_key = NULL, flow_parallelism = NULL, flow_rate = NULL WHERE id = ?",
+                scheduleId);
     }
 }

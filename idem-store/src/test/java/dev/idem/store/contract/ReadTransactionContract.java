@@ -15,17 +15,20 @@ abstract class ReadTransactionContract extends StoreTestBase {
     @Test
     void aReadTransactionSeesCommittedData() {
         Schedule s = schedule(tenant, T0);
-        assertThat(store.inReadTransaction((StoreTx tx) -> tx.schedules().find(tenant, s.id()))).contains(s);
+        assertThat(store.inReadTransaction((StoreTx tx) -> tx.schedules().find(tenant, s.id())))
+                .contains(s);
     }
 
     @Test
     void aWriteInsideAReadTransactionFailsAndChangesNothing() {
         Schedule s = newSchedule(tenant, T0);
         assertThatThrownBy(() -> store.inReadTransaction((StoreTx tx) -> {
-            tx.schedules().insert(s);
-            return null;
-        })).isInstanceOf(StoreException.class);
-        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().find(tenant, s.id()))).isEmpty();
+                    tx.schedules().insert(s);
+                    return null;
+                }))
+                .isInstanceOf(StoreException.class);
+        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().find(tenant, s.id())))
+                .isEmpty();
     }
 
     @Test
@@ -35,7 +38,9 @@ abstract class ReadTransactionContract extends StoreTestBase {
             Schedule s = newSchedule(tenant, T0);
             store.useTransaction(tx -> tx.schedules().insert(s));
         }
-        assertThat(store.inReadTransaction((StoreTx tx) -> tx.schedules().list(tenant, null, 100, null)).data()).hasSize(12);
+        assertThat(store.inReadTransaction((StoreTx tx) -> tx.schedules().list(tenant, null, 100, null))
+                        .data())
+                .hasSize(12);
     }
 
     @Test
@@ -56,12 +61,14 @@ abstract class ReadTransactionContract extends StoreTestBase {
         try {
             assertThat(inside.await(10, TimeUnit.SECONDS)).isTrue();
             CompletableFuture<Boolean> read = CompletableFuture.supplyAsync(() -> store.inReadTransaction(
-                    (StoreTx tx) -> tx.schedules().find(tenant, committed.id()).isPresent() && tx.schedules().find(tenant, uncommitted.id()).isEmpty()));
+                    (StoreTx tx) -> tx.schedules().find(tenant, committed.id()).isPresent()
+                            && tx.schedules().find(tenant, uncommitted.id()).isEmpty()));
             assertThat(read.get(3, TimeUnit.SECONDS)).isTrue();
         } finally {
             release.countDown();
             writer.get(10, TimeUnit.SECONDS);
         }
-        assertThat(store.inReadTransaction((StoreTx tx) -> tx.schedules().find(tenant, uncommitted.id()))).isPresent();
+        assertThat(store.inReadTransaction((StoreTx tx) -> tx.schedules().find(tenant, uncommitted.id())))
+                .isPresent();
     }
 }

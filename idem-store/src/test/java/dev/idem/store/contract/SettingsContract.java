@@ -29,8 +29,9 @@ abstract class SettingsContract extends StoreTestBase {
 
     @Test
     void savedSettingsBelongToOneProjectAndMode() {
-        store.useTransaction(tx -> tx.settings().save(new ProjectSettings(tenant, "https://ops.example.com/alerts",
-                EnumSet.of(AlertEvent.SCHEDULE_AUTO_PAUSED))));
+        store.useTransaction(tx -> tx.settings()
+                .save(new ProjectSettings(
+                        tenant, "https://ops.example.com/alerts", EnumSet.of(AlertEvent.SCHEDULE_AUTO_PAUSED))));
         ProjectSettings mine = read(tenant);
         assertThat(mine.alertEndpoint()).isEqualTo("https://ops.example.com/alerts");
         assertThat(mine.alertEvents()).containsExactly(AlertEvent.SCHEDULE_AUTO_PAUSED);
@@ -42,7 +43,8 @@ abstract class SettingsContract extends StoreTestBase {
 
     @Test
     void aSaveReplacesTheWholeRowAndAnEmptyEventListIsKeptAsNone() {
-        store.useTransaction(tx -> tx.settings().save(new ProjectSettings(tenant, "https://ops.example.com/a", EnumSet.allOf(AlertEvent.class))));
+        store.useTransaction(tx -> tx.settings()
+                .save(new ProjectSettings(tenant, "https://ops.example.com/a", EnumSet.allOf(AlertEvent.class))));
         store.useTransaction(tx -> tx.settings().save(new ProjectSettings(tenant, null, Set.of())));
         ProjectSettings s = read(tenant);
         assertThat(s.alertEndpoint()).isNull();
@@ -53,7 +55,9 @@ abstract class SettingsContract extends StoreTestBase {
     void aRolledBackSaveChangesNothing() {
         try {
             store.useTransaction(tx -> {
-                tx.settings().save(new ProjectSettings(tenant, "https://ops.example.com/a", Set.of(AlertEvent.DELIVERY_DEAD)));
+                tx.settings()
+                        .save(new ProjectSettings(
+                                tenant, "https://ops.example.com/a", Set.of(AlertEvent.DELIVERY_DEAD)));
                 throw new IllegalStateException("abort");
             });
         } catch (IllegalStateException expected) {

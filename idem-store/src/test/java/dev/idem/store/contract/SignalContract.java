@@ -2,7 +2,6 @@ package dev.idem.store.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-
 import dev.idem.core.store.Store;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;

@@ -17,8 +17,23 @@ import org.junit.jupiter.api.Test;
 
 abstract class SourceContract extends StoreTestBase {
     private Source source(Tenant t, String name) {
-        return new Source(ids.next("src"), t, name, "stripe", "whsec_current", null, null, null, null, Duration.ofMinutes(5),
-                "https://internal.example/stripe", "auto", 100, false, T0, T0);
+        return new Source(
+                ids.next("src"),
+                t,
+                name,
+                "stripe",
+                "whsec_current",
+                null,
+                null,
+                null,
+                null,
+                Duration.ofMinutes(5),
+                "https://internal.example/stripe",
+                "auto",
+                100,
+                false,
+                T0,
+                T0);
     }
 
     private Source insert(Source s) {
@@ -28,23 +43,46 @@ abstract class SourceContract extends StoreTestBase {
 
     @Test
     void aSourceReadsBackAsWrittenAndOnlyInItsTenant() {
-        Source s = insert(new Source(ids.next("src"), tenant, "shopify", "hmac_sha256", "shpss_1", "shpss_0", T0.plusSeconds(60),
-                "X-Shopify-Hmac-Sha256", "base64", Duration.ofSeconds(300), "https://internal.example/shop", "header:X-Shopify-Webhook-Id",
-                7, false, T0, T0.plusSeconds(1)));
+        Source s = insert(new Source(
+                ids.next("src"),
+                tenant,
+                "shopify",
+                "hmac_sha256",
+                "shpss_1",
+                "shpss_0",
+                T0.plusSeconds(60),
+                "X-Shopify-Hmac-Sha256",
+                "base64",
+                Duration.ofSeconds(300),
+                "https://internal.example/shop",
+                "header:X-Shopify-Webhook-Id",
+                7,
+                false,
+                T0,
+                T0.plusSeconds(1)));
 
-        assertThat(store.inReadTransaction((StoreTx tx) -> tx.sources().find(tenant, s.id()))).contains(s);
-        assertThat(store.inReadTransaction((StoreTx tx) -> tx.sources().find(new Tenant(tenant.projectId(), Mode.LIVE), s.id()))).isEmpty();
-        assertThat(store.inReadTransaction((StoreTx tx) -> tx.sources().findForIngest(s.id()))).contains(s);
+        assertThat(store.inReadTransaction((StoreTx tx) -> tx.sources().find(tenant, s.id())))
+                .contains(s);
+        assertThat(store.inReadTransaction(
+                        (StoreTx tx) -> tx.sources().find(new Tenant(tenant.projectId(), Mode.LIVE), s.id())))
+                .isEmpty();
+        assertThat(store.inReadTransaction((StoreTx tx) -> tx.sources().findForIngest(s.id())))
+                .contains(s);
         assertThat(s.toString()).doesNotContain("shpss_");
     }
 
     @Test
     void aDeletedSourceIsListedButNotFoundForIngest() {
         Source s = insert(source(tenant, "a"));
-        store.useTransaction(tx -> assertThat(tx.sources().update(s.asDeleted(T0.plusSeconds(5)))).isTrue());
+        store.useTransaction(tx ->
+                assertThat(tx.sources().update(s.asDeleted(T0.plusSeconds(5)))).isTrue());
 
-        assertThat(store.inReadTransaction((StoreTx tx) -> tx.sources().findForIngest(s.id()))).isEmpty();
-        assertThat(store.inReadTransaction((StoreTx tx) -> tx.sources().find(tenant, s.id())).orElseThrow().deleted()).isTrue();
+        assertThat(store.inReadTransaction((StoreTx tx) -> tx.sources().findForIngest(s.id())))
+                .isEmpty();
+        assertThat(store.inReadTransaction((StoreTx tx) -> tx.sources().find(tenant, s.id()))
+                        .orElseThrow()
+                        .deleted())
+                .isTrue();
     }
 
     @Test
@@ -53,7 +91,8 @@ abstract class SourceContract extends StoreTestBase {
         Source rotated = s.withSecret("whsec_next", T0);
         store.useTransaction(tx -> tx.sources().update(rotated));
 
-        Source back = store.inReadTransaction((StoreTx tx) -> tx.sources().find(tenant, s.id())).orElseThrow();
+        Source back = store.inReadTransaction((StoreTx tx) -> tx.sources().find(tenant, s.id()))
+                .orElseThrow();
         assertThat(back.secretsAt(T0.plusSeconds(10))).containsExactly("whsec_next", "whsec_current");
         assertThat(back.secretsAt(T0.plus(Source.ROTATION_OVERLAP))).containsExactly("whsec_next");
     }
@@ -68,22 +107,40 @@ abstract class SourceContract extends StoreTestBase {
         var first = store.inReadTransaction((StoreTx tx) -> tx.sources().list(tenant, 1, null));
         assertThat(first.data()).extracting(Source::id).containsExactly(b.id());
         assertThat(first.hasMore()).isTrue();
-        assertThat(store.inReadTransaction((StoreTx tx) -> tx.sources().list(tenant, 10, b.id())).data()).extracting(Source::id).containsExactly(a.id());
+        assertThat(store.inReadTransaction((StoreTx tx) -> tx.sources().list(tenant, 10, b.id()))
+                        .data())
+                .extracting(Source::id)
+                .containsExactly(a.id());
     }
 
     @Test
     void deliveriesAreListedBySource() {
         byte[] body = "{}".getBytes(StandardCharsets.UTF_8);
-        InternalOneShots.Created one = store.inTransaction(tx -> InternalOneShots.create(tx, ids,
-                InternalOneShots.Request.of(tenant, Origin.source("src_1"), "https://internal.example/a", body, "application/json"), T0));
-        store.inTransaction(tx -> InternalOneShots.create(tx, ids,
-                InternalOneShots.Request.of(tenant, Origin.source("src_2"), "https://internal.example/a", body, "application/json"), T0));
+        InternalOneShots.Created one = store.inTransaction(tx -> InternalOneShots.create(
+                tx,
+                ids,
+                InternalOneShots.Request.of(
+                        tenant, Origin.source("src_1"), "https://internal.example/a", body, "application/json"),
+                T0));
+        store.inTransaction(tx -> InternalOneShots.create(
+                tx,
+                ids,
+                InternalOneShots.Request.of(
+                        tenant, Origin.source("src_2"), "https://internal.example/a", body, "application/json"),
+                T0));
         schedule(tenant, T0);
 
-        List<Delivery> bySource = store.inReadTransaction((StoreTx tx) -> tx.deliveries().listBySource(tenant, "src_1", null, 10, null)).data();
+        List<Delivery> bySource = store.inReadTransaction(
+                        (StoreTx tx) -> tx.deliveries().listBySource(tenant, "src_1", null, 10, null))
+                .data();
         assertThat(bySource).extracting(Delivery::id).containsExactly(one.deliveryId());
-        assertThat(store.inReadTransaction((StoreTx tx) -> tx.deliveries().listBySource(tenant, "src_1", DeliveryStatus.DEAD, 10, null)).data()).isEmpty();
-        assertThat(store.inReadTransaction((StoreTx tx) -> tx.deliveries().listBySource(new Tenant("prj_other", Mode.TEST), "src_1", null, 10, null))
-                .data()).isEmpty();
+        assertThat(store.inReadTransaction((StoreTx tx) ->
+                                tx.deliveries().listBySource(tenant, "src_1", DeliveryStatus.DEAD, 10, null))
+                        .data())
+                .isEmpty();
+        assertThat(store.inReadTransaction((StoreTx tx) -> tx.deliveries()
+                                .listBySource(new Tenant("prj_other", Mode.TEST), "src_1", null, 10, null))
+                        .data())
+                .isEmpty();
     }
 }

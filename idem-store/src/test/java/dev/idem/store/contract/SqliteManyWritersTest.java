@@ -38,12 +38,27 @@ class SqliteManyWritersTest extends StoreTestBase {
                 Schedule s = newSchedule(tenant, clock.instant());
                 store.useTransaction(tx -> {
                     tx.schedules().insert(s);
-                    tx.deliveries().insertIfAbsent(Delivery.scheduled(ids.next("dlv"), s, clock.instant(), 1, clock.instant()));
+                    tx.deliveries()
+                            .insertIfAbsent(
+                                    Delivery.scheduled(ids.next("dlv"), s, clock.instant(), 1, clock.instant()));
                 });
                 String owner = "t" + Thread.currentThread().getId();
                 for (Claim c : store.queue().claimDue(owner, Duration.ofMinutes(1), 2)) {
-                    Attempt a = new Attempt(ids.next("att"), c.delivery().id(), c.delivery().attemptCount(), clock.instant(), 1, 200, null, "");
-                    delivered.addAndGet(store.queue().complete(owner, List.of(new Outcome(c.delivery().id(), a, DeliveryStatus.SUCCEEDED, null, null))).applied().size());
+                    Attempt a = new Attempt(
+                            ids.next("att"),
+                            c.delivery().id(),
+                            c.delivery().attemptCount(),
+                            clock.instant(),
+                            1,
+                            200,
+                            null,
+                            "");
+                    delivered.addAndGet(store.queue()
+                            .complete(
+                                    owner,
+                                    List.of(new Outcome(c.delivery().id(), a, DeliveryStatus.SUCCEEDED, null, null)))
+                            .applied()
+                            .size());
                 }
                 n++;
             }
@@ -54,8 +69,21 @@ class SqliteManyWritersTest extends StoreTestBase {
             List<Claim> rest = store.queue().claimDue("sweeper", Duration.ofMinutes(1), 100);
             if (rest.isEmpty()) break;
             for (Claim c : rest) {
-                Attempt a = new Attempt(ids.next("att"), c.delivery().id(), c.delivery().attemptCount(), clock.instant(), 1, 200, null, "");
-                delivered.addAndGet(store.queue().complete("sweeper", List.of(new Outcome(c.delivery().id(), a, DeliveryStatus.SUCCEEDED, null, null))).applied().size());
+                Attempt a = new Attempt(
+                        ids.next("att"),
+                        c.delivery().id(),
+                        c.delivery().attemptCount(),
+                        clock.instant(),
+                        1,
+                        200,
+                        null,
+                        "");
+                delivered.addAndGet(store.queue()
+                        .complete(
+                                "sweeper",
+                                List.of(new Outcome(c.delivery().id(), a, DeliveryStatus.SUCCEEDED, null, null)))
+                        .applied()
+                        .size());
             }
         }
         assertThat(delivered.get()).isEqualTo(16 * 25);
@@ -63,8 +91,10 @@ class SqliteManyWritersTest extends StoreTestBase {
 
     @Test
     void aNestedTransactionIsRefusedInsteadOfWaitingForItself() {
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.useTransaction(outer -> store.useTransaction(inner -> {})))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("do not nest");
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> store.useTransaction(outer -> store.useTransaction(inner -> {})))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("do not nest");
     }
 
     @Test
@@ -80,7 +110,9 @@ class SqliteManyWritersTest extends StoreTestBase {
                 return 20;
             });
             assertThat(done).containsOnly(20);
-            assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().list(tenant, null, 1000, null)).data()).hasSize(160);
+            assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().list(tenant, null, 1000, null))
+                            .data())
+                    .hasSize(160);
         }
     }
 }

@@ -28,7 +28,15 @@ abstract class StatsContract extends StoreTestBase {
     }
 
     Outcome outcome(Delivery d, DeliveryStatus status, Integer code) {
-        Attempt a = new Attempt(ids.next("att"), d.id(), 1, clock.instant(), 10, code, status == DeliveryStatus.SUCCEEDED ? null : "HTTP " + code, null);
+        Attempt a = new Attempt(
+                ids.next("att"),
+                d.id(),
+                1,
+                clock.instant(),
+                10,
+                code,
+                status == DeliveryStatus.SUCCEEDED ? null : "HTTP " + code,
+                null);
         Instant next = status == DeliveryStatus.RETRYING ? clock.instant().plusSeconds(60) : null;
         return new Outcome(d.id(), a, status, next, a.error());
     }
@@ -37,23 +45,35 @@ abstract class StatsContract extends StoreTestBase {
     void countsOnlyTheTenantsOwnFinishedDeliveriesWithinTheWindowAndItsDeadLetterQueue() {
         Schedule mine = schedule(tenant, T0);
         Schedule theirs = schedule(other, T0);
-        List<Delivery> d = List.of(delivery(mine, T0), delivery(mine, T0.minusMillis(1)), delivery(mine, T0.minusMillis(2)),
+        List<Delivery> d = List.of(
+                delivery(mine, T0),
+                delivery(mine, T0.minusMillis(1)),
+                delivery(mine, T0.minusMillis(2)),
                 delivery(mine, T0.minusMillis(3)));
         Delivery foreignDead = delivery(theirs, T0.minusMillis(4));
         Delivery foreignOk = delivery(theirs, T0.minusMillis(5));
         assertThat(store.queue().claimDue("n", Duration.ofMinutes(1), 10)).hasSize(6);
         clock.advance(Duration.ofSeconds(1));
-        store.queue().complete("n", List.of(outcome(d.get(0), DeliveryStatus.SUCCEEDED, 200), outcome(d.get(1), DeliveryStatus.SUCCEEDED, 204),
-                outcome(d.get(2), DeliveryStatus.DEAD, 500), outcome(d.get(3), DeliveryStatus.RETRYING, 503),
-                outcome(foreignDead, DeliveryStatus.DEAD, 500), outcome(foreignOk, DeliveryStatus.SUCCEEDED, 200)));
+        store.queue()
+                .complete(
+                        "n",
+                        List.of(
+                                outcome(d.get(0), DeliveryStatus.SUCCEEDED, 200),
+                                outcome(d.get(1), DeliveryStatus.SUCCEEDED, 204),
+                                outcome(d.get(2), DeliveryStatus.DEAD, 500),
+                                outcome(d.get(3), DeliveryStatus.RETRYING, 503),
+                                outcome(foreignDead, DeliveryStatus.DEAD, 500),
+                                outcome(foreignOk, DeliveryStatus.SUCCEEDED, 200)));
 
         assertThat(stats(tenant, Duration.ofSeconds(60))).isEqualTo(new DeliveryStats(2, 1, 1, 1, Optional.empty(), 0));
         assertThat(stats(other, Duration.ofSeconds(60))).isEqualTo(new DeliveryStats(1, 1, 1, 0, Optional.empty(), 0));
         assertThat(stats(live, Duration.ofSeconds(60))).isEqualTo(new DeliveryStats(0, 0, 0, 0, Optional.empty(), 0));
 
-        // past the window the rates fall to zero; the dead-letter queue and the retry stay, the retry now due and waiting
+        // past the window the rates fall to zero; the dead-letter queue and the retry stay, the retry now due and
+        // waiting
         clock.advance(Duration.ofSeconds(61));
-        assertThat(stats(tenant, Duration.ofSeconds(60))).isEqualTo(new DeliveryStats(0, 0, 1, 1, Optional.of(T0.plusSeconds(61)), 1));
+        assertThat(stats(tenant, Duration.ofSeconds(60)))
+                .isEqualTo(new DeliveryStats(0, 0, 1, 1, Optional.of(T0.plusSeconds(61)), 1));
     }
 
     @Test
@@ -71,7 +91,9 @@ abstract class StatsContract extends StoreTestBase {
         assertThat(stats(tenant, Duration.ofSeconds(60)).oldestDue()).contains(T0.minusSeconds(30));
         assertThat(stats(other, Duration.ofSeconds(60)).oldestDue()).contains(T0.minusSeconds(200));
         assertThat(stats(live, Duration.ofSeconds(60)).oldestDue()).isEmpty();
-        assertThat(stats(tenant, Duration.ofSeconds(60)).queued()).as("due and claimable: not the future one, not the paused one").isEqualTo(2);
+        assertThat(stats(tenant, Duration.ofSeconds(60)).queued())
+                .as("due and claimable: not the future one, not the paused one")
+                .isEqualTo(2);
         assertThat(stats(other, Duration.ofSeconds(60)).queued()).isEqualTo(1);
         assertThat(stats(live, Duration.ofSeconds(60)).queued()).isZero();
 

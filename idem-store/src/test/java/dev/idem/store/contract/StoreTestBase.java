@@ -60,14 +60,27 @@ abstract class StoreTestBase {
     }
 
     static ScheduleDefinition definition(Instant fireAt) {
-        return new ScheduleDefinition("https://example.com/hook", new Timing.Once(fireAt), "{\"a\":1}", null, null,
-                Map.of("X-Custom", "v"), "invoice.reminder", null, null, RetryPolicy.DEFAULT, ScheduleDefinition.DEFAULT_TIMEOUT,
-                ScheduleDefinition.DEFAULT_AUTO_PAUSE_AFTER, HeaderProfile.STANDARD, null);
+        return new ScheduleDefinition(
+                "https://example.com/hook",
+                new Timing.Once(fireAt),
+                "{\"a\":1}",
+                null,
+                null,
+                Map.of("X-Custom", "v"),
+                "invoice.reminder",
+                null,
+                null,
+                RetryPolicy.DEFAULT,
+                ScheduleDefinition.DEFAULT_TIMEOUT,
+                ScheduleDefinition.DEFAULT_AUTO_PAUSE_AFTER,
+                HeaderProfile.STANDARD,
+                null);
     }
 
     Schedule newSchedule(Tenant t, Instant fireAt) {
         Instant now = clock.instant();
-        return new Schedule(ids.next("sch"), t, ScheduleStatus.ACTIVE, definition(fireAt), fireAt, 0, null, 0, now, now);
+        return new Schedule(
+                ids.next("sch"), t, ScheduleStatus.ACTIVE, definition(fireAt), fireAt, 0, null, 0, now, now);
     }
 
     /** Inserts an active schedule firing at {@code fireAt}. */
@@ -81,8 +94,21 @@ abstract class StoreTestBase {
     Schedule scheduleWithAutoPause(int autoPauseAfter) {
         Instant now = clock.instant();
         ScheduleDefinition d = definition(now);
-        d = new ScheduleDefinition(d.endpoint(), d.timing(), d.payloadJson(), d.body(), d.contentType(), d.headers(), d.eventType(),
-                d.idempotencyKey(), d.dedupId(), d.retry(), d.timeout(), autoPauseAfter, d.headerProfile(), d.metadataJson());
+        d = new ScheduleDefinition(
+                d.endpoint(),
+                d.timing(),
+                d.payloadJson(),
+                d.body(),
+                d.contentType(),
+                d.headers(),
+                d.eventType(),
+                d.idempotencyKey(),
+                d.dedupId(),
+                d.retry(),
+                d.timeout(),
+                autoPauseAfter,
+                d.headerProfile(),
+                d.metadataJson());
         Schedule s = new Schedule(ids.next("sch"), tenant, ScheduleStatus.ACTIVE, d, now, 0, null, 0, now, now);
         store.useTransaction(tx -> tx.schedules().insert(s));
         return s;
@@ -101,7 +127,8 @@ abstract class StoreTestBase {
         java.util.List<Delivery> out = new java.util.ArrayList<>();
         store.useTransaction(tx -> {
             for (int i = 0; i < n; i++) {
-                Delivery d = Delivery.scheduled(ids.next("dlv"), s, clock.instant().minusMillis(i), i + 1, clock.instant());
+                Delivery d =
+                        Delivery.scheduled(ids.next("dlv"), s, clock.instant().minusMillis(i), i + 1, clock.instant());
                 tx.deliveries().insertIfAbsent(d);
                 out.add(d);
             }

@@ -18,16 +18,29 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class DefinitionCodecTest {
-    static final ScheduleDefinition DEFINITION = new ScheduleDefinition("https://example.com/h", new Timing.Once(Instant.ofEpochMilli(1_700_000_000_123L)),
-            "{\"n\":1.50}", null, null, Map.of("X-A", "1"), "e.t", "key", "dd", new RetryPolicy(2, Duration.ofSeconds(1),
-            Duration.ofSeconds(9), Duration.ofHours(1)), Duration.ofSeconds(10), 4, HeaderProfile.RRULE, "{\"m\":true}");
+    static final ScheduleDefinition DEFINITION = new ScheduleDefinition(
+            "https://example.com/h",
+            new Timing.Once(Instant.ofEpochMilli(1_700_000_000_123L)),
+            "{\"n\":1.50}",
+            null,
+            null,
+            Map.of("X-A", "1"),
+            "e.t",
+            "key",
+            "dd",
+            new RetryPolicy(2, Duration.ofSeconds(1), Duration.ofSeconds(9), Duration.ofHours(1)),
+            Duration.ofSeconds(10),
+            4,
+            HeaderProfile.RRULE,
+            "{\"m\":true}");
 
     /** The stored form is a contract with every existing database: this text must keep reading back. */
-    static final String STORED = "{\"v\":1,\"endpoint\":\"https://example.com/h\",\"timing\":{\"kind\":\"once\",\"fire_at\":1700000000123},"
-            + "\"payload_json\":\"{\\\"n\\\":1.50}\",\"body\":null,\"content_type\":\"application/json\",\"headers\":{\"X-A\":\"1\"},"
-            + "\"event_type\":\"e.t\",\"idempotency_key\":\"key\",\"dedup_id\":\"dd\",\"retry\":{\"max_attempts\":2,"
-            + "\"initial_backoff_ms\":1000,\"max_backoff_ms\":9000,\"max_age_ms\":3600000},\"timeout_ms\":10000,"
-            + "\"auto_pause_after\":4,\"header_profile\":\"rrule\",\"metadata_json\":\"{\\\"m\\\":true}\"}";
+    static final String STORED =
+            "{\"v\":1,\"endpoint\":\"https://example.com/h\",\"timing\":{\"kind\":\"once\",\"fire_at\":1700000000123},"
+                    + "\"payload_json\":\"{\\\"n\\\":1.50}\",\"body\":null,\"content_type\":\"application/json\",\"headers\":{\"X-A\":\"1\"},"
+                    + "\"event_type\":\"e.t\",\"idempotency_key\":\"key\",\"dedup_id\":\"dd\",\"retry\":{\"max_attempts\":2,"
+                    + "\"initial_backoff_ms\":1000,\"max_backoff_ms\":9000,\"max_age_ms\":3600000},\"timeout_ms\":10000,"
+                    + "\"auto_pause_after\":4,\"header_profile\":\"rrule\",\"metadata_json\":\"{\\\"m\\\":true}\"}";
 
     @Test
     void writesTheDocumentedStoredForm() {
@@ -47,25 +60,35 @@ class DefinitionCodecTest {
         String stored = DefinitionCodec.write(d);
         assertThat(stored).endsWith(",\"flow_control\":{\"key\":\"acme\",\"rate\":7}}");
         assertThat(DefinitionCodec.read(stored)).isEqualTo(d);
-        assertThat(DefinitionCodec.read(STORED).flowControl()).as("a definition stored before flow control existed").isNull();
+        assertThat(DefinitionCodec.read(STORED).flowControl())
+                .as("a definition stored before flow control existed")
+                .isNull();
     }
 
     @Test
     void aRuleKeepsItsZoneAnchorExdatesBoundsAndCatchUp() {
-        RecurrenceSpec spec = new RecurrenceSpec(RecurrenceSpec.Kind.RRULE, "FREQ=MONTHLY;BYDAY=+2MO;BYHOUR=18;BYMINUTE=0",
-                ZoneId.of("Europe/Paris"), LocalDateTime.parse("2026-01-01T09:00"), List.of(LocalDateTime.parse("2026-03-09T18:00")),
-                Instant.parse("2027-01-01T00:00:00Z"), 12);
+        RecurrenceSpec spec = new RecurrenceSpec(
+                RecurrenceSpec.Kind.RRULE,
+                "FREQ=MONTHLY;BYDAY=+2MO;BYHOUR=18;BYMINUTE=0",
+                ZoneId.of("Europe/Paris"),
+                LocalDateTime.parse("2026-01-01T09:00"),
+                List.of(LocalDateTime.parse("2026-03-09T18:00")),
+                Instant.parse("2027-01-01T00:00:00Z"),
+                12);
         ScheduleDefinition d = DEFINITION.withTiming(new Timing.Recurring(spec, CatchUp.ALL));
         String stored = DefinitionCodec.write(d);
-        assertThat(stored).contains("\"timing\":{\"kind\":\"rrule\",\"expression\":\"FREQ=MONTHLY;BYDAY=+2MO;BYHOUR=18;BYMINUTE=0\","
-                + "\"timezone\":\"Europe/Paris\",\"dtstart\":\"2026-01-01T09:00\",\"exdates\":[\"2026-03-09T18:00\"],"
-                + "\"until\":1798761600000,\"count\":12,\"catch_up\":\"all\"}");
+        assertThat(stored)
+                .contains(
+                        "\"timing\":{\"kind\":\"rrule\",\"expression\":\"FREQ=MONTHLY;BYDAY=+2MO;BYHOUR=18;BYMINUTE=0\","
+                                + "\"timezone\":\"Europe/Paris\",\"dtstart\":\"2026-01-01T09:00\",\"exdates\":[\"2026-03-09T18:00\"],"
+                                + "\"until\":1798761600000,\"count\":12,\"catch_up\":\"all\"}");
         assertThat(DefinitionCodec.read(stored)).isEqualTo(d);
     }
 
     @Test
     void aCronScheduleRoundTrips() {
-        ScheduleDefinition d = DEFINITION.withTiming(new Timing.Recurring(RecurrenceSpec.cron("*/5 * * * *", ZoneId.of("UTC")), CatchUp.LATEST));
+        ScheduleDefinition d = DEFINITION.withTiming(
+                new Timing.Recurring(RecurrenceSpec.cron("*/5 * * * *", ZoneId.of("UTC")), CatchUp.LATEST));
         ScheduleDefinition back = DefinitionCodec.read(DefinitionCodec.write(d));
         assertThat(back).isEqualTo(d);
         assertThat(back.timing().kind()).isEqualTo("cron");

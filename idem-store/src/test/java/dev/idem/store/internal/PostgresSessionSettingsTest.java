@@ -12,8 +12,10 @@ import org.junit.jupiter.api.Test;
 class PostgresSessionSettingsTest {
     @Test
     void sessionsEndATransactionIdleForTenSecondsAndTheLivenessConnectionWaitsAtMostTwoSecondsForALock() {
-        try (TestDatabase db = TestStores.postgresDatabase(); JdbcStore store = (JdbcStore) JdbcStores.open(db.config(), Clock.systemUTC())) {
-            assertThat(show(store, false, "idle_in_transaction_session_timeout")).isEqualTo("10s");
+        try (TestDatabase db = TestStores.postgresDatabase();
+                JdbcStore store = (JdbcStore) JdbcStores.open(db.config(), Clock.systemUTC())) {
+            assertThat(show(store, false, "idle_in_transaction_session_timeout"))
+                    .isEqualTo("10s");
             assertThat(show(store, true, "idle_in_transaction_session_timeout")).isEqualTo("10s");
             assertThat(show(store, true, "lock_timeout")).isEqualTo("2s");
             assertThat(show(store, true, "application_name")).isEqualTo("idem-liveness");
@@ -21,7 +23,8 @@ class PostgresSessionSettingsTest {
     }
 
     private static String show(JdbcStore store, boolean liveness, String setting) {
-        Transactions.Work<String> work = sql -> sql.one("SHOW " + setting, rs -> rs.getString(1)).orElseThrow();
+        Transactions.Work<String> work =
+                sql -> sql.one("SHOW " + setting, rs -> rs.getString(1)).orElseThrow();
         return (liveness ? store.livenessTransactions() : store.transactions()).write(work);
     }
 }

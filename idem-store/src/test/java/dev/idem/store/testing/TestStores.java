@@ -32,8 +32,18 @@ public final class TestStores {
     private static final String PREFIX = "idem_store_";
     private static final Duration ABANDONED_AFTER = Duration.ofHours(6);
     private static boolean sweptAbandoned;
-    static final List<String> TABLES = List.of("nodes", "attempts", "deliveries", "flow_usage", "schedules", "idempotency_records", "signing_secrets", "sources", "project_settings",
-            "api_keys", "projects");
+    static final List<String> TABLES = List.of(
+            "nodes",
+            "attempts",
+            "deliveries",
+            "flow_usage",
+            "schedules",
+            "idempotency_records",
+            "signing_secrets",
+            "sources",
+            "project_settings",
+            "api_keys",
+            "projects");
 
     private TestStores() {}
 
@@ -85,7 +95,8 @@ public final class TestStores {
                 + UUID.randomUUID().toString().replace("-", "").substring(0, 12).toLowerCase(Locale.ROOT);
         admin("CREATE DATABASE " + name);
         String url = adminUrl().replaceFirst("/[^/?]*(\\?|$)", "/" + name + "$1");
-        StoreConfig config = StoreConfig.of(url, user(), password()).withDatabaseClock(false).withPoolSize(8);
+        StoreConfig config =
+                StoreConfig.of(url, user(), password()).withDatabaseClock(false).withPoolSize(8);
         return new TestDatabase() {
             private boolean dropped;
 
@@ -121,11 +132,14 @@ public final class TestStores {
         sweptAbandoned = true;
         long cutoff = Instant.now().minus(ABANDONED_AFTER).getEpochSecond();
         List<String> old = new ArrayList<>();
-        try (Connection c = DriverManager.getConnection(adminUrl(), props()); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT datname FROM pg_database WHERE datname LIKE 'idem\\_store\\_%'")) {
+        try (Connection c = DriverManager.getConnection(adminUrl(), props());
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery("SELECT datname FROM pg_database WHERE datname LIKE 'idem\\_store\\_%'")) {
             while (rs.next()) {
                 String[] parts = rs.getString(1).substring(PREFIX.length()).split("_");
-                if (parts.length == 2 && parts[0].matches("\\d{9,11}") && Long.parseLong(parts[0]) < cutoff) old.add(rs.getString(1));
+                if (parts.length == 2 && parts[0].matches("\\d{9,11}") && Long.parseLong(parts[0]) < cutoff)
+                    old.add(rs.getString(1));
             }
         } catch (SQLException e) {
             return; // admin() reports an unreachable server with the full explanation
@@ -163,12 +177,16 @@ public final class TestStores {
     }
 
     private static void admin(String statement) {
-        try (Connection c = DriverManager.getConnection(adminUrl(), props()); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(adminUrl(), props());
+                Statement s = c.createStatement()) {
             s.execute(statement);
         } catch (SQLException e) {
-            throw new IllegalStateException("PostgreSQL for the store tests is not usable at " + adminUrl() + " as " + user()
-                    + " (" + e.getMessage() + "). Start it (see DEVELOPERS.md) or point IDEM_TEST_PG_URL at one; "
-                    + "store tests are never skipped.", e);
+            throw new IllegalStateException(
+                    "PostgreSQL for the store tests is not usable at " + adminUrl() + " as " + user()
+                            + " (" + e.getMessage()
+                            + "). Start it (see DEVELOPERS.md) or point IDEM_TEST_PG_URL at one; "
+                            + "store tests are never skipped.",
+                    e);
         }
     }
 

@@ -67,7 +67,8 @@ public final class MutableClock extends Clock {
     /** This clock, for UTC; any other zone is refused rather than silently read as UTC. */
     @Override
     public Clock withZone(ZoneId zone) {
-        if (!ZoneOffset.UTC.equals(zone)) throw new UnsupportedOperationException("MutableClock is always UTC, not " + zone);
+        if (!ZoneOffset.UTC.equals(zone))
+            throw new UnsupportedOperationException("MutableClock is always UTC, not " + zone);
         return this;
     }
 }

@@ -100,19 +100,22 @@ public final class TcpProxy implements AutoCloseable {
     }
 
     private void pipe(Socket from, Socket to) {
-        Thread t = new Thread(() -> {
-            byte[] buf = new byte[16 * 1024];
-            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-                for (int n; (n = in.read(buf)) >= 0; ) out.write(buf, 0, n);
-            } catch (IOException ended) {
-                // one side closed or was reset
-            } finally {
-                closeQuietly(from);
-                closeQuietly(to);
-                open.remove(from);
-                open.remove(to);
-            }
-        }, "tcp-proxy-pipe");
+        Thread t = new Thread(
+                () -> {
+                    byte[] buf = new byte[16 * 1024];
+                    try (InputStream in = from.getInputStream();
+                            OutputStream out = to.getOutputStream()) {
+                        for (int n; (n = in.read(buf)) >= 0; ) out.write(buf, 0, n);
+                    } catch (IOException ended) {
+                        // one side closed or was reset
+                    } finally {
+                        closeQuietly(from);
+                        closeQuietly(to);
+                        open.remove(from);
+                        open.remove(to);
+                    }
+                },
+                "tcp-proxy-pipe");
         t.setDaemon(true);
         t.start();
     }

@@ -36,7 +36,8 @@ public final class ServletReceiver implements AutoCloseable {
         cfg.setJdbcUrl(databaseUrl);
         cfg.setMaximumPoolSize(databaseUrl.startsWith("jdbc:sqlite:") ? 4 : 10);
         dataSource = new HikariDataSource(cfg);
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS reminders (delivery_key VARCHAR(255) PRIMARY KEY,"
                     + " schedule_id VARCHAR(64), sequence BIGINT, body TEXT)");
         }
@@ -44,7 +45,8 @@ public final class ServletReceiver implements AutoCloseable {
         SequenceGuard sequences = SequenceGuard.create(dataSource, "reminder_sequences");
         pruner = new InboxPruner(inbox, DedupWindow.defaults(), Clock.systemUTC()).start(Duration.ofMinutes(10));
 
-        IdemReceiverFilter filter = IdemReceiverFilter.builder(Verifier.standardWebhooks(secret), inbox).build();
+        IdemReceiverFilter filter = IdemReceiverFilter.builder(Verifier.standardWebhooks(secret), inbox)
+                .build();
         server = new Server();
         ServerConnector connector = new ServerConnector(server);
         connector.setHost("127.0.0.1");
@@ -81,7 +83,8 @@ public final class ServletReceiver implements AutoCloseable {
             System.exit(2);
         }
         int port = Integer.parseInt(System.getenv().getOrDefault("PORT", "8090"));
-        String db = System.getenv().getOrDefault("DATABASE_URL", "jdbc:sqlite:receiver.db?journal_mode=WAL&busy_timeout=10000");
+        String db = System.getenv()
+                .getOrDefault("DATABASE_URL", "jdbc:sqlite:receiver.db?journal_mode=WAL&busy_timeout=10000");
         ServletReceiver receiver = new ServletReceiver(secret, port, db);
         System.out.println("receiving webhooks on http://127.0.0.1:" + receiver.port() + "/webhooks/reminders");
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -38,36 +38,64 @@ class IdemToServletReceiverIT {
     @Test
     void eachDeliveryHasExactlyOneEffectThoughTheReceiverSeesItThreeTimes(@TempDir Path dir) throws Exception {
         idemPort = freePort();
-        Path jar = Path.of("..", "..", "idem-cli", "target", "idem.jar").toAbsolutePath().normalize();
+        Path jar = Path.of("..", "..", "idem-cli", "target", "idem.jar")
+                .toAbsolutePath()
+                .normalize();
         assertThat(jar).as("the idem fat jar is built before this module").exists();
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar.toString(),
-                "serve", "--port", Integer.toString(idemPort), "--data-dir", dir.resolve("idem").toString(), "--bootstrap-key", KEY,
-                "--allow-private-endpoints", "--rate-limit", "0");
+        ProcessBuilder pb = new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar",
+                jar.toString(),
+                "serve",
+                "--port",
+                Integer.toString(idemPort),
+                "--data-dir",
+                dir.resolve("idem").toString(),
+                "--bootstrap-key",
+                KEY,
+                "--allow-private-endpoints",
+                "--rate-limit",
+                "0");
         pb.environment().keySet().removeIf(k -> k.startsWith("IDEM_"));
         pb.redirectErrorStream(true).redirectOutput(dir.resolve("idem.log").toFile());
         Process idem = pb.start();
         try {
-            await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> call("GET", "/readyz", null).statusCode() == 200);
-            String secret = JSON.readTree(call("GET", "/v1/signing-secret", null).body()).get("secret").asText();
-            try (ServletReceiver receiver = new ServletReceiver(secret, 0, "jdbc:sqlite:" + dir.resolve("r.db") + "?journal_mode=WAL&busy_timeout=10000")) {
+            await().atMost(Duration.ofSeconds(60))
+                    .ignoreExceptions()
+                    .until(() -> call("GET", "/readyz", null).statusCode() == 200);
+            String secret = JSON.readTree(
+                            call("GET", "/v1/signing-secret", null).body())
+                    .get("secret")
+                    .asText();
+            try (ServletReceiver receiver = new ServletReceiver(
+                    secret, 0, "jdbc:sqlite:" + dir.resolve("r.db") + "?journal_mode=WAL&busy_timeout=10000")) {
                 String endpoint = "http://127.0.0.1:" + receiver.port() + "/webhooks/reminders";
                 for (int i = 0; i < SCHEDULES; i++) {
-                    var created = call("POST", "/v1/schedules", "{\"endpoint\":\"" + endpoint + "\",\"delay\":\"1s\",\"payload\":{\"n\":" + i + "}}");
+                    var created = call(
+                            "POST",
+                            "/v1/schedules",
+                            "{\"endpoint\":\"" + endpoint + "\",\"delay\":\"1s\",\"payload\":{\"n\":" + i + "}}");
                     assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
                 }
-                await().atMost(Duration.ofSeconds(60)).until(() -> deliveries("succeeded").size() == SCHEDULES);
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> deliveries("succeeded").size() == SCHEDULES);
                 List<String> ids = deliveries("succeeded");
                 assertThat(countReminders(receiver)).isEqualTo(SCHEDULES);
 
                 ExecutorService pool = Executors.newFixedThreadPool(8);
                 List<Future<HttpResponse<String>>> replays = new ArrayList<>();
                 for (String id : ids)
-                    for (int copy = 0; copy < 2; copy++) replays.add(pool.submit(() -> call("POST", "/v1/deliveries/" + id + "/replay", null)));
+                    for (int copy = 0; copy < 2; copy++)
+                        replays.add(pool.submit(() -> call("POST", "/v1/deliveries/" + id + "/replay", null)));
                 for (var f : replays) assertThat(f.get().statusCode()).isIn(200, 400);
                 pool.shutdown();
                 await().atMost(Duration.ofSeconds(60)).until(() -> ids.stream().allMatch(this::settledAfterReplay));
                 int attempts = 0;
-                for (String id : ids) attempts += JSON.readTree(call("GET", "/v1/deliveries/" + id, null).body()).get("attempts").size();
+                for (String id : ids)
+                    attempts += JSON.readTree(
+                                    call("GET", "/v1/deliveries/" + id, null).body())
+                            .get("attempts")
+                            .size();
                 assertThat(attempts).as("every replay reached the receiver").isGreaterThan(SCHEDULES);
                 assertThat(countReminders(receiver)).isEqualTo(SCHEDULES);
             }
@@ -80,7 +108,8 @@ class IdemToServletReceiverIT {
     private boolean settledAfterReplay(String id) {
         try {
             JsonNode d = JSON.readTree(call("GET", "/v1/deliveries/" + id, null).body());
-            return d.get("status").asText().equals("succeeded") && d.get("attempts").size() >= 2;
+            return d.get("status").asText().equals("succeeded")
+                    && d.get("attempts").size() >= 2;
         } catch (IOException e) {
             return false;
         }
@@ -88,13 +117,18 @@ class IdemToServletReceiverIT {
 
     private List<String> deliveries(String status) throws IOException {
         List<String> ids = new ArrayList<>();
-        for (JsonNode d : JSON.readTree(call("GET", "/v1/deliveries?limit=100&status=" + status, null).body()).get("data")) ids.add(d.get("id").asText());
+        for (JsonNode d : JSON.readTree(call("GET", "/v1/deliveries?limit=100&status=" + status, null)
+                        .body())
+                .get("data")) ids.add(d.get("id").asText());
         return ids;
     }
 
     private HttpResponse<String> call(String method, String path, String body) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + idemPort + path)).header("Authorization", "Bearer " + KEY)
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + idemPort + path))
+                .header("Authorization", "Bearer " + KEY)
+                .method(
+                        method,
+                        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         if (body != null) b.header("Content-Type", "application/json");
         try {
             return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
@@ -104,7 +138,8 @@ class IdemToServletReceiverIT {
     }
 
     private static long countReminders(ServletReceiver r) throws Exception {
-        try (Connection c = r.dataSource().getConnection(); ResultSet rs = c.createStatement().executeQuery("SELECT COUNT(*) FROM reminders")) {
+        try (Connection c = r.dataSource().getConnection();
+                ResultSet rs = c.createStatement().executeQuery("SELECT COUNT(*) FROM reminders")) {
             rs.next();
             return rs.getLong(1);
         }
