@@ -30,25 +30,11 @@ final class Sql {
     }
 
     int update(String sql, Object... args) {
-        try (PreparedStatement ps = connection.prepareStatement(sql)) {
-            bind(ps, args);
-            return ps.executeUpdate();
-        } catch (SQLException e) {
-            throw failure(sql, e);
-        }
+        return change(sql, false, args);
     }
 
     <T> List<T> query(String sql, RowMapper<T> mapper, Object... args) {
-        try (PreparedStatement ps = connection.prepareStatement(sql)) {
-            bind(ps, args);
-            try (ResultSet rs = ps.executeQuery()) {
-                List<T> out = new ArrayList<>();
-                while (rs.next()) out.add(mapper.map(rs));
-                return out;
-            }
-        } catch (SQLException e) {
-            throw failure(sql, e);
-        }
+        return select(sql, false, mapper, args);
     }
 
     /**
@@ -56,8 +42,16 @@ final class Sql {
      * plan cached from an earlier run (its plan cache ignores planner settings such as {@code enable_nestloop}).
      */
     <T> List<T> queryPlannedNow(String sql, RowMapper<T> mapper, Object... args) {
-        try (PreparedStatement ps = connection.prepareStatement(sql)) {
-            ps.unwrap(org.postgresql.PGStatement.class).setPrepareThreshold(0);
+        return select(sql, true, mapper, args);
+    }
+
+    /** {@link #update}, planned now as {@link #queryPlannedNow} is. */
+    int updatePlannedNow(String sql, Object... args) {
+        return change(sql, true, args);
+    }
+
+    private <T> List<T> select(String sql, boolean planNow, RowMapper<T> mapper, Object... args) {
+        try (PreparedStatement ps = prepare(sql, planNow)) {
             bind(ps, args);
             try (ResultSet rs = ps.executeQuery()) {
                 List<T> out = new ArrayList<>();
@@ -69,14 +63,24 @@ final class Sql {
         }
     }
 
-    /** {@link #update}, planned now as {@link #queryPlannedNow} is. */
-    int updatePlannedNow(String sql, Object... args) {
-        try (PreparedStatement ps = connection.prepareStatement(sql)) {
-            ps.unwrap(org.postgresql.PGStatement.class).setPrepareThreshold(0);
+    private int change(String sql, boolean planNow, Object... args) {
+        try (PreparedStatement ps = prepare(sql, planNow)) {
             bind(ps, args);
             return ps.executeUpdate();
         } catch (SQLException e) {
             throw failure(sql, e);
+        }
+    }
+
+    /** {@code planNow}: never server-prepared by the PostgreSQL driver, so planned at each run (PostgreSQL only). */
+    private PreparedStatement prepare(String sql, boolean planNow) throws SQLException {
+        PreparedStatement ps = connection.prepareStatement(sql);
+        try {
+            if (planNow) ps.unwrap(org.postgresql.PGStatement.class).setPrepareThreshold(0);
+            return ps;
+        } catch (SQLException e) {
+            ps.close();
+            throw e;
         }
     }
 
