@@ -120,8 +120,8 @@ final class DbSchedulerContender extends Contender {
     private void send(String id, Instant due) {
         int status;
         try {
-            // a run written to another receiver (the slow or hanging phases) is named in the instance id:
-            // dlv_<label>_<i>
+            // a run written to another receiver (the slow or hanging phases)
+            // is named in the instance id: dlv_<label>_<i>
             SignedPost to = id.startsWith("dlv_") && id.lastIndexOf('_') > 3
                     ? posts.getOrDefault(id.substring("dlv_".length(), id.lastIndexOf('_')), post)
                     : post;

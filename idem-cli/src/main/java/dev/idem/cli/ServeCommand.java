@@ -123,8 +123,8 @@ public final class ServeCommand implements Callable<Integer> {
         try {
             server = IdemServer.start(config);
         } catch (NodeIdInUseException e) {
-            // a second live node under one id would hold the first one's claims: refuse, in one line (exit 2: fix the
-            // flags)
+            // a second live node under one id would hold the first one's
+            // claims: refuse, in one line (exit 2: fix the flags)
             throw CliException.usage(e.getMessage() + " (--node-id, IDEM_NODE_ID)", e);
         }
         CountDownLatch stopped = new CountDownLatch(1);

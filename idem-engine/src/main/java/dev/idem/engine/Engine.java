@@ -179,8 +179,8 @@ public final class Engine implements AutoCloseable {
         maintenanceThread.shutdown();
         for (Thread t : dispatcherThreads) join(t, 5_000);
         dispatcher.stopStartingSends();
-        // deliveries held until their due instant (up to the claim look-ahead) are given back by giveBackUnstarted
-        // below
+        // deliveries held until their due instant (up to the claim
+        // look-ahead) are given back by giveBackUnstarted below
         timer.shutdownNow();
         try {
             timer.awaitTermination(2, TimeUnit.SECONDS);

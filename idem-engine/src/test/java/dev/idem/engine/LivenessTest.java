@@ -263,8 +263,8 @@ class LivenessTest {
         List<Delivery> due = world.createMany(Defs.once(receiver.url("/hook"), clock.instant()), 5);
         await().atMost(10, SECONDS).until(() -> receiver.requests().size() == 5);
 
-        // node-a stops renewing (as if paused) with its requests in flight; another node declares it dead after the
-        // window
+        // node-a stops renewing (as if paused) with its requests in flight;
+        // another node declares it dead after the window
         down.set(true);
         Node judge = ((Joined) store.nodes().join("judge", ELSEWHERE, (h, now) -> false)).node();
         await().atMost(20, SECONDS)

@@ -452,8 +452,8 @@ abstract class ServerContractTest {
             assertThat(page.get("object").asText()).isEqualTo("list");
             assertThat(page.get("has_more").asBoolean()).isTrue();
             page.get("data").forEach(s -> seen.add(s.get("id").asText()));
-            // a listed schedule reads as GET shows it, next_fire_at included (the list computes it for the page at
-            // once)
+            // a listed schedule reads as GET shows it, next_fire_at
+            // included (the list computes it for the page at once)
             page.get("data")
                     .forEach(s -> assertThat(s)
                             .isEqualTo(api.call(

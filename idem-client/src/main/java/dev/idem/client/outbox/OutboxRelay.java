@@ -246,8 +246,8 @@ public final class OutboxRelay implements AutoCloseable {
                 return ps.executeUpdate();
             }
         } catch (SQLException e) {
-            // the row keeps its claim and comes back when the lease ends: sent again with the same key, replayed by
-            // Idem
+            // the row keeps its claim and comes back when the lease ends:
+            // sent again with the same key, replayed by Idem
             throw new OutboxException(
                     "relay " + relayId + " could not record the outcome of outbox row " + rowId + ": " + e.getMessage(),
                     e);

@@ -478,8 +478,8 @@ public final class Dispatcher {
     private void releaseLostClaims() {
         claimLock.writeLock().lock();
         try {
-            // cleared before `held` is read: an attempt that gives up a claim meanwhile sets it again for the next
-            // round
+            // cleared before `held` is read: an attempt that gives up a
+            // claim meanwhile sets it again for the next round
             lostClaimPossible = false;
             int released;
             try {

@@ -139,8 +139,8 @@ public final class HttpSender implements AutoCloseable {
                 // of
                 // heap (measured, bench/InFlightMemory); a webhook's head and kept body fit in a few KiB
                 .setHttp1Config(Http1Config.custom().setBufferSize(BUFFER_SIZE).build())
-                // an exchange cancelled by its deadline or at shutdown surfaces here too: each attempt already has its
-                // outcome
+                // an exchange cancelled by its deadline or at shutdown surfaces
+                // here too: each attempt already has its outcome
                 .setIoReactorExceptionCallback(e -> log.debug("HTTP client I/O reactor: {}", e.toString()))
                 .disableRedirectHandling()
                 .setRetryStrategy(new NotExecutedRetry())

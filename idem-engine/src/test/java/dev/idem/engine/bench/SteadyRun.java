@@ -37,8 +37,8 @@ public final class SteadyRun {
         try (TestDatabase db = TestStores.postgresDatabase()) {
             Store store = JdbcStores.open(db.config().withDatabaseClock(true).withPoolSize(16), clock);
             World world = new World(store, clock);
-            // deliveries written ahead (as the API does for occurrences due soon): this measures dispatch, not
-            // materialising
+            // deliveries written ahead (as the API does for occurrences due
+            // soon): this measures dispatch, not materialising
             Instant start = clock.instant().plusSeconds(40 + n / 2000);
             java.util.List<dev.idem.core.ScheduleDefinition> defs = new java.util.ArrayList<>(n);
             for (int j = 0; j < n; j++) defs.add(Defs.once(url, start.plusNanos(j * 1_000_000_000L / rate)));

@@ -145,8 +145,8 @@ class DispatcherGateTest {
         startDispatcher();
         List<Delivery> due = world.createMany(Defs.once("http://127.0.0.1:1/hook", clock.instant()), 3);
         dispatcher.wakeUp();
-        // the three refused starts were never sent; the dispatcher returned the rows it still held and claimed them
-        // again
+        // the three refused starts were never sent; the dispatcher returned
+        // the rows it still held and claimed them again
         await().atMost(10, SECONDS)
                 .until(() -> due.stream().allMatch(d -> world.delivery(d.id()).status() == DeliveryStatus.SUCCEEDED));
         assertThat(sentWithAttempt)

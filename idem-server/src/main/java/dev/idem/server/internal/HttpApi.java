@@ -38,11 +38,11 @@ public final class HttpApi {
             config.events.serverStopping(readiness::close);
             config.events.serverStartFailed(readiness::close);
             config.startup.showJavalinBanner = false;
-            // larger than our limits (a batch's is the largest) so an oversized body reaches us and gets the API's own
-            // 400
+            // larger than our limits (a batch's is the largest) so an
+            // oversized body reaches us and gets the API's own 400
             config.http.maxRequestSize = 4L * ScheduleBatch.MAX_BODY_BYTES;
-            // every body Javalin would read is read before a request thread is taken (a larger one is refused by its
-            // length)
+            // every body Javalin would read is read before a request thread is
+            // taken (a larger one is refused by its length)
             SlowClients.install(config, timeouts, config.http.maxRequestSize);
             config.http.defaultContentType = "application/json";
             config.jetty.modifyServer(server -> {

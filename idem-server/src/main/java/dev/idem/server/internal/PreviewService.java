@@ -61,8 +61,8 @@ public final class PreviewService {
                 null,
                 now,
                 CatchUp.LATEST);
-        // a cron occurrence at this very instant is a schedule's first (Timing.first includes now), so the preview's
-        // too
+        // a cron occurrence at this very instant is a schedule's first
+        // (Timing.first includes now), so the preview's too
         List<Occurrence> occurrences = timing.recurrence().preview(now.minusNanos(1), n);
         ObjectNode out = Json.object();
         ArrayNode list = out.putArray("occurrences");

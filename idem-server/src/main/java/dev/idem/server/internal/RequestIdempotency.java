@@ -56,8 +56,8 @@ public final class RequestIdempotency {
                 try {
                     store.useTransaction(tx -> tx.idempotency().delete(tenant, key));
                 } catch (RuntimeException releaseFailed) {
-                    // the store is failing: the key stays "in progress" until its lock expires; answer for the first
-                    // failure
+                    // the store is failing: the key stays "in progress" until
+                    // its lock expires; answer for the first failure
                     e.addSuppressed(releaseFailed);
                 }
                 throw e;

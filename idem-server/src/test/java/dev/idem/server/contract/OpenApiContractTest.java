@@ -155,8 +155,8 @@ class OpenApiContractTest {
                         .as("%s %s declares Request-Id", op, status)
                         .isTrue();
             });
-            // the ingest route of a source is the provider's, not an API client's: no Idempotency-Key (its dedup is the
-            // event id)
+            // the ingest route of a source is the provider's, not an API client's:
+            // no Idempotency-Key (its dedup is the event id)
             boolean mutation = (op.method().equals("post")
                             || op.method().equals("patch")
                             || op.method().equals("delete"))
@@ -481,8 +481,8 @@ class OpenApiContractTest {
         String succeeded = awaitDelivery(nowId, "succeeded");
         String dead = awaitDelivery(deadId, "dead");
         String refused = awaitDelivery(refusedId, "dead");
-        // due within the materialiser's horizon, so its delivery is written with it, and not due before the walk is
-        // done
+        // due within the materialiser's horizon, so its delivery is written
+        // with it, and not due before the walk is done
         String pendingId = create(call(
                 201, "POST", "/v1/schedules", KEY, "{\"endpoint\":\"" + ok.url("/soon") + "\",\"delay\":\"25s\"}"));
         String scheduled = awaitDelivery(pendingId, "scheduled");

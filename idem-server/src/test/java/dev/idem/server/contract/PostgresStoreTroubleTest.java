@@ -196,8 +196,8 @@ class PostgresStoreTroubleTest {
                     assertThat(ready.json().get("status").asText()).isEqualTo("store_unreachable");
                 }
                 Collections.sort(millis);
-                // answered from the cached probe: no pool wait (5 s) in the request; the median is robust to a loaded
-                // machine
+                // answered from the cached probe: no pool wait (5 s) in the
+                // request; the median is robust to a loaded machine
                 assertThat(millis.get(millis.size() / 2))
                         .as("readyz latencies %s ms", millis)
                         .isLessThan(1000);

@@ -67,8 +67,8 @@ abstract class Completion {
             if (next.pause() || next.consecutiveFailures() != c.consecutiveFailures()) changes.add(next);
         });
         if (!changes.isEmpty()) updateCounters(sql, changes, now);
-        // the outcome applied to a delivery is the first one given for it (distinctById), the one updateDeliveries
-        // wrote
+        // the outcome applied to a delivery is the first one given for it
+        // (distinctById), the one updateDeliveries wrote
         List<DeliveryQueue.Dead> dead = distinct.stream()
                 .filter(o -> o.newStatus() == DeliveryStatus.DEAD && scheduleOfApplied.containsKey(o.deliveryId()))
                 .map(o -> new DeliveryQueue.Dead(

@@ -223,8 +223,8 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         String filters = " AND qs.status NOT IN ('paused', 'deleted')"
                 + (flowControlled ? " AND qs.flow_key IS NOT NULL" : " AND qs.flow_key IS NULL")
                 + " AND NOT EXISTS (SELECT 1 FROM caps WHERE caps.dest = " + DESTINATION + " AND caps.free <= 0)";
-        // the look-ahead is for first attempts (rows written ahead for their instant); a retry is claimed when it is
-        // due
+        // the look-ahead is for first attempts (rows written ahead for
+        // their instant); a retry is claimed when it is due
         String due = "q.status IN ('scheduled', 'retrying') AND q.next_attempt_at <= " + NOW
                 + " + ? AND (q.status = 'scheduled' OR " + "q.next_attempt_at <= " + NOW + ")";
         StringBuilder q = new StringBuilder("WITH caps AS (SELECT key AS dest, CAST(value AS INTEGER) AS free FROM ")

@@ -69,8 +69,8 @@ abstract class StatsContract extends StoreTestBase {
         assertThat(stats(other, Duration.ofSeconds(60))).isEqualTo(new DeliveryStats(1, 1, 1, 0, Optional.empty(), 0));
         assertThat(stats(live, Duration.ofSeconds(60))).isEqualTo(new DeliveryStats(0, 0, 0, 0, Optional.empty(), 0));
 
-        // past the window the rates fall to zero; the dead-letter queue and the retry stay, the retry now due and
-        // waiting
+        // past the window the rates fall to zero; the dead-letter queue and
+        // the retry stay, the retry now due and waiting
         clock.advance(Duration.ofSeconds(61));
         assertThat(stats(tenant, Duration.ofSeconds(60)))
                 .isEqualTo(new DeliveryStats(0, 0, 1, 1, Optional.of(T0.plusSeconds(61)), 1));
