@@ -556,8 +556,13 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     @Override
     public int reapExpired() {
         int reaped = retrying(() -> transactions.write(sql -> sql.update(reapSql, args())));
-        // the reaper's beat (every few seconds) also keeps the planner's statistics of the queue fresh
-        dialect.refreshQueueStatistics(transactions);
+        // the reaper's beat (every few seconds) also keeps the planner's statistics of the queue fresh; a refresh that
+        // cannot run now (its lock held by a vacuum, say) waits for the next beat and never costs the reaper its work
+        try {
+            dialect.refreshQueueStatistics(transactions);
+        } catch (StoreException e) {
+            log.debug("queue statistics not refreshed this time: {}", e.getMessage());
+        }
         return reaped;
     }
 

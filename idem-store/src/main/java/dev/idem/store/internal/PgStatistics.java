@@ -42,6 +42,8 @@ final class PgStatistics {
         if (stale.isEmpty()) return stale;
         if (!sql.one("SELECT pg_try_advisory_xact_lock(?)", rs -> rs.getBoolean(1), LOCK)
                 .orElse(false)) return List.of();
+        // ANALYZE waits for a running VACUUM of the table (autovacuum's can take minutes): give up quickly instead
+        sql.update("SET LOCAL lock_timeout = '200ms'");
         sql.update("ANALYZE deliveries");
         return stale;
     }
