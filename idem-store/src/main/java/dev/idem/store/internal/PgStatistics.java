@@ -31,20 +31,19 @@ final class PgStatistics {
 
     private PgStatistics() {}
 
-    /** Analyzes {@code deliveries} inside {@code sql}'s transaction when it is stale; returns the tables it analyzed. */
-    static List<String> refreshIfStale(Sql sql) {
+    /** Analyzes {@code deliveries} inside {@code sql}'s transaction when it is stale. */
+    static void refreshIfStale(Sql sql) {
         List<String> stale = sql.query(
                 "SELECT relname FROM pg_stat_user_tables WHERE relid = 'deliveries'::regclass AND n_mod_since_analyze >= ? AND n_mod_since_analyze >= n_live_tup / 10 "
                         + "AND COALESCE(GREATEST(last_analyze, last_autoanalyze), 'epoch') < now() - make_interval(secs => ?)",
                 rs -> rs.getString(1),
                 MIN_CHANGES,
                 MIN_GAP_SECONDS);
-        if (stale.isEmpty()) return stale;
+        if (stale.isEmpty()) return;
         if (!sql.one("SELECT pg_try_advisory_xact_lock(?)", rs -> rs.getBoolean(1), LOCK)
-                .orElse(false)) return List.of();
+                .orElse(false)) return;
         // ANALYZE waits for a running VACUUM of the table (autovacuum's can take minutes): give up quickly instead
         sql.update("SET LOCAL lock_timeout = '200ms'");
         sql.update("ANALYZE deliveries");
-        return stale;
     }
 }

@@ -136,7 +136,10 @@ final class PostgresDialect implements Dialect {
 
     @Override
     public void refreshQueueStatistics(Transactions transactions) {
-        transactions.write(PgStatistics::refreshIfStale);
+        transactions.write(sql -> {
+            PgStatistics.refreshIfStale(sql);
+            return null;
+        });
     }
 
     @Override
