@@ -52,7 +52,7 @@ final class CompiledRecurrence implements Recurrence {
 
     @Override
     public Optional<Occurrence> firstAfter(Instant exclusive) {
-        return Optional.ofNullable(walk(exclusive, null).next());
+        return Optional.ofNullable(walk(exclusive, null, Long.MAX_VALUE).next());
     }
 
     @Override
@@ -61,7 +61,7 @@ final class CompiledRecurrence implements Recurrence {
         if (limit <= 0 || !toInclusive.isAfter(fromExclusive)) {
             return out;
         }
-        Walk walk = walk(fromExclusive, toInclusive);
+        Walk walk = walk(fromExclusive, toInclusive, Long.MAX_VALUE);
         while (out.size() < limit) {
             Occurrence o = walk.next();
             if (o == null || o.utc().isAfter(toInclusive)) {
@@ -84,7 +84,7 @@ final class CompiledRecurrence implements Recurrence {
             boolean coversAll = window.compareTo(span) >= 0;
             Instant start = coversAll ? fromExclusive : toInclusive.minus(window);
             Occurrence last = null;
-            Walk walk = walk(coversAll ? fromExclusive : start, toInclusive);
+            Walk walk = walk(coversAll ? fromExclusive : start, toInclusive, Long.MAX_VALUE);
             for (Occurrence o = walk.next(); o != null && !o.utc().isAfter(toInclusive); o = walk.next()) {
                 last = o;
             }
@@ -97,16 +97,28 @@ final class CompiledRecurrence implements Recurrence {
 
     @Override
     public List<Occurrence> preview(Instant from, int n) {
-        List<Occurrence> out = new ArrayList<>();
-        Walk walk = anchor != null ? walk(null, null) : walk(from, null);
-        for (Occurrence o = walk.next(); o != null && out.size() < n; o = walk.next()) {
-            out.add(o);
-        }
-        return out;
+        return previewSearch(from, n).occurrences();
     }
 
-    /** Occurrences after {@code after} (null: from the anchor); {@code endHint} bounds the search when known. */
-    private Walk walk(Instant after, Instant endHint) {
+    @Override
+    public Preview previewSearch(Instant from, int n) {
+        List<Occurrence> out = new ArrayList<>();
+        Walk walk = walk(anchor != null ? null : from, null, RuleExpander.PREVIEW_BUDGET);
+        while (out.size() < n) {
+            Occurrence o = walk.next();
+            if (o == null) {
+                return new Preview(out, walk.stoppedEarly());
+            }
+            out.add(o);
+        }
+        return new Preview(out, false);
+    }
+
+    /**
+     * Occurrences after {@code after} (null: from the anchor); {@code endHint} bounds the search when known;
+     * {@code budget} caps the dates or periods examined over the whole walk (see {@link LocalSource#open}).
+     */
+    private Walk walk(Instant after, Instant endHint, long budget) {
         if ((after != null && after.isAfter(LAST_INSTANT)) || (endHint != null && endHint.isBefore(FIRST_INSTANT))) {
             return new Walk(null, after, 0, null);
         }
@@ -131,7 +143,10 @@ final class CompiledRecurrence implements Recurrence {
         LocalDateTime from =
                 after == null ? anchor : LocalDateTime.ofInstant(after, zone).minus(offsetSwingNear(after));
         return new Walk(
-                new ZonedStream(source.open(from, horizon), zone), after, after == null ? count : null, countEnd);
+                new ZonedStream(source.open(from, horizon, budget), zone),
+                after,
+                after == null ? count : null,
+                countEnd);
     }
 
     /**
@@ -177,6 +192,7 @@ final class CompiledRecurrence implements Recurrence {
         private final Integer limit;
         private final Instant end;
         private int counted;
+        private boolean stoppedEarly;
 
         Walk(ZonedStream stream, Instant after, Integer limit, Instant end) {
             this.stream = stream;
@@ -197,14 +213,22 @@ final class CompiledRecurrence implements Recurrence {
             return null;
         }
 
+        /** Whether the walk ended because the search budget ran out, not because the rule ended. */
+        boolean stoppedEarly() {
+            return stoppedEarly;
+        }
+
         /** The next match within UNTIL and COUNT, EXDATEs included (they do not change the count). */
         ZonedStream.Item nextMatch() {
             if (limit != null && counted >= limit) {
                 return null;
             }
             ZonedStream.Item item = stream.next();
-            if (item == null
-                    || (until != null && !until.admits(item.nominal(), item.utc()))
+            if (item == null) {
+                stoppedEarly = stream.stoppedEarly();
+                return null;
+            }
+            if ((until != null && !until.admits(item.nominal(), item.utc()))
                     || (end != null && item.utc().isAfter(end))) {
                 return null;
             }

@@ -86,8 +86,9 @@ final class CronSource implements LocalSource {
         return new CronSource(alternatives);
     }
 
+    /** cron-utils jumps field by field and has no per-date loop to count, so {@code budget} does not apply. */
     @Override
-    public Cursor open(LocalDateTime fromInclusive, LocalDateTime toInclusive) {
+    public Cursor open(LocalDateTime fromInclusive, LocalDateTime toInclusive, long budget) {
         LocalDateTime to = toInclusive.isAfter(END_OF_TIME) ? END_OF_TIME : toInclusive;
         return new Cursor() {
             private ZonedDateTime last =

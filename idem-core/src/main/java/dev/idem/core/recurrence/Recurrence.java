@@ -22,7 +22,11 @@ public interface Recurrence {
 
     /**
      * The first {@code n} occurrences from the anchor: from DTSTART for an RRULE (then
-     * {@code from} is ignored), the first after {@code from} for cron.
+     * {@code from} is ignored), the first after {@code from} for cron. Fewer when the rule ends or
+     * when the search's budget for the whole call runs out first (see {@link #previewSearch}).
      */
     List<Occurrence> preview(Instant from, int n);
+
+    /** As {@link #preview}, saying also whether the search stopped at its budget before finding {@code n}. */
+    Preview previewSearch(Instant from, int n);
 }

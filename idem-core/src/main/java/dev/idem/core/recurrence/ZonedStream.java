@@ -45,6 +45,11 @@ final class ZonedStream {
         this.fixed = rules.isFixedOffset() ? rules.getOffset(Instant.EPOCH) : null;
     }
 
+    /** Whether the last null from {@link #next()} means the source's search budget ran out. */
+    boolean stoppedEarly() {
+        return cursor.stoppedEarly();
+    }
+
     /** The next occurrence, or null when the source has none. */
     Item next() {
         while (true) {

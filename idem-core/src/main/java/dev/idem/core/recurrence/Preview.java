@@ -1,0 +1,17 @@
+package dev.idem.core.recurrence;
+
+import java.util.List;
+
+/**
+ * What a preview found.
+ *
+ * @param occurrences the first occurrences, ascending
+ * @param stoppedEarly true when the search gave up before finding as many as asked (its budget of
+ *     dates and periods examined ran out; a sparse rule may have later ones), false when the list
+ *     is as long as asked or the rule ends (COUNT, UNTIL, year 9999)
+ */
+public record Preview(List<Occurrence> occurrences, boolean stoppedEarly) {
+    public Preview {
+        occurrences = List.copyOf(occurrences);
+    }
+}
