@@ -67,6 +67,7 @@ async function preview() {
     $('preview-list').replaceChildren(...body.occurrences.map((o) =>
       el('li', { class: 'occurrence' }, el('span', { class: 'mono' }, o.local), ' ' + (params.get('timezone') || 'default zone') + ' · ', timeEl(o.utc))));
     if (!body.occurrences.length) $('preview-list').append(el('li', { class: 'muted' }, 'No occurrence: the rule has ended.'));
+    if (body.stopped_early) $('preview-list').append(el('li', { class: 'muted' }, 'The search stopped early: the rule is sparse, later occurrences may exist.'));
   } catch (e) {
     if (seq === previewSeq) message('preview-error', 'Cannot reach the Idem server: ' + e.message);
   }

@@ -66,10 +66,19 @@ public final class RecurrenceCommand {
             try {
                 JsonNode result = RecurrencePreview.of(params, Clock.systemUTC());
                 if (json) out.println(result.toString());
-                else
+                else {
                     result.get("occurrences")
                             .forEach(o -> out.println(o.get("local").asText() + "  "
                                     + o.get("utc").asText()));
+                    // on stderr, so the table stays the occurrences only; the JSON carries stopped_early itself
+                    if (result.path("stopped_early").asBoolean())
+                        spec.commandLine()
+                                .getErr()
+                                .println("idem: the search stopped early after "
+                                        + result.get("occurrences").size()
+                                        + " occurrences; the rule is too sparse to list " + count
+                                        + " in one preview, later ones may exist");
+                }
                 out.flush();
                 return 0;
             } catch (IllegalArgumentException e) {

@@ -422,8 +422,50 @@ class ServerBehaviourTest {
         assertThat(r.json().get("occurrences").get(0).get("local").asText()).isEqualTo("1997-09-02T09:00:00");
         assertThat(r.json().get("occurrences").get(0).get("utc").asText()).isEqualTo("1997-09-02T13:00:00.000Z");
         assertThat(r.json().get("occurrences")).hasSize(3);
+        assertThat(r.json().get("stopped_early").asBoolean(true)).isFalse();
         var bad = node.api.call("GET", "/v1/recurrence/preview?cron=61+*+*+*+*", null, null);
         assertThat(bad.status()).isEqualTo(400);
         assertThat(bad.json().get("error").get("param").asText()).isEqualTo("cron");
+    }
+
+    @Test
+    void previewOfASparseRuleStopsAtTheSearchBudgetWithWhatItFoundAndSaysSo() throws Exception {
+        start(Clock.systemUTC(), 0);
+        // one occurrence per 86,400 periods: 1,000 of them would cost seconds of CPU for an anonymous caller
+        String sparse = "FREQ%3DSECONDLY%3BINTERVAL%3D3601%3BBYHOUR%3D0%3BBYMINUTE%3D0%3BBYSECOND%3D0";
+        var r = node.api.call(
+                "GET",
+                "/v1/recurrence/preview?rrule=" + sparse + "&dtstart=1970-01-01T00:00:01&count=1000",
+                null,
+                null);
+        assertThat(r.status()).as(r.raw()).isEqualTo(200);
+        assertThat(r.json().get("stopped_early").asBoolean()).isTrue();
+        JsonNode found = r.json().get("occurrences");
+        assertThat(found.size()).isBetween(1, 999);
+        // each is the grid's midnight, ascending: what it lists is the rule's own beginning
+        Instant previous = Instant.EPOCH;
+        for (JsonNode o : found) {
+            Instant at = Instant.parse(o.get("utc").asText());
+            assertThat(at).isAfter(previous);
+            assertThat(o.get("local").asText()).endsWith("T00:00:00");
+            assertThat((at.getEpochSecond() - 1) % 3601).isZero();
+            previous = at;
+        }
+
+        // the same rule with fewer asked for is found whole and not marked
+        var few = node.api.call(
+                "GET", "/v1/recurrence/preview?rrule=" + sparse + "&dtstart=1970-01-01T00:00:01&count=3", null, null);
+        assertThat(few.json().get("occurrences")).hasSize(3);
+        assertThat(few.json().get("stopped_early").asBoolean(true)).isFalse();
+        assertThat(few.json().get("occurrences").get(2)).isEqualTo(found.get(2));
+
+        // a normal rule's 1,000 are all there
+        var daily = node.api.call(
+                "GET",
+                "/v1/recurrence/preview?rrule=FREQ%3DDAILY&dtstart=2027-01-01T09:00:00&timezone=Europe/Paris&count=1000",
+                null,
+                null);
+        assertThat(daily.json().get("occurrences")).hasSize(1000);
+        assertThat(daily.json().get("stopped_early").asBoolean(true)).isFalse();
     }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.idem.core.CatchUp;
 import dev.idem.core.Timing;
 import dev.idem.core.recurrence.Occurrence;
+import dev.idem.core.recurrence.Preview;
 import dev.idem.core.recurrence.RecurrenceSpec;
 import dev.idem.core.recurrence.Recurrences;
 import java.time.Clock;
@@ -63,11 +64,14 @@ public final class PreviewService {
                 CatchUp.LATEST);
         // a cron occurrence at this very instant is a schedule's first
         // (Timing.first includes now), so the preview's too
-        List<Occurrence> occurrences = timing.recurrence().preview(now.minusNanos(1), n);
+        Preview found = timing.recurrence().previewSearch(now.minusNanos(1), n);
         ObjectNode out = Json.object();
         ArrayNode list = out.putArray("occurrences");
-        for (Occurrence o : occurrences)
+        for (Occurrence o : found.occurrences())
             list.addObject().put("local", Views.LOCAL.format(o.local())).put("utc", Json.time(o.utc()));
+        // the route needs no key, so one call's search is bounded; say when that, not the rule's end, made the list
+        // short
+        out.put("stopped_early", found.stoppedEarly());
         return out;
     }
 
