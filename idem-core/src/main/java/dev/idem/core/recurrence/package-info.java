@@ -55,7 +55,16 @@
  * spec with no occurrence at all (FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30, FREQ=HOURLY;INTERVAL=2;
  * BYHOUR=1 from an even hour, UNTIL before DTSTART, every occurrence excluded) is rejected by
  * {@code compile} with code {@code rule_has_no_occurrences} (param {@code rrule} or {@code cron}).
- * A compiled recurrence whose search finds nothing answers "ended" (empty).
+ * A compiled recurrence whose search finds nothing answers "ended" (empty). A preview (the
+ * anonymous {@code GET /v1/recurrence/preview}, the CLI, the dashboard) also examines at most
+ * 2,000,000 for all its occurrences together, and
+ * {@link dev.idem.core.recurrence.Recurrence#previewSearch} says when that budget, not the rule's
+ * end, cut the list short: 1,000 occurrences of the sparsest rule we could write
+ * ({@code FREQ=SECONDLY;INTERVAL=3601;BYHOUR=0;BYMINUTE=0;BYSECOND=0}, one occurrence per 86,400
+ * periods) cost 4.8 s of CPU per call before (from year 1; 3.8 s from 1970) and now stop after
+ * 24 occurrences in 0.12 s ({@code SparsePreviewTiming} in the tests prints these). The
+ * scheduler's own queries keep the per-occurrence budget only, since cutting them short would
+ * change what fires.
  *
  * <h2>Why our own expander</h2>
  * DESIGN.md measured lib-recur 0.17.1 and ical4j 4.4 and found neither right. Probing
