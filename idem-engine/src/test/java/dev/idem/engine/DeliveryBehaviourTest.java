@@ -530,6 +530,50 @@ abstract class DeliveryBehaviourTest {
     }
 
     @Test
+    void aDeliveryClaimedAheadIsNotSentWhenItsSchedulePausesBeforeItsInstantAndGoesOutOnceResumed() {
+        start();
+        Delivery d =
+                world.create(Defs.once(receiver.url("/hook"), clock.instant().plusMillis(600)));
+        engine.wakeUp();
+        await().atMost(5, SECONDS).until(() -> world.delivery(d.id()).status() == DeliveryStatus.DELIVERING);
+        Schedule s = world.schedule(d.scheduleId());
+        store.useTransaction(tx ->
+                tx.schedules().update(s.withStatus(ScheduleStatus.PAUSED, Schedule.PAUSED_BY_USER, s.updatedAt())));
+
+        await().atMost(5, SECONDS).until(() -> world.delivery(d.id()).status() == DeliveryStatus.SCHEDULED);
+        assertThat(world.delivery(d.id()).attemptCount())
+                .as("given back unattempted")
+                .isZero();
+        await().during(800, java.util.concurrent.TimeUnit.MILLISECONDS)
+                .atMost(2, SECONDS)
+                .until(() -> receiver.requestsFor(d.id()).isEmpty());
+
+        store.useTransaction(tx -> tx.schedules().update(s.withStatus(ScheduleStatus.ACTIVE, null, s.updatedAt())));
+        clock.advance(Duration.ofSeconds(1));
+        engine.wakeUp();
+        awaitStatus(d.id(), DeliveryStatus.SUCCEEDED);
+        assertThat(receiver.requestsFor(d.id())).hasSize(1);
+    }
+
+    @Test
+    void aDeliveryClaimedAheadIsCancelledUnsentWhenItsScheduleIsDeletedBeforeItsInstant() {
+        start();
+        Delivery d =
+                world.create(Defs.once(receiver.url("/hook"), clock.instant().plusMillis(600)));
+        engine.wakeUp();
+        await().atMost(5, SECONDS).until(() -> world.delivery(d.id()).status() == DeliveryStatus.DELIVERING);
+        Schedule s = world.schedule(d.scheduleId());
+        store.useTransaction(tx -> tx.schedules().update(s.withStatus(ScheduleStatus.DELETED, null, s.updatedAt())));
+
+        awaitStatus(d.id(), DeliveryStatus.CANCELLED);
+        clock.advance(Duration.ofSeconds(1));
+        engine.wakeUp();
+        await().during(800, java.util.concurrent.TimeUnit.MILLISECONDS)
+                .atMost(2, SECONDS)
+                .until(() -> receiver.requestsFor(d.id()).isEmpty());
+    }
+
+    @Test
     void aSuccessResetsConsecutiveFailures() {
         AtomicInteger calls = new AtomicInteger();
         receiver.respond(r -> calls.incrementAndGet() == 1 ? Reply.status(500) : Reply.ok());

@@ -76,6 +76,17 @@ public interface DeliveryQueue {
     int unclaim(String owner, List<Claim> claims);
 
     /**
+     * Checks claims held ahead of their instant just before they start: a dispatcher that claimed a delivery within
+     * the look-ahead asks again shortly before sending it, so a pause, a delete or a change of its schedule that landed
+     * meanwhile still stops it. Of {@code claims} (all claimed as {@code owner}), returns those that may start: still
+     * leased to {@code owner} in that very claim, their schedule active (or completed) and its definition unchanged.
+     * The others are settled here: a paused schedule's or a changed schedule's delivery goes back to the queue
+     * unattempted (as {@link #unclaim}; a changed one is then claimed again with its new definition), a deleted
+     * schedule's is cancelled unattempted, and one no longer held as that claim is left alone.
+     */
+    List<Claim> confirmHeld(String owner, List<Claim> claims);
+
+    /**
      * Fills the destination and flow-control columns of up to {@code limit} schedules written without them (by a
      * writer that predates them); returns how many. Until then their deliveries are claimed as a destination of
      * their own and without flow control.

@@ -62,14 +62,26 @@ public final class Dispatcher {
     static final Duration MAX_WAIT = Duration.ofSeconds(2);
     /**
      * Deliveries due this soon are claimed with those due now and held in memory until their instant, when a timer
-     * starts them. Rows held ahead count against their destination ({@link Destinations#fairness()}) and the node's
-     * {@code maxInFlight}. It is short on purpose: a held row is no longer checked against its schedule, so a pause,
-     * a delete or a moved {@code fire_at} that lands while it is held would not stop it. The engineperf branch tried
-     * 1 s (a slow claim then makes nothing late); it sent a one-shot paused within that second
-     * ({@code ServerContractTest.aPausedOneShotsWrittenDeliveryWaitsForResumeAndADeletedOnesIsCancelled}), so it is
-     * back at 20 ms until a held row is re-checked (or released by the pause) at its instant.
+     * starts them: a claim that takes tens of milliseconds under load then makes nothing late, and a steady trickle
+     * costs one claim per many rows. Rows held ahead count against their destination ({@link Destinations#fairness()})
+     * and the node's {@code maxInFlight}, so a destination has at most its limit held. A held row is checked again
+     * {@link #CONFIRM_BEFORE} before its instant ({@link DeliveryQueue#confirmHeld}), so a pause, a delete or a change
+     * of its schedule that lands while it is held still stops it.
      */
-    static final Duration LOOKAHEAD = Duration.ofMillis(20);
+    static final Duration LOOKAHEAD = Duration.ofSeconds(1);
+    /**
+     * How long before its instant a row held ahead is checked against its schedule; a row claimed this close to its
+     * instant starts unchecked. A pause, delete or change committed within this much of an instant may therefore not
+     * stop that occurrence (it was, to the engine, already starting). Long enough for the check's round trip on a
+     * loaded node, so the check does not make the start late.
+     */
+    static final Duration CONFIRM_BEFORE = Duration.ofMillis(50);
+    /**
+     * Rows held ahead are checked in groups whose checks fall due within this much of each other, each group at its
+     * earliest row's time: a row is checked between {@link #CONFIRM_BEFORE} and this much more before its instant, and
+     * a steady flow costs at most one check per this interval rather than one per row.
+     */
+    private static final long CONFIRM_SPREAD_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     /**
      * The least time between two claims that were not full: a steady trickle costs one claim per this interval, not
      * one per row.
@@ -321,26 +333,128 @@ public final class Dispatcher {
             else backlogged.remove(d);
         });
         Instant at = clock.instant();
+        // rows whose checks fall due within CONFIRM_SPREAD of each other are checked together: one round trip each
+        Map<Long, List<Held>> toCheck = new java.util.TreeMap<>();
         for (Claim c : claims) {
             Held h = new Held(c, owner, c.schedule().definition().destination(), now);
             long waitNanos = Duration.between(at, dueAt(c.delivery())).toNanos();
             if (waitNanos <= 0) begin(h);
+            else if (waitNanos <= CONFIRM_BEFORE.toNanos()) startAtInstant(h, waitNanos);
             else {
-                // nanoseconds, not milliseconds: a wait truncated to the millisecond would start it before its instant
-                String id = c.delivery().id();
-                ahead.put(id, h);
+                ahead.put(c.delivery().id(), h);
+                long checkIn = waitNanos - CONFIRM_BEFORE.toNanos();
+                toCheck.computeIfAbsent(checkIn / CONFIRM_SPREAD_NANOS, k -> new ArrayList<>())
+                        .add(h);
+            }
+        }
+        toCheck.forEach((bucket, hs) -> {
+            try {
+                timer.schedule(() -> toConfirm(hs), bucket * CONFIRM_SPREAD_NANOS, TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException e) {
+                for (Held h : hs) if (ahead.remove(h.claim().delivery().id(), h)) notStarted.add(h);
+            }
+        });
+    }
+
+    /** Holds a claimed delivery until its instant, then starts it. */
+    private void startAtInstant(Held h, long waitNanos) {
+        String id = h.claim().delivery().id();
+        ahead.put(id, h);
+        // nanoseconds, not milliseconds: a wait truncated to the millisecond would start it before its instant
+        schedule(
+                () -> {
+                    if (ahead.remove(id, h)) begin(h);
+                },
+                Math.min(waitNanos, LOOKAHEAD.toNanos()),
+                h);
+    }
+
+    private void schedule(Runnable task, long delayNanos, Held h) {
+        try {
+            timer.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            if (ahead.remove(h.claim().delivery().id(), h)) notStarted.add(h);
+        }
+    }
+
+    /** Rows held ahead whose check is due; one check at a time takes all of them in one round trip. */
+    private final java.util.Queue<Held> confirmQueue = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+    private final AtomicBoolean confirming = new AtomicBoolean();
+
+    private void toConfirm(List<Held> hs) {
+        confirmQueue.addAll(hs);
+        if (!confirming.compareAndSet(false, true)) return;
+        try {
+            workers.execute(this::confirmQueued);
+        } catch (RejectedExecutionException e) {
+            // shutting down: what is still in `ahead` is given back by giveBackUnstarted
+            confirming.set(false);
+        }
+    }
+
+    /**
+     * Checks every queued row against its schedule ({@link DeliveryQueue#confirmHeld}): those confirmed start at their
+     * instant, the others were settled by the store (given back, cancelled, or no longer this node's) and stop
+     * counting here. When the check fails the rows are given back rather than sent unchecked.
+     */
+    private void confirmQueued() {
+        try {
+            List<Held> batch = new ArrayList<>();
+            for (Held h; (h = confirmQueue.poll()) != null; )
+                if (ahead.get(h.claim().delivery().id()) == h) batch.add(h);
+            Map<String, List<Held>> byOwner = new HashMap<>();
+            for (Held h : batch)
+                byOwner.computeIfAbsent(h.owner(), o -> new ArrayList<>()).add(h);
+            byOwner.forEach(this::confirm);
+        } finally {
+            confirming.set(false);
+            if (!confirmQueue.isEmpty() && confirming.compareAndSet(false, true)) {
                 try {
-                    timer.schedule(
-                            () -> {
-                                if (ahead.remove(id, h)) begin(h);
-                            },
-                            Math.min(waitNanos, LOOKAHEAD.toNanos()),
-                            TimeUnit.NANOSECONDS);
+                    workers.execute(this::confirmQueued);
                 } catch (RejectedExecutionException e) {
-                    if (ahead.remove(id, h)) notStarted.add(h);
+                    confirming.set(false);
                 }
             }
         }
+    }
+
+    private void confirm(String owner, List<Held> batch) {
+        Set<String> ok = new java.util.HashSet<>();
+        boolean checked = false;
+        try {
+            for (Claim c :
+                    queue.confirmHeld(owner, batch.stream().map(Held::claim).toList()))
+                ok.add(c.delivery().id());
+            checked = true;
+        } catch (RuntimeException e) {
+            log.warn(
+                    "node {} could not check {} deliveries held ahead against their schedules; they go back to the queue unattempted: {}",
+                    config.nodeId(),
+                    batch.size(),
+                    e.toString());
+        }
+        Instant at = clock.instant();
+        List<Held> back = new ArrayList<>();
+        for (Held h : batch) {
+            String id = h.claim().delivery().id();
+            if (ok.contains(id)) {
+                long waitNanos =
+                        Duration.between(at, dueAt(h.claim().delivery())).toNanos();
+                if (waitNanos <= 0) {
+                    if (ahead.remove(id, h)) begin(h);
+                } else startAtInstant(h, waitNanos);
+            } else if (ahead.remove(id, h)) {
+                destinations.forget(h.destination());
+                if (checked) {
+                    // settled by the store: given back, cancelled, or no longer held as this claim
+                    held.remove(id);
+                    slots.decrementAndGet();
+                } else back.add(h);
+            }
+        }
+        giveBack(back);
+        if (waitingForSlots) wakeUp();
     }
 
     /** Starts the delivery now if its destination has a free slot, else it waits for one. */

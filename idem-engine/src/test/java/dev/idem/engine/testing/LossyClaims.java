@@ -63,6 +63,11 @@ public final class LossyClaims implements DeliveryQueue {
     }
 
     @Override
+    public List<Claim> confirmHeld(String owner, List<Claim> claims) {
+        return real.confirmHeld(owner, claims);
+    }
+
+    @Override
     public int fillRouting(int limit) {
         return real.fillRouting(limit);
     }

@@ -505,6 +505,17 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     }
 
     @Override
+    public List<Claim> confirmHeld(String owner, List<Claim> claims) {
+        java.util.Objects.requireNonNull(owner, "owner");
+        if (claims.isEmpty()) return List.of();
+        HeldCheck.Verdicts verdicts = retrying(() -> transactions.read(sql -> HeldCheck.read(sql, owner, claims)));
+        unclaim(owner, verdicts.giveBack());
+        if (!verdicts.cancel().isEmpty())
+            retrying(() -> transactions.write(sql -> HeldCheck.cancel(sql, owner, verdicts.cancel(), nowMillis(sql))));
+        return verdicts.start();
+    }
+
+    @Override
     public int fillRouting(int limit) {
         if (limit <= 0) return 0;
         return retrying(() -> transactions.write(sql -> {

@@ -723,6 +723,64 @@ abstract class QueueContract extends StoreTestBase {
     }
 
     @Test
+    void aClaimHeldAheadIsConfirmedOnlyWhileItIsStillThisClaimAndItsScheduleActiveAndUnchanged() {
+        Schedule ok = schedule(tenant, T0);
+        Schedule paused = schedule(tenant, T0);
+        Schedule deleted = schedule(tenant, T0);
+        Schedule changed = schedule(tenant, T0);
+        Schedule taken = schedule(tenant, T0);
+        for (Schedule s : List.of(ok, paused, deleted, changed, taken)) delivery(s, T0.plusMillis(500));
+        List<Claim> held = queue().claimDue("node-a", LEASE, 10, Duration.ofSeconds(1));
+        assertThat(held).hasSize(5);
+        store.useTransaction(tx -> {
+            tx.schedules().update(paused.withStatus(ScheduleStatus.PAUSED, Schedule.PAUSED_BY_USER, T0));
+            tx.schedules().update(deleted.withStatus(ScheduleStatus.DELETED, null, T0));
+            tx.schedules()
+                    .update(changed.withDefinition(changed.definition().withEndpoint("https://example.com/moved"), T0));
+        });
+        Claim takenClaim = claimOf(held, taken);
+        queue().unclaim("node-a", List.of(takenClaim));
+        assertThat(queue().claimDue("node-b", LEASE, 10, Duration.ofSeconds(1)))
+                .extracting(c -> c.delivery().id())
+                .containsExactly(takenClaim.delivery().id());
+
+        assertThat(queue().confirmHeld("node-a", held))
+                .extracting(c -> c.delivery().id())
+                .containsExactly(claimOf(held, ok).delivery().id());
+
+        Delivery keptOk = find(claimOf(held, ok).delivery());
+        assertThat(keptOk.status()).isEqualTo(DeliveryStatus.DELIVERING);
+        assertThat(keptOk.leaseOwner()).isEqualTo("node-a");
+        Delivery backPaused = find(claimOf(held, paused).delivery());
+        assertThat(backPaused.status()).as("given back, unattempted").isEqualTo(DeliveryStatus.SCHEDULED);
+        assertThat(backPaused.attemptCount()).isZero();
+        assertThat(backPaused.leaseOwner()).isNull();
+        Delivery cancelled = find(claimOf(held, deleted).delivery());
+        assertThat(cancelled.status()).isEqualTo(DeliveryStatus.CANCELLED);
+        assertThat(cancelled.attemptCount()).isZero();
+        assertThat(cancelled.leaseOwner()).isNull();
+        assertThat(find(takenClaim.delivery()).leaseOwner())
+                .as("another node's claim is left alone")
+                .isEqualTo("node-b");
+        assertThat(queue().claimDue("node-c", LEASE, 10, Duration.ofSeconds(1)))
+                .as("the changed schedule's delivery, claimed again with its new definition")
+                .singleElement()
+                .satisfies(c -> {
+                    assertThat(c.delivery().id())
+                            .isEqualTo(claimOf(held, changed).delivery().id());
+                    assertThat(c.delivery().attemptCount()).isEqualTo(1);
+                    assertThat(c.schedule().definition().endpoint()).isEqualTo("https://example.com/moved");
+                });
+    }
+
+    private static Claim claimOf(List<Claim> claims, Schedule s) {
+        return claims.stream()
+                .filter(c -> c.schedule().id().equals(s.id()))
+                .findFirst()
+                .orElseThrow();
+    }
+
+    @Test
     void unclaimReturnsAnUnattemptedDeliveryAsItWasBeforeItsClaim() {
         Schedule s = schedule(tenant, T0);
         Delivery d = delivery(s, T0);
