@@ -145,6 +145,10 @@ public final class Dispatcher {
     private final List<Held> notStarted = new CopyOnWriteArrayList<>();
     /** Deliveries claimed ahead of their instant, waiting in {@code timer}: given back at shutdown without waiting for it. */
     private final Map<String, Held> ahead = new ConcurrentHashMap<>();
+    /** Rows held ahead whose check is due; one check at a time takes all of them in one round trip. */
+    private final java.util.Queue<Held> confirmQueue = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** Whether a check is queued or running on {@code workers}. */
+    private final AtomicBoolean confirming = new AtomicBoolean();
     /** Claims hold it shared from their query until their rows are in {@link #held}; recovery holds it alone. */
     private final ReadWriteLock claimLock = new ReentrantReadWriteLock();
     /** Set when a claim failed: its commit may have gone through with the answer lost. */
@@ -339,9 +343,12 @@ public final class Dispatcher {
             Held h = new Held(c, owner, c.schedule().definition().destination(), now);
             long waitNanos = Duration.between(at, dueAt(c.delivery())).toNanos();
             if (waitNanos <= 0) begin(h);
-            else if (waitNanos <= CONFIRM_BEFORE.toNanos()) startAtInstant(h, waitNanos);
             else {
                 ahead.put(c.delivery().id(), h);
+                if (waitNanos <= CONFIRM_BEFORE.toNanos()) {
+                    startAtInstant(h, waitNanos);
+                    continue;
+                }
                 long checkIn = waitNanos - CONFIRM_BEFORE.toNanos();
                 toCheck.computeIfAbsent(checkIn / CONFIRM_SPREAD_NANOS, k -> new ArrayList<>())
                         .add(h);
@@ -356,31 +363,24 @@ public final class Dispatcher {
         });
     }
 
-    /** Holds a claimed delivery until its instant, then starts it. */
+    /**
+     * Starts a delivery held in {@link #ahead} at its instant, unless something else (the give-back at shutdown) took
+     * it out of {@code ahead} first.
+     */
     private void startAtInstant(Held h, long waitNanos) {
         String id = h.claim().delivery().id();
-        ahead.put(id, h);
         // nanoseconds, not milliseconds: a wait truncated to the millisecond would start it before its instant
-        schedule(
-                () -> {
-                    if (ahead.remove(id, h)) begin(h);
-                },
-                Math.min(waitNanos, LOOKAHEAD.toNanos()),
-                h);
-    }
-
-    private void schedule(Runnable task, long delayNanos, Held h) {
         try {
-            timer.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+            timer.schedule(
+                    () -> {
+                        if (ahead.remove(id, h)) begin(h);
+                    },
+                    Math.min(waitNanos, LOOKAHEAD.toNanos()),
+                    TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
-            if (ahead.remove(h.claim().delivery().id(), h)) notStarted.add(h);
+            if (ahead.remove(id, h)) notStarted.add(h);
         }
     }
-
-    /** Rows held ahead whose check is due; one check at a time takes all of them in one round trip. */
-    private final java.util.Queue<Held> confirmQueue = new java.util.concurrent.ConcurrentLinkedQueue<>();
-
-    private final AtomicBoolean confirming = new AtomicBoolean();
 
     private void toConfirm(List<Held> hs) {
         confirmQueue.addAll(hs);

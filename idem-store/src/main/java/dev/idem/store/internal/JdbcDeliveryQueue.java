@@ -508,7 +508,9 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     public List<Claim> confirmHeld(String owner, List<Claim> claims) {
         java.util.Objects.requireNonNull(owner, "owner");
         if (claims.isEmpty()) return List.of();
-        HeldCheck.Verdicts verdicts = retrying(() -> transactions.read(sql -> HeldCheck.read(sql, owner, claims)));
+        // one statement per 500 rows, each row judged on its own: no transaction needed around them
+        HeldCheck.Verdicts verdicts =
+                retrying(() -> transactions.autocommit(sql -> HeldCheck.read(sql, owner, claims)));
         unclaim(owner, verdicts.giveBack());
         if (!verdicts.cancel().isEmpty())
             retrying(() -> transactions.write(sql -> HeldCheck.cancel(sql, owner, verdicts.cancel(), nowMillis(sql))));
