@@ -75,7 +75,7 @@ public final class Dispatcher {
      * stop that occurrence (it was, to the engine, already starting). Long enough for the check's round trip on a
      * loaded node, so the check does not make the start late.
      */
-    static final Duration CONFIRM_BEFORE = Duration.ofMillis(50);
+    static final Duration CONFIRM_BEFORE = Duration.ofMillis(100);
     /**
      * Rows held ahead are checked in groups whose checks fall due within this much of each other, each group at its
      * earliest row's time: a row is checked between {@link #CONFIRM_BEFORE} and this much more before its instant, and
