@@ -646,7 +646,9 @@ public final class Dispatcher {
             return Math.min(
                     poll, untilInstant > 2 * TRICKLE_SPACING_NANOS ? TRICKLE_SPACING_NANOS : CLAIM_SPACING_NANOS);
         }
-        return Math.min(poll, claimedNone ? untilDue : Math.max(untilDue, CLAIM_SPACING_NANOS));
+        // after a claim that took rows, the next one enters the look-ahead at once in a steady flow: claim what entered
+        // every trickle spacing (each row still most of a look-ahead early) rather than a few rows every 10 ms
+        return Math.min(poll, claimedNone ? untilDue : Math.max(untilDue, TRICKLE_SPACING_NANOS));
     }
 
     /**
