@@ -59,6 +59,7 @@ public final class Bench {
             }
             // phases alternate between the contenders (A B A B…) so a change in the machine's background load
             // during the run falls on both, and each ratio compares runs minutes apart at most
+            warnIfPoolsExceed(out, options, postgres);
             List<Contender> contenders = new ArrayList<>();
             try {
                 for (String name : options.contenders())
@@ -149,6 +150,27 @@ public final class Bench {
         Report report = new Report(phases, wire);
         report.print(out, options);
         return report;
+    }
+
+    /**
+     * Says so when the contenders' pools could together open more connections than the server has free: with
+     * {@code --nodes} they add up (a phase would fail with "too many clients" rather than measure anything).
+     */
+    private static void warnIfPoolsExceed(PrintStream out, BenchOptions options, Postgres postgres) {
+        int most = 0;
+        for (String c : options.contenders())
+            // Idem: its pool plus the liveness connection and the LISTEN connection of each node
+            most += options.nodes() * (c.equals("idem") ? options.idemPool() + 2 : DbSchedulerContender.POOL);
+        try {
+            int free = postgres.connectionsFree();
+            if (most > free)
+                out.printf(
+                        "WARNING: the contenders' pools may open up to %d connections (%d nodes each), the server has %d"
+                                + " free: a busy phase may fail to connect%n",
+                        most, options.nodes(), free);
+        } catch (java.sql.SQLException e) {
+            out.println("could not count the server's free connections: " + e.getMessage());
+        }
     }
 
     /** The no-database ceiling of one HTTP client. */

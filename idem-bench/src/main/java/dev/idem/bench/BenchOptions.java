@@ -28,6 +28,8 @@ import java.util.Locale;
  * @param hangingDue deliveries due at once to a receiver that never answers, beside a healthy one receiving
  *     {@code healthyRate} per second for {@code steadySeconds}; 0 skips the phase
  * @param healthyRate the healthy destination's deliveries per second in that phase
+ * @param nodes nodes each contender runs on its one database, all in this JVM: Idem engines, each with its own
+ *     store and pool, or db-scheduler schedulers, each with its own pool (writing stays one writer)
  */
 public record BenchOptions(
         String jdbcBase,
@@ -49,7 +51,8 @@ public record BenchOptions(
         int slowDue,
         int slowMillis,
         int hangingDue,
-        int healthyRate) {
+        int healthyRate,
+        int nodes) {
 
     /** The full benchmark: warm-up 30,000, bursts of 10,000 and 100,000, 30 s at 1,000/s, all three contenders. */
     public static BenchOptions defaults() {
@@ -73,7 +76,8 @@ public record BenchOptions(
                 5_000,
                 250,
                 1_000,
-                20);
+                20,
+                1);
     }
 
     /** A run of a few seconds that only checks the harness works (the smoke test uses it). */
@@ -98,7 +102,8 @@ public record BenchOptions(
                 200,
                 250,
                 50,
-                20);
+                20,
+                1);
     }
 
     public boolean runs(String contender) {
@@ -138,7 +143,8 @@ public record BenchOptions(
                             o.slowDue,
                             o.slowMillis,
                             o.hangingDue,
-                            o.healthyRate);
+                            o.healthyRate,
+                            o.nodes);
                 case "--user" ->
                     new BenchOptions(
                             o.jdbcBase,
@@ -160,7 +166,8 @@ public record BenchOptions(
                             o.slowDue,
                             o.slowMillis,
                             o.hangingDue,
-                            o.healthyRate);
+                            o.healthyRate,
+                            o.nodes);
                 case "--password" ->
                     new BenchOptions(
                             o.jdbcBase,
@@ -182,7 +189,8 @@ public record BenchOptions(
                             o.slowDue,
                             o.slowMillis,
                             o.hangingDue,
-                            o.healthyRate);
+                            o.healthyRate,
+                            o.nodes);
                 case "--db" ->
                     new BenchOptions(
                             o.jdbcBase,
@@ -204,7 +212,8 @@ public record BenchOptions(
                             o.slowDue,
                             o.slowMillis,
                             o.hangingDue,
-                            o.healthyRate);
+                            o.healthyRate,
+                            o.nodes);
                 case "--warmup" ->
                     new BenchOptions(
                             o.jdbcBase,
@@ -226,7 +235,8 @@ public record BenchOptions(
                             o.slowDue,
                             o.slowMillis,
                             o.hangingDue,
-                            o.healthyRate);
+                            o.healthyRate,
+                            o.nodes);
                 case "--bursts" ->
                     new BenchOptions(
                             o.jdbcBase,
@@ -248,7 +258,8 @@ public record BenchOptions(
                             o.slowDue,
                             o.slowMillis,
                             o.hangingDue,
-                            o.healthyRate);
+                            o.healthyRate,
+                            o.nodes);
                 case "--rate" ->
                     new BenchOptions(
                             o.jdbcBase,
@@ -270,7 +281,8 @@ public record BenchOptions(
                             o.slowDue,
                             o.slowMillis,
                             o.hangingDue,
-                            o.healthyRate);
+                            o.healthyRate,
+                            o.nodes);
                 case "--seconds" ->
                     new BenchOptions(
                             o.jdbcBase,
@@ -292,7 +304,8 @@ public record BenchOptions(
                             o.slowDue,
                             o.slowMillis,
                             o.hangingDue,
-                            o.healthyRate);
+                            o.healthyRate,
+                            o.nodes);
                 case "--only" ->
                     new BenchOptions(
                             o.jdbcBase,
@@ -314,7 +327,8 @@ public record BenchOptions(
                             o.slowDue,
                             o.slowMillis,
                             o.hangingDue,
-                            o.healthyRate);
+                            o.healthyRate,
+                            o.nodes);
                 case "--wire" ->
                     new BenchOptions(
                             o.jdbcBase,
@@ -336,7 +350,8 @@ public record BenchOptions(
                             o.slowDue,
                             o.slowMillis,
                             o.hangingDue,
-                            o.healthyRate);
+                            o.healthyRate,
+                            o.nodes);
                 case "--insert-threads" ->
                     new BenchOptions(
                             o.jdbcBase,
@@ -358,7 +373,8 @@ public record BenchOptions(
                             o.slowDue,
                             o.slowMillis,
                             o.hangingDue,
-                            o.healthyRate);
+                            o.healthyRate,
+                            o.nodes);
                 case "--idem-batch" ->
                     new BenchOptions(
                             o.jdbcBase,
@@ -380,7 +396,8 @@ public record BenchOptions(
                             o.slowDue,
                             o.slowMillis,
                             o.hangingDue,
-                            o.healthyRate);
+                            o.healthyRate,
+                            o.nodes);
                 case "--idem-max-in-flight" ->
                     new BenchOptions(
                             o.jdbcBase,
@@ -402,7 +419,8 @@ public record BenchOptions(
                             o.slowDue,
                             o.slowMillis,
                             o.hangingDue,
-                            o.healthyRate);
+                            o.healthyRate,
+                            o.nodes);
                 case "--idem-pool" ->
                     new BenchOptions(
                             o.jdbcBase,
@@ -424,7 +442,8 @@ public record BenchOptions(
                             o.slowDue,
                             o.slowMillis,
                             o.hangingDue,
-                            o.healthyRate);
+                            o.healthyRate,
+                            o.nodes);
                 case "--receiver-threads" ->
                     new BenchOptions(
                             o.jdbcBase,
@@ -446,7 +465,8 @@ public record BenchOptions(
                             o.slowDue,
                             o.slowMillis,
                             o.hangingDue,
-                            o.healthyRate);
+                            o.healthyRate,
+                            o.nodes);
                 case "--receiver" ->
                     new BenchOptions(
                             o.jdbcBase,
@@ -468,7 +488,8 @@ public record BenchOptions(
                             o.slowDue,
                             o.slowMillis,
                             o.hangingDue,
-                            o.healthyRate);
+                            o.healthyRate,
+                            o.nodes);
                 case "--slow" ->
                     new BenchOptions(
                             o.jdbcBase,
@@ -490,7 +511,8 @@ public record BenchOptions(
                             count(name, v, 0),
                             o.slowMillis,
                             o.hangingDue,
-                            o.healthyRate);
+                            o.healthyRate,
+                            o.nodes);
                 case "--slow-ms" ->
                     new BenchOptions(
                             o.jdbcBase,
@@ -512,7 +534,8 @@ public record BenchOptions(
                             o.slowDue,
                             count(name, v, 1),
                             o.hangingDue,
-                            o.healthyRate);
+                            o.healthyRate,
+                            o.nodes);
                 case "--hanging" ->
                     new BenchOptions(
                             o.jdbcBase,
@@ -534,7 +557,8 @@ public record BenchOptions(
                             o.slowDue,
                             o.slowMillis,
                             count(name, v, 0),
-                            o.healthyRate);
+                            o.healthyRate,
+                            o.nodes);
                 case "--healthy-rate" ->
                     new BenchOptions(
                             o.jdbcBase,
@@ -556,6 +580,30 @@ public record BenchOptions(
                             o.slowDue,
                             o.slowMillis,
                             o.hangingDue,
+                            count(name, v, 1),
+                            o.nodes);
+                case "--nodes" ->
+                    new BenchOptions(
+                            o.jdbcBase,
+                            o.user,
+                            o.password,
+                            o.dbPrefix,
+                            o.warmup,
+                            o.bursts,
+                            o.steadyRate,
+                            o.steadySeconds,
+                            o.contenders,
+                            o.wireRequests,
+                            o.insertThreads,
+                            o.idemBatch,
+                            o.idemMaxInFlight,
+                            o.idemPool,
+                            o.receiverThreads,
+                            o.jdkReceiver,
+                            o.slowDue,
+                            o.slowMillis,
+                            o.hangingDue,
+                            o.healthyRate,
                             count(name, v, 1));
                 default -> throw new IllegalArgumentException("unknown option " + name + "\n" + usage());
             };
@@ -582,7 +630,10 @@ public record BenchOptions(
                   --insert-threads N --receiver-threads N         harness knobs [4, 16 (jdk receiver only)]
                   --slow N --slow-ms M    N due at once to one receiver answering each after M ms, 0 skips [5000, 250]
                   --hanging N --healthy-rate R   N due at once to a receiver that never answers, beside a healthy
-                                          one receiving R/s for --seconds; 0 skips [1000, 20]""";
+                                          one receiving R/s for --seconds; 0 skips [1000, 20]
+                  --nodes N               nodes per contender on its one database, all in this JVM: N Idem
+                                          engines (a store and pool each), N db-scheduler schedulers (a pool
+                                          each); one writer, completions counted across the nodes [1]""";
     }
 
     private static int count(String name, String v, int min) {

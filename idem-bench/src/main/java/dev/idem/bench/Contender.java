@@ -43,8 +43,15 @@ abstract class Contender implements AutoCloseable {
     /** Gives up on whatever is still queued (a phase's hanging deliveries); returns how many rows it removed. */
     abstract long purge() throws Exception;
 
-    /** 2xx outcomes recorded (committed) since start. */
-    abstract long completed();
+    /** 2xx outcomes recorded (committed) since start, by node ({@code --nodes}): each node counts its own. */
+    abstract long[] completedByNode();
+
+    /** 2xx outcomes recorded (committed) since start, across the nodes. */
+    final long completed() {
+        long sum = 0;
+        for (long c : completedByNode()) sum += c;
+        return sum;
+    }
 
     /** Rows still queued (not finished). */
     abstract long pending() throws Exception;
@@ -98,6 +105,7 @@ abstract class Contender implements AutoCloseable {
         Duration margin = Duration.ofMillis((long) (n / writesPerSecond * 1500) + (n < 1_000 ? 500 : 2_000));
         Instant due = Instant.now().plus(margin).truncatedTo(ChronoUnit.MILLIS);
         Receiver.Tally tally = target.begin(n, secret());
+        long[] baseByNode = completedByNode();
         long base = completed();
         long t0 = System.nanoTime();
         if (hanging != null) {
@@ -126,6 +134,8 @@ abstract class Contender implements AutoCloseable {
         CpuUse cpu1 = CpuUse.sample();
         org.HdrHistogram.Histogram wakeLate = probe.stop();
         long completed = completed() - base;
+        long[] byNode = completedByNode();
+        for (int i = 0; i < byNode.length; i++) byNode[i] -= baseByNode[i];
         if (hanging != null) release(hanging);
         Thread.sleep(SETTLE.toMillis()); // let a duplicate, if any, reach the receiver before counting
         return new Phase(
@@ -138,6 +148,7 @@ abstract class Contender implements AutoCloseable {
                 overran,
                 timedOut,
                 completed,
+                byNode,
                 pending(),
                 tally,
                 tally.lag(),
@@ -173,6 +184,20 @@ abstract class Contender implements AutoCloseable {
         } finally {
             writers.shutdownNow();
         }
+    }
+
+    /** Closes every one of {@code nodes} in order even when one fails; rethrows the first failure, the others suppressed. */
+    static void closeAll(List<? extends AutoCloseable> nodes) throws Exception {
+        Exception first = null;
+        for (AutoCloseable n : nodes) {
+            try {
+                n.close();
+            } catch (Exception e) {
+                if (first == null) first = e;
+                else first.addSuppressed(e);
+            }
+        }
+        if (first != null) throw first;
     }
 
     private static void sleepUntil(Instant t) throws InterruptedException {

@@ -1,6 +1,7 @@
 package dev.idem.bench;
 
 import com.github.kagkarlsson.scheduler.Scheduler;
+import com.github.kagkarlsson.scheduler.SchedulerName;
 import com.github.kagkarlsson.scheduler.event.AbstractSchedulerListener;
 import com.github.kagkarlsson.scheduler.task.ExecutionComplete;
 import com.github.kagkarlsson.scheduler.task.SchedulableInstance;
@@ -28,7 +29,9 @@ import java.util.function.IntFunction;
  * delivery is a one-time task whose handler POSTs the same signed envelope Idem sends to the same receiver and
  * fails on a non-2xx (so db-scheduler retries it). It runs twice: its tasks sending with the JDK's HttpClient (what
  * a hand-rolled sender reaches for), and with Apache HttpClient 5 as Idem sends (the schedulers alone compared). Outcomes count as recorded when the scheduler's listener sees
- * a successful completion, which db-scheduler reports after its completion handler removed the row.
+ * a successful completion, which db-scheduler reports after its completion handler removed the row. With
+ * {@code --nodes N} it runs N schedulers on the one database, each with its own pool, name and listener, the same
+ * tasks and settings; the first one writes.
  */
 final class DbSchedulerContender extends Contender {
     static final int THREADS = 64;
@@ -37,8 +40,15 @@ final class DbSchedulerContender extends Contender {
 
     private final Postgres postgres;
     private final String database;
+    /** The first node's pool and scheduler: they write the instances and read the queue. */
     private final HikariDataSource pool;
+
     private final Scheduler scheduler;
+    private final List<HikariDataSource> pools = new ArrayList<>();
+    private final List<Scheduler> schedulers = new ArrayList<>();
+    /** Successful completions, by node. */
+    private final List<AtomicLong> succeeded = new ArrayList<>();
+
     private final OneTimeTask<Void> task;
     private final RecurringTaskWithPersistentSchedule<PersistentCronSchedule> cronTask;
     private final SignedPost post;
@@ -47,7 +57,6 @@ final class DbSchedulerContender extends Contender {
     private final java.util.Map<String, SignedPost> posts = new java.util.concurrent.ConcurrentHashMap<>();
 
     private final SigningSecret secret = SigningSecret.generate(new SecureRandom());
-    private final AtomicLong succeeded = new AtomicLong();
 
     /** The contender's name for each HTTP client its tasks send with. */
     static String name(SignedPost.Http http) {
@@ -85,13 +94,6 @@ final class DbSchedulerContender extends Contender {
                 "CREATE INDEX execution_time_idx ON scheduled_tasks (execution_time)",
                 "CREATE INDEX last_heartbeat_idx ON scheduled_tasks (last_heartbeat)",
                 "CREATE INDEX priority_execution_time_idx ON scheduled_tasks (priority DESC, execution_time ASC)");
-        HikariConfig h = new HikariConfig();
-        h.setPoolName(name(http));
-        h.setJdbcUrl(postgres.url(database));
-        if (options.user() != null) h.setUsername(options.user());
-        if (options.password() != null) h.setPassword(options.password());
-        h.setMaximumPoolSize(POOL);
-        pool = new HikariDataSource(h);
         post = new SignedPost(receiver.url(), secret, http);
         secretForPosts = secret;
         task = Tasks.oneTime("webhook")
@@ -101,19 +103,50 @@ final class DbSchedulerContender extends Contender {
                         instance.getId() + "@"
                                 + ctx.getExecution().executionTime.toEpochMilli(),
                         ctx.getExecution().executionTime));
-        scheduler = Scheduler.create(pool, task, cronTask)
-                .threads(THREADS)
-                .pollingInterval(POLLING)
-                .enableImmediateExecution()
-                .pollUsingLockAndFetch(0.5, 1.0)
-                .addSchedulerListener(new AbstractSchedulerListener() {
-                    @Override
-                    public void onExecutionComplete(ExecutionComplete complete) {
-                        if (complete.getResult() == ExecutionComplete.Result.OK) succeeded.incrementAndGet();
-                    }
-                })
-                .build();
-        scheduler.start();
+        try {
+            for (int node = 0; node < options.nodes(); node++) {
+                HikariDataSource p = new HikariDataSource(pool(options, postgres.url(database), http, node));
+                pools.add(p);
+                AtomicLong ok = new AtomicLong();
+                succeeded.add(ok);
+                Scheduler s = Scheduler.create(p, task, cronTask)
+                        .schedulerName(new SchedulerName.Fixed(name(http) + "-" + node))
+                        .threads(THREADS)
+                        .pollingInterval(POLLING)
+                        .enableImmediateExecution()
+                        .pollUsingLockAndFetch(0.5, 1.0)
+                        .addSchedulerListener(new AbstractSchedulerListener() {
+                            @Override
+                            public void onExecutionComplete(ExecutionComplete complete) {
+                                if (complete.getResult() == ExecutionComplete.Result.OK) ok.incrementAndGet();
+                            }
+                        })
+                        .build();
+                schedulers.add(s);
+                s.start();
+            }
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+        pool = pools.get(0);
+        scheduler = schedulers.get(0);
+    }
+
+    /**
+     * One node's pool: {@value #POOL} connections at most, as db-scheduler was tuned. With several nodes each keeps
+     * only 2 open while idle (as Idem's store does) rather than 32, so that the contenders' idle pools fit in
+     * PostgreSQL's default 100 connections; one node keeps HikariCP's default (all 32 open), as every earlier run.
+     */
+    private static HikariConfig pool(BenchOptions options, String url, SignedPost.Http http, int node) {
+        HikariConfig h = new HikariConfig();
+        h.setPoolName(name(http) + "-" + node);
+        h.setJdbcUrl(url);
+        if (options.user() != null) h.setUsername(options.user());
+        if (options.password() != null) h.setPassword(options.password());
+        h.setMaximumPoolSize(POOL);
+        if (options.nodes() > 1) h.setMinimumIdle(2);
+        return h;
     }
 
     /** The task body: the signed POST, failing on a non-2xx so db-scheduler retries. */
@@ -171,8 +204,8 @@ final class DbSchedulerContender extends Contender {
     }
 
     @Override
-    long completed() {
-        return succeeded.get();
+    long[] completedByNode() {
+        return succeeded.stream().mapToLong(AtomicLong::get).toArray();
     }
 
     @Override
@@ -197,9 +230,9 @@ final class DbSchedulerContender extends Contender {
 
     @Override
     public void close() {
-        scheduler.stop();
+        schedulers.forEach(Scheduler::stop);
         post.close();
         posts.values().forEach(SignedPost::close);
-        pool.close();
+        pools.forEach(HikariDataSource::close);
     }
 }

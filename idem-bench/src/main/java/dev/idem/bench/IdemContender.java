@@ -23,24 +23,31 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.function.IntFunction;
 
 /**
- * Idem itself: a fresh PostgreSQL database migrated by {@link JdbcStores#open}, one {@link Engine} with the
- * production defaults except where the options say, and one-shot schedules written through the store ports
+ * Idem itself: a fresh PostgreSQL database migrated by {@link JdbcStores#open}, one {@link Engine} per node
+ * ({@code --nodes}: each with its own store, pool, node id and meters) with the production defaults except where
+ * the options say, and one-shot schedules written through the store ports
  * exactly as {@code POST /v1/schedules} writes them (the schedule with its cursor past its occurrence and its
  * delivery, from {@link Materialisation#forNew}, in one transaction, then a due signal), {@value Contender#WRITE_CHUNK} schedules per transaction.
  * Outcomes count as recorded when the engine's {@code idem.deliveries{outcome=succeeded}} counter moves, which
- * happens after the recorder's transaction commits.
+ * happens after the recorder's transaction commits; with several nodes, each engine's counter counts what it
+ * recorded, and the run sums them. The first node's store writes.
  */
 final class IdemContender extends Contender {
     private final Postgres postgres;
     private final String database;
+    /** The first node's store: it writes the schedules and reads the queue. */
     private final Store store;
-    private final Engine engine;
-    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+
+    private final List<Store> stores = new ArrayList<>();
+    private final List<Engine> engines = new ArrayList<>();
+    private final List<SimpleMeterRegistry> meters = new ArrayList<>();
     private final Tenant tenant;
     private final SigningSecret secret;
     private final Clock clock = Clock.systemUTC();
@@ -50,26 +57,40 @@ final class IdemContender extends Contender {
         this.postgres = postgres;
         this.database = options.dbPrefix();
         postgres.recreate(database);
-        store = JdbcStores.open(
-                new StoreConfig(postgres.url(database), options.user(), options.password(), options.idemPool(), true),
-                clock);
-        Instant now = clock.instant();
-        IdGenerator ids = IdGenerator.system();
-        Project project = new Project(ids.next("proj"), "bench", now);
-        tenant = new Tenant(project.id(), Mode.TEST);
-        secret = SigningSecret.generate(new SecureRandom());
-        store.useTransaction(tx -> {
-            tx.projects().insert(project);
-            tx.signingSecrets().save(new SigningSecrets(tenant, secret, null, null));
-        });
-        EngineConfig config = EngineConfig.builder()
-                .nodeId("bench-" + ProcessHandle.current().pid())
-                .allowPrivateEndpoints(true)
-                .batchSize(options.idemBatch())
-                .maxInFlight(options.idemMaxInFlight())
-                .build();
-        engine = new Engine(store, config, clock, new SecureRandom(), meters);
-        engine.start();
+        try {
+            for (int node = 0; node < options.nodes(); node++)
+                stores.add(JdbcStores.open(
+                        new StoreConfig(
+                                postgres.url(database), options.user(), options.password(), options.idemPool(), true),
+                        clock));
+            store = stores.get(0);
+            Instant now = clock.instant();
+            IdGenerator ids = IdGenerator.system();
+            Project project = new Project(ids.next("proj"), "bench", now);
+            tenant = new Tenant(project.id(), Mode.TEST);
+            secret = SigningSecret.generate(new SecureRandom());
+            store.useTransaction(tx -> {
+                tx.projects().insert(project);
+                tx.signingSecrets().save(new SigningSecrets(tenant, secret, null, null));
+            });
+            // each node its own id (it owns the leases it claims) and its own meters (its own counters)
+            for (int node = 0; node < stores.size(); node++) {
+                EngineConfig config = EngineConfig.builder()
+                        .nodeId("bench-" + ProcessHandle.current().pid() + (stores.size() > 1 ? "-" + node : ""))
+                        .allowPrivateEndpoints(true)
+                        .batchSize(options.idemBatch())
+                        .maxInFlight(options.idemMaxInFlight())
+                        .build();
+                SimpleMeterRegistry m = new SimpleMeterRegistry();
+                Engine engine = new Engine(stores.get(node), config, clock, new SecureRandom(), m);
+                engines.add(engine);
+                meters.add(m);
+                engine.start();
+            }
+        } catch (Exception e) {
+            close();
+            throw e;
+        }
     }
 
     @Override
@@ -116,9 +137,16 @@ final class IdemContender extends Contender {
     }
 
     @Override
-    long completed() {
-        Counter c = meters.find("idem.deliveries").tag("outcome", "succeeded").counter();
-        return c == null ? 0 : (long) c.count();
+    long[] completedByNode() {
+        long[] out = new long[meters.size()];
+        for (int i = 0; i < out.length; i++) {
+            Counter c = meters.get(i)
+                    .find("idem.deliveries")
+                    .tag("outcome", "succeeded")
+                    .counter();
+            out[i] = c == null ? 0 : (long) c.count();
+        }
+        return out;
     }
 
     @Override
@@ -141,7 +169,10 @@ final class IdemContender extends Contender {
 
     @Override
     public void close() throws Exception {
-        engine.close();
-        store.close();
+        try {
+            closeAll(engines);
+        } finally {
+            closeAll(stores);
+        }
     }
 }

@@ -12,6 +12,7 @@ import org.HdrHistogram.Histogram;
  * @param overran whether writing ran past {@code due}, which would spoil the measurement
  * @param pendingAfter rows the contender's queue still held after the run (expected 0)
  * @param completed 2xx outcomes recorded during the run (expected {@code n})
+ * @param completedByNode the same, by node ({@code --nodes}); their sum is {@code completed}
  * @param wakeLate how late a probe thread woke during the run (microseconds): the machine's own scheduling noise
  */
 record Phase(
@@ -24,6 +25,7 @@ record Phase(
         boolean overran,
         boolean timedOut,
         long completed,
+        long[] completedByNode,
         long pendingAfter,
         Receiver.Tally tally,
         Histogram lag,
@@ -47,6 +49,15 @@ record Phase(
     /** Milliseconds from the due instant to the first request at the receiver. */
     double firstRequestMs() {
         return (tally.firstMicros() - dueMicros()) / 1e3;
+    }
+
+    /** "per node: 5,010 / 4,990", or an empty string for one node. */
+    String byNode() {
+        if (completedByNode.length < 2) return "";
+        return "per node: "
+                + java.util.Arrays.stream(completedByNode)
+                        .mapToObj(c -> String.format("%,d", c))
+                        .collect(java.util.stream.Collectors.joining(" / "));
     }
 
     /** Exactly once: every delivery arrived once, none twice, all recorded, the queue empty, signatures good. */

@@ -52,6 +52,18 @@ final class Postgres {
         }
     }
 
+    /** Connections the server would still accept from this user: max_connections less the reserved and those open. */
+    int connectionsFree() throws SQLException {
+        try (Connection c = connect("postgres");
+                Statement s = c.createStatement();
+                java.sql.ResultSet rs = s.executeQuery(
+                        "SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int"
+                                + " - (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')")) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
     private Connection connect(String database) throws SQLException {
         Properties p = new Properties();
         if (options.user() != null) p.setProperty("user", options.user());

@@ -41,6 +41,7 @@ public record Report(List<Phase> phases, Map<SignedPost.Http, Bench.WireFigure> 
                 : String.format(
                         "%n      drained %,.0f deliveries/s  (%.3f s from due to last 2xx recorded)",
                         p.rate(), p.drainSeconds());
+        if (!p.byNode().isEmpty()) figure += "  " + p.byNode();
         String problems = p.problems().isEmpty() ? "" : "\n      PROBLEMS: " + p.problems();
         return common + figure + "\n      " + p.cpu().describe(p.n())
                 + "\n      control: a thread asking to wake every " + WakeProbe.PERIOD_MS + " ms woke late by ms: "
@@ -68,6 +69,11 @@ public record Report(List<Phase> phases, Map<SignedPost.Http, Bench.WireFigure> 
                 BenchOptions.ALL.stream().filter(c -> !c.equals("idem")).toList();
         out.println();
         out.println("== summary (warm runs only; ratios are Idem / peer, from the same run)");
+        if (options.nodes() > 1)
+            out.printf(
+                    "  %d nodes per contender on its one database, all in this JVM on these cores: coordination and"
+                            + " exactly-once across nodes, not scale-out%n",
+                    options.nodes());
         wire.forEach((http, f) -> out.printf(
                 "  ceiling without a database (client + receiver on this machine), %s: %,.0f/s (%.0f µs JVM CPU each)%n",
                 http.label(), f.rate(), f.jvmMicros()));

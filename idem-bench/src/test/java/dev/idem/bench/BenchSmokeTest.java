@@ -35,6 +35,43 @@ class BenchSmokeTest {
         assertThat(printed).contains("== summary", "ratio", "p99");
     }
 
+    @Test
+    void twoNodesPerContenderDeliverEachOnceBetweenThem() throws Exception {
+        // one small burst only: the run stays a few seconds
+        BenchOptions options = BenchOptions.parse(new String[] {
+            "--quick",
+            "--nodes",
+            "2",
+            "--only",
+            "idem,db-scheduler",
+            "--warmup",
+            "0",
+            "--seconds",
+            "0",
+            "--slow",
+            "0",
+            "--wire",
+            "0",
+            "--db",
+            "idem_bench_smoke_nodes_" + ProcessHandle.current().pid()
+        });
+        assertThat(postgresAnswers(options)).as("PostgreSQL is not reachable").isTrue();
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        Report report = Bench.run(options, new PrintStream(buffer, true, StandardCharsets.UTF_8));
+        String printed = buffer.toString(StandardCharsets.UTF_8);
+
+        assertThat(report.allExactlyOnce()).as(printed).isTrue();
+        for (String contender : new String[] {"idem", "db-scheduler"}) {
+            Phase burst = report.phase(contender, "burst200").orElseThrow();
+            // each node counted its own outcomes; between them, every delivery once
+            assertThat(burst.completedByNode()).as(printed).hasSize(2);
+            assertThat(burst.completedByNode()[0] + burst.completedByNode()[1])
+                    .as(printed)
+                    .isEqualTo(200);
+        }
+        assertThat(printed).contains("per node: ", "2 nodes per contender");
+    }
+
     private static boolean postgresAnswers(BenchOptions options) {
         try (var c = DriverManager.getConnection(options.jdbcBase() + "postgres", options.user(), options.password())) {
             return c.isValid(2);
