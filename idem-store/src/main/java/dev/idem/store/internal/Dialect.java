@@ -62,6 +62,14 @@ public interface Dialect {
      */
     String inSubquery(String column, String subquery);
 
+    /**
+     * A FROM item, joined to the items before it, for the one row of {@code table} (as {@code alias}) whose primary key
+     * {@code on} matches: read by a primary-key lookup for each row before it, whatever the planner's statistics say,
+     * so that a statement bounded by a LIMIT reads no more of {@code table} than that LIMIT. With {@code lock} the row
+     * is locked as it is read, passing over a row another transaction holds ({@link #skipLockedClause}).
+     */
+    String oneRowByKey(String table, String alias, String on, boolean lock);
+
     /** The physical row address pseudo-column ({@code ctid}, {@code rowid}): deletes by it need no key. */
     String rowId();
 

@@ -71,11 +71,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
 
     /** The arguments of a statement that starts with {@link #clock()}. */
     private Object[] args(Object... rest) {
-        if (databaseClock) return rest;
-        Object[] out = new Object[rest.length + 1];
-        out[0] = clock.millis();
-        System.arraycopy(rest, 0, out, 1, rest.length);
-        return out;
+        return databaseClock ? rest : withClock(clock.millis(), rest);
     }
 
     @Override
@@ -89,16 +85,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
             // one statement, one round trip: no BEGIN/COMMIT around a claim that is a single UPDATE ... RETURNING
             // (where
             // claims overlap: with a single writer, a claim queues for the write lock like any other write)
-            Object[] args = args(
-                    owner,
-                    lease.toMillis(),
-                    json(fairness.free()),
-                    lookahead.toMillis(),
-                    scan(limit),
-                    lookahead.toMillis(),
-                    scan(limit),
-                    cap(fairness.otherwise()),
-                    limit);
+            Object[] args = args(pickArgs(owner, lease, fairness.free(), lookahead, limit, fairness.otherwise()));
             return retrying(() -> {
                 List<Undecodable> buried = new ArrayList<>();
                 List<Claim> claims = transactions.autocommit(sql -> claimJoined(sql, args, buried));
@@ -120,16 +107,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
             }
             int left = limit - claims.size();
             if (left > 0) {
-                Object[] args = args(
-                        owner,
-                        lease.toMillis(),
-                        json(free),
-                        lookahead.toMillis(),
-                        scan(left),
-                        lookahead.toMillis(),
-                        scan(left),
-                        cap(fairness.otherwise()),
-                        left);
+                Object[] args = args(pickArgs(owner, lease, free, lookahead, left, fairness.otherwise()));
                 if (joinedClaim) {
                     List<Undecodable> buried = new ArrayList<>();
                     claims.addAll(claimJoined(sql, args, buried));
@@ -231,9 +209,8 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
                 .append(dialect.jsonEntries())
                 .append(")");
         if (flowControlled) {
-            q.append(
-                            ", live AS (SELECT s.flow_key, COUNT(*) AS n FROM deliveries d JOIN schedules s ON s.id = d.schedule_id "
-                                    + "WHERE d.status = 'delivering' AND s.flow_key IS NOT NULL GROUP BY s.flow_key)")
+            q.append(", live AS (SELECT s.flow_key, COUNT(*) AS n FROM deliveries d" + scheduleOf("s", "d")
+                            + " WHERE d.status = 'delivering' AND s.flow_key IS NOT NULL GROUP BY s.flow_key)")
                     .append(", used AS (SELECT flow_key, used AS n FROM flow_usage WHERE window_second = " + NOW
                             + " / 1000)");
         }
@@ -241,7 +218,9 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
                 .append(DESTINATION)
                 .append(" AS dest, q.next_attempt_at AS due")
                 .append(flowColumns)
-                .append(" FROM deliveries q JOIN schedules qs ON qs.id = q.schedule_id WHERE ")
+                .append(" FROM deliveries q")
+                .append(scheduleOf("qs", "q"))
+                .append(" WHERE ")
                 .append(due)
                 .append(filters)
                 .append(" ORDER BY q.next_attempt_at LIMIT ?")
@@ -253,7 +232,9 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
                 .append(flowColumns)
                 .append(" FROM (SELECT q.id, q.schedule_id, q.next_attempt_at FROM deliveries q WHERE ")
                 .append(due)
-                .append(" ORDER BY q.next_attempt_at DESC LIMIT ?) q JOIN schedules qs ON qs.id = q.schedule_id WHERE ")
+                .append(" ORDER BY q.next_attempt_at DESC LIMIT ?) q")
+                .append(scheduleOf("qs", "q"))
+                .append(" WHERE ")
                 .append(DESTINATION)
                 .append(" NOT IN (SELECT dest FROM earliest)")
                 .append(filters)
@@ -276,13 +257,63 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         } else {
             q.append(" WHERE");
         }
+        // the picked rows in their order, each locked as it is read, until the limit is reached: a row another claim
+        // holds, or one that is no longer due, is passed over for the next one
         return q.append(" ranked.rn <= COALESCE(caps.free, ?))")
-                .append(
-                        " SELECT q.id FROM deliveries q JOIN picked ON picked.id = q.id WHERE q.status IN ('scheduled', 'retrying')")
-                .append(" ORDER BY picked.rn, picked.due LIMIT ?")
-                .append(lock)
+                .append(" SELECT p.id FROM (SELECT id, rn, due FROM picked ORDER BY rn, due) p")
+                .append(dialect.oneRowByKey("deliveries", "q", "q.id = p.id", true))
+                .append(" WHERE q.status IN ('scheduled', 'retrying') ORDER BY p.rn, p.due LIMIT ?")
                 .toString();
     }
+
+    /** The schedule of each row of {@code rows}, as {@code alias}: one lookup by key per row, never a scan of them all. */
+    private String scheduleOf(String alias, String rows) {
+        return dialect.oneRowByKey("schedules", alias, alias + ".id = " + rows + ".schedule_id", false);
+    }
+
+    /** The parameters of a claim statement after its clock's: the lease's, then {@link #pickSql}'s. */
+    private static Object[] pickArgs(
+            String owner, Duration lease, Map<String, Integer> free, Duration lookahead, int limit, int otherwise) {
+        return new Object[] {
+            owner,
+            lease.toMillis(),
+            json(free),
+            lookahead.toMillis(),
+            scan(limit),
+            lookahead.toMillis(),
+            scan(limit),
+            cap(otherwise),
+            limit
+        };
+    }
+
+    /** {@code rest} after the clock's parameter, {@code now}. */
+    private static Object[] withClock(long now, Object[] rest) {
+        Object[] out = new Object[rest.length + 1];
+        out[0] = now;
+        System.arraycopy(rest, 0, out, 1, rest.length);
+        return out;
+    }
+
+    /**
+     * A claim statement as {@link #claimDue} runs it, with its parameters (the clock's from {@code now}), for tests of
+     * its plan: the flow-controlled claim's, or the other one's.
+     */
+    ClaimStatement claimStatement(
+            boolean flowControlled,
+            long now,
+            String owner,
+            Duration lease,
+            Map<String, Integer> free,
+            Duration lookahead,
+            int limit,
+            int otherwise) {
+        Object[] pick = pickArgs(owner, lease, free, lookahead, limit, otherwise);
+        if (flowControlled) return new ClaimStatement(flowClaimSql, withClock(now, pick));
+        return new ClaimStatement(claimSql, databaseClock ? pick : withClock(now, pick));
+    }
+
+    record ClaimStatement(String sql, Object... args) {}
 
     /** One statement: pick the rows, lease them, return them with their schedules. */
     private String claimJoinedSql() {
@@ -321,18 +352,8 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
             int otherwise) {
         if (dialect.flowControlLock() != null) sql.one(dialect.flowControlLock(), rs -> Boolean.TRUE);
         long now = nowMillis(sql);
-        List<Claim> claims = claimedWithSchedules(sql, owner, flowClaimSql, new Object[] {
-            now,
-            owner,
-            lease.toMillis(),
-            json(free),
-            lookahead.toMillis(),
-            scan(limit),
-            lookahead.toMillis(),
-            scan(limit),
-            cap(otherwise),
-            limit
-        });
+        List<Claim> claims = claimedWithSchedules(
+                sql, owner, flowClaimSql, withClock(now, pickArgs(owner, lease, free, lookahead, limit, otherwise)));
         Map<String, Integer> perKey = new java.util.TreeMap<>();
         for (Claim c : claims)
             perKey.merge(

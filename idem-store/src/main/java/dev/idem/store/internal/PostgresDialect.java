@@ -96,6 +96,18 @@ final class PostgresDialect implements Dialect {
         return column + " = ANY(ARRAY(" + subquery + "))";
     }
 
+    /**
+     * A lateral subquery the planner may not flatten into an ordinary join ({@code OFFSET 0}, or the lock): a nested
+     * loop of primary-key lookups. As a join, fresh statistics of {@code schedules} made the claim hash-join a sequential
+     * scan of every schedule, and stale statistics of {@code deliveries} made its last step scan the due index once per
+     * picked row (idem-engine/README.md, "Plans that stay linear").
+     */
+    @Override
+    public String oneRowByKey(String table, String alias, String on, boolean lock) {
+        return " CROSS JOIN LATERAL (SELECT * FROM " + table + " " + alias + " WHERE " + on
+                + (lock ? forUpdate() + skipLockedClause() : " OFFSET 0") + ") " + alias;
+    }
+
     @Override
     public String rowId() {
         return "ctid";

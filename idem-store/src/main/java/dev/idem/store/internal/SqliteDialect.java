@@ -109,6 +109,12 @@ final class SqliteDialect implements Dialect {
         return column + " IN (" + subquery + ")";
     }
 
+    /** A join: SQLite plans nested loops with lookups by key anyway, and has neither LATERAL nor row locks. */
+    @Override
+    public String oneRowByKey(String table, String alias, String on, boolean lock) {
+        return " JOIN " + table + " " + alias + " ON " + on;
+    }
+
     @Override
     public String rowId() {
         return "rowid";

@@ -1,0 +1,275 @@
+package dev.idem.store.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idem.store.JdbcStores;
+import dev.idem.store.testing.TestDatabase;
+import dev.idem.store.testing.TestStores;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The claim's plan on PostgreSQL reads rows in proportion to the claim's limit, whatever the planner's statistics: the
+ * schedules of the rows a window picked by primary key, one lookup per row, never a scan of every schedule or of the
+ * queue. Fresh statistics of {@code schedules} once made the second window hash-join a sequential scan of all of them
+ * (12,000 rows per claim); statistics taken before a burst made the last step rescan the due rows once per picked row
+ * (500 × 750 rows per claim). Each test builds the shape in a database of its own, takes the statistics at the moment
+ * its case names, and runs the real claim statement under {@code EXPLAIN ANALYZE} (rolled back) with its real
+ * parameters, with the plan PostgreSQL would pick for one execution and with the generic plan a prepared statement
+ * may switch to after five.
+ */
+class PostgresClaimPlanTest {
+    private static final int SCHEDULES = 20_000;
+    private static final int DESTINATIONS = 40;
+    private static final int DUE = 600;
+    private static final int DELIVERING = 200;
+    private static final int LIMIT = 500;
+    private static final long NOW = Instant.parse("2026-11-26T12:00:00Z").toEpochMilli();
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Test
+    void withFreshStatisticsOfBothTablesEachClaimLooksUpTheSchedulesOfTheRowsItPickedByKey() throws Exception {
+        try (Shape shape = new Shape()) {
+            shape.fill(0, SCHEDULES, true);
+            shape.analyze();
+            shape.assertEveryClaimPlanIsBounded("fresh statistics");
+        }
+    }
+
+    @Test
+    void withStatisticsTakenWhileTheTablesWereNearlyEmptyEachClaimStaysBounded() throws Exception {
+        try (Shape shape = new Shape()) {
+            shape.fill(0, 20, false);
+            shape.analyze();
+            shape.fill(20, SCHEDULES, true);
+            shape.assertEveryClaimPlanIsBounded("statistics of nearly empty tables");
+        }
+    }
+
+    @Test
+    void withStatisticsTakenBeforeABurstFellDueEachClaimStaysBounded() throws Exception {
+        try (Shape shape = new Shape()) {
+            shape.fill(0, SCHEDULES, false);
+            shape.analyze();
+            shape.fallDue(0, SCHEDULES);
+            shape.assertEveryClaimPlanIsBounded("statistics from before the burst");
+        }
+    }
+
+    /** A store in a database of its own, and a connection to it beside the store's pool. */
+    private static final class Shape implements AutoCloseable {
+        final TestDatabase db = TestStores.postgresDatabase();
+        final JdbcStore store =
+                (JdbcStore) JdbcStores.open(db.config(), Clock.fixed(Instant.ofEpochMilli(NOW), ZoneOffset.UTC));
+        final Connection c;
+
+        Shape() throws Exception {
+            Properties p = new Properties();
+            if (db.config().user() != null) p.setProperty("user", db.config().user());
+            if (db.config().password() != null)
+                p.setProperty("password", db.config().password());
+            // PREPARE of a statement with $n parameters: the driver's extended protocol would ask their types itself
+            p.setProperty("preferQueryMode", "simple");
+            c = DriverManager.getConnection(db.config().jdbcUrl(), p);
+        }
+
+        /**
+         * Schedules {@code [from, to)} across {@link #DESTINATIONS} destinations, one in ten flow-controlled (five keys),
+         * each with a succeeded delivery and one due in an hour; with {@code due}, {@link #DUE} of them also have a row
+         * due now and {@link #DELIVERING} a row being delivered.
+         */
+        void fill(int from, int to, boolean due) throws Exception {
+            exec(
+                    "INSERT INTO schedules (id, project_id, mode, status, definition, next_fire_at, auto_pause_after, created_at, "
+                            + "updated_at, destination, flow_key, flow_parallelism, flow_rate) SELECT 'sch_' || lpad(i::text, 6, '0'), "
+                            + "'prj_1', 'live', 'active', '{}', NULL, 0, 0, 0, 'https://d' || (abs(hashtext(i::text)) % "
+                            + DESTINATIONS
+                            + ") || '.test:443', "
+                            + "CASE WHEN i % 10 = 0 THEN 'key' || (i / 50 % 5) END, CASE WHEN i % 10 = 0 THEN 50 END, "
+                            + "CASE WHEN i % 10 = 0 THEN 1000 END FROM generate_series(" + from + ", " + (to - 1)
+                            + ") i");
+            delivery(from, to, "past", "'succeeded'", "NULL");
+            delivery(from, to, "next", "'scheduled'", NOW + " + 3600000 + i");
+            if (due) fallDue(from, to);
+        }
+
+        /** {@link #DUE} of schedules {@code [from, to)} get a row due now, {@link #DELIVERING} a row being delivered. */
+        void fallDue(int from, int to) throws Exception {
+            int step = (to - from) / (DUE + DELIVERING);
+            exec(
+                    "INSERT INTO deliveries (id, project_id, mode, schedule_id, scheduled_for, sequence, status, attempt_count, "
+                            + "next_attempt_at, idempotency_key, lease_owner, lease_expires_at, created_at, updated_at) "
+                            + "SELECT 'dlv_due_' || lpad(i::text, 6, '0'), 'prj_1', 'live', 'sch_' || lpad(i::text, 6, '0'), 2, 2, "
+                            + "CASE WHEN n < " + DUE + " THEN 'scheduled' ELSE 'delivering' END, 0, CASE WHEN n < "
+                            + DUE
+                            + " THEN " + NOW + " - n END, 'k', CASE WHEN n >= " + DUE + " THEN 'node#1' END, "
+                            + (NOW + 60_000)
+                            + ", 0, 0 FROM (SELECT i, (i - " + from + ") / " + step + " AS n FROM generate_series("
+                            + from + ", "
+                            + (to - 1) + ", " + step + ") i) r WHERE n < " + (DUE + DELIVERING));
+        }
+
+        private void delivery(int from, int to, String name, String status, String nextAttemptAt) throws Exception {
+            int sequence = name.equals("past") ? 0 : 1;
+            exec(
+                    "INSERT INTO deliveries (id, project_id, mode, schedule_id, scheduled_for, sequence, status, attempt_count, "
+                            + "next_attempt_at, idempotency_key, created_at, updated_at) SELECT 'dlv_" + name
+                            + "_' || lpad(i::text, 6, '0'), "
+                            + "'prj_1', 'live', 'sch_' || lpad(i::text, 6, '0'), " + sequence + ", " + sequence + ", "
+                            + status
+                            + ", 0, " + nextAttemptAt + ", 'k', 0, 0 FROM generate_series(" + from + ", " + (to - 1)
+                            + ") i");
+        }
+
+        void analyze() throws Exception {
+            exec("ANALYZE schedules");
+            exec("ANALYZE deliveries");
+        }
+
+        void exec(String sql) throws Exception {
+            try (Statement s = c.createStatement()) {
+                s.execute(sql);
+            }
+        }
+
+        void assertEveryClaimPlanIsBounded(String statistics) throws Exception {
+            JdbcDeliveryQueue queue = (JdbcDeliveryQueue) store.queue();
+            Map<String, Integer> free = Map.of("https://d1.test:443", 3, "https://d2.test:443", 0);
+            for (boolean flowControlled : new boolean[] {false, true}) {
+                JdbcDeliveryQueue.ClaimStatement claim = queue.claimStatement(
+                        flowControlled, NOW, "node#2", Duration.ofSeconds(90), free, Duration.ofMillis(20), LIMIT, 64);
+                for (boolean generic : new boolean[] {false, true}) {
+                    String what = statistics
+                            + (flowControlled ? ", flow-controlled claim" : ", claim")
+                            + (generic ? ", generic plan" : ", custom plan");
+                    JsonNode explained = explain(claim, generic);
+                    JsonNode plan = explained.get("Plan");
+                    List<JsonNode> scans = new ArrayList<>();
+                    scans(plan, scans);
+                    long claimed = plan.path("Actual Rows").asLong();
+                    assertThat(claimed).as("%s: rows claimed", what).isPositive();
+                    long read = scans.stream()
+                                    .mapToLong(PostgresClaimPlanTest::rowsRead)
+                                    .sum()
+                            + joinFilterRows(plan);
+                    // the figures quoted in idem-engine/README.md ("Plans that stay linear")
+                    System.out.printf(
+                            "claim plan | %s | %d claimed | %d rows read | %.1f ms | %s%n",
+                            what,
+                            claimed,
+                            read,
+                            explained.path("Execution Time").asDouble(),
+                            scans.stream()
+                                    .map(n -> n.path("Node Type").asText() + " "
+                                            + n.path("Index Name")
+                                                    .asText(n.path("Relation Name")
+                                                            .asText()) + " "
+                                            + rowsRead(n)
+                                                    / Math.max(
+                                                            1,
+                                                            n.path("Actual Loops")
+                                                                    .asLong()) + "x"
+                                            + n.path("Actual Loops").asLong())
+                                    .collect(java.util.stream.Collectors.joining(", ")));
+                    for (JsonNode scan : scans) {
+                        String table = scan.path("Relation Name").asText();
+                        String type = scan.path("Node Type").asText();
+                        assertThat(type)
+                                .as("%s: how %s is read, in %s", what, table, plan)
+                                .isNotEqualTo("Seq Scan");
+                        if (table.equals("schedules"))
+                            assertThat(scan.path("Index Name").asText() + " "
+                                            + scan.path("Index Cond").asText())
+                                    .as("%s: schedules read by key, one row per lookup: %s", what, plan)
+                                    .startsWith("schedules_pkey (")
+                                    .contains("id = ");
+                    }
+                    assertThat(read)
+                            .as(
+                                    "%s: rows the scans of schedules and deliveries read and the joins threw away, for %d claimed: %s",
+                                    what, claimed, plan)
+                            .isLessThan(6L * (LIMIT + DUE + DELIVERING));
+                }
+            }
+        }
+
+        /**
+         * The plan with actual row counts, in a transaction rolled back: planned for these parameters, or the generic plan
+         * a prepared statement may switch to after five executions (PostgreSQL 15 has no {@code EXPLAIN (GENERIC_PLAN)}).
+         */
+        JsonNode explain(JdbcDeliveryQueue.ClaimStatement claim, boolean generic) throws Exception {
+            StringBuilder numbered = new StringBuilder();
+            int n = 0;
+            for (char ch : claim.sql().toCharArray()) numbered.append(ch == '?' ? "$" + ++n : String.valueOf(ch));
+            assertThat(n).isEqualTo(claim.args().length);
+            c.setAutoCommit(false);
+            try {
+                exec("PREPARE claim AS " + numbered);
+                exec("SET LOCAL plan_cache_mode = " + (generic ? "force_generic_plan" : "force_custom_plan"));
+                try (PreparedStatement ps = c.prepareStatement("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE claim("
+                        + String.join(", ", java.util.Collections.nCopies(n, "?")) + ")")) {
+                    // untyped: the prepared statement's parameter types decide (text, json, bigint)
+                    for (int i = 0; i < n; i++) ps.setObject(i + 1, claim.args()[i].toString(), java.sql.Types.OTHER);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        assertThat(rs.next()).isTrue();
+                        return JSON.readTree(rs.getString(1)).get(0);
+                    }
+                }
+            } catch (java.sql.SQLException e) {
+                throw new AssertionError("PREPARE claim AS " + numbered, e);
+            } finally {
+                c.rollback();
+                c.setAutoCommit(true);
+                exec("DEALLOCATE ALL");
+            }
+        }
+
+        @Override
+        public void close() throws Exception {
+            c.close();
+            store.close();
+            db.close();
+        }
+    }
+
+    /** Every node of {@code plan} that reads {@code schedules} or {@code deliveries} (not the update writing them). */
+    private static void scans(JsonNode plan, List<JsonNode> into) {
+        String table = plan.path("Relation Name").asText();
+        boolean read = !plan.path("Node Type").asText().equals("ModifyTable");
+        if (read && (table.equals("schedules") || table.equals("deliveries"))) into.add(plan);
+        for (JsonNode child : plan.path("Plans")) scans(child, into);
+    }
+
+    /** Rows the joins of {@code plan} paired and threw away, over all their loops. */
+    private static long joinFilterRows(JsonNode plan) {
+        long n = plan.path("Rows Removed by Join Filter").asLong()
+                * Math.max(1, plan.path("Actual Loops").asLong());
+        for (JsonNode child : plan.path("Plans")) n += joinFilterRows(child);
+        return n;
+    }
+
+    /**
+     * Rows a scan produced and those it read and threw away, over all its loops; a loop counts at least one (EXPLAIN
+     * gives rows per loop rounded, so a thousand lookups by key finding a row half the time read "0" rows each).
+     */
+    private static long rowsRead(JsonNode scan) {
+        long perLoop = scan.path("Actual Rows").asLong()
+                + scan.path("Rows Removed by Filter").asLong()
+                + scan.path("Rows Removed by Index Recheck").asLong();
+        return Math.max(1, perLoop) * Math.max(1, scan.path("Actual Loops").asLong());
+    }
+}
