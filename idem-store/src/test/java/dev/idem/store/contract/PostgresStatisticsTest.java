@@ -12,7 +12,7 @@ import java.util.Properties;
 import org.junit.jupiter.api.Test;
 
 /**
- * PostgreSQL's planner statistics of the queue are refreshed by the reaper's beat (PgStatistics), in a database of its
+ * PostgreSQL's planner statistics of the queue's tables ({@code deliveries} and {@code schedules}) are refreshed by the reaper's beat (PgStatistics), in a database of its
  * own so that no other test's rows count. (Where autovacuum runs, it could analyze the table first within its minute's
  * nap; this project's machines run PostgreSQL with autovacuum off.)
  */
@@ -43,6 +43,20 @@ class PostgresStatisticsTest extends StoreTestBase {
         assertThat(lastAnalyzed("deliveries"))
                 .as("nothing changed since: not analyzed again")
                 .isEqualTo(first);
+    }
+
+    @Test
+    void theReaperAnalyzesTheSchedulesTableOnceManyOfItsRowsChanged() throws Exception {
+        assertThat(lastAnalyzed("schedules")).as("a fresh table").isNull();
+        store.useTransaction(tx -> {
+            for (int i = 0; i < 1_100; i++) tx.schedules().insert(newSchedule(tenant, clock.instant()));
+        });
+        waitForChangeCount("schedules", 1_100);
+        store.queue().reapExpired();
+        assertThat(lastAnalyzed("schedules"))
+                .as("1,100 changed rows: analyzed by the reaper")
+                .isNotNull();
+        assertThat(changeCount("schedules")).isZero();
     }
 
     /**
