@@ -19,7 +19,7 @@ import java.util.List;
  * read per claim) and a steady 1,000/s went from a 0.6 ms to a 100 ms median lag, so this analyzed {@code deliveries}
  * only. The claim now reads the schedules of the rows it picked by key, one lookup per row, and locks the picked rows
  * through their key ({@link Dialect#oneRowByKey}), whatever the statistics (PostgresClaimPlanTest); with both tables
- * analyzed, the steady lag's median stayed at 0.3–1.2 ms in four runs where the old claim's was 104 and 468 ms
+ * analyzed, the steady lag's median stayed at 0.3–1.2 ms in five runs where the old claim's was 48–468 ms in three
  * (idem-engine/README.md, "Plans that stay linear").
  *
  * <p>Stateless: it reads the tables' counters from {@code pg_stat_user_tables} (one cheap query) and only analyzes a
