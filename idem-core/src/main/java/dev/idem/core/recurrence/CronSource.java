@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Cron expressions (5 fields, or 6 with seconds first) as a {@link LocalSource}, parsed and
@@ -50,10 +52,12 @@ final class CronSource implements LocalSource {
             "0 * * * *");
     private static final CronParser PARSER_5 = new CronParser(definition(false));
     private static final CronParser PARSER_6 = new CronParser(definition(true));
+    private static final Pattern NEAREST_WEEKDAY = Pattern.compile("([0-9]{1,2})W");
 
-    private final List<ExecutionTime> alternatives;
+    /** Each alternative gives its first match strictly after a time (in UTC), if any. */
+    private final List<Alternative> alternatives;
 
-    private CronSource(List<ExecutionTime> alternatives) {
+    private CronSource(List<Alternative> alternatives) {
         this.alternatives = alternatives;
     }
 
@@ -76,12 +80,12 @@ final class CronSource implements LocalSource {
         String[] written = fields.clone();
         fields[dow] = numericWeekdays(fields[dow]);
         check(parser, fields, written, names);
-        List<ExecutionTime> alternatives = new ArrayList<>();
+        List<Alternative> alternatives = new ArrayList<>();
         if (restricted(fields[dom]) && restricted(fields[dow])) {
-            alternatives.add(executionTime(parser, replace(fields, dow, "*")));
-            alternatives.add(executionTime(parser, replace(fields, dom, "*")));
+            alternatives.add(alternative(parser, replace(fields, dow, "*"), dom));
+            alternatives.add(alternative(parser, replace(fields, dom, "*"), dom));
         } else {
-            alternatives.add(executionTime(parser, fields));
+            alternatives.add(alternative(parser, fields, dom));
         }
         return new CronSource(alternatives);
     }
@@ -93,6 +97,14 @@ final class CronSource implements LocalSource {
         return new Cursor() {
             private ZonedDateTime last =
                     fromInclusive.minusSeconds(1).withNano(0).atZone(ZoneOffset.UTC);
+            /**
+             * Each alternative's first match after some earlier {@code last}, still its first after this one while
+             * it lies ahead; {@code null} once it has none. An alternative that never matches (the day-of-month
+             * half of {@code 0 0 31 4 MON}) is searched once per cursor, not once per occurrence.
+             */
+            private final ZonedDateTime[] ahead = new ZonedDateTime[alternatives.size()];
+
+            private final boolean[] searched = new boolean[alternatives.size()];
 
             @Override
             public LocalDateTime next() {
@@ -100,10 +112,13 @@ final class CronSource implements LocalSource {
                     return null;
                 }
                 ZonedDateTime best = null;
-                for (ExecutionTime et : alternatives) {
-                    Optional<ZonedDateTime> n = et.nextExecution(last);
-                    if (n.isPresent() && (best == null || n.get().isBefore(best))) {
-                        best = n.get();
+                for (int i = 0; i < ahead.length; i++) {
+                    if (!searched[i] || (ahead[i] != null && !ahead[i].isAfter(last))) {
+                        ahead[i] = alternatives.get(i).nextExecution(last).orElse(null);
+                        searched[i] = true;
+                    }
+                    if (ahead[i] != null && (best == null || ahead[i].isBefore(best))) {
+                        best = ahead[i];
                     }
                 }
                 last = best == null || best.toLocalDateTime().isAfter(to) ? null : best;
@@ -128,6 +143,20 @@ final class CronSource implements LocalSource {
             }
             throw invalid("cron expression '" + String.join(" ", written) + "' is invalid: " + whole.getMessage());
         }
+    }
+
+    /** A day-of-month {@code nW} is matched by {@link CronNearestWeekday}, everything else by cron-utils. */
+    private static Alternative alternative(CronParser parser, String[] fields, int dom) {
+        Matcher w = NEAREST_WEEKDAY.matcher(fields[dom]);
+        if (w.matches()) {
+            return new CronNearestWeekday(
+                    Integer.parseInt(w.group(1)), executionTime(parser, replace(fields, dom, "*")))::nextExecution;
+        }
+        return executionTime(parser, fields)::nextExecution;
+    }
+
+    private interface Alternative {
+        Optional<ZonedDateTime> nextExecution(ZonedDateTime after);
     }
 
     private static ExecutionTime executionTime(CronParser parser, String[] fields) {
