@@ -20,7 +20,10 @@ public final class Recurrences {
 
     /**
      * Largest COUNT accepted. A counted rule is walked once from DTSTART to find its last
-     * occurrence, so COUNT bounds that work (about 0.1 s for a million SECONDLY occurrences).
+     * occurrence, so COUNT bounds that work: about 0.06 s of CPU for a million occurrences of a
+     * dense rule (FREQ=SECONDLY, FREQ=DAILY;BYHOUR=9), 0.2–0.3 s for FREQ=MINUTELY;BYHOUR=9;BYMINUTE=0
+     * (filtered-out hours and minutes are skipped, not visited), and up to about 4 s when every
+     * occurrence costs dozens of periods on an INTERVAL grid (FREQ=SECONDLY;INTERVAL=61;BYSECOND=0).
      */
     public static final int MAX_COUNT = 1_000_000;
 

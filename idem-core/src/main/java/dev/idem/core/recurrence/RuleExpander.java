@@ -187,19 +187,29 @@ final class RuleExpander implements LocalSource {
                 period.reset(NO_TIMES);
                 return firstPeriodAtOrAfter(date.plusDays(1).atStartOfDay());
             }
+            // a filtered-out hour, minute or second skips to the next one the filter allows: every period
+            // in between is filtered out too, so this finds the same times without visiting each period
             if (!hourOk[start.getHour()]) {
                 period.reset(NO_TIMES);
-                return firstPeriodAtOrAfter(start.withMinute(0).withSecond(0).plusHours(1));
+                int h = nextAllowed(hourOk, start.getHour());
+                return firstPeriodAtOrAfter(h < 0 ? date.plusDays(1).atStartOfDay() : date.atTime(h, 0));
             }
             if (freq == Frequency.HOURLY) {
                 period.reset(times(new int[] {start.getHour()}, minutes, seconds));
             } else if (!minuteOk[start.getMinute()]) {
                 period.reset(NO_TIMES);
-                return firstPeriodAtOrAfter(start.withSecond(0).plusMinutes(1));
+                int m = nextAllowed(minuteOk, start.getMinute());
+                LocalDateTime hour = start.withMinute(0).withSecond(0);
+                return firstPeriodAtOrAfter(m < 0 ? hour.plusHours(1) : hour.withMinute(m));
             } else if (freq == Frequency.MINUTELY) {
                 period.reset(times(new int[] {start.getHour()}, new int[] {start.getMinute()}, seconds));
+            } else if (!secondOk[start.getSecond()]) {
+                period.reset(NO_TIMES);
+                int sec = nextAllowed(secondOk, start.getSecond());
+                LocalDateTime minute = start.withSecond(0);
+                return firstPeriodAtOrAfter(sec < 0 ? minute.plusMinutes(1) : minute.withSecond(sec));
             } else {
-                period.reset(secondOk[start.getSecond()] ? new LocalTime[] {start.toLocalTime()} : NO_TIMES);
+                period.reset(new LocalTime[] {start.toLocalTime()});
             }
             period.add(date);
             return k + 1;
@@ -240,6 +250,16 @@ final class RuleExpander implements LocalSource {
             case MINUTELY -> LocalDateTime.ofEpochSecond(u * 60, 0, ZoneOffset.UTC);
             case SECONDLY -> LocalDateTime.ofEpochSecond(u, 0, ZoneOffset.UTC);
         };
+    }
+
+    /** The first allowed value after {@code current}, or -1 when none is left in the field. */
+    private static int nextAllowed(boolean[] ok, int current) {
+        for (int v = current + 1; v < ok.length; v++) {
+            if (ok[v]) {
+                return v;
+            }
+        }
+        return -1;
     }
 
     private static int[] orDefault(int[] given, boolean useDefault, int fallback) {

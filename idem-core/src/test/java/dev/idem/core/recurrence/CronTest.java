@@ -73,6 +73,30 @@ class CronTest {
     }
 
     @Test
+    void aNearestWeekdayToADayAMonthLacksSkipsThatMonthAndNeverLeavesItsOwn() {
+        // no 31st in February, April, June, September, November: those months have no 31W, as they have no 31
+        assertThat(first("0 0 31W * ?", 4))
+                .containsExactly(
+                        local("2025-01-31T00:00"),
+                        local("2025-03-31T00:00"),
+                        local("2025-05-30T00:00"),
+                        local("2025-07-31T00:00"));
+        // 29 February only in leap years (2028-02-29 is a Tuesday, 2032-02-29 a Sunday ending the month: Friday)
+        assertThat(first("0 0 29W 2 ?", 2)).containsExactly(local("2028-02-29T00:00"), local("2032-02-27T00:00"));
+        // 30 November 2025 is a Sunday and the month's last day: the nearest weekday is Friday the 28th
+        assertThat(first("0 0 30W 11 ?", 1)).containsExactly(local("2025-11-28T00:00"));
+        // Saturday the 1st (February 2025) moves forward to Monday the 3rd, not back into January
+        assertThat(first("0 0 1W 2 ?", 1)).containsExactly(local("2025-02-03T00:00"));
+        for (String never : List.of("0 0 31W 2 ?", "0 0 30W 2 *", "0 0 31W 4,6,9,11 ?", "0 0 15W * */6")) {
+            assertThatThrownBy(() -> Recurrences.compile(RecurrenceSpec.cron(never, ZoneOffset.UTC)))
+                    .as(never)
+                    .isInstanceOfSatisfying(
+                            InvalidRecurrenceException.class,
+                            e -> assertThat(e.code()).isEqualTo("rule_has_no_occurrences"));
+        }
+    }
+
+    @Test
     void restrictedDayOfMonthAndDayOfWeekCombineWithOrAsInVixieCron() {
         // 1 February 2025 is a Saturday; Mondays are 3, 10, 17 February
         assertThat(first("0 9 1 2 MON", 3))
