@@ -10,6 +10,7 @@ import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -268,5 +269,94 @@ abstract class BadInputContract extends OneNodeContract {
         assertThat(r.status()).as(r.raw()).isEqualTo(201);
         assertThat(r.json().get("timezone").asText()).isEqualTo(zone);
         call("DELETE", "/v1/schedules/" + r.json().get("id").asText(), null);
+    }
+
+    // ---- cron day-of-month W, L and weekday # at the edges of the calendar
+
+    /**
+     * cron-utils threw {@code DateTimeException} (a 500 {@code api_error}) for a {@code nW} in a month without day
+     * n; now a cron that can never fire is refused as {@code 0 0 31 2 *} always was, and one that does not parse
+     * as {@code invalid_cron}: at preview, create, batch create and PATCH alike, writing nothing.
+     */
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "0 0 31W 2 ?        | rule_has_no_occurrences",
+                "0 0 30W 2 *        | rule_has_no_occurrences",
+                "0 0 31W 4,6,9,11 ? | rule_has_no_occurrences",
+                "0 0 15W * */6      | rule_has_no_occurrences",
+                "0 0 L-30 2 ?       | rule_has_no_occurrences",
+                "0 0 ? * 1#6        | rule_has_no_occurrences",
+                "0 0 31 2 *         | rule_has_no_occurrences",
+                "0 0 32W * ?        | invalid_cron",
+                "0 0 1-5W * ?       | invalid_cron",
+                "0 0 L-2W * ?       | invalid_cron"
+            })
+    void aCronThatNeverFiresOrDoesNotParseIsA400EverywhereAndWritesNothing(String cron, String code) {
+        var before = rows.counts();
+        var preview = node.api.call(
+                "GET",
+                "/v1/recurrence/preview?cron="
+                        + java.net.URLEncoder.encode(cron, java.nio.charset.StandardCharsets.UTF_8),
+                null,
+                null);
+        assertRefused(preview, code, "cron", "preview " + cron);
+        String item = "{\"endpoint\":\"" + receiver.url("/x") + "\",\"cron\":" + json(cron) + "}";
+        assertRefused(call("POST", "/v1/schedules", item), code, "cron", "create " + cron);
+        var batch = call("POST", "/v1/schedules/batch", "{\"schedules\":[" + item + "]}");
+        assertThat(batch.status()).as(batch.raw()).isEqualTo(200);
+        assertThat(batch.json().at("/data/0/status_code").asInt())
+                .as(batch.raw())
+                .isEqualTo(400);
+        assertThat(batch.json().at("/data/0/error/code").asText())
+                .as(batch.raw())
+                .isEqualTo(code);
+        assertThat(batch.json().at("/data/0/error/param").asText()).isEqualTo("cron");
+        assertThat(batch.json().get("created").asInt()).isZero();
+        assertThat(rows.counts()).as("nothing written for %s", cron).isEqualTo(before);
+
+        String id = call(
+                        "POST", "/v1/schedules", "{\"endpoint\":\"" + receiver.url("/x") + "\",\"cron\":\"0 9 * * *\"}")
+                .json()
+                .get("id")
+                .asText();
+        var stored = call("GET", "/v1/schedules/" + id, null);
+        assertRefused(
+                call("PATCH", "/v1/schedules/" + id, "{\"cron\":" + json(cron) + "}"), code, "cron", "PATCH " + cron);
+        assertThat(call("GET", "/v1/schedules/" + id, null).raw()).isEqualTo(stored.raw());
+        call("DELETE", "/v1/schedules/" + id, null);
+    }
+
+    /** A month without day n has no nW (as it has no plain n); the months that have it still fire, on a weekday. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(
+            delimiter = '|',
+            value = {"0 0 31W * ?  | 31", "0 0 30W * ?  | 30", "0 0 29W 2 ?  | 29", "0 0 31W 1-12 * | 31"})
+    void aNearestWeekdayToADaySomeMonthsLackFiresInTheMonthsThatHaveIt(String cron, int day) {
+        var preview = node.api.call(
+                "GET",
+                "/v1/recurrence/preview?count=24&cron="
+                        + java.net.URLEncoder.encode(cron, java.nio.charset.StandardCharsets.UTF_8),
+                null,
+                null);
+        assertThat(preview.status()).as(preview.raw()).isEqualTo(200);
+        JsonNode occurrences = preview.json().get("occurrences");
+        assertThat(occurrences).hasSize(24);
+        for (JsonNode o : occurrences) {
+            java.time.LocalDate date =
+                    java.time.LocalDateTime.parse(o.get("local").asText()).toLocalDate();
+            assertThat(date.lengthOfMonth()).as("%s: %s", cron, date).isGreaterThanOrEqualTo(day);
+            assertThat(date.getDayOfWeek().getValue()).as("%s: %s", cron, date).isLessThanOrEqualTo(5);
+            assertThat(Math.abs(date.getDayOfMonth() - day))
+                    .as("%s: %s", cron, date)
+                    .isLessThanOrEqualTo(2);
+        }
+        var created = call(
+                "POST", "/v1/schedules", "{\"endpoint\":\"" + receiver.url("/x") + "\",\"cron\":" + json(cron) + "}");
+        assertThat(created.status()).as(created.raw()).isEqualTo(201);
+        assertThat(created.json().get("next_fire_at").asText())
+                .isEqualTo(occurrences.get(0).get("utc").asText());
+        call("DELETE", "/v1/schedules/" + created.json().get("id").asText(), null);
     }
 }
