@@ -156,20 +156,31 @@ final class CompiledRecurrence implements Recurrence {
      */
     private Instant countEnd() {
         Instant end = countEnd;
-        if (end == null) {
-            Walk all = new Walk(
-                    new ZonedStream(
-                            source.open(anchor, until == null ? LocalSource.END_OF_TIME : until.localHorizon(zone)),
-                            zone),
-                    null,
-                    count,
-                    null);
-            end = Instant.MIN;
-            for (ZonedStream.Item item = all.nextMatch(); item != null; item = all.nextMatch()) {
-                end = item.utc();
-            }
-            countEnd = end;
+        return end != null ? end : findCountEnd(Long.MAX_VALUE);
+    }
+
+    /** Whether a counted rule's end is found within {@code budget} dates or periods (then kept, as by {@link #countEnd}). */
+    boolean countEndWithin(long budget) {
+        return count == null || countEnd != null || findCountEnd(budget) != null;
+    }
+
+    /** The COUNT-th match's instant ({@link Instant#MIN} when none); null when a finite {@code budget} ran out first. */
+    private Instant findCountEnd(long budget) {
+        Walk all = new Walk(
+                new ZonedStream(
+                        source.open(anchor, until == null ? LocalSource.END_OF_TIME : until.localHorizon(zone), budget),
+                        zone),
+                null,
+                count,
+                null);
+        Instant end = Instant.MIN;
+        for (ZonedStream.Item item = all.nextMatch(); item != null; item = all.nextMatch()) {
+            end = item.utc();
         }
+        if (budget != Long.MAX_VALUE && all.stoppedEarly()) {
+            return null;
+        }
+        countEnd = end;
         return end;
     }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Instant;
+import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
@@ -181,5 +182,23 @@ class ValidationTest {
         rejects(() -> Recurrences.preview(spec, 0), "count", "invalid_count", "between 1 and 1000");
         rejects(() -> Recurrences.preview(spec, 1001), "count", "invalid_count", "between 1 and 1000");
         assertThat(Recurrences.preview(spec, 1000)).hasSize(1000);
+    }
+
+    @Test
+    void aCountWhoseEndIsBeyondTheBudgetIsRefusedForNewSchedulesAndOrdinaryMillionsAreNot() {
+        Recurrence costly = Fixtures.rrule(
+                "FREQ=SECONDLY;INTERVAL=61;BYSECOND=0;COUNT=1000000", ZoneOffset.UTC, "2030-01-01T00:00");
+        rejects(() -> Recurrences.checkCountEnd(costly), "count", "count_too_costly", "use a smaller count");
+        // compile alone still accepts it (the check is a separate call), so a schedule stored before it still loads
+
+        Recurrence daily =
+                Fixtures.rrule("FREQ=MINUTELY;BYHOUR=9;BYMINUTE=0;COUNT=1000000", ZoneOffset.UTC, "2030-01-01T00:00");
+        assertThatCode(() -> Recurrences.checkCountEnd(daily)).doesNotThrowAnyException();
+        LocalDateTime millionth = local("2030-01-01T09:00").plusDays(999_999);
+        assertThat(daily.between(millionth.minusDays(3).toInstant(ZoneOffset.UTC), Instant.MAX, 10))
+                .as("the end the check found is the millionth day's")
+                .extracting(Occurrence::local)
+                .last()
+                .isEqualTo(millionth);
     }
 }

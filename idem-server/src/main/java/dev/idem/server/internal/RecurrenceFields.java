@@ -78,7 +78,10 @@ final class RecurrenceFields {
             List<LocalDateTime> ex = new ArrayList<>();
             for (String e : exdates) ex.add(local("exdates", e));
             Instant untilInstant = until == null ? null : untilInstant(until, zone);
-            return new Timing.Recurring(new RecurrenceSpec(kind, rule, zone, start, ex, untilInstant, count), catchUp);
+            Timing.Recurring timing =
+                    new Timing.Recurring(new RecurrenceSpec(kind, rule, zone, start, ex, untilInstant, count), catchUp);
+            Recurrences.checkCountEnd(timing.recurrence());
+            return timing;
         } catch (InvalidRecurrenceException e) {
             throw ApiException.invalid(e.code(), e.param(), e.getMessage());
         }

@@ -359,4 +359,49 @@ abstract class BadInputContract extends OneNodeContract {
                 .isEqualTo(occurrences.get(0).get("utc").asText());
         call("DELETE", "/v1/schedules/" + created.json().get("id").asText(), null);
     }
+
+    // ---- COUNT whose last occurrence is too far to find
+
+    /**
+     * A counted rule's end is found once when the schedule is created; one that would take seconds of CPU (dozens
+     * of periods per occurrence, a million occurrences) is refused at create, PATCH and preview, writing nothing,
+     * while a million occurrences of an ordinary rule written the long way round are still accepted.
+     */
+    @Test
+    void aCountWhoseEndIsTooCostlyToFindIsA400AndAReasonableMillionIsNot() {
+        String costly = "FREQ=SECONDLY;INTERVAL=61;BYSECOND=0;COUNT=1000000";
+        var before = rows.counts();
+        String body = "{\"endpoint\":\"" + receiver.url("/x") + "\",\"rrule\":" + json(costly)
+                + ",\"dtstart\":\"2030-01-01T00:00:00\"}";
+        assertRefused(call("POST", "/v1/schedules", body), "count_too_costly", "count", costly);
+        assertRefused(
+                node.api.call(
+                        "GET",
+                        "/v1/recurrence/preview?dtstart=2030-01-01T00:00:00&rrule="
+                                + java.net.URLEncoder.encode(costly, java.nio.charset.StandardCharsets.UTF_8),
+                        null,
+                        null),
+                "count_too_costly",
+                "count",
+                "preview " + costly);
+        assertThat(rows.counts()).isEqualTo(before);
+
+        var daily = call(
+                "POST",
+                "/v1/schedules",
+                "{\"endpoint\":\"" + receiver.url("/x")
+                        + "\",\"rrule\":\"FREQ=MINUTELY;BYHOUR=9;BYMINUTE=0;COUNT=1000000\",\"dtstart\":\"2030-01-01T00:00:00\"}");
+        assertThat(daily.status()).as(daily.raw()).isEqualTo(201);
+        assertThat(java.time.Instant.parse(daily.json().get("next_fire_at").asText()))
+                .isEqualTo(java.time.Instant.parse("2030-01-01T09:00:00Z"));
+        String id = daily.json().get("id").asText();
+        var stored = call("GET", "/v1/schedules/" + id, null);
+        assertRefused(
+                call("PATCH", "/v1/schedules/" + id, "{\"rrule\":" + json(costly) + "}"),
+                "count_too_costly",
+                "count",
+                "PATCH " + costly);
+        assertThat(call("GET", "/v1/schedules/" + id, null).raw()).isEqualTo(stored.raw());
+        call("DELETE", "/v1/schedules/" + id, null);
+    }
 }
