@@ -11,6 +11,7 @@ import dev.idem.client.model.Health;
 import dev.idem.client.model.ListParams;
 import dev.idem.client.model.Occurrence;
 import dev.idem.client.model.PreviewRequest;
+import dev.idem.client.model.RecurrencePreview;
 import dev.idem.client.model.Settings;
 import dev.idem.client.model.SettingsUpdate;
 import dev.idem.client.model.SigningSecret;
@@ -97,12 +98,19 @@ public final class IdemClient {
 
     /** {@code GET /v1/recurrence/preview}: the first occurrences of a rule (no API key needed). */
     public List<Occurrence> previewRecurrence(PreviewRequest request) {
-        record Preview(List<Occurrence> occurrences) {}
+        return previewRecurrenceSearch(request).occurrences();
+    }
+
+    /**
+     * As {@link #previewRecurrence}, also saying whether the node's search stopped early ({@link
+     * RecurrencePreview#stoppedEarly()}), so a short list of a sparse rule is not mistaken for its end.
+     */
+    public RecurrencePreview previewRecurrenceSearch(PreviewRequest request) {
         return send(
-                        ApiCall.<Preview>get("/v1/recurrence/preview" + request.query(), type(Preview.class)),
+                        ApiCall.<RecurrencePreview>get(
+                                "/v1/recurrence/preview" + request.query(), type(RecurrencePreview.class)),
                         RequestOptions.none())
-                .value()
-                .occurrences();
+                .value();
     }
 
     /** {@code GET /v1/stats}: live counters of the key's project and mode. */

@@ -12,6 +12,7 @@ import dev.idem.client.model.Health;
 import dev.idem.client.model.ListParams;
 import dev.idem.client.model.Occurrence;
 import dev.idem.client.model.PreviewRequest;
+import dev.idem.client.model.RecurrencePreview;
 import dev.idem.client.model.ReplayFilter;
 import dev.idem.client.model.RetryPolicy;
 import dev.idem.client.model.Schedule;
@@ -275,6 +276,20 @@ class IdemClientAgainstNodeTest {
         assertThat(anonymous.previewRecurrence(
                         PreviewRequest.cron("0 9 * * MON").count(2).build()))
                 .hasSize(2);
+
+        RecurrencePreview whole = anonymous.previewRecurrenceSearch(PreviewRequest.rrule("FREQ=DAILY;COUNT=3")
+                .dtstart(LocalDateTime.parse("2030-03-30T09:00:00"))
+                .build());
+        assertThat(whole.occurrences()).hasSize(3);
+        assertThat(whole.stoppedEarly()).as("COUNT ended it").isFalse();
+        // one occurrence every 3,601 days: the node's search budget ends the list before 1,000
+        RecurrencePreview sparse = anonymous.previewRecurrenceSearch(
+                PreviewRequest.rrule("FREQ=SECONDLY;INTERVAL=3601;BYHOUR=0;BYMINUTE=0;BYSECOND=0")
+                        .dtstart(LocalDateTime.parse("1970-01-01T00:00:01"))
+                        .count(1000)
+                        .build());
+        assertThat(sparse.stoppedEarly()).isTrue();
+        assertThat(sparse.occurrences()).isNotEmpty().hasSizeLessThan(1000);
     }
 
     @Test
