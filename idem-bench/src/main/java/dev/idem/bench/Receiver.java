@@ -34,6 +34,8 @@ public final class Receiver implements AutoCloseable {
     private final HttpServer server;
     private final ExecutorService workers;
     private final SocketTransport socket;
+    /** The slow receiver's transport ({@link #answeringAfter}); null otherwise. */
+    private final DelayedTransport delayed;
     /** How long the JDK server waits before answering (null: at once); never answers while {@link #hang} holds. */
     private final java.time.Duration answerAfter;
 
@@ -111,9 +113,22 @@ public final class Receiver implements AutoCloseable {
      * @param jdk the JDK's {@code com.sun.net.httpserver} with {@code threads} workers; else a minimal blocking
      *     socket server ({@link SocketTransport}), one thread per connection, which costs far less CPU per request
      */
-    /** A receiver that answers each request 200 after {@code delay}, from a timer: no thread waits for it. */
+    /**
+     * A receiver that answers each request 200 after {@code delay}, from a timer: no thread waits for it, and one
+     * selector thread reads every connection ({@link DelayedTransport}).
+     */
     public static Receiver answeringAfter(java.time.Duration delay) throws IOException {
-        return new Receiver(delay, false);
+        return new Receiver(delay);
+    }
+
+    private Receiver(java.time.Duration answerAfter) throws IOException {
+        this.answerAfter = answerAfter;
+        this.hang = false;
+        this.timer = null;
+        this.server = null;
+        this.workers = null;
+        this.socket = null;
+        this.delayed = new DelayedTransport(answerAfter, this::record);
     }
 
     /** A receiver that reads each request and never answers it, until {@link #release()}. */
@@ -130,6 +145,7 @@ public final class Receiver implements AutoCloseable {
             return t;
         });
         socket = null;
+        delayed = null;
         // thousands of kept-alive connections: the JDK server would otherwise close those beyond 200 as they fall idle
         System.setProperty("sun.net.httpserver.maxIdleConnections", "100000");
         workers = workers(4);
@@ -163,6 +179,7 @@ public final class Receiver implements AutoCloseable {
         this.answerAfter = null;
         this.hang = false;
         this.timer = null;
+        this.delayed = null;
         if (!jdk) {
             server = null;
             workers = null;
@@ -176,8 +193,10 @@ public final class Receiver implements AutoCloseable {
 
     /** The URL deliveries go to. */
     public String url() {
-        return "http://127.0.0.1:"
-                + (socket != null ? socket.port() : server.getAddress().getPort()) + "/hook";
+        int port = socket != null
+                ? socket.port()
+                : delayed != null ? delayed.port() : server.getAddress().getPort();
+        return "http://127.0.0.1:" + port + "/hook";
     }
 
     /** Starts counting a new run; signatures are checked against {@code secret} when it is not null. */
@@ -254,6 +273,10 @@ public final class Receiver implements AutoCloseable {
     public void close() {
         if (socket != null) {
             socket.close();
+            return;
+        }
+        if (delayed != null) {
+            delayed.close();
             return;
         }
         server.stop(0);
