@@ -10,6 +10,10 @@ import java.nio.file.Path;
  * Where the CPU went during a phase, from {@code /proc}: this JVM (contender and receiver together), the
  * PostgreSQL server's processes, and the whole machine (which includes whatever else is running). Zeros where
  * {@code /proc} is absent.
+ *
+ * <p>Once this JVM has created a database ({@link #countBackendsOf}), PostgreSQL's figure is the server's own
+ * processes (checkpointer, WAL writer, …) and the backends serving this JVM's databases only: on a machine shared with
+ * other benchmarks, other databases' backends would otherwise be counted as the contender's.
  */
 record CpuUse(
         long wallNanos,
@@ -49,12 +53,27 @@ record CpuUse(
                 ManagementFactory.getThreadMXBean().getTotalStartedThreadCount());
     }
 
+    private static final java.util.Set<String> DATABASES = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** A client backend's process title: {@code postgres: <cluster>: <user> <database> <host(port)|[local]> …}. */
+    private static final java.util.regex.Pattern BACKEND =
+            java.util.regex.Pattern.compile("^postgres: \\S+: \\S+ (\\S+) (\\S*\\(\\d+\\)|\\[local\\])");
+
+    /** Counts, from now on, PostgreSQL backends of {@code database}, and no longer those of databases not named so. */
+    static void countBackendsOf(String database) {
+        DATABASES.add(database);
+    }
+
     private static long postgresTicks(Path proc) {
         try {
             String stat = Files.readString(proc.resolve("stat"));
             int open = stat.indexOf('(');
             int close = stat.lastIndexOf(')');
             if (open < 0 || close < 0 || !stat.substring(open + 1, close).equals("postgres")) return -1;
+            if (!DATABASES.isEmpty()) {
+                String title = Files.readString(proc.resolve("cmdline")).replace('\0', ' ');
+                java.util.regex.Matcher m = BACKEND.matcher(title);
+                if (m.find() && !DATABASES.contains(m.group(1))) return -1;
+            }
             String[] f = stat.substring(close + 2).split(" ");
             return Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime
         } catch (IOException | RuntimeException e) {

@@ -27,6 +27,7 @@ final class Postgres {
             s.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
             s.execute("CREATE DATABASE " + database);
         }
+        CpuUse.countBackendsOf(database);
     }
 
     void drop(String database) throws SQLException {
