@@ -42,6 +42,10 @@ final class AdaptiveLimit {
     private long minRttSinceNanos;
     /** Smoothed round trip (weight 1/8 per answer, as TCP's SRTT), so one late answer on a loaded host is not a slow-down. */
     private double smoothedRttNanos = -1;
+    /** Whether slow start ended on a slow-down (not on a drop): a slow-down that passes may have been noise. */
+    private boolean endedOnDelay;
+    /** Answers in a row, since slow start ended on a slow-down, with the limit binding and the round trip back near the least. */
+    private int calmAnswers;
 
     AdaptiveLimit(int initial, int max) {
         this.initial = Math.min(initial, max);
@@ -75,14 +79,38 @@ final class AdaptiveLimit {
         if (limit >= initial) {
             if (wanted * 2 < limit) return;
             if (smoothedRttNanos > 2.0 * minRttNanos && smoothedRttNanos - minRttNanos > SLACK_NANOS) {
+                if (threshold > limit) endedOnDelay = true;
                 threshold = Math.min(threshold, Math.max(initial, limit));
+                calmAnswers = 0;
                 return;
             }
+            resumeSlowStartAfterASpuriousExit();
         }
         limit = Math.min(max, limit < threshold ? limit + 1 : limit + 1 / limit);
     }
 
+    /**
+     * A slow-down that ended slow start and then passed, for a whole round trip's worth of answers (one per slot) with
+     * the limit binding, was noise (the first answers of a destination arrive while its connections open, the JIT
+     * compiles, a loaded host stalls): slow start resumes, as TCP's HyStart++ resumes it after a spurious exit. Without
+     * this, one early spike left a healthy 250 ms destination growing by one per round trip from where it stood
+     * (measured: stuck near 250 in flight, under 1,000 deliveries/s, for a whole burst of 5,000).
+     */
+    private void resumeSlowStartAfterASpuriousExit() {
+        if (!endedOnDelay) return;
+        if (smoothedRttNanos - minRttNanos > Math.max(SLACK_NANOS, minRttNanos / 8.0)) {
+            calmAnswers = 0;
+            return;
+        }
+        if (++calmAnswers < limit) return;
+        threshold = max;
+        endedOnDelay = false;
+        calmAnswers = 0;
+    }
+
     void onDrop() {
+        endedOnDelay = false;
+        calmAnswers = 0;
         limit = Math.max(1, limit / 2);
         // recovering, it doubles back to where a new destination starts before growing slowly
         threshold = Math.max(initial, limit);

@@ -91,6 +91,43 @@ class AdaptiveLimitTest {
     }
 
     @Test
+    void aSlowDownThatPassesResumesTheDoublingOfAHealthySlowDestination() {
+        // measured with the bench's JDK receiver: the first round trips of a burst came back late while hundreds of
+        // connections opened, slow start ended near 250, and the rest of the burst crawled at one more per round trip
+        AdaptiveLimit l = new AdaptiveLimit(64, 10_000);
+        for (int i = 0; i < 64; i++) answer(l, l.get(), SLOW);
+        for (int i = 0; i < 64; i++) answer(l, l.get(), 4 * SLOW);
+        int ended = l.get();
+        for (int i = 0; i < 20; i++) answer(l, l.get(), SLOW);
+        assertThat(l.get())
+                .as("slow start ended: no doubling while the round trip settles")
+                .isLessThan(ended + 2);
+        for (int i = 0; i < 3_000; i++) answer(l, l.get(), SLOW);
+        assertThat(l.get())
+                .as("back to 250 ms for a round trip's worth of answers: doubling again")
+                .isGreaterThan(2_000);
+    }
+
+    @Test
+    void aDestinationThatStaysSlowAfterSlowStartEndedDoesNotResumeIt() {
+        AdaptiveLimit l = new AdaptiveLimit(64, 10_000);
+        for (int i = 0; i < 64; i++) answer(l, l.get(), SLOW);
+        for (int i = 0; i < 10_000; i++) answer(l, l.get(), 3 * SLOW);
+        assertThat(l.get()).as("its round trip tripled and stayed so").isLessThan(200);
+    }
+
+    @Test
+    void aDropEndsSlowStartForGoodEvenIfTheRoundTripIsCalm() {
+        AdaptiveLimit l = new AdaptiveLimit(64, 10_000);
+        for (int i = 0; i < 1_000; i++) answer(l, l.get(), SLOW);
+        for (int i = 0; i < 100; i++) answer(l, l.get(), 4 * SLOW);
+        l.onDrop();
+        int after = l.get();
+        for (int i = 0; i < 3 * after; i++) answer(l, l.get(), SLOW);
+        assertThat(l.get()).as("one more per round trip after a drop").isLessThan(after + 5);
+    }
+
+    @Test
     void theLeastRoundTripIsForgottenSoADestinationThatBecameSlowerForGoodGrowsAgain() {
         AdaptiveLimit l = new AdaptiveLimit(64, 10_000);
         answer(l, 1, TimeUnit.MILLISECONDS.toNanos(1));
