@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
  * answers only queue longer. So when the smoothed round trip is more than twice the least one seen recently (and
  * more than {@link #SLACK_NANOS} beyond it), the destination is taken to be saturated: the limit stops growing and slow
  * start ends there. A receiver that answers in 250 ms keeps its 250 ms round trip while the limit doubles, so it grows
- * until the sender's own side saturates.
+ * until the sender's own side saturates. A slow-down that passes was noise and slow start resumes
+ * ({@link #resumeSlowStartAfterASpuriousExit}).
  *
  * <p>Hand-written rather than Netflix's {@code concurrency-limits}: its limiters take latency samples and drop
  * signals through a listener per request and compute on their own schedule; here the signals are three kinds of
