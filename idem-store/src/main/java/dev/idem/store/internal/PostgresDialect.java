@@ -104,8 +104,12 @@ final class PostgresDialect implements Dialect {
      */
     @Override
     public String oneRowByKey(String table, String alias, String on, boolean lock) {
-        return " CROSS JOIN LATERAL (SELECT * FROM " + table + " " + alias + " WHERE " + on
-                + (lock ? forUpdate() + skipLockedClause() : " OFFSET 0") + ") " + alias;
+        // OFFSET 0 keeps the planner from pulling the lookup up into a join and from pushing the outer query's
+        // conditions into it: pushed in, a status condition let a stale-statistics plan walk the status-partial
+        // index for each row (deliveries_due: 3,734 rows filtered per row, 0.5 s per claim in auto_explain)
+        // instead of looking the key up
+        return " CROSS JOIN LATERAL (SELECT * FROM " + table + " " + alias + " WHERE " + on + " OFFSET 0"
+                + (lock ? forUpdate() + skipLockedClause() : "") + ") " + alias;
     }
 
     @Override

@@ -70,6 +70,23 @@ class PostgresClaimPlanTest {
         }
     }
 
+    @Test
+    void withStatisticsTakenWhenNothingWasPendingEachClaimStaysBounded() throws Exception {
+        // the benchmark's shape between two phases: every row finished, then analyzed (VACUUM ANALYZE, or autovacuum),
+        // so the planner believes the partial index of pending rows is empty; with the outer status condition pushed
+        // into the last step's lookup it walked that index for every picked row (3,734 rows filtered per row, 0.5 s
+        // per claim) instead of looking the key up
+        try (Shape shape = new Shape()) {
+            shape.fill(0, SCHEDULES, false);
+            shape.exec("UPDATE deliveries SET status = 'succeeded', next_attempt_at = NULL WHERE id LIKE 'dlv_next_%'");
+            shape.analyze();
+            shape.exec("UPDATE deliveries SET status = 'scheduled', next_attempt_at = " + NOW
+                    + " + 3600000 + CAST(substr(id, 10) AS BIGINT) WHERE id LIKE 'dlv_next_%'");
+            shape.fallDue(0, SCHEDULES);
+            shape.assertEveryClaimPlanIsBounded("statistics from when nothing was pending");
+        }
+    }
+
     /** A store in a database of its own, and a connection to it beside the store's pool. */
     private static final class Shape implements AutoCloseable {
         final TestDatabase db = TestStores.postgresDatabase();
