@@ -529,13 +529,19 @@ abstract class DeliveryBehaviourTest {
                 .contains("\"timezone\":\"Europe/Paris\"", "\"input\":{\"type\":\"rrule\",\"value\":\"FREQ=HOURLY\"}");
     }
 
-    @Test
-    void aDeliveryClaimedAheadIsNotSentWhenItsSchedulePausesBeforeItsInstantAndGoesOutOnceResumed() {
+    /** A one-shot due 600 ms from now (the test's clock stands still), once the engine has claimed it ahead. */
+    private Delivery claimedAhead() {
         start();
         Delivery d =
                 world.create(Defs.once(receiver.url("/hook"), clock.instant().plusMillis(600)));
         engine.wakeUp();
         await().atMost(5, SECONDS).until(() -> world.delivery(d.id()).status() == DeliveryStatus.DELIVERING);
+        return d;
+    }
+
+    @Test
+    void aDeliveryClaimedAheadIsNotSentWhenItsSchedulePausesBeforeItsInstantAndGoesOutOnceResumed() {
+        Delivery d = claimedAhead();
         Schedule s = world.schedule(d.scheduleId());
         store.useTransaction(tx ->
                 tx.schedules().update(s.withStatus(ScheduleStatus.PAUSED, Schedule.PAUSED_BY_USER, s.updatedAt())));
@@ -557,11 +563,7 @@ abstract class DeliveryBehaviourTest {
 
     @Test
     void aDeliveryClaimedAheadIsCancelledUnsentWhenItsScheduleIsDeletedBeforeItsInstant() {
-        start();
-        Delivery d =
-                world.create(Defs.once(receiver.url("/hook"), clock.instant().plusMillis(600)));
-        engine.wakeUp();
-        await().atMost(5, SECONDS).until(() -> world.delivery(d.id()).status() == DeliveryStatus.DELIVERING);
+        Delivery d = claimedAhead();
         Schedule s = world.schedule(d.scheduleId());
         store.useTransaction(tx -> tx.schedules().update(s.withStatus(ScheduleStatus.DELETED, null, s.updatedAt())));
 

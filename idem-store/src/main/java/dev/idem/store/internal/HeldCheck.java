@@ -63,17 +63,12 @@ final class HeldCheck {
      * schedule's other pending deliveries; only while {@code owner} still holds that very claim.
      */
     static int cancel(Sql sql, String owner, List<Claim> claims, long nowMillis) {
-        int[] counts = sql.batch(
-                "UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL, attempt_count = attempt_count - 1, "
-                        + "lease_owner = NULL, lease_expires_at = NULL, updated_at = ? "
-                        + "WHERE id = ? AND status = 'delivering' AND lease_owner = ? AND attempt_count = ?",
-                claims.stream()
-                        .map(c -> new Object[] {
-                            nowMillis, c.delivery().id(), owner, c.delivery().attemptCount()
-                        })
-                        .toList());
-        int n = 0;
-        for (int c : counts) n += Math.max(c, 0);
-        return n;
+        return JdbcDeliveryQueue.updateClaims(
+                sql,
+                "status = 'cancelled', next_attempt_at = NULL, attempt_count = attempt_count - 1, lease_owner = NULL, "
+                        + "lease_expires_at = NULL, updated_at = ?",
+                owner,
+                claims,
+                nowMillis);
     }
 }

@@ -508,21 +508,31 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     public int unclaim(String owner, List<Claim> claims) {
         java.util.Objects.requireNonNull(owner, "owner");
         if (claims.isEmpty()) return 0;
-        return retrying(() -> transactions.write(sql -> {
-            long now = nowMillis(sql);
-            int[] counts = sql.batch(
-                    "UPDATE deliveries SET status = CASE WHEN attempt_count <= 1 AND NOT replayed THEN 'scheduled' "
-                            + "ELSE 'retrying' END, attempt_count = attempt_count - 1, lease_owner = NULL, lease_expires_at = NULL, "
-                            + "updated_at = ? WHERE id = ? AND status = 'delivering' AND lease_owner = ? AND attempt_count = ?",
-                    claims.stream()
-                            .map(c -> new Object[] {
-                                now, c.delivery().id(), owner, c.delivery().attemptCount()
-                            })
-                            .toList());
-            int n = 0;
-            for (int c : counts) n += Math.max(c, 0);
-            return n;
-        }));
+        return retrying(() -> transactions.write(sql -> updateClaims(
+                sql,
+                "status = CASE WHEN attempt_count <= 1 AND NOT replayed THEN 'scheduled' ELSE 'retrying' END, "
+                        + "attempt_count = attempt_count - 1, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?",
+                owner,
+                claims,
+                nowMillis(sql))));
+    }
+
+    /**
+     * Applies {@code set} (whose one parameter is now) to each of {@code claims} while {@code owner} still holds that
+     * very claim (delivering, leased to it, the same attempt); returns how many it applied to.
+     */
+    static int updateClaims(Sql sql, String set, String owner, List<Claim> claims, long now) {
+        int[] counts = sql.batch(
+                "UPDATE deliveries SET " + set
+                        + " WHERE id = ? AND status = 'delivering' AND lease_owner = ? AND attempt_count = ?",
+                claims.stream()
+                        .map(c -> new Object[] {
+                            now, c.delivery().id(), owner, c.delivery().attemptCount()
+                        })
+                        .toList());
+        int n = 0;
+        for (int c : counts) n += Math.max(c, 0);
+        return n;
     }
 
     @Override
