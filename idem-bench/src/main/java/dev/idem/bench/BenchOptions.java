@@ -54,6 +54,12 @@ public record BenchOptions(
         int healthyRate,
         int nodes) {
 
+    /** The list components are copied, so a caller's list changed later does not change the options. */
+    public BenchOptions {
+        bursts = List.copyOf(bursts);
+        contenders = List.copyOf(contenders);
+    }
+
     /** The full benchmark: warm-up 30,000, bursts of 10,000 and 100,000, 30 s at 1,000/s, all three contenders. */
     public static BenchOptions defaults() {
         return new BenchOptions(
@@ -82,28 +88,19 @@ public record BenchOptions(
 
     /** A run of a few seconds that only checks the harness works (the smoke test uses it). */
     public static BenchOptions smoke(String dbPrefix) {
-        return new BenchOptions(
-                "jdbc:postgresql://127.0.0.1:5432/",
-                "postgres",
-                null,
-                dbPrefix,
-                200,
-                List.of(200),
-                100,
-                2,
-                ALL,
-                200,
-                2,
-                500,
-                10_000,
-                10,
-                8,
-                false,
-                200,
-                250,
-                50,
-                20,
-                1);
+        // the full benchmark's knobs, every size cut down; the Idem engine knobs stay as they are
+        Builder b = new Builder(defaults());
+        b.dbPrefix = dbPrefix;
+        b.warmup = 200;
+        b.bursts = List.of(200);
+        b.steadyRate = 100;
+        b.steadySeconds = 2;
+        b.wireRequests = 200;
+        b.insertThreads = 2;
+        b.receiverThreads = 8;
+        b.slowDue = 200;
+        b.hangingDue = 50;
+        return b.build();
     }
 
     public boolean runs(String contender) {
@@ -112,8 +109,8 @@ public record BenchOptions(
 
     /** Parses {@code --name value} pairs over {@link #defaults()}; {@code --quick} starts from {@link #smoke}. */
     public static BenchOptions parse(String[] args) {
-        BenchOptions o = defaults();
-        for (String a : args) if (a.equals("--quick")) o = smoke(o.dbPrefix);
+        Builder b = new Builder(defaults());
+        for (String a : args) if (a.equals("--quick")) b = new Builder(smoke(b.dbPrefix));
         for (int i = 0; i < args.length; i++) {
             String name = args[i];
             if (name.equals("--quick")) continue;
@@ -121,494 +118,110 @@ public record BenchOptions(
             if (i + 1 >= args.length)
                 throw new IllegalArgumentException("option " + name + " needs a value\n" + usage());
             String v = args[++i];
-            o = switch (name) {
-                case "--jdbc" ->
-                    new BenchOptions(
-                            v,
-                            o.user,
-                            o.password,
-                            o.dbPrefix,
-                            o.warmup,
-                            o.bursts,
-                            o.steadyRate,
-                            o.steadySeconds,
-                            o.contenders,
-                            o.wireRequests,
-                            o.insertThreads,
-                            o.idemBatch,
-                            o.idemMaxInFlight,
-                            o.idemPool,
-                            o.receiverThreads,
-                            o.jdkReceiver,
-                            o.slowDue,
-                            o.slowMillis,
-                            o.hangingDue,
-                            o.healthyRate,
-                            o.nodes);
-                case "--user" ->
-                    new BenchOptions(
-                            o.jdbcBase,
-                            v,
-                            o.password,
-                            o.dbPrefix,
-                            o.warmup,
-                            o.bursts,
-                            o.steadyRate,
-                            o.steadySeconds,
-                            o.contenders,
-                            o.wireRequests,
-                            o.insertThreads,
-                            o.idemBatch,
-                            o.idemMaxInFlight,
-                            o.idemPool,
-                            o.receiverThreads,
-                            o.jdkReceiver,
-                            o.slowDue,
-                            o.slowMillis,
-                            o.hangingDue,
-                            o.healthyRate,
-                            o.nodes);
-                case "--password" ->
-                    new BenchOptions(
-                            o.jdbcBase,
-                            o.user,
-                            v,
-                            o.dbPrefix,
-                            o.warmup,
-                            o.bursts,
-                            o.steadyRate,
-                            o.steadySeconds,
-                            o.contenders,
-                            o.wireRequests,
-                            o.insertThreads,
-                            o.idemBatch,
-                            o.idemMaxInFlight,
-                            o.idemPool,
-                            o.receiverThreads,
-                            o.jdkReceiver,
-                            o.slowDue,
-                            o.slowMillis,
-                            o.hangingDue,
-                            o.healthyRate,
-                            o.nodes);
-                case "--db" ->
-                    new BenchOptions(
-                            o.jdbcBase,
-                            o.user,
-                            o.password,
-                            v,
-                            o.warmup,
-                            o.bursts,
-                            o.steadyRate,
-                            o.steadySeconds,
-                            o.contenders,
-                            o.wireRequests,
-                            o.insertThreads,
-                            o.idemBatch,
-                            o.idemMaxInFlight,
-                            o.idemPool,
-                            o.receiverThreads,
-                            o.jdkReceiver,
-                            o.slowDue,
-                            o.slowMillis,
-                            o.hangingDue,
-                            o.healthyRate,
-                            o.nodes);
-                case "--warmup" ->
-                    new BenchOptions(
-                            o.jdbcBase,
-                            o.user,
-                            o.password,
-                            o.dbPrefix,
-                            count(name, v, 0),
-                            o.bursts,
-                            o.steadyRate,
-                            o.steadySeconds,
-                            o.contenders,
-                            o.wireRequests,
-                            o.insertThreads,
-                            o.idemBatch,
-                            o.idemMaxInFlight,
-                            o.idemPool,
-                            o.receiverThreads,
-                            o.jdkReceiver,
-                            o.slowDue,
-                            o.slowMillis,
-                            o.hangingDue,
-                            o.healthyRate,
-                            o.nodes);
-                case "--bursts" ->
-                    new BenchOptions(
-                            o.jdbcBase,
-                            o.user,
-                            o.password,
-                            o.dbPrefix,
-                            o.warmup,
-                            counts(name, v),
-                            o.steadyRate,
-                            o.steadySeconds,
-                            o.contenders,
-                            o.wireRequests,
-                            o.insertThreads,
-                            o.idemBatch,
-                            o.idemMaxInFlight,
-                            o.idemPool,
-                            o.receiverThreads,
-                            o.jdkReceiver,
-                            o.slowDue,
-                            o.slowMillis,
-                            o.hangingDue,
-                            o.healthyRate,
-                            o.nodes);
-                case "--rate" ->
-                    new BenchOptions(
-                            o.jdbcBase,
-                            o.user,
-                            o.password,
-                            o.dbPrefix,
-                            o.warmup,
-                            o.bursts,
-                            count(name, v, 1),
-                            o.steadySeconds,
-                            o.contenders,
-                            o.wireRequests,
-                            o.insertThreads,
-                            o.idemBatch,
-                            o.idemMaxInFlight,
-                            o.idemPool,
-                            o.receiverThreads,
-                            o.jdkReceiver,
-                            o.slowDue,
-                            o.slowMillis,
-                            o.hangingDue,
-                            o.healthyRate,
-                            o.nodes);
-                case "--seconds" ->
-                    new BenchOptions(
-                            o.jdbcBase,
-                            o.user,
-                            o.password,
-                            o.dbPrefix,
-                            o.warmup,
-                            o.bursts,
-                            o.steadyRate,
-                            count(name, v, 0),
-                            o.contenders,
-                            o.wireRequests,
-                            o.insertThreads,
-                            o.idemBatch,
-                            o.idemMaxInFlight,
-                            o.idemPool,
-                            o.receiverThreads,
-                            o.jdkReceiver,
-                            o.slowDue,
-                            o.slowMillis,
-                            o.hangingDue,
-                            o.healthyRate,
-                            o.nodes);
-                case "--only" ->
-                    new BenchOptions(
-                            o.jdbcBase,
-                            o.user,
-                            o.password,
-                            o.dbPrefix,
-                            o.warmup,
-                            o.bursts,
-                            o.steadyRate,
-                            o.steadySeconds,
-                            contenders(v),
-                            o.wireRequests,
-                            o.insertThreads,
-                            o.idemBatch,
-                            o.idemMaxInFlight,
-                            o.idemPool,
-                            o.receiverThreads,
-                            o.jdkReceiver,
-                            o.slowDue,
-                            o.slowMillis,
-                            o.hangingDue,
-                            o.healthyRate,
-                            o.nodes);
-                case "--wire" ->
-                    new BenchOptions(
-                            o.jdbcBase,
-                            o.user,
-                            o.password,
-                            o.dbPrefix,
-                            o.warmup,
-                            o.bursts,
-                            o.steadyRate,
-                            o.steadySeconds,
-                            o.contenders,
-                            count(name, v, 0),
-                            o.insertThreads,
-                            o.idemBatch,
-                            o.idemMaxInFlight,
-                            o.idemPool,
-                            o.receiverThreads,
-                            o.jdkReceiver,
-                            o.slowDue,
-                            o.slowMillis,
-                            o.hangingDue,
-                            o.healthyRate,
-                            o.nodes);
-                case "--insert-threads" ->
-                    new BenchOptions(
-                            o.jdbcBase,
-                            o.user,
-                            o.password,
-                            o.dbPrefix,
-                            o.warmup,
-                            o.bursts,
-                            o.steadyRate,
-                            o.steadySeconds,
-                            o.contenders,
-                            o.wireRequests,
-                            count(name, v, 1),
-                            o.idemBatch,
-                            o.idemMaxInFlight,
-                            o.idemPool,
-                            o.receiverThreads,
-                            o.jdkReceiver,
-                            o.slowDue,
-                            o.slowMillis,
-                            o.hangingDue,
-                            o.healthyRate,
-                            o.nodes);
-                case "--idem-batch" ->
-                    new BenchOptions(
-                            o.jdbcBase,
-                            o.user,
-                            o.password,
-                            o.dbPrefix,
-                            o.warmup,
-                            o.bursts,
-                            o.steadyRate,
-                            o.steadySeconds,
-                            o.contenders,
-                            o.wireRequests,
-                            o.insertThreads,
-                            count(name, v, 1),
-                            o.idemMaxInFlight,
-                            o.idemPool,
-                            o.receiverThreads,
-                            o.jdkReceiver,
-                            o.slowDue,
-                            o.slowMillis,
-                            o.hangingDue,
-                            o.healthyRate,
-                            o.nodes);
-                case "--idem-max-in-flight" ->
-                    new BenchOptions(
-                            o.jdbcBase,
-                            o.user,
-                            o.password,
-                            o.dbPrefix,
-                            o.warmup,
-                            o.bursts,
-                            o.steadyRate,
-                            o.steadySeconds,
-                            o.contenders,
-                            o.wireRequests,
-                            o.insertThreads,
-                            o.idemBatch,
-                            count(name, v, 1),
-                            o.idemPool,
-                            o.receiverThreads,
-                            o.jdkReceiver,
-                            o.slowDue,
-                            o.slowMillis,
-                            o.hangingDue,
-                            o.healthyRate,
-                            o.nodes);
-                case "--idem-pool" ->
-                    new BenchOptions(
-                            o.jdbcBase,
-                            o.user,
-                            o.password,
-                            o.dbPrefix,
-                            o.warmup,
-                            o.bursts,
-                            o.steadyRate,
-                            o.steadySeconds,
-                            o.contenders,
-                            o.wireRequests,
-                            o.insertThreads,
-                            o.idemBatch,
-                            o.idemMaxInFlight,
-                            count(name, v, 2),
-                            o.receiverThreads,
-                            o.jdkReceiver,
-                            o.slowDue,
-                            o.slowMillis,
-                            o.hangingDue,
-                            o.healthyRate,
-                            o.nodes);
-                case "--receiver-threads" ->
-                    new BenchOptions(
-                            o.jdbcBase,
-                            o.user,
-                            o.password,
-                            o.dbPrefix,
-                            o.warmup,
-                            o.bursts,
-                            o.steadyRate,
-                            o.steadySeconds,
-                            o.contenders,
-                            o.wireRequests,
-                            o.insertThreads,
-                            o.idemBatch,
-                            o.idemMaxInFlight,
-                            o.idemPool,
-                            count(name, v, 1),
-                            o.jdkReceiver,
-                            o.slowDue,
-                            o.slowMillis,
-                            o.hangingDue,
-                            o.healthyRate,
-                            o.nodes);
-                case "--receiver" ->
-                    new BenchOptions(
-                            o.jdbcBase,
-                            o.user,
-                            o.password,
-                            o.dbPrefix,
-                            o.warmup,
-                            o.bursts,
-                            o.steadyRate,
-                            o.steadySeconds,
-                            o.contenders,
-                            o.wireRequests,
-                            o.insertThreads,
-                            o.idemBatch,
-                            o.idemMaxInFlight,
-                            o.idemPool,
-                            o.receiverThreads,
-                            receiver(v),
-                            o.slowDue,
-                            o.slowMillis,
-                            o.hangingDue,
-                            o.healthyRate,
-                            o.nodes);
-                case "--slow" ->
-                    new BenchOptions(
-                            o.jdbcBase,
-                            o.user,
-                            o.password,
-                            o.dbPrefix,
-                            o.warmup,
-                            o.bursts,
-                            o.steadyRate,
-                            o.steadySeconds,
-                            o.contenders,
-                            o.wireRequests,
-                            o.insertThreads,
-                            o.idemBatch,
-                            o.idemMaxInFlight,
-                            o.idemPool,
-                            o.receiverThreads,
-                            o.jdkReceiver,
-                            count(name, v, 0),
-                            o.slowMillis,
-                            o.hangingDue,
-                            o.healthyRate,
-                            o.nodes);
-                case "--slow-ms" ->
-                    new BenchOptions(
-                            o.jdbcBase,
-                            o.user,
-                            o.password,
-                            o.dbPrefix,
-                            o.warmup,
-                            o.bursts,
-                            o.steadyRate,
-                            o.steadySeconds,
-                            o.contenders,
-                            o.wireRequests,
-                            o.insertThreads,
-                            o.idemBatch,
-                            o.idemMaxInFlight,
-                            o.idemPool,
-                            o.receiverThreads,
-                            o.jdkReceiver,
-                            o.slowDue,
-                            count(name, v, 1),
-                            o.hangingDue,
-                            o.healthyRate,
-                            o.nodes);
-                case "--hanging" ->
-                    new BenchOptions(
-                            o.jdbcBase,
-                            o.user,
-                            o.password,
-                            o.dbPrefix,
-                            o.warmup,
-                            o.bursts,
-                            o.steadyRate,
-                            o.steadySeconds,
-                            o.contenders,
-                            o.wireRequests,
-                            o.insertThreads,
-                            o.idemBatch,
-                            o.idemMaxInFlight,
-                            o.idemPool,
-                            o.receiverThreads,
-                            o.jdkReceiver,
-                            o.slowDue,
-                            o.slowMillis,
-                            count(name, v, 0),
-                            o.healthyRate,
-                            o.nodes);
-                case "--healthy-rate" ->
-                    new BenchOptions(
-                            o.jdbcBase,
-                            o.user,
-                            o.password,
-                            o.dbPrefix,
-                            o.warmup,
-                            o.bursts,
-                            o.steadyRate,
-                            o.steadySeconds,
-                            o.contenders,
-                            o.wireRequests,
-                            o.insertThreads,
-                            o.idemBatch,
-                            o.idemMaxInFlight,
-                            o.idemPool,
-                            o.receiverThreads,
-                            o.jdkReceiver,
-                            o.slowDue,
-                            o.slowMillis,
-                            o.hangingDue,
-                            count(name, v, 1),
-                            o.nodes);
-                case "--nodes" ->
-                    new BenchOptions(
-                            o.jdbcBase,
-                            o.user,
-                            o.password,
-                            o.dbPrefix,
-                            o.warmup,
-                            o.bursts,
-                            o.steadyRate,
-                            o.steadySeconds,
-                            o.contenders,
-                            o.wireRequests,
-                            o.insertThreads,
-                            o.idemBatch,
-                            o.idemMaxInFlight,
-                            o.idemPool,
-                            o.receiverThreads,
-                            o.jdkReceiver,
-                            o.slowDue,
-                            o.slowMillis,
-                            o.hangingDue,
-                            o.healthyRate,
-                            count(name, v, 1));
+            // each value is checked here, as it is read, so its error names the option and the text given
+            switch (name) {
+                case "--jdbc" -> b.jdbcBase = v;
+                case "--user" -> b.user = v;
+                case "--password" -> b.password = v;
+                case "--db" -> b.dbPrefix = v;
+                case "--warmup" -> b.warmup = count(name, v, 0);
+                case "--bursts" -> b.bursts = counts(name, v);
+                case "--rate" -> b.steadyRate = count(name, v, 1);
+                case "--seconds" -> b.steadySeconds = count(name, v, 0);
+                case "--only" -> b.contenders = contenders(v);
+                case "--wire" -> b.wireRequests = count(name, v, 0);
+                case "--insert-threads" -> b.insertThreads = count(name, v, 1);
+                case "--idem-batch" -> b.idemBatch = count(name, v, 1);
+                case "--idem-max-in-flight" -> b.idemMaxInFlight = count(name, v, 1);
+                case "--idem-pool" -> b.idemPool = count(name, v, 2);
+                case "--receiver-threads" -> b.receiverThreads = count(name, v, 1);
+                case "--receiver" -> b.jdkReceiver = receiver(v);
+                case "--slow" -> b.slowDue = count(name, v, 0);
+                case "--slow-ms" -> b.slowMillis = count(name, v, 1);
+                case "--hanging" -> b.hangingDue = count(name, v, 0);
+                case "--healthy-rate" -> b.healthyRate = count(name, v, 1);
+                case "--nodes" -> b.nodes = count(name, v, 1);
                 default -> throw new IllegalArgumentException("unknown option " + name + "\n" + usage());
-            };
+            }
         }
-        return o;
+        return b.build();
+    }
+
+    /**
+     * The options being read: one field set per option, the record made once at the end (a record has no setters,
+     * and copying all 21 components for each option repeated the whole list in every case).
+     */
+    private static final class Builder {
+        String jdbcBase;
+        String user;
+        String password;
+        String dbPrefix;
+        int warmup;
+        List<Integer> bursts;
+        int steadyRate;
+        int steadySeconds;
+        List<String> contenders;
+        int wireRequests;
+        int insertThreads;
+        int idemBatch;
+        int idemMaxInFlight;
+        int idemPool;
+        int receiverThreads;
+        boolean jdkReceiver;
+        int slowDue;
+        int slowMillis;
+        int hangingDue;
+        int healthyRate;
+        int nodes;
+
+        Builder(BenchOptions from) {
+            jdbcBase = from.jdbcBase;
+            user = from.user;
+            password = from.password;
+            dbPrefix = from.dbPrefix;
+            warmup = from.warmup;
+            bursts = from.bursts;
+            steadyRate = from.steadyRate;
+            steadySeconds = from.steadySeconds;
+            contenders = from.contenders;
+            wireRequests = from.wireRequests;
+            insertThreads = from.insertThreads;
+            idemBatch = from.idemBatch;
+            idemMaxInFlight = from.idemMaxInFlight;
+            idemPool = from.idemPool;
+            receiverThreads = from.receiverThreads;
+            jdkReceiver = from.jdkReceiver;
+            slowDue = from.slowDue;
+            slowMillis = from.slowMillis;
+            hangingDue = from.hangingDue;
+            healthyRate = from.healthyRate;
+            nodes = from.nodes;
+        }
+
+        BenchOptions build() {
+            return new BenchOptions(
+                    jdbcBase,
+                    user,
+                    password,
+                    dbPrefix,
+                    warmup,
+                    bursts,
+                    steadyRate,
+                    steadySeconds,
+                    contenders,
+                    wireRequests,
+                    insertThreads,
+                    idemBatch,
+                    idemMaxInFlight,
+                    idemPool,
+                    receiverThreads,
+                    jdkReceiver,
+                    slowDue,
+                    slowMillis,
+                    hangingDue,
+                    healthyRate,
+                    nodes);
+        }
     }
 
     static String usage() {
