@@ -12,13 +12,13 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.Locale;
 
 /**
  * The slow receiver's HTTP/1.1 server: answers each request {@code 200} (empty body) a fixed delay after reading it,
  * with one selector thread reading every connection and one timer thread writing the answers, so thousands of
  * connections each waiting for its answer cost no thread each. It parses what {@link SocketTransport} parses (the
- * head, a {@code Content-Length} body, no chunked bodies, no pipelining) and hands the same fields to the handler.
+ * head, read by the same {@link RequestHead}, a {@code Content-Length} body, no chunked bodies, no pipelining) and
+ * hands the same fields to the handler.
  *
  * <p>Why not the JDK's {@code com.sun.net.httpserver}, which the slow phase used before: measured per thread on the
  * 5,000-to-a-250-ms-receiver phase, its dispatcher, workers and timer cost 114 µs of CPU per request (a {@code Date}
@@ -137,28 +137,11 @@ final class DelayedTransport implements AutoCloseable {
         int end = headEnd(b.array(), b.position());
         if (end < 0) return false;
         String head = new String(b.array(), 0, end, StandardCharsets.ISO_8859_1);
-        int contentLength = 0;
-        boolean close = false;
-        String id = null, ts = null, sig = null, scheduledFor = null;
+        RequestHead request = new RequestHead();
         String[] lines = head.split("\r\n");
-        for (int i = 1; i < lines.length; i++) {
-            String line = lines[i];
-            int colon = line.indexOf(':');
-            if (colon <= 0) continue;
-            String name = line.substring(0, colon).trim().toLowerCase(Locale.ROOT);
-            String value = line.substring(colon + 1).trim();
-            switch (name) {
-                case "content-length" -> contentLength = Integer.parseInt(value);
-                case "connection" -> close = value.equalsIgnoreCase("close");
-                case "transfer-encoding" -> throw new IOException("chunked bodies are not supported");
-                case "webhook-id" -> id = value;
-                case "webhook-timestamp" -> ts = value;
-                case "webhook-signature" -> sig = value;
-                case "idem-scheduled-for" -> scheduledFor = value;
-                default -> {}
-            }
-        }
-        int total = end + 4 + contentLength;
+        for (int i = 1; i < lines.length; i++)
+            if (!request.header(lines[i])) throw new IOException("chunked bodies are not supported");
+        int total = end + 4 + request.contentLength;
         if (b.position() < total) {
             if (b.capacity() < total) {
                 ByteBuffer bigger = ByteBuffer.allocate(total);
@@ -170,9 +153,9 @@ final class DelayedTransport implements AutoCloseable {
         byte[] body = java.util.Arrays.copyOfRange(b.array(), end + 4, total);
         b.flip().position(total);
         b.compact();
-        handler.handle(id, ts, sig, scheduledFor, body);
+        request.handTo(handler, body);
         synchronized (due) {
-            due.add(new Due(System.nanoTime() + delayNanos, c, close));
+            due.add(new Due(System.nanoTime() + delayNanos, c, request.close));
             if (due.size() == 1) due.notify();
         }
         return true;

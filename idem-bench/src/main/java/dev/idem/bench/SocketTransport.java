@@ -8,7 +8,6 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -68,34 +67,19 @@ final class SocketTransport implements AutoCloseable {
             while (!closed) {
                 if (readLine(in, line) == null) return; // the client closed a kept-alive connection
                 if (line.length() == 0) continue;
-                int contentLength = 0;
-                boolean close = false;
-                String id = null, ts = null, sig = null, due = null;
+                RequestHead request = new RequestHead();
                 while (readLine(in, line) != null && line.length() > 0) {
-                    int colon = line.indexOf(":");
-                    if (colon <= 0) continue;
-                    String name = line.substring(0, colon).trim().toLowerCase(Locale.ROOT);
-                    String value = line.substring(colon + 1).trim();
-                    switch (name) {
-                        case "content-length" -> contentLength = Integer.parseInt(value);
-                        case "connection" -> close = value.equalsIgnoreCase("close");
-                        case "transfer-encoding" -> {
-                            out.write(BAD);
-                            return;
-                        }
-                        case "webhook-id" -> id = value;
-                        case "webhook-timestamp" -> ts = value;
-                        case "webhook-signature" -> sig = value;
-                        case "idem-scheduled-for" -> due = value;
-                        default -> {}
+                    if (!request.header(line)) {
+                        out.write(BAD);
+                        return;
                     }
                 }
-                byte[] body = in.readNBytes(contentLength);
-                if (body.length < contentLength) return;
-                handler.handle(id, ts, sig, due, body);
+                byte[] body = in.readNBytes(request.contentLength);
+                if (body.length < request.contentLength) return;
+                request.handTo(handler, body);
                 out.write(OK);
                 out.flush();
-                if (close) return;
+                if (request.close) return;
             }
         } catch (java.net.SocketException e) {
             // a client dropping its kept-alive connection (Apache HttpClient closes with a reset) is the normal end
