@@ -77,11 +77,13 @@ public final class Bench {
                     out.println("== warm-up (not a result: the JIT settles over tens of thousands of deliveries)");
                     for (Contender c : contenders) phases.add(print(out, c.burst("warmup", options.warmup())));
                 }
-                for (int n : contenders.isEmpty() ? List.<Integer>of() : options.bursts()) {
+                List<String> burstLabels = Report.burstLabels(options.bursts());
+                for (int i = 0; i < (contenders.isEmpty() ? 0 : burstLabels.size()); i++) {
+                    int n = options.bursts().get(i);
                     out.printf("== %,d due at once%n", n);
                     for (Contender c : contenders) {
                         c.between();
-                        phases.add(print(out, c.burst("burst" + n, n)));
+                        phases.add(print(out, c.burst(burstLabels.get(i), n)));
                     }
                 }
                 if (options.steadySeconds() > 0 && !contenders.isEmpty()) {

@@ -24,6 +24,20 @@ public record Report(List<Phase> phases, Map<SignedPost.Http, Bench.WireFigure> 
                 .findFirst();
     }
 
+    /**
+     * The phase label of each burst size in order: {@code burst10000}, and for a size run again {@code burst10000-2},
+     * {@code burst10000-3}, … (a repeat shows how far the JIT has settled; the summary and aims read each label).
+     */
+    static List<String> burstLabels(List<Integer> sizes) {
+        Map<Integer, Integer> seen = new java.util.HashMap<>();
+        List<String> labels = new java.util.ArrayList<>();
+        for (int n : sizes) {
+            int k = seen.merge(n, 1, Integer::sum);
+            labels.add("burst" + n + (k == 1 ? "" : "-" + k));
+        }
+        return labels;
+    }
+
     static String line(Phase p) {
         String common = String.format(
                 "  %-19s %-12s n=%,d  written in %,d ms  first request %+.1f ms after due  %s",
@@ -77,18 +91,24 @@ public record Report(List<Phase> phases, Map<SignedPost.Http, Bench.WireFigure> 
         wire.forEach((http, f) -> out.printf(
                 "  ceiling without a database (client + receiver on this machine), %s: %,.0f/s (%.0f µs JVM CPU each)%n",
                 http.label(), f.rate(), f.jvmMicros()));
-        for (int n : options.bursts()) {
-            Optional<Phase> idem = phase("idem", "burst" + n);
+        List<String> labels = burstLabels(options.bursts());
+        for (int i = 0; i < labels.size(); i++) {
+            int n = options.bursts().get(i);
+            String label = labels.get(i);
+            Optional<Phase> idem = phase("idem", label);
             out.printf(
-                    "  %,7d due at once:  idem %s%s%n",
+                    "  %,7d due at once%s:  idem %s%s%n",
                     n,
+                    label.contains("-") ? " (again, run " + label.substring(label.indexOf('-') + 1) + ")" : "",
                     rate(idem),
                     idem.map(p -> String.format(
-                                    "  (CPU per delivery, JVM incl. receiver + PostgreSQL: %.0f µs)",
-                                    p.cpu().microsPerDelivery(n)))
+                                    "  (CPU per delivery, JVM incl. receiver + PostgreSQL: %.0f µs, of which the JIT"
+                                            + " compiler %.0f µs)",
+                                    p.cpu().microsPerDelivery(n),
+                                    p.cpu().jitCores() * p.cpu().seconds() * 1e6 / n))
                             .orElse(""));
             for (String peer : peers) {
-                Optional<Phase> other = phase(peer, "burst" + n);
+                Optional<Phase> other = phase(peer, label);
                 if (other.isEmpty()) continue;
                 String ratio = idem.isPresent()
                         ? String.format(
@@ -143,7 +163,8 @@ public record Report(List<Phase> phases, Map<SignedPost.Http, Bench.WireFigure> 
                 .ifPresent(p -> out.printf(
                         "  healthy destination's p99 lag <= 1 s beside a hanging one: %s (%.1f ms)%n",
                         !p.timedOut() && ms(p.lag(), 99) <= 1_000 ? "met" : "NOT met", ms(p.lag(), 99)));
-        for (int n : options.bursts()) {
+        for (int n : new java.util.LinkedHashSet<>(options.bursts())) {
+            // the aims are read off each size's first run, as they always were; a repeat shows how far the JIT settles
             phase("idem", "burst" + n)
                     .ifPresent(p -> out.printf(
                             "  >= %,.0f deliveries/s at %,d due: %s (%,.0f/s)%n",
