@@ -62,22 +62,25 @@ final class BatchCompletion extends Completion {
     }
 
     @Override
-    Map<String, Counter> lockCounters(Sql sql, Set<String> scheduleIds, Set<String> withFailures, Set<String> finalIn) {
+    Locked lockCounters(Sql sql, Set<String> scheduleIds, Set<String> withFailures, Set<String> finalIn) {
         // SQLite's write transaction already excludes every other writer: no row locks to take.
         Map<String, Counter> out = new HashMap<>();
+        Set<String> ended = new java.util.HashSet<>();
         for (List<String> chunk : JdbcDeliveryQueue.chunks(List.copyOf(scheduleIds))) {
             sql.query(
-                    "SELECT id, consecutive_failures, auto_pause_after, status FROM schedules WHERE id IN ("
-                            + Sql.marks(chunk.size()) + ")",
+                    "SELECT id, consecutive_failures, auto_pause_after, status, next_fire_at IS NULL FROM schedules"
+                            + " WHERE id IN (" + Sql.marks(chunk.size()) + ")",
                     rs -> {
                         String id = rs.getString(1);
+                        String status = rs.getString(4);
                         if (rs.getInt(2) != 0 || withFailures.contains(id))
-                            out.put(id, new Counter(rs.getInt(2), rs.getInt(3), PAUSABLE.contains(rs.getString(4))));
+                            out.put(id, new Counter(rs.getInt(2), rs.getInt(3), PAUSABLE.contains(status)));
+                        if (finalIn.contains(id) && rs.getBoolean(5) && SETTLEABLE.contains(status)) ended.add(id);
                         return id;
                     },
                     chunk.toArray());
         }
-        return out;
+        return new Locked(out, ended);
     }
 
     @Override

@@ -23,14 +23,35 @@ abstract class Completion {
      */
     static final java.util.Set<String> PAUSABLE = java.util.Set.of("active", "completed");
 
+    /** Statuses of a schedule with an ended rule that a batch's outcomes may complete, or must lock (a resume waits). */
+    static final java.util.Set<String> SETTLEABLE = java.util.Set.of("active", "paused");
+
     /** @param pausable whether the schedule's status is one auto-pause applies to */
     record Counter(int consecutiveFailures, int autoPauseAfter, boolean pausable) {}
 
     /** The new counter state of a schedule after a batch. */
     record NewCounter(String scheduleId, int consecutiveFailures, boolean pause) {}
 
-    /** @return what was applied: the deliveries (in the outcomes' order), those now dead, the schedules now paused */
-    final DeliveryQueue.Completed apply(Sql sql, String owner, List<Outcome> outcomes, long now) {
+    /**
+     * What {@link #lockCounters} read under its locks.
+     *
+     * @param counters the counters read, by schedule id
+     * @param ended the schedules of {@code finalIn} whose rule has ended and that are active or paused: locked, and the
+     *     only ones a batch may complete ({@link Settlement#ofLockedSchedules})
+     */
+    record Locked(Map<String, Counter> counters, Set<String> ended) {}
+
+    /**
+     * @param completed what was applied
+     * @param ended the schedules {@link Settlement#ofLockedSchedules} decides next, their rows locked by this transaction
+     */
+    record Applied(DeliveryQueue.Completed completed, Set<String> ended) {}
+
+    /**
+     * @return what was applied (the deliveries in the outcomes' order, those now dead, the schedules now paused), and the
+     *     locked schedules whose last delivery may have just become final
+     */
+    final Applied apply(Sql sql, String owner, List<Outcome> outcomes, long now) {
         List<Outcome> distinct = distinctById(outcomes);
         Map<String, String> scheduleOfApplied = updateDeliveries(sql, owner, distinct, now);
         insertAttempts(
@@ -38,7 +59,7 @@ abstract class Completion {
                 outcomes.stream()
                         .map(o -> scheduleOfApplied.containsKey(o.deliveryId()) ? o : stale(o))
                         .toList());
-        if (scheduleOfApplied.isEmpty()) return DeliveryQueue.Completed.NONE;
+        if (scheduleOfApplied.isEmpty()) return new Applied(DeliveryQueue.Completed.NONE, Set.of());
         Map<String, List<Boolean>> bySchedule = new LinkedHashMap<>();
         Set<String> finalIn = new java.util.HashSet<>();
         for (Outcome o : outcomes) {
@@ -54,7 +75,8 @@ abstract class Completion {
         bySchedule.forEach((id, results) -> {
             if (results.contains(Boolean.FALSE)) withFailures.add(id);
         });
-        Map<String, Counter> stored = lockCounters(sql, bySchedule.keySet(), withFailures, finalIn);
+        Locked locked = lockCounters(sql, bySchedule.keySet(), withFailures, finalIn);
+        Map<String, Counter> stored = locked.counters();
         List<NewCounter> changes = new ArrayList<>();
         bySchedule.keySet().stream().sorted().forEach(id -> {
             Counter c = stored.get(id);
@@ -81,14 +103,16 @@ abstract class Completion {
                 .filter(NewCounter::pause)
                 .map(c -> new DeliveryQueue.AutoPaused(c.scheduleId(), c.consecutiveFailures()))
                 .toList();
-        return new DeliveryQueue.Completed(
-                outcomes.stream()
-                        .map(Outcome::deliveryId)
-                        .filter(scheduleOfApplied::containsKey)
-                        .distinct()
-                        .toList(),
-                dead,
-                paused);
+        return new Applied(
+                new DeliveryQueue.Completed(
+                        outcomes.stream()
+                                .map(Outcome::deliveryId)
+                                .filter(scheduleOfApplied::containsKey)
+                                .distinct()
+                                .toList(),
+                        dead,
+                        paused),
+                locked.ended());
     }
 
     abstract void insertAttempts(Sql sql, List<Outcome> outcomes);
@@ -130,12 +154,12 @@ abstract class Completion {
     /**
      * Locks in id order and reads the counters of the schedules in {@code withFailures}, and of the others in
      * {@code scheduleIds} whose counter is not 0; the rest are neither read nor locked, except those of {@code finalIn}
-     * (a delivery of theirs became final) whose rule has ended: {@link Settlement#afterOutcomes} locks those next, and
-     * taking them here in the same id-ordered pass keeps two nodes' batches from locking the same two schedules in
-     * opposite orders (the counters' pass, then the settlement's, each ordered only within itself).
+     * (a delivery of theirs became final) whose rule has ended and that are active or paused: those are returned as
+     * {@link Locked#ended}, for {@link Settlement#ofLockedSchedules} to complete under the same locks. Taking them in this
+     * one id-ordered pass keeps two nodes' batches from locking the same two schedules in opposite orders, and saves
+     * the settlement its own lookups (which deliveries' schedules, and which of those have ended).
      */
-    abstract Map<String, Counter> lockCounters(
-            Sql sql, Set<String> scheduleIds, Set<String> withFailures, Set<String> finalIn);
+    abstract Locked lockCounters(Sql sql, Set<String> scheduleIds, Set<String> withFailures, Set<String> finalIn);
 
     abstract void updateCounters(Sql sql, List<NewCounter> changes, long now);
 

@@ -576,19 +576,10 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         boolean[] alerted = new boolean[1];
         Completed done = retrying(() -> transactions.write(sql -> {
             long now = nowMillis(sql);
-            Completed completed = completion.apply(sql, owner, outcomes, now);
+            Completion.Applied applied = completion.apply(sql, owner, outcomes, now);
+            Completed completed = applied.completed();
             // a schedule whose last delivery just became final is completed (SPEC section 2), in the same transaction
-            java.util.Set<String> appliedIds = new java.util.HashSet<>(completed.applied());
-            Settlement.afterOutcomes(
-                    sql,
-                    dialect,
-                    outcomes.stream()
-                            .filter(o -> o.newStatus() != dev.idem.core.DeliveryStatus.RETRYING)
-                            .map(Outcome::deliveryId)
-                            .filter(appliedIds::contains)
-                            .distinct()
-                            .toList(),
-                    now);
+            Settlement.ofLockedSchedules(sql, applied.ended(), now);
             // the alerts of what this batch made dead or paused, as durable as the outcomes (see Alerts)
             alerted[0] = alerts.raise(new JdbcTx(sql, dialect, signal), sql, outcomes, completed, now);
             return completed;

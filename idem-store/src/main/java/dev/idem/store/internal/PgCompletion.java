@@ -89,19 +89,26 @@ final class PgCompletion extends Completion {
     }
 
     @Override
-    Map<String, Counter> lockCounters(Sql sql, Set<String> scheduleIds, Set<String> withFailures, Set<String> finalIn) {
+    Locked lockCounters(Sql sql, Set<String> scheduleIds, Set<String> withFailures, Set<String> finalIn) {
         Map<String, Counter> out = new HashMap<>();
-        // the rows Settlement.afterOutcomes locks next are taken in this same ordered pass (its condition, repeated)
+        Set<String> ended = new java.util.HashSet<>();
+        // the rows the settlement completes are taken in this same ordered pass; FOR UPDATE re-reads a row changed
+        // while it waited, so next_fire_at and status are as the lock holder left them
         sql.query(
-                "SELECT id, consecutive_failures, auto_pause_after, status FROM schedules WHERE id = ANY(?::text[]) "
-                        + "AND (consecutive_failures <> 0 OR id = ANY(?::text[]) OR (id = ANY(?::text[]) AND next_fire_at IS NULL "
-                        + "AND status IN ('active', 'paused'))) ORDER BY id FOR UPDATE",
-                rs -> out.put(
-                        rs.getString(1), new Counter(rs.getInt(2), rs.getInt(3), PAUSABLE.contains(rs.getString(4)))),
+                "SELECT id, consecutive_failures, auto_pause_after, status, next_fire_at IS NULL FROM schedules "
+                        + "WHERE id = ANY(?::text[]) AND (consecutive_failures <> 0 OR id = ANY(?::text[]) OR "
+                        + "(id = ANY(?::text[]) AND next_fire_at IS NULL AND status IN ('active', 'paused'))) "
+                        + "ORDER BY id FOR UPDATE",
+                rs -> {
+                    String id = rs.getString(1);
+                    String status = rs.getString(4);
+                    if (finalIn.contains(id) && rs.getBoolean(5) && SETTLEABLE.contains(status)) ended.add(id);
+                    return out.put(id, new Counter(rs.getInt(2), rs.getInt(3), PAUSABLE.contains(status)));
+                },
                 sql.array("text", scheduleIds.toArray(new String[0])),
                 sql.array("text", withFailures.toArray(new String[0])),
                 sql.array("text", finalIn.toArray(new String[0])));
-        return out;
+        return new Locked(out, ended);
     }
 
     @Override
