@@ -327,8 +327,11 @@ public final class Dispatcher {
     private void accept(List<Claim> claims, String owner, Fairness fairness) {
         long now = System.nanoTime();
         Map<String, Integer> perDestination = new HashMap<>();
+        // the key parses the endpoint as a URI: once per claim, not once per use
+        List<String> keys = new ArrayList<>(claims.size());
         for (Claim c : claims) {
             String d = c.schedule().definition().destination();
+            keys.add(d);
             perDestination.merge(d, 1, Integer::sum);
             destinations.claimed(d);
         }
@@ -339,8 +342,9 @@ public final class Dispatcher {
         Instant at = clock.instant();
         // rows whose checks fall due within CONFIRM_SPREAD of each other are checked together: one round trip each
         Map<Long, List<Held>> toCheck = new java.util.TreeMap<>();
-        for (Claim c : claims) {
-            Held h = new Held(c, owner, c.schedule().definition().destination(), now);
+        for (int i = 0; i < claims.size(); i++) {
+            Claim c = claims.get(i);
+            Held h = new Held(c, owner, keys.get(i), now);
             long waitNanos = Duration.between(at, dueAt(c.delivery())).toNanos();
             if (waitNanos <= 0) begin(h);
             else {
