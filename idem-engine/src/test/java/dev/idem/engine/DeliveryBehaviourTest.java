@@ -576,6 +576,23 @@ abstract class DeliveryBehaviourTest {
     }
 
     @Test
+    void aDeliveryClaimedAheadGoesOutWithTheNewDefinitionWhenItsScheduleIsPatchedBeforeItsInstant() {
+        Delivery d = claimedAhead();
+        Schedule s = world.schedule(d.scheduleId());
+        store.useTransaction(tx -> tx.schedules()
+                .update(s.withDefinition(s.definition().withEndpoint(receiver.url("/moved")), s.updatedAt())));
+
+        awaitStatus(d.id(), DeliveryStatus.SUCCEEDED);
+        assertThat(receiver.requestsFor(d.id()))
+                .as("given back unattempted, claimed again with the new endpoint")
+                .singleElement()
+                .satisfies(r -> {
+                    assertThat(r.path()).isEqualTo("/moved");
+                    assertThat(r.attempt()).isEqualTo(1);
+                });
+    }
+
+    @Test
     void aSuccessResetsConsecutiveFailures() {
         AtomicInteger calls = new AtomicInteger();
         receiver.respond(r -> calls.incrementAndGet() == 1 ? Reply.status(500) : Reply.ok());

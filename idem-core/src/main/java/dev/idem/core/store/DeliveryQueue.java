@@ -82,7 +82,10 @@ public interface DeliveryQueue {
      * leased to {@code owner} in that very claim, their schedule active (or completed) and its definition unchanged.
      * The others are settled here: a paused schedule's or a changed schedule's delivery goes back to the queue
      * unattempted (as {@link #unclaim}; a changed one is then claimed again with its new definition), a deleted
-     * schedule's is cancelled unattempted, and one no longer held as that claim is left alone.
+     * schedule's is cancelled unattempted, and one no longer held as that claim is left alone. "Changed" means a write
+     * of a different definition ({@link ScheduleRepository#update} with a definition that differs from the stored one),
+     * read from {@link Claim#definitionRevision}; the rest of the schedule (its cursor, its failure count, its becoming
+     * completed, {@code updatedAt}) moves all the time and is not a change.
      */
     List<Claim> confirmHeld(String owner, List<Claim> claims);
 
@@ -93,8 +96,14 @@ public interface DeliveryQueue {
      */
     int fillRouting(int limit);
 
-    /** A claimed delivery (attemptCount already counts this attempt) and its schedule. */
-    record Claim(Delivery delivery, Schedule schedule) {
+    /**
+     * A claimed delivery (attemptCount already counts this attempt) and its schedule.
+     *
+     * @param definitionRevision the store's revision of the schedule's definition as this claim read it, opaque outside
+     *     the store: {@link #confirmHeld} compares it with the stored one rather than the whole definition, so it must
+     *     be passed back as the claim returned it
+     */
+    record Claim(Delivery delivery, Schedule schedule, long definitionRevision) {
         public Claim {
             Objects.requireNonNull(delivery, "delivery");
             Objects.requireNonNull(schedule, "schedule");

@@ -32,7 +32,11 @@ public interface ScheduleRepository {
      */
     Page<Schedule> list(Tenant tenant, ScheduleStatus status, int limit, String startingAfter);
 
-    /** Writes every field of the schedule (matched by id). Returns false when no such row exists. */
+    /**
+     * Writes every field of the schedule (matched by id). Returns false when no such row exists. A definition that
+     * differs from the stored one is a change to claims held ahead ({@link DeliveryQueue#confirmHeld}); the same
+     * definition written again (a pause, a resume, a reset of the failure count) is not.
+     */
     boolean update(Schedule schedule);
 
     /**

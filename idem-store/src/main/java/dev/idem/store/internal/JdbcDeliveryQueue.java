@@ -323,7 +323,8 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
                 + " + ?, "
                 + "attempt_count = d.attempt_count + 1, updated_at = " + NOW + " FROM schedules s "
                 + "WHERE s.id = d.schedule_id AND " + dialect.inSubquery("d.id", pickSql(false)) + " "
-                + "RETURNING " + returning + ", " + Rows.scheduleColumnsAs("s", "s_");
+                + "RETURNING " + returning + ", " + Rows.scheduleColumnsAs("s", "s_") + ", s."
+                + Rows.DEFINITION_REVISION + " AS s_" + Rows.DEFINITION_REVISION;
     }
 
     /** Where RETURNING cannot read a joined table (SQLite): the schedules are read next, in the same transaction. */
@@ -394,7 +395,8 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
                                 undecodable.put(scheduleId, e.toString());
                             }
                         }
-                        if (s != null) claims.add(new Claim(Rows.delivery(rs), s));
+                        if (s != null)
+                            claims.add(new Claim(Rows.delivery(rs), s, rs.getLong("s_" + Rows.DEFINITION_REVISION)));
                         else
                             buried.add(new Undecodable(
                                     rs.getString("id"),
@@ -432,15 +434,18 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
                 },
                 args);
         Map<String, Schedule> schedules = new HashMap<>();
+        Map<String, Long> revisions = new HashMap<>();
         Map<String, String> undecodable = new HashMap<>();
         List<String> ids = claimed.stream().map(Delivery::scheduleId).distinct().toList();
         for (List<String> chunk : chunks(ids)) {
             sql.query(
-                    "SELECT " + Rows.SCHEDULE + " FROM schedules WHERE id IN (" + Sql.marks(chunk.size()) + ")",
+                    "SELECT " + Rows.SCHEDULE + ", " + Rows.DEFINITION_REVISION + " FROM schedules WHERE id IN ("
+                            + Sql.marks(chunk.size()) + ")",
                     rs -> {
                         try {
                             Schedule s = Rows.schedule(rs);
                             schedules.put(s.id(), s);
+                            revisions.put(s.id(), rs.getLong(Rows.DEFINITION_REVISION));
                         } catch (RuntimeException | SQLException e) {
                             undecodable.put(rs.getString("id"), e.toString());
                         }
@@ -451,7 +456,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         List<Claim> claims = new ArrayList<>();
         for (Delivery d : claimed) {
             Schedule s = schedules.get(d.scheduleId());
-            if (s != null) claims.add(new Claim(d, s));
+            if (s != null) claims.add(new Claim(d, s, revisions.get(s.id())));
             else
                 buried.add(new Undecodable(
                         d.id(),
@@ -504,17 +509,16 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         return null;
     }
 
+    /** What {@link #unclaim} sets (its one parameter is now): the row as it was before its claim. */
+    static final String UNCLAIMED = "status = CASE WHEN attempt_count <= 1 AND NOT replayed THEN 'scheduled' "
+            + "ELSE 'retrying' END, attempt_count = attempt_count - 1, lease_owner = NULL, lease_expires_at = NULL, "
+            + "updated_at = ?";
+
     @Override
     public int unclaim(String owner, List<Claim> claims) {
         java.util.Objects.requireNonNull(owner, "owner");
         if (claims.isEmpty()) return 0;
-        return retrying(() -> transactions.write(sql -> updateClaims(
-                sql,
-                "status = CASE WHEN attempt_count <= 1 AND NOT replayed THEN 'scheduled' ELSE 'retrying' END, "
-                        + "attempt_count = attempt_count - 1, lease_owner = NULL, lease_expires_at = NULL, updated_at = ?",
-                owner,
-                claims,
-                nowMillis(sql))));
+        return retrying(() -> transactions.write(sql -> updateClaims(sql, UNCLAIMED, owner, claims, nowMillis(sql))));
     }
 
     /**
@@ -542,9 +546,9 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         // one statement per 500 rows, each row judged on its own: no transaction needed around them
         HeldCheck.Verdicts verdicts =
                 retrying(() -> transactions.autocommit(sql -> HeldCheck.read(sql, owner, claims)));
-        unclaim(owner, verdicts.giveBack());
-        if (!verdicts.cancel().isEmpty())
-            retrying(() -> transactions.write(sql -> HeldCheck.cancel(sql, owner, verdicts.cancel(), nowMillis(sql))));
+        // what goes back and what is cancelled: one write transaction (on SQLite, one turn of the single writer)
+        if (!verdicts.giveBack().isEmpty() || !verdicts.cancel().isEmpty())
+            retrying(() -> transactions.write(sql -> HeldCheck.settle(sql, owner, verdicts, nowMillis(sql))));
         return verdicts.start();
     }
 

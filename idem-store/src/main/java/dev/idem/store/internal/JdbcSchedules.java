@@ -112,15 +112,25 @@ final class JdbcSchedules implements ScheduleRepository {
         return Pages.fetch(sql, q, args, limit, Rows::schedule);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The definition's revision (V11) moves only when the stored text differs from the new one: the expression reads
+     * the row as it was before this statement on both databases. A pause or a reset rewrites the same text and leaves it
+     * be, so a claim held ahead of its instant still starts ({@link HeldCheck}).
+     */
     @Override
     public boolean update(Schedule s) {
         Object[] routing = routing(s);
+        String definition = DefinitionCodec.write(s.definition());
         return sql.update(
                         "UPDATE schedules SET status = ?, definition = ?, next_fire_at = ?, consecutive_failures = ?, "
                                 + "auto_pause_after = ?, paused_reason = ?, last_sequence = ?, dedup_id = ?, updated_at = ?, "
-                                + "destination = ?, flow_key = ?, flow_parallelism = ?, flow_rate = ? WHERE id = ?",
+                                + "destination = ?, flow_key = ?, flow_parallelism = ?, flow_rate = ?, "
+                                + "definition_revision = CASE WHEN definition = ? THEN definition_revision "
+                                + "ELSE definition_revision + 1 END WHERE id = ?",
                         s.status().wireName(),
-                        DefinitionCodec.write(s.definition()),
+                        definition,
                         s.nextFireAt(),
                         s.consecutiveFailures(),
                         s.definition().autoPauseAfter(),
@@ -132,6 +142,7 @@ final class JdbcSchedules implements ScheduleRepository {
                         routing[1],
                         routing[2],
                         routing[3],
+                        definition,
                         s.id())
                 == 1;
     }

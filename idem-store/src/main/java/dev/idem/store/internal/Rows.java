@@ -35,6 +35,13 @@ final class Rows {
         "source_id"
     };
     static final String SCHEDULE = String.join(", ", SCHEDULE_COLUMNS);
+
+    /**
+     * The schedule column a claim reads beside {@link #SCHEDULE_COLUMNS} for its {@code definitionRevision}, and the
+     * check of claims held ahead compares: moved only by a write of a different definition (V11).
+     */
+    static final String DEFINITION_REVISION = "definition_revision";
+
     static final String DELIVERY = "id, project_id, mode, schedule_id, scheduled_for, sequence, status, attempt_count, "
             + "next_attempt_at, idempotency_key, lease_owner, lease_expires_at, last_error, created_at, updated_at";
     /** What reads return: the inserted columns plus those only later writes set. */

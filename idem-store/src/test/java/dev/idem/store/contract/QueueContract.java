@@ -10,6 +10,7 @@ import dev.idem.core.ScheduleStatus;
 import dev.idem.core.store.DeliveryQueue;
 import dev.idem.core.store.DeliveryQueue.Claim;
 import dev.idem.core.store.DeliveryQueue.Outcome;
+import dev.idem.core.store.ScheduleRepository;
 import dev.idem.core.store.StoreTx;
 import java.time.Duration;
 import java.time.Instant;
@@ -729,9 +730,7 @@ abstract class QueueContract extends StoreTestBase {
         Schedule deleted = schedule(tenant, T0);
         Schedule changed = schedule(tenant, T0);
         Schedule taken = schedule(tenant, T0);
-        for (Schedule s : List.of(ok, paused, deleted, changed, taken)) delivery(s, T0.plusMillis(500));
-        List<Claim> held = queue().claimDue("node-a", LEASE, 10, Duration.ofSeconds(1));
-        assertThat(held).hasSize(5);
+        List<Claim> held = heldAhead(ok, paused, deleted, changed, taken);
         store.useTransaction(tx -> {
             tx.schedules().update(paused.withStatus(ScheduleStatus.PAUSED, Schedule.PAUSED_BY_USER, T0));
             tx.schedules().update(deleted.withStatus(ScheduleStatus.DELETED, null, T0));
@@ -771,6 +770,67 @@ abstract class QueueContract extends StoreTestBase {
                     assertThat(c.delivery().attemptCount()).isEqualTo(1);
                     assertThat(c.schedule().definition().endpoint()).isEqualTo("https://example.com/moved");
                 });
+    }
+
+    @Test
+    void aHeldClaimGoesBackWhenItsDefinitionChangesButStartsWhenOnlyTheRestOfItsScheduleRowMoved() {
+        Schedule patched = schedule(tenant, T0);
+        Schedule rewritten = schedule(tenant, T0);
+        Schedule materialised = schedule(tenant, T0);
+        Schedule failing = schedule(tenant, T0);
+        Delivery dueNow = delivery(failing, T0);
+        assertThat(queue().claimDue("node-a", LEASE, 10)).hasSize(1);
+        List<Claim> held = heldAhead(patched, rewritten, materialised, failing);
+
+        clock.advance(Duration.ofMillis(100));
+        Instant later = clock.instant();
+        store.useTransaction(tx -> {
+            // a PATCH: a new definition
+            tx.schedules()
+                    .update(patched.withDefinition(
+                            patched.definition().withEndpoint("https://example.com/moved"), later));
+            // the API's reset of the failure count: the whole row written again, the same definition
+            tx.schedules().update(rewritten.withConsecutiveFailures(0, later));
+            // the materialiser moving the cursor
+            assertThat(tx.schedules()
+                            .advanceCursors(
+                                    List.of(new ScheduleRepository.CursorMove(
+                                            materialised.id(), T0, T0.plusSeconds(3600), 2)),
+                                    later))
+                    .containsExactly(materialised.id());
+        });
+        // the schedule's other delivery fails: the completion counts the failure on the schedule's row
+        queue().complete(
+                        "node-a",
+                        List.of(new Outcome(
+                                dueNow.id(),
+                                new Attempt(ids.next("att"), dueNow.id(), 1, later, 5, 500, null, null),
+                                DeliveryStatus.RETRYING,
+                                later.plusSeconds(60),
+                                "HTTP 500")));
+        for (Schedule s : List.of(rewritten, materialised, failing))
+            assertThat(findSchedule(s).updatedAt()).as("the row moved").isAfter(T0);
+        assertThat(findSchedule(failing).consecutiveFailures()).isEqualTo(1);
+
+        assertThat(queue().confirmHeld("node-a", held))
+                .extracting(c -> c.schedule().id())
+                .containsExactlyInAnyOrder(rewritten.id(), materialised.id(), failing.id());
+        Delivery back = find(claimOf(held, patched).delivery());
+        assertThat(back.status()).as("given back, unattempted").isEqualTo(DeliveryStatus.SCHEDULED);
+        assertThat(back.attemptCount()).isZero();
+        assertThat(queue().claimDue("node-b", LEASE, 10, Duration.ofSeconds(1)))
+                .as("claimed again with its new definition")
+                .singleElement()
+                .satisfies(
+                        c -> assertThat(c.schedule().definition().endpoint()).isEqualTo("https://example.com/moved"));
+    }
+
+    /** A delivery of each schedule due 500 ms from now, all claimed ahead by node-a. */
+    private List<Claim> heldAhead(Schedule... schedules) {
+        for (Schedule s : schedules) delivery(s, T0.plusMillis(500));
+        List<Claim> held = queue().claimDue("node-a", LEASE, 10, Duration.ofSeconds(1));
+        assertThat(held).hasSize(schedules.length);
+        return held;
     }
 
     private static Claim claimOf(List<Claim> claims, Schedule s) {
