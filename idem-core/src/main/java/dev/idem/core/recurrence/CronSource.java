@@ -28,7 +28,10 @@ import java.util.regex.Pattern;
  * as for RRULEs. Day-of-month and day-of-week combine as in Vixie cron: when both fields are
  * restricted (neither starts with {@code *} or is {@code ?}) a day matching either fires, so
  * {@code 0 9 1 * MON} is the 1st of the month and every Monday; otherwise both must match. The
- * OR is built here from two expressions rather than left to the library.
+ * OR is built here from two expressions rather than left to the library. A day-of-month list is the union of
+ * its elements, {@code L}, {@code L-n}, {@code LW} and {@code nW} ones included ({@code 1,L} is the 1st and the
+ * last day): cron-utils silently drops those from a list, so they are matched as expressions of their own. A
+ * {@code ?} inside a list is refused in new input ({@link #checkWritten}).
  */
 final class CronSource implements LocalSource {
 
@@ -61,33 +64,112 @@ final class CronSource implements LocalSource {
         this.alternatives = alternatives;
     }
 
+    /**
+     * Parses an expression as {@link Recurrences#compile} reads it, for new input and stored schedules alike; a
+     * {@code ?} inside a list is dropped, as cron-utils read it ({@code ?,MON} as {@code MON}): new input with one is
+     * refused by {@link #checkWritten} instead.
+     */
     static CronSource parse(String expression) {
-        if (expression == null || expression.isBlank()) {
-            throw invalid(
-                    "cron expression is empty; give 5 fields (minute hour day-of-month month day-of-week) or 6 with seconds first");
-        }
-        String text = expression.strip().toUpperCase(Locale.ROOT);
-        text = NICKNAMES.getOrDefault(text, text);
-        String[] fields = text.split("\\s+");
-        if (fields.length != 5 && fields.length != 6) {
-            throw invalid("cron expression '" + expression + "' has " + fields.length
-                    + " fields; give 5 (minute hour day-of-month month day-of-week) or 6 with seconds first");
-        }
+        Written w = Written.of(expression);
+        String[] fields = w.fields();
+        String[] written = w.written();
+        String[] names = w.names();
         CronParser parser = fields.length == 5 ? PARSER_5 : PARSER_6;
-        String[] names = fields.length == 5 ? NAMES_5 : NAMES_6;
         int dom = fields.length - 3;
         int dow = fields.length - 1;
-        String[] written = fields.clone();
-        fields[dow] = numericWeekdays(fields[dow]);
+        for (int i = 0; i < fields.length; i++) {
+            if (w.questionMarkInList(i)) {
+                fields[i] = String.join(
+                        ",",
+                        List.of(fields[i].split(",")).stream()
+                                .filter(e -> !e.equals("?"))
+                                .toList());
+            }
+        }
         check(parser, fields, written, names);
+        boolean either = restricted(fields[dom]) && restricted(fields[dow]);
         List<Alternative> alternatives = new ArrayList<>();
-        if (restricted(fields[dom]) && restricted(fields[dow])) {
-            alternatives.add(alternative(parser, replace(fields, dow, "*"), dom));
+        List<String> dayParts = dayOfMonthParts(fields[dom]);
+        for (String days : dayParts) {
+            String[] part = replace(fields, dom, days);
+            if (dayParts.size() > 1) {
+                check(parser, part, written, names);
+            }
+            alternatives.add(alternative(parser, either ? replace(part, dow, "*") : part, dom));
+        }
+        if (either) {
             alternatives.add(alternative(parser, replace(fields, dom, "*"), dom));
-        } else {
-            alternatives.add(alternative(parser, fields, dom));
         }
         return new CronSource(alternatives);
+    }
+
+    /**
+     * A day-of-month list split where cron-utils would go wrong: it matches only a list's plain elements and
+     * silently drops {@code L}, {@code L-n}, {@code LW} and {@code nW} ones ({@code 1,L} fired on the 1st only,
+     * {@code 1,31W} on the 31st whatever its weekday, {@code L,LW} never). Each such element becomes a part of its
+     * own and the plain elements stay one list; the cron fires on the union of its parts, which is what a list
+     * means. A field that is not a list, or has no such element, is one part.
+     */
+    private static List<String> dayOfMonthParts(String field) {
+        if (!field.contains(",")) {
+            return List.of(field);
+        }
+        List<String> parts = new ArrayList<>();
+        List<String> plain = new ArrayList<>();
+        for (String element : field.split(",")) {
+            if (element.contains("L") || element.contains("W")) {
+                parts.add(element);
+            } else {
+                plain.add(element);
+            }
+        }
+        if (!plain.isEmpty()) {
+            parts.add(0, String.join(",", plain));
+        }
+        return parts;
+    }
+
+    /**
+     * Refuses what {@link #parse} reads only so that schedules stored before still load: a {@code ?} inside a list
+     * (it stands alone; cron-utils read day-of-week {@code ?,MON} as {@code MON} and threw on day-of-month
+     * {@code ?,L}).
+     */
+    static void checkWritten(String expression) {
+        Written w = Written.of(expression);
+        for (int i = 0; i < w.fields().length; i++) {
+            if (w.questionMarkInList(i)) {
+                throw invalid("cron " + w.names()[i] + " field '" + w.written()[i]
+                        + "' is invalid: ? stands alone (it means no restriction), never in a list");
+            }
+        }
+    }
+
+    /**
+     * An expression's fields: as written (upper case, a nickname expanded) and as given to cron-utils (weekday
+     * names as numbers), with the fields' names.
+     */
+    private record Written(String[] fields, String[] written, String[] names) {
+        static Written of(String expression) {
+            if (expression == null || expression.isBlank()) {
+                throw invalid(
+                        "cron expression is empty; give 5 fields (minute hour day-of-month month day-of-week) or 6 with seconds first");
+            }
+            String text = expression.strip().toUpperCase(Locale.ROOT);
+            text = NICKNAMES.getOrDefault(text, text);
+            String[] fields = text.split("\\s+");
+            if (fields.length != 5 && fields.length != 6) {
+                throw invalid("cron expression '" + expression + "' has " + fields.length
+                        + " fields; give 5 (minute hour day-of-month month day-of-week) or 6 with seconds first");
+            }
+            String[] written = fields.clone();
+            fields[fields.length - 1] = numericWeekdays(fields[fields.length - 1]);
+            return new Written(fields, written, fields.length == 5 ? NAMES_5 : NAMES_6);
+        }
+
+        boolean questionMarkInList(int field) {
+            return fields[field].contains(",")
+                    && List.of(fields[field].split(",")).contains("?");
+        }
     }
 
     /** cron-utils jumps field by field and has no per-date loop to count, so {@code budget} does not apply. */

@@ -57,6 +57,19 @@ public final class Recurrences {
     }
 
     /**
+     * For a new or changed schedule and the preview, before {@link #compile}: refuses what {@code compile} still
+     * reads only so that a schedule stored by an earlier version loads as it did. Today that is a cron with a
+     * {@code ?} inside a list ({@code ?,MON}: {@code ?} stands alone), which compile reads without the {@code ?}.
+     *
+     * @throws InvalidRecurrenceException with code {@code invalid_cron}, param {@code cron}
+     */
+    public static void checkInput(RecurrenceSpec spec) {
+        if (spec.kind() == RecurrenceSpec.Kind.CRON) {
+            CronSource.checkWritten(spec.expression());
+        }
+    }
+
+    /**
      * Validates and compiles a spec. A rule, cron expression or combination of fields that
      * yields no occurrence at all (e.g. {@code FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30}, an UNTIL
      * before DTSTART, every occurrence excluded) is rejected with code

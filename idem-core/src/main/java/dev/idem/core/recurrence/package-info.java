@@ -43,7 +43,10 @@
  * by cron-utils, which is evaluated in UTC on local times so our zone conventions apply
  * unchanged. When day-of-month and day-of-week are both restricted a day matching either fires
  * (Vixie cron); a field starting with {@code *} counts as unrestricted, as in Vixie cron, so
- * {@code 0 9 *}{@code /10 * MON} needs both. Also accepted: the nicknames {@code @yearly},
+ * {@code 0 9 *}{@code /10 * MON} needs both. A day-of-month list is the union of its elements, special ones
+ * included: {@code 1,L} is the 1st and the last day, {@code 1,31W} the 1st and the weekday nearest the 31st
+ * (cron-utils alone silently dropped {@code L}, {@code L-n}, {@code LW} and {@code nW} from a list; day-of-week
+ * lists with {@code n#k} and {@code nL} it matches right). {@code ?} stands alone, never in a list. Also accepted: the nicknames {@code @yearly},
  * {@code @monthly}, {@code @weekly}, {@code @daily}, {@code @hourly}. cron-utils refuses a step
  * wider than its field ({@code 1-2/10} in day-of-week), which Vixie accepts; such input gets a
  * 400 naming the field. A cron has no anchor, so {@code count} is rejected with cron

@@ -109,7 +109,8 @@ class CronOracleTest {
         return out;
     }
 
-    private static boolean[] parse(String field, int min, int max, String[] names) {
+    /** The values a plain field (values, names, ranges, steps, lists) matches, indexed by value. */
+    static boolean[] parse(String field, int min, int max, String[] names) {
         boolean[] m = new boolean[max + 1];
         for (String item : field.split(",")) {
             String[] stepSplit = item.split("/");

@@ -97,6 +97,61 @@ class CronTest {
     }
 
     @Test
+    void aDayOfMonthListFiresOnEachOfItsElementsLastDayAndNearestWeekdayIncluded() {
+        // cron-utils alone: the 1st only for 1,L; the 31st whatever its weekday for 1,31W; never for L,LW
+        assertThat(first("0 0 1,L * ?", 4))
+                .containsExactly(
+                        local("2025-01-31T00:00"),
+                        local("2025-02-01T00:00"),
+                        local("2025-02-28T00:00"),
+                        local("2025-03-01T00:00"));
+        // 31 May 2025 is a Saturday: Friday the 30th; 31 August a Sunday ending the month: Friday the 29th
+        assertThat(first("0 0 1,31W 5-8 ?", 5))
+                .containsExactly(
+                        local("2025-05-01T00:00"),
+                        local("2025-05-30T00:00"),
+                        local("2025-06-01T00:00"),
+                        local("2025-07-01T00:00"),
+                        local("2025-07-31T00:00"));
+        // 31 August 2025 is a Sunday: LW is Friday the 29th
+        assertThat(first("0 0 L,LW 8 ?", 2)).containsExactly(local("2025-08-29T00:00"), local("2025-08-31T00:00"));
+        assertThat(first("0 0 L-1,15 2 ?", 2)).containsExactly(local("2025-02-15T00:00"), local("2025-02-27T00:00"));
+    }
+
+    @Test
+    void aDayOfMonthListWithLastDayOrsWithARestrictedDayOfWeek() {
+        // January 2025: Mondays 6, 13, 20, 27; L is Friday the 31st
+        assertThat(first("0 0 L,15 1 MON", 6))
+                .containsExactly(
+                        local("2025-01-06T00:00"),
+                        local("2025-01-13T00:00"),
+                        local("2025-01-15T00:00"),
+                        local("2025-01-20T00:00"),
+                        local("2025-01-27T00:00"),
+                        local("2025-01-31T00:00"));
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {"0 0 ?,L * ?|day-of-month", "0 0 1 * ?,MON|day-of-week", "0 0 1,? * MON|day-of-month"})
+    void aQuestionMarkInsideAListIsRefusedAsNewInputNamingTheField(String cron, String field) {
+        assertThatThrownBy(() -> Recurrences.checkInput(RecurrenceSpec.cron(cron, ZoneOffset.UTC)))
+                .isInstanceOfSatisfying(InvalidRecurrenceException.class, e -> {
+                    assertThat(e.code()).isEqualTo("invalid_cron");
+                    assertThat(e.param()).isEqualTo("cron");
+                    assertThat(e.getMessage()).contains(field);
+                });
+    }
+
+    /** Day-of-week {@code ?,MON} was accepted and stored before, read by cron-utils as MON: it still loads so. */
+    @Test
+    void aStoredQuestionMarkInsideAListStillCompilesWithoutIt() {
+        assertThat(first("0 0 1 * ?,MON", 6)).isEqualTo(first("0 0 1 * MON", 6));
+        assertThat(first("0 0 ? * ?,MON", 3)).isEqualTo(first("0 0 ? * MON", 3));
+    }
+
+    @Test
     void restrictedDayOfMonthAndDayOfWeekCombineWithOrAsInVixieCron() {
         // 1 February 2025 is a Saturday; Mondays are 3, 10, 17 February
         assertThat(first("0 9 1 2 MON", 3))

@@ -78,8 +78,9 @@ final class RecurrenceFields {
             List<LocalDateTime> ex = new ArrayList<>();
             for (String e : exdates) ex.add(local("exdates", e));
             Instant untilInstant = until == null ? null : untilInstant(until, zone);
-            Timing.Recurring timing =
-                    new Timing.Recurring(new RecurrenceSpec(kind, rule, zone, start, ex, untilInstant, count), catchUp);
+            RecurrenceSpec spec = new RecurrenceSpec(kind, rule, zone, start, ex, untilInstant, count);
+            Recurrences.checkInput(spec);
+            Timing.Recurring timing = new Timing.Recurring(spec, catchUp);
             Recurrences.checkCountEnd(timing.recurrence());
             return timing;
         } catch (InvalidRecurrenceException e) {

@@ -57,6 +57,16 @@ abstract class BadInputContract extends OneNodeContract {
         call("DELETE", "/v1/schedules/" + id, null);
     }
 
+    /** The anonymous preview route with {@code query} followed by {@code last}, URL-encoded (a rule, cron or zone). */
+    ApiClientForTests.Reply preview(String query, String last) {
+        return node.api.call(
+                "GET",
+                "/v1/recurrence/preview?" + query
+                        + java.net.URLEncoder.encode(last, java.nio.charset.StandardCharsets.UTF_8),
+                null,
+                null);
+    }
+
     static void assertRefused(ApiClientForTests.Reply r, String code, String param, String what) {
         assertThat(r.status()).as("%s -> %s", what, r.raw()).isEqualTo(400);
         JsonNode e = r.json().get("error");
@@ -240,12 +250,7 @@ abstract class BadInputContract extends OneNodeContract {
                 "PATCH " + zone);
         assertThat(call("GET", "/v1/schedules/" + id, null).raw()).isEqualTo(stored.raw());
         call("DELETE", "/v1/schedules/" + id, null);
-        var preview = node.api.call(
-                "GET",
-                "/v1/recurrence/preview?rrule=FREQ%3DDAILY&dtstart=2030-01-01T09:00:00&timezone="
-                        + java.net.URLEncoder.encode(zone, java.nio.charset.StandardCharsets.UTF_8),
-                null,
-                null);
+        var preview = preview("rrule=FREQ%3DDAILY&dtstart=2030-01-01T09:00:00&timezone=", zone);
         assertThat(preview.status()).as(preview.raw()).isEqualTo(400);
         assertThat(preview.json().at("/error/code").asText()).isEqualTo("invalid_timezone");
     }
@@ -291,16 +296,17 @@ abstract class BadInputContract extends OneNodeContract {
                 "0 0 31 2 *         | rule_has_no_occurrences",
                 "0 0 32W * ?        | invalid_cron",
                 "0 0 1-5W * ?       | invalid_cron",
-                "0 0 L-2W * ?       | invalid_cron"
+                "0 0 L-2W * ?       | invalid_cron",
+                "0 0 31W,30W 2 ?    | rule_has_no_occurrences",
+                "0 0 L-30,30W 2 ?   | rule_has_no_occurrences",
+                "0 0 1,L-2W * ?     | invalid_cron",
+                "0 0 1,32W * ?      | invalid_cron",
+                "0 0 ?,L * ?        | invalid_cron",
+                "0 0 1 * ?,MON      | invalid_cron"
             })
     void aCronThatNeverFiresOrDoesNotParseIsA400EverywhereAndWritesNothing(String cron, String code) {
         var before = rows.counts();
-        var preview = node.api.call(
-                "GET",
-                "/v1/recurrence/preview?cron="
-                        + java.net.URLEncoder.encode(cron, java.nio.charset.StandardCharsets.UTF_8),
-                null,
-                null);
+        var preview = preview("cron=", cron);
         assertRefused(preview, code, "cron", "preview " + cron);
         String item = "{\"endpoint\":\"" + receiver.url("/x") + "\",\"cron\":" + json(cron) + "}";
         assertRefused(call("POST", "/v1/schedules", item), code, "cron", "create " + cron);
@@ -328,18 +334,65 @@ abstract class BadInputContract extends OneNodeContract {
         call("DELETE", "/v1/schedules/" + id, null);
     }
 
+    /**
+     * A day-of-month list is the union of its elements, {@code L}, {@code L-n}, {@code LW} and {@code nW} included
+     * (cron-utils alone dropped them: {@code 1,L} fired on the 1st only), in the preview and on create alike.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"0 0 1,L * ?", "0 0 1,31W * ?", "0 0 L,LW * ?", "0 0 15,L-1 * *"})
+    void aDayOfMonthListWithLastDayOrNearestWeekdayFiresOnEachElement(String cron) {
+        var preview = preview("count=24&cron=", cron);
+        assertThat(preview.status()).as(preview.raw()).isEqualTo(200);
+        java.util.Set<String> kinds = new java.util.TreeSet<>();
+        for (JsonNode o : preview.json().get("occurrences")) {
+            java.time.LocalDate date =
+                    java.time.LocalDateTime.parse(o.get("local").asText()).toLocalDate();
+            java.time.YearMonth month = java.time.YearMonth.from(date);
+            java.util.List<String> matched = new java.util.ArrayList<>();
+            for (String element : cron.split(" ")[2].split(",")) {
+                if (date.equals(day(element, month))) matched.add(element);
+            }
+            assertThat(matched).as("%s: %s", cron, date).isNotEmpty();
+            kinds.addAll(matched);
+        }
+        assertThat(kinds)
+                .as("within 24 occurrences every element fired")
+                .containsExactlyInAnyOrder(cron.split(" ")[2].split(","));
+        var created = call(
+                "POST", "/v1/schedules", "{\"endpoint\":\"" + receiver.url("/x") + "\",\"cron\":" + json(cron) + "}");
+        assertThat(created.status()).as(created.raw()).isEqualTo(201);
+        assertThat(created.json().get("next_fire_at").asText())
+                .isEqualTo(preview.json().at("/occurrences/0/utc").asText());
+        call("DELETE", "/v1/schedules/" + created.json().get("id").asText(), null);
+    }
+
+    /** The day of {@code month} a day-of-month element names (Quartz's definitions), or null when it has none. */
+    private static java.time.LocalDate day(String element, java.time.YearMonth month) {
+        int last = month.lengthOfMonth();
+        if (element.equals("L")) return month.atEndOfMonth();
+        if (element.startsWith("L-")) {
+            int d = last - Integer.parseInt(element.substring(2));
+            return d < 1 ? null : month.atDay(d);
+        }
+        boolean nearestWeekday = element.endsWith("W");
+        int n = element.equals("LW")
+                ? last
+                : Integer.parseInt(nearestWeekday ? element.substring(0, element.length() - 1) : element);
+        if (n > last) return null;
+        java.time.LocalDate d = month.atDay(n);
+        if (!nearestWeekday) return d;
+        if (d.getDayOfWeek() == java.time.DayOfWeek.SATURDAY) return n == 1 ? d.plusDays(2) : d.minusDays(1);
+        if (d.getDayOfWeek() == java.time.DayOfWeek.SUNDAY) return n == last ? d.minusDays(2) : d.plusDays(1);
+        return d;
+    }
+
     /** A month without day n has no nW (as it has no plain n); the months that have it still fire, on a weekday. */
     @ParameterizedTest(name = "{0}")
     @CsvSource(
             delimiter = '|',
             value = {"0 0 31W * ?  | 31", "0 0 30W * ?  | 30", "0 0 29W 2 ?  | 29", "0 0 31W 1-12 * | 31"})
     void aNearestWeekdayToADaySomeMonthsLackFiresInTheMonthsThatHaveIt(String cron, int day) {
-        var preview = node.api.call(
-                "GET",
-                "/v1/recurrence/preview?count=24&cron="
-                        + java.net.URLEncoder.encode(cron, java.nio.charset.StandardCharsets.UTF_8),
-                null,
-                null);
+        var preview = preview("count=24&cron=", cron);
         assertThat(preview.status()).as(preview.raw()).isEqualTo(200);
         JsonNode occurrences = preview.json().get("occurrences");
         assertThat(occurrences).hasSize(24);
@@ -375,12 +428,7 @@ abstract class BadInputContract extends OneNodeContract {
                 + ",\"dtstart\":\"2030-01-01T00:00:00\"}";
         assertRefused(call("POST", "/v1/schedules", body), "count_too_costly", "count", costly);
         assertRefused(
-                node.api.call(
-                        "GET",
-                        "/v1/recurrence/preview?dtstart=2030-01-01T00:00:00&rrule="
-                                + java.net.URLEncoder.encode(costly, java.nio.charset.StandardCharsets.UTF_8),
-                        null,
-                        null),
+                preview("dtstart=2030-01-01T00:00:00&rrule=", costly),
                 "count_too_costly",
                 "count",
                 "preview " + costly);

@@ -6,14 +6,19 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.idem.core.CatchUp;
 import dev.idem.core.Timing;
+import dev.idem.core.recurrence.InvalidRecurrenceException;
 import dev.idem.core.recurrence.RecurrenceSpec;
+import dev.idem.core.recurrence.Recurrences;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Stores a {@link Timing} as a small JSON object tagged by {@code kind}. A new variant adds one
@@ -31,6 +36,11 @@ final class TimingCodec {
     private static final Map<String, Timing> COMPILED = new ConcurrentHashMap<>();
 
     private static final int CACHE_LIMIT = 10_000;
+
+    private static final Logger log = LoggerFactory.getLogger(TimingCodec.class);
+
+    /** Stored rules already warned about (see {@link #warnIfRefusedAsNewInput}): each is said once per process. */
+    private static final Set<String> WARNED = ConcurrentHashMap.newKeySet();
 
     private TimingCodec() {}
 
@@ -96,7 +106,28 @@ final class TimingCodec {
                 exdates,
                 until == null || until.isNull() ? null : Instant.ofEpochMilli(until.asLong()),
                 count == null || count.isNull() ? null : count.asInt());
+        warnIfRefusedAsNewInput(spec);
         String catchUp = DefinitionCodec.text(n, "catch_up");
         return new Timing.Recurring(spec, catchUp == null ? CatchUp.LATEST : CatchUp.parse(catchUp));
+    }
+
+    /**
+     * A rule stored before new input refused its form (a cron {@code ?} inside a list) still loads and fires as it
+     * always did, since refusing it here would stop its schedule; the operator is told once, to have it rewritten.
+     */
+    private static void warnIfRefusedAsNewInput(RecurrenceSpec spec) {
+        try {
+            Recurrences.checkInput(spec);
+        } catch (InvalidRecurrenceException e) {
+            if (WARNED.size() < CACHE_LIMIT && WARNED.add(spec.expression())) {
+                log.warn(
+                        "a stored schedule's {} '{}' loads and fires as before, but new input with it is refused"
+                                + " (so is any PATCH of that schedule until the {} is rewritten): {}",
+                        e.param(),
+                        spec.expression(),
+                        e.param(),
+                        e.getMessage());
+            }
+        }
     }
 }

@@ -94,6 +94,44 @@ class DefinitionCodecTest {
         assertThat(back.timing().kind()).isEqualTo("cron");
     }
 
+    /**
+     * New input with a cron {@code ?} inside a list is refused; a schedule stored with one before still loads, read
+     * as it always was (without the {@code ?}), and the log says so once.
+     */
+    @Test
+    void aStoredCronThatNewInputRefusesStillLoadsAndIsWarnedAboutOnce() {
+        String cron = "0 9 1 * ?,MON";
+        String stored = DefinitionCodec.write(DEFINITION)
+                .replace(
+                        "{\"kind\":\"once\",\"fire_at\":1700000000123}",
+                        "{\"kind\":\"cron\",\"expression\":\"" + cron
+                                + "\",\"timezone\":\"UTC\",\"dtstart\":null,\"exdates\":[],"
+                                + "\"until\":null,\"count\":null,\"catch_up\":\"latest\"}");
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =
+                new ch.qos.logback.core.read.ListAppender<>();
+        logged.start();
+        ch.qos.logback.classic.Logger codecLog =
+                (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(TimingCodec.class);
+        codecLog.addAppender(logged);
+        try {
+            Timing timing = DefinitionCodec.read(stored).timing();
+            DefinitionCodec.read(stored.replace("\"UTC\"", "\"Europe/Paris\""));
+            Timing mondays = new Timing.Recurring(RecurrenceSpec.cron("0 9 1 * MON", ZoneId.of("UTC")), CatchUp.LATEST);
+            Instant t = Instant.parse("2026-01-01T00:00:00Z");
+            for (int i = 0; i < 6; i++) {
+                Instant next = timing.firstAfter(t).orElseThrow();
+                assertThat(next).isEqualTo(mondays.firstAfter(t).orElseThrow());
+                t = next;
+            }
+        } finally {
+            codecLog.detachAppender(logged);
+        }
+        assertThat(logged.list)
+                .singleElement()
+                .satisfies(
+                        e -> assertThat(e.getFormattedMessage()).contains(cron).contains("day-of-week"));
+    }
+
     @Test
     void anUnknownTimingKindIsAClearError() {
         assertThatThrownBy(() -> DefinitionCodec.read(STORED.replace("\"kind\":\"once\"", "\"kind\":\"lunar\"")))
