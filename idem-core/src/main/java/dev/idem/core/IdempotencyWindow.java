@@ -12,7 +12,7 @@ import java.time.Instant;
  *
  * <p>The client's outbox ({@code OutboxRelay.IDEM_KEY_RETENTION}) mirrors this value: it depends on idem-wire only, so
  * it cannot refer to it. Other 24 h values are other promises: a schedule's default {@code retry.max_age}
- * ({@link RetryPolicy#DEFAULT}), a secret's rotation overlap ({@link Source#ROTATION_OVERLAP}).
+ * ({@link RetryPolicy#DEFAULT}), a secret's rotation overlap ({@link SecretRotation#OVERLAP}).
  */
 public final class IdempotencyWindow {
     /** 24 hours. */

@@ -37,8 +37,6 @@ public record Source(
         boolean deleted,
         Instant createdAt,
         Instant updatedAt) {
-    /** How long a rotated-out secret still verifies: a provider's own roll (Stripe's) allows up to a day. */
-    public static final Duration ROTATION_OVERLAP = Duration.ofHours(24);
     /** The default {@link #rateLimit()}. */
     public static final int DEFAULT_RATE_LIMIT = 100;
 
@@ -63,7 +61,7 @@ public record Source(
                 : List.of(secret);
     }
 
-    /** A copy with a new secret; the old one keeps verifying for {@link #ROTATION_OVERLAP}. The same secret changes nothing. */
+    /** A copy with a new secret; the old one keeps verifying for {@link SecretRotation#OVERLAP}. The same secret changes nothing. */
     public Source withSecret(String newSecret, Instant now) {
         if (newSecret.equals(secret)) return this;
         return new Source(
@@ -73,7 +71,7 @@ public record Source(
                 scheme,
                 newSecret,
                 secret,
-                now.plus(ROTATION_OVERLAP),
+                now.plus(SecretRotation.OVERLAP),
                 header,
                 encoding,
                 tolerance,

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.idem.core.Attempt;
 import dev.idem.core.Delivery;
 import dev.idem.core.Schedule;
+import dev.idem.core.SecretRotation;
 import dev.idem.core.SigningSecrets;
 import dev.idem.engine.SentRequest;
 import dev.idem.wire.SigningSecret;
@@ -70,6 +71,6 @@ final class RequestViews {
     private static Instant rotatedAt(SigningSecrets s) {
         return s.previous() == null || s.previousExpiresAt() == null
                 ? null
-                : s.previousExpiresAt().minus(SigningSecretService.ROTATION_OVERLAP);
+                : s.previousExpiresAt().minus(SecretRotation.OVERLAP);
     }
 }

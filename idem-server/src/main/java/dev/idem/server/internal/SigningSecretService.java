@@ -1,18 +1,17 @@
 package dev.idem.server.internal;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.idem.core.SecretRotation;
 import dev.idem.core.SigningSecrets;
 import dev.idem.core.Tenant;
 import dev.idem.core.store.Store;
 import dev.idem.core.store.StoreTx;
 import dev.idem.wire.SigningSecret;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.random.RandomGenerator;
 
-/** One signing secret per tenant; rotation keeps the old one signing for 24 hours. */
+/** One signing secret per tenant; rotation keeps the old one signing for {@link SecretRotation#OVERLAP} (24 hours). */
 public final class SigningSecretService {
-    static final Duration ROTATION_OVERLAP = Duration.ofHours(24);
     private final Store store;
     private final Clock clock;
     private final RandomGenerator random;
@@ -31,7 +30,7 @@ public final class SigningSecretService {
         })));
     }
 
-    /** A new current secret; the old one keeps signing for {@link #ROTATION_OVERLAP}. */
+    /** A new current secret; the old one keeps signing for {@link SecretRotation#OVERLAP}. */
     public ApiResponse rotate(StoreTx tx, Tenant tenant) {
         SigningSecrets rotated = tx.signingSecrets()
                 .find(tenant)
@@ -39,7 +38,7 @@ public final class SigningSecretService {
                         tenant,
                         SigningSecret.generate(random),
                         old.current(),
-                        clock.instant().plus(ROTATION_OVERLAP)))
+                        clock.instant().plus(SecretRotation.OVERLAP)))
                 .orElseGet(() -> new SigningSecrets(tenant, SigningSecret.generate(random), null, null));
         tx.signingSecrets().save(rotated);
         return ApiResponse.ok(view(rotated));

@@ -7,6 +7,7 @@ import dev.idem.core.DeliveryStatus;
 import dev.idem.core.InternalOneShots;
 import dev.idem.core.Mode;
 import dev.idem.core.Origin;
+import dev.idem.core.SecretRotation;
 import dev.idem.core.Source;
 import dev.idem.core.Tenant;
 import dev.idem.core.store.StoreTx;
@@ -94,7 +95,7 @@ abstract class SourceContract extends StoreTestBase {
         Source back = store.inReadTransaction((StoreTx tx) -> tx.sources().find(tenant, s.id()))
                 .orElseThrow();
         assertThat(back.secretsAt(T0.plusSeconds(10))).containsExactly("whsec_next", "whsec_current");
-        assertThat(back.secretsAt(T0.plus(Source.ROTATION_OVERLAP))).containsExactly("whsec_next");
+        assertThat(back.secretsAt(T0.plus(SecretRotation.OVERLAP))).containsExactly("whsec_next");
     }
 
     @Test
