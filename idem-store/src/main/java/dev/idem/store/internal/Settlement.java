@@ -55,16 +55,7 @@ final class Settlement {
                             + dialect.forUpdate(),
                     rs -> rs.getString(1),
                     schedules.toArray());
-            if (ended.isEmpty()) continue;
-            Object[] args = new Object[ended.size() + 1];
-            args[0] = now;
-            for (int i = 0; i < ended.size(); i++) args[i + 1] = ended.get(i);
-            done.addAll(sql.query(
-                    "UPDATE schedules SET status = 'completed', updated_at = ? WHERE id IN (" + Sql.marks(ended.size())
-                            + ") AND status = 'active' AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.schedule_id = schedules.id AND d."
-                            + PENDING + ") RETURNING id",
-                    rs -> rs.getString(1),
-                    args));
+            done.addAll(ofLockedSchedules(sql, ended, now));
         }
         return done;
     }
@@ -73,7 +64,7 @@ final class Settlement {
      * After outcomes were applied: completes those of {@code ended} (schedules whose rule has ended, active or paused,
      * whose rows the caller locked after the outcomes' deliveries changed, in {@link Completion#lockCounters}) that are
      * active and have no pending delivery. The statement starts after the locks were granted, so it sees every
-     * transaction that held those rows before. Same effect as {@link #afterOutcomes}, without its two lookups.
+     * transaction that held those rows before. {@link #afterOutcomes} ends here once it has found and locked them.
      */
     static Set<String> ofLockedSchedules(Sql sql, Collection<String> ended, long now) {
         Set<String> done = new HashSet<>();
