@@ -31,7 +31,8 @@ import java.util.regex.Pattern;
  * OR is built here from two expressions rather than left to the library. A day-of-month list is the union of
  * its elements, {@code L}, {@code L-n}, {@code LW} and {@code nW} ones included ({@code 1,L} is the 1st and the
  * last day): cron-utils silently drops those from a list, so they are matched as expressions of their own. A
- * {@code ?} inside a list is refused in new input ({@link #checkWritten}).
+ * {@code ?} inside a list is refused in new input ({@link #checkWritten}). Day-of-week {@code L} alone is Saturday,
+ * as in Quartz, not cron-utils' Sunday ({@link #lastDayOfWeek}).
  */
 final class CronSource implements LocalSource {
 
@@ -56,6 +57,8 @@ final class CronSource implements LocalSource {
     private static final CronParser PARSER_5 = new CronParser(definition(false));
     private static final CronParser PARSER_6 = new CronParser(definition(true));
     private static final Pattern NEAREST_WEEKDAY = Pattern.compile("([0-9]{1,2})W");
+    /** A day-of-week {@code nL} (weekday names as numbers); {@code L} alone is 6 by then ({@link #lastDayOfWeek}). */
+    private static final Pattern LAST_WEEKDAY = Pattern.compile("[0-7]L");
 
     /** Each alternative gives its first match strictly after a time (in UTC), if any. */
     private final List<Alternative> alternatives;
@@ -132,7 +135,7 @@ final class CronSource implements LocalSource {
     /**
      * Refuses what {@link #parse} reads only so that schedules stored before still load: a {@code ?} inside a list
      * (it stands alone; cron-utils read day-of-week {@code ?,MON} as {@code MON} and threw on day-of-month
-     * {@code ?,L}).
+     * {@code ?,L}), and a day-of-week {@code L} in a range, step or {@code L-n} ({@link #oddLastDayOfWeek}).
      */
     static void checkWritten(String expression) {
         Written w = Written.of(expression);
@@ -141,6 +144,12 @@ final class CronSource implements LocalSource {
                 throw invalid("cron " + w.names()[i] + " field '" + w.written()[i]
                         + "' is invalid: ? stands alone (it means no restriction), never in a list");
             }
+        }
+        int dow = w.fields().length - 1;
+        if (List.of(w.fields()[dow].split(",")).stream().anyMatch(CronSource::oddLastDayOfWeek)) {
+            throw invalid("cron day-of-week field '" + w.written()[dow] + "' is invalid: L stands alone (Saturday,"
+                    + " the last day of the week) or follows a weekday (5L: the month's last Friday), never in a"
+                    + " range, step or offset");
         }
     }
 
@@ -162,7 +171,7 @@ final class CronSource implements LocalSource {
                         + " fields; give 5 (minute hour day-of-month month day-of-week) or 6 with seconds first");
             }
             String[] written = fields.clone();
-            fields[fields.length - 1] = numericWeekdays(fields[fields.length - 1]);
+            fields[fields.length - 1] = lastDayOfWeek(numericWeekdays(fields[fields.length - 1]));
             return new Written(fields, written, fields.length == 5 ? NAMES_5 : NAMES_6);
         }
 
@@ -256,6 +265,30 @@ final class CronSource implements LocalSource {
             out = out.replace(WEEKDAYS[i], Integer.toString(i));
         }
         return out;
+    }
+
+    /**
+     * Day-of-week {@code L} alone (a list element of its own) is Quartz's "last day of the week", Saturday, which is
+     * 6 here; cron-utils reads it as Sunday ({@code 0 12 * * L} fired on Sundays). Stored schedules with it now fire
+     * on Saturdays, as written. {@code nL}, the last weekday n of the month, is left to cron-utils.
+     */
+    private static String lastDayOfWeek(String field) {
+        if (!field.contains("L")) {
+            return field;
+        }
+        return String.join(
+                ",",
+                List.of(field.split(",", -1)).stream()
+                        .map(e -> e.equals("L") ? "6" : e)
+                        .toList());
+    }
+
+    /**
+     * Whether a day-of-week element (weekday names as numbers, {@code L} alone already 6) uses {@code L} other than
+     * as {@code nL}: cron-utils reads {@code L-2} as Sunday, and {@code 5-L} threw ClassCastException.
+     */
+    private static boolean oddLastDayOfWeek(String element) {
+        return element.contains("L") && !LAST_WEEKDAY.matcher(element).matches();
     }
 
     private static boolean restricted(String field) {

@@ -59,7 +59,9 @@ public final class Recurrences {
     /**
      * For a new or changed schedule and the preview, before {@link #compile}: refuses what {@code compile} still
      * reads only so that a schedule stored by an earlier version loads as it did. Today that is a cron with a
-     * {@code ?} inside a list ({@code ?,MON}: {@code ?} stands alone), which compile reads without the {@code ?}.
+     * {@code ?} inside a list ({@code ?,MON}: {@code ?} stands alone), which compile reads without the {@code ?}, and
+     * one with a day-of-week {@code L} in a range, step or offset ({@code L-2}, which compile reads as Sunday;
+     * {@code 5-L}, which it cannot read).
      *
      * @throws InvalidRecurrenceException with code {@code invalid_cron}, param {@code cron}
      */

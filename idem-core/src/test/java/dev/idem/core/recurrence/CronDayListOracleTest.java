@@ -20,7 +20,7 @@ import net.jqwik.api.Tuple;
 
 /**
  * Day lists that mix plain days with {@code L}, {@code L-n}, {@code LW} and {@code nW} (day-of-month) and with
- * {@code n#k} and {@code nL} (day-of-week), against a day-by-day matcher written from Quartz's definitions of
+ * {@code n#k}, {@code nL} and {@code L} alone (day-of-week), against a day-by-day matcher written from Quartz's definitions of
  * those elements (and Vixie's OR of two restricted day fields). cron-utils alone dropped the special
  * day-of-month elements of a list; {@link CronOracleTest} covers the plain elements.
  */
@@ -66,7 +66,8 @@ class CronDayListOracleTest {
         Arbitrary<String> special = Arbitraries.oneOf(
                 Combinators.combine(weekday, Arbitraries.integers().between(1, 5))
                         .as((d, k) -> d + "#" + k),
-                weekday.map(d -> d + "L"));
+                weekday.map(d -> d + "L"),
+                Arbitraries.just("L"));
         Arbitrary<String> list = Arbitraries.oneOf(plain, special)
                 .list()
                 .ofMinSize(1)
@@ -182,6 +183,8 @@ class CronDayListOracleTest {
             if (e.contains("#")) {
                 String[] p = e.split("#");
                 hit = weekday == Integer.parseInt(p[0]) && (d.getDayOfMonth() - 1) / 7 + 1 == Integer.parseInt(p[1]);
+            } else if (e.equals("L")) {
+                hit = weekday == 6; // Quartz: L alone is the last day of the week, Saturday
             } else if (e.endsWith("L")) {
                 hit = weekday == Integer.parseInt(e.substring(0, e.length() - 1))
                         && d.plusWeeks(1).getMonth() != d.getMonth();

@@ -72,6 +72,59 @@ class CronTest {
                 .containsExactly(local("2025-01-31T00:00"), local("2025-02-28T00:00"), local("2025-03-31T00:00"));
     }
 
+    /** cron-utils alone read day-of-week {@code L} as Sunday: 5, 12, 19 January 2025. */
+    @Test
+    void lastAloneInDayOfWeekIsSaturdayTheLastDayOfTheWeekAsInQuartz() {
+        List<LocalDateTime> saturdays =
+                List.of(local("2025-01-04T12:00"), local("2025-01-11T12:00"), local("2025-01-18T12:00"));
+        assertThat(first("0 0 12 ? * L", 3)).isEqualTo(saturdays);
+        assertThat(first("0 12 * * L", 3)).isEqualTo(saturdays);
+        assertThat(first("0 12 ? * l", 3)).isEqualTo(saturdays);
+        // in a list L is Saturday too; 6 January 2025 is a Monday
+        assertThat(first("0 12 ? * MON,L", 3))
+                .containsExactly(local("2025-01-04T12:00"), local("2025-01-06T12:00"), local("2025-01-11T12:00"));
+        // both day fields restricted: the 1st (a Wednesday) or a Saturday
+        assertThat(first("0 12 1 * L", 3))
+                .containsExactly(local("2025-01-01T12:00"), local("2025-01-04T12:00"), local("2025-01-11T12:00"));
+    }
+
+    @Test
+    void lastAndNthWeekdayOfTheMonthCountSundayAsZeroOrSevenAndSaturdayAsSix() {
+        // last Saturdays: 25 January, 22 February, 29 March 2025; last Sundays: 26 January, 23 February
+        List<LocalDateTime> lastSaturdays =
+                List.of(local("2025-01-25T12:00"), local("2025-02-22T12:00"), local("2025-03-29T12:00"));
+        assertThat(first("0 12 ? * 6L", 3)).isEqualTo(lastSaturdays);
+        assertThat(first("0 12 ? * SATL", 3)).isEqualTo(lastSaturdays);
+        for (String lastSunday : List.of("0 12 ? * 0L", "0 12 ? * 7L", "0 12 ? * SUNL")) {
+            assertThat(first(lastSunday, 2))
+                    .as(lastSunday)
+                    .containsExactly(local("2025-01-26T12:00"), local("2025-02-23T12:00"));
+        }
+        // first Sundays: 5 January, 2 February; fifth Saturdays: 29 March, 31 May 2025
+        assertThat(first("0 12 ? * 7#1", 2)).containsExactly(local("2025-01-05T12:00"), local("2025-02-02T12:00"));
+        assertThat(first("0 12 ? * 0#1", 2)).containsExactly(local("2025-01-05T12:00"), local("2025-02-02T12:00"));
+        assertThat(first("0 12 ? * 6#5", 2)).containsExactly(local("2025-03-29T12:00"), local("2025-05-31T12:00"));
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {"0 12 ? * L-2", "0 12 ? * 5-L", "0 12 ? * L/2", "0 12 ? * LW", "0 12 ? * MON,L-1", "0 12 ? * L#2"})
+    void aDayOfWeekLastInARangeStepOrOffsetIsRefusedAsNewInput(String cron) {
+        assertThatThrownBy(() -> Recurrences.checkInput(RecurrenceSpec.cron(cron, ZoneOffset.UTC)))
+                .isInstanceOfSatisfying(InvalidRecurrenceException.class, e -> {
+                    assertThat(e.code()).isEqualTo("invalid_cron");
+                    assertThat(e.param()).isEqualTo("cron");
+                    assertThat(e.getMessage()).contains("day-of-week");
+                });
+    }
+
+    /** Accepted before and stored: cron-utils read day-of-week {@code L-2} as Sunday, and it still loads so. */
+    @Test
+    void aStoredDayOfWeekLastWithAnOffsetStillCompilesAsBefore() {
+        assertThat(first("0 12 ? * L-2", 2)).containsExactly(local("2025-01-05T12:00"), local("2025-01-12T12:00"));
+    }
+
     @Test
     void aNearestWeekdayToADayAMonthLacksSkipsThatMonthAndNeverLeavesItsOwn() {
         // no 31st in February, April, June, September, November: those months have no 31W, as they have no 31

@@ -281,7 +281,8 @@ abstract class BadInputContract extends OneNodeContract {
     /**
      * cron-utils threw {@code DateTimeException} (a 500 {@code api_error}) for a {@code nW} in a month without day
      * n; now a cron that can never fire is refused as {@code 0 0 31 2 *} always was, and one that does not parse
-     * as {@code invalid_cron}: at preview, create, batch create and PATCH alike, writing nothing.
+     * as {@code invalid_cron}: at preview, create, batch create and PATCH alike, writing nothing. Day-of-week
+     * {@code 5-L} threw {@code ClassCastException} in cron-utils, and {@code L-2} was read as Sunday.
      */
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource(
@@ -302,7 +303,10 @@ abstract class BadInputContract extends OneNodeContract {
                 "0 0 1,L-2W * ?     | invalid_cron",
                 "0 0 1,32W * ?      | invalid_cron",
                 "0 0 ?,L * ?        | invalid_cron",
-                "0 0 1 * ?,MON      | invalid_cron"
+                "0 0 1 * ?,MON      | invalid_cron",
+                "0 0 ? * L-2        | invalid_cron",
+                "0 0 ? * 5-L        | invalid_cron",
+                "0 0 ? * MON,L/2    | invalid_cron"
             })
     void aCronThatNeverFiresOrDoesNotParseIsA400EverywhereAndWritesNothing(String cron, String code) {
         var before = rows.counts();

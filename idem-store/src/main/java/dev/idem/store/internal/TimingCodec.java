@@ -112,8 +112,9 @@ final class TimingCodec {
     }
 
     /**
-     * A rule stored before new input refused its form (a cron {@code ?} inside a list) still loads and fires as it
-     * always did, since refusing it here would stop its schedule; the operator is told once, to have it rewritten.
+     * A rule stored before new input refused its form (a cron {@code ?} inside a list, a day-of-week {@code L-n})
+     * still loads and fires as it always did, since refusing it here would stop its schedule; the operator is told
+     * once, to have it rewritten.
      */
     private static void warnIfRefusedAsNewInput(RecurrenceSpec spec) {
         try {
