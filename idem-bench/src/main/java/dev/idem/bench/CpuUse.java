@@ -67,13 +67,7 @@ record CpuUse(
             for (Path t : tasks) {
                 try {
                     String stat = Files.readString(t.resolve("stat"));
-                    int open = stat.indexOf('(');
-                    int close = stat.lastIndexOf(')');
-                    if (open < 0
-                            || close < 0
-                            || !stat.substring(open + 1, close).contains("CompilerThre")) continue;
-                    String[] f = stat.substring(close + 2).split(" ");
-                    ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime
+                    if (command(stat).contains("CompilerThre")) ticks += ticks(stat);
                 } catch (IOException | RuntimeException e) {
                     // the thread ended between listing and reading
                 }
@@ -97,19 +91,29 @@ record CpuUse(
     private static long postgresTicks(Path proc) {
         try {
             String stat = Files.readString(proc.resolve("stat"));
-            int open = stat.indexOf('(');
-            int close = stat.lastIndexOf(')');
-            if (open < 0 || close < 0 || !stat.substring(open + 1, close).equals("postgres")) return -1;
+            if (!command(stat).equals("postgres")) return -1;
             if (!DATABASES.isEmpty()) {
                 String title = Files.readString(proc.resolve("cmdline")).replace('\0', ' ');
                 java.util.regex.Matcher m = BACKEND.matcher(title);
                 if (m.find() && !DATABASES.contains(m.group(1))) return -1;
             }
-            String[] f = stat.substring(close + 2).split(" ");
-            return Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime
+            return ticks(stat);
         } catch (IOException | RuntimeException e) {
             return -1;
         }
+    }
+
+    /** The command name of a {@code /proc/…/stat} line (between its parentheses), or "" if it has none. */
+    private static String command(String stat) {
+        int open = stat.indexOf('(');
+        int close = stat.lastIndexOf(')');
+        return open < 0 || close < open ? "" : stat.substring(open + 1, close);
+    }
+
+    /** User and system CPU ticks of a {@code /proc/…/stat} line. */
+    private static long ticks(String stat) {
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime
     }
 
     /** Cores used on average between {@code this} and {@code later}. */
