@@ -16,7 +16,6 @@ import java.util.Set;
  * before they change, so concurrent batches cannot deadlock on them.
  */
 abstract class Completion {
-    /** The stored counter state of a locked schedule. */
     /**
      * Statuses auto-pause applies to: a recurring schedule, and a one-shot whose delivery exists (it is
      * {@code completed} then, and pausing it stops its retries until resumed).
@@ -26,7 +25,20 @@ abstract class Completion {
     /** Statuses of a schedule with an ended rule that a batch's outcomes may complete, or must lock (a resume waits). */
     static final java.util.Set<String> SETTLEABLE = java.util.Set.of("active", "paused");
 
-    /** @param pausable whether the schedule's status is one auto-pause applies to */
+    /**
+     * {@link #SETTLEABLE} as an SQL condition on {@code status}, for the statements that find those schedules in the
+     * database rather than in Java (built from the set so the two cannot drift; sorted so the text is the same in every
+     * run, one prepared statement).
+     */
+    static final String SETTLEABLE_SQL = "status IN ("
+            + SETTLEABLE.stream().sorted().map(s -> "'" + s + "'").collect(java.util.stream.Collectors.joining(", "))
+            + ")";
+
+    /**
+     * The stored counter state of a locked schedule.
+     *
+     * @param pausable whether the schedule's status is one auto-pause applies to
+     */
     record Counter(int consecutiveFailures, int autoPauseAfter, boolean pausable) {}
 
     /** The new counter state of a schedule after a batch. */

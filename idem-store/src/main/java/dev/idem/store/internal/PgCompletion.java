@@ -97,7 +97,7 @@ final class PgCompletion extends Completion {
         sql.query(
                 "SELECT id, consecutive_failures, auto_pause_after, status, next_fire_at IS NULL FROM schedules "
                         + "WHERE id = ANY(?::text[]) AND (consecutive_failures <> 0 OR id = ANY(?::text[]) OR "
-                        + "(id = ANY(?::text[]) AND next_fire_at IS NULL AND status IN ('active', 'paused'))) "
+                        + "(id = ANY(?::text[]) AND next_fire_at IS NULL AND " + SETTLEABLE_SQL + ")) "
                         + "ORDER BY id FOR UPDATE",
                 rs -> {
                     String id = rs.getString(1);

@@ -51,7 +51,7 @@ final class Settlement {
             // a paused schedule is locked too: a resume deciding "active" must wait for this batch, or see its outcome
             List<String> ended = sql.query(
                     "SELECT id FROM schedules WHERE id IN (" + Sql.marks(schedules.size())
-                            + ") AND next_fire_at IS NULL AND status IN ('active', 'paused') ORDER BY id"
+                            + ") AND next_fire_at IS NULL AND " + Completion.SETTLEABLE_SQL + " ORDER BY id"
                             + dialect.forUpdate(),
                     rs -> rs.getString(1),
                     schedules.toArray());
