@@ -1,5 +1,6 @@
 package dev.idem.core;
 
+import dev.idem.wire.KeyWindow;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -10,13 +11,13 @@ import java.time.Instant;
  * first create ({@link DedupReservation}). Both kinds of row live in the request-idempotency table; the pruner deletes
  * them once past it.
  *
- * <p>The client's outbox ({@code OutboxRelay.IDEM_KEY_RETENTION}) mirrors this value: it depends on idem-wire only, so
- * it cannot refer to it. Other 24 h values are other promises: a schedule's default {@code retry.max_age}
- * ({@link RetryPolicy#DEFAULT}), a secret's rotation overlap ({@link SecretRotation#OVERLAP}).
+ * <p>The value is idem-wire's {@link KeyWindow#LENGTH}, which the client's outbox reads too (it depends on idem-wire
+ * only). Other 24 h values are other promises: a schedule's default {@code retry.max_age} ({@link RetryPolicy#DEFAULT}),
+ * a secret's rotation overlap ({@link SecretRotation#OVERLAP}).
  */
 public final class IdempotencyWindow {
-    /** 24 hours. */
-    public static final Duration LENGTH = Duration.ofHours(24);
+    /** 24 hours: {@link KeyWindow#LENGTH}. */
+    public static final Duration LENGTH = KeyWindow.LENGTH;
 
     private IdempotencyWindow() {}
 

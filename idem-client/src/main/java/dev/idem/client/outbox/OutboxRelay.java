@@ -8,6 +8,7 @@ import dev.idem.client.internal.Backoff;
 import dev.idem.client.internal.OutboxDialect;
 import dev.idem.client.model.Schedule;
 import dev.idem.client.model.ScheduleCreate;
+import dev.idem.wire.KeyWindow;
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -37,8 +38,6 @@ import javax.sql.DataSource;
  */
 public final class OutboxRelay implements AutoCloseable {
     private static final System.Logger log = System.getLogger(OutboxRelay.class.getName());
-    /** Idem keeps an Idempotency-Key 24 h; a row first sent longer ago than this could be created twice if sent again. */
-    static final Duration IDEM_KEY_RETENTION = Duration.ofHours(24);
 
     private final IdemOutbox outbox;
     private final DataSource dataSource;
@@ -118,7 +117,7 @@ public final class OutboxRelay implements AutoCloseable {
             update(
                     row.id,
                     d -> d.markFailed(table),
-                    "key_window_passed: first sent " + row.firstSentAt + "; Idem keeps a key " + IDEM_KEY_RETENTION
+                    "key_window_passed: first sent " + row.firstSentAt + "; Idem keeps a key " + KeyWindow.LENGTH
                             + ", so sending it again could create a second schedule. Check Idem for it, then enqueue a new row if it is missing",
                     row.id,
                     token);
@@ -379,8 +378,8 @@ public final class OutboxRelay implements AutoCloseable {
         }
 
         /**
-         * How long after a row's first send it may still be sent again (default 23 h; at most 24 h, the time Idem keeps
-         * a key). Past it the row is marked {@code failed} instead of risking a second schedule.
+         * How long after a row's first send it may still be sent again (default 23 h; at most {@link KeyWindow#LENGTH},
+         * 24 h, the time Idem keeps a key). Past it the row is marked {@code failed} instead of risking a second schedule.
          */
         public Builder keyWindow(Duration keyWindow) {
             this.keyWindow = keyWindow;
@@ -419,8 +418,8 @@ public final class OutboxRelay implements AutoCloseable {
             if (maxBackoff.compareTo(initialBackoff) < 0)
                 throw new IllegalArgumentException("maxBackoff must not be shorter than initialBackoff");
             positive("keyWindow", keyWindow);
-            if (keyWindow.compareTo(IDEM_KEY_RETENTION) > 0)
-                throw new IllegalArgumentException("keyWindow must be at most " + IDEM_KEY_RETENTION
+            if (keyWindow.compareTo(KeyWindow.LENGTH) > 0)
+                throw new IllegalArgumentException("keyWindow must be at most " + KeyWindow.LENGTH
                         + " (Idem keeps an Idempotency-Key that long), got " + keyWindow);
             Duration budget = client.config().worstCaseCallDuration();
             if (lease != null && lease.compareTo(budget) <= 0)
