@@ -154,6 +154,28 @@ final class CronSource implements LocalSource {
     }
 
     /**
+     * The constructs of {@code expression} that this version reads differently from earlier ones, each with what it
+     * means now; empty for most crons. Found with {@link #parse}'s own splitting, so it names exactly what parse now
+     * matches in another way: a day-of-month list that {@link #dayOfMonthParts} splits (it has an {@code L},
+     * {@code L-n}, {@code LW} or {@code nW} element), and a day-of-week {@code L} alone ({@link #lastDayOfWeek}).
+     */
+    static List<String> changedReadings(String expression) {
+        Written w = Written.of(expression);
+        int dom = w.fields().length - 3;
+        int dow = w.fields().length - 1;
+        List<String> out = new ArrayList<>();
+        if (dayOfMonthParts(w.fields()[dom]).size() > 1) {
+            out.add("day-of-month list '" + w.written()[dom] + "' fires on every element, its L, L-n, LW and nW ones"
+                    + " included (earlier versions did not honour every such element)");
+        }
+        if (List.of(w.written()[dow].split(",")).contains("L")) {
+            out.add("day-of-week L in '" + w.written()[dow] + "' is Saturday, the last day of the week as in Quartz"
+                    + " (earlier versions read L alone as Sunday)");
+        }
+        return out;
+    }
+
+    /**
      * An expression's fields: as written (upper case, a nickname expanded) and as given to cron-utils (weekday
      * names as numbers), with the fields' names.
      */

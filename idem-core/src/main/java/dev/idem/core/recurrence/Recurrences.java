@@ -72,6 +72,19 @@ public final class Recurrences {
     }
 
     /**
+     * For a schedule stored by an earlier version: the constructs of its rule that {@link #compile} now reads
+     * differently, each with what it means now, so that the operator can be told its schedule may fire at other
+     * instants than before. Today those are a cron day-of-month list with an {@code L}, {@code L-n}, {@code LW} or
+     * {@code nW} element (every element fires now) and a cron day-of-week {@code L} alone (Saturday now). Call it on a
+     * spec that compiles.
+     *
+     * @return one sentence per construct; empty for an RRULE and for most crons
+     */
+    public static List<String> changedReadings(RecurrenceSpec spec) {
+        return spec.kind() == RecurrenceSpec.Kind.CRON ? CronSource.changedReadings(spec.expression()) : List.of();
+    }
+
+    /**
      * Validates and compiles a spec. A rule, cron expression or combination of fields that
      * yields no occurrence at all (e.g. {@code FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30}, an UNTIL
      * before DTSTART, every occurrence excluded) is rejected with code

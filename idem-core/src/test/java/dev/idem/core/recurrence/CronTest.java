@@ -268,4 +268,35 @@ class CronTest {
         assertThat(locals(Recurrences.compile(bounded).preview(JAN_1_2025, 10)))
                 .containsExactly(local("2025-01-01T09:00"), local("2025-01-03T09:00"), local("2025-01-04T09:00"));
     }
+
+    /**
+     * The constructs read differently since the day-of-month list and day-of-week {@code L} changes, found as parse
+     * splits them: a day-of-month list with a special element, a day-of-week {@code L} alone (in a list too); not
+     * {@code L} alone in day-of-month, {@code nL} in day-of-week, a plain list, nor an RRULE.
+     */
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "0 9 L,15 * *       | day-of-month list 'L,15'",
+                "0 9 1,31W * ?      | day-of-month list '1,31W'",
+                "0 0 9 l-2,lw * ?   | day-of-month list 'L-2,LW'",
+                "0 12 * * L         | day-of-week L in 'L' is Saturday",
+                "0 12 * * mon,L     | day-of-week L in 'MON,L' is Saturday",
+                "0 9 L * 5L         | ",
+                "0 9 1,15 * MON-FRI | ",
+                "0 0 LW * ?         | ",
+                "@weekly            | ",
+            })
+    void theCronsReadDifferentlyThanBeforeAreNamedWithTheirMeaningNow(String cron, String named) {
+        List<String> changed = Recurrences.changedReadings(RecurrenceSpec.cron(cron, ZoneOffset.UTC));
+        if (named == null) assertThat(changed).isEmpty();
+        else assertThat(changed).singleElement().asString().startsWith(named);
+    }
+
+    @Test
+    void anRruleHasNoChangedReading() {
+        assertThat(Recurrences.changedReadings(RecurrenceSpec.rrule("FREQ=DAILY", ZoneOffset.UTC, null)))
+                .isEmpty();
+    }
 }

@@ -39,7 +39,10 @@ final class TimingCodec {
 
     private static final Logger log = LoggerFactory.getLogger(TimingCodec.class);
 
-    /** Stored rules already warned about (see {@link #warnIfRefusedAsNewInput}): each is said once per process. */
+    /**
+     * Stored rules already warned about (see {@link #warnIfRefusedAsNewInput}, {@link #warnIfReadingChanged}): each is
+     * said once per process.
+     */
     private static final Set<String> WARNED = ConcurrentHashMap.newKeySet();
 
     private TimingCodec() {}
@@ -108,7 +111,28 @@ final class TimingCodec {
                 count == null || count.isNull() ? null : count.asInt());
         warnIfRefusedAsNewInput(spec);
         String catchUp = DefinitionCodec.text(n, "catch_up");
-        return new Timing.Recurring(spec, catchUp == null ? CatchUp.LATEST : CatchUp.parse(catchUp));
+        Timing.Recurring compiled =
+                new Timing.Recurring(spec, catchUp == null ? CatchUp.LATEST : CatchUp.parse(catchUp));
+        warnIfReadingChanged(spec);
+        return compiled;
+    }
+
+    /**
+     * A cron stored by an earlier version may use a construct this version reads differently (a day-of-month list
+     * with {@code L}, {@code L-n}, {@code LW} or {@code nW}; a day-of-week {@code L} alone): its schedule now fires at
+     * other instants than it did, and nothing else says so. The operator is told once per process, with what the
+     * construct means now. Checked after the rule compiled, so only a rule that loads is described.
+     */
+    private static void warnIfReadingChanged(RecurrenceSpec spec) {
+        List<String> changed = Recurrences.changedReadings(spec);
+        if (!changed.isEmpty() && WARNED.size() < CACHE_LIMIT && WARNED.add("reading:" + spec.expression())) {
+            log.warn(
+                    "a stored schedule's cron '{}' is read differently since this version, so it may fire at other"
+                            + " instants than before: {}. This is its meaning from now on; re-saving the schedule"
+                            + " (PATCH) does not silence this warning, it only confirms that meaning",
+                    spec.expression(),
+                    String.join("; ", changed));
+        }
     }
 
     /**

@@ -3,6 +3,10 @@ package dev.idem.store.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.idem.core.CatchUp;
 import dev.idem.core.HeaderProfile;
 import dev.idem.core.RetryPolicy;
@@ -15,7 +19,10 @@ import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 class DefinitionCodecTest {
     static final ScheduleDefinition DEFINITION = new ScheduleDefinition(
@@ -101,35 +108,108 @@ class DefinitionCodecTest {
     @Test
     void aStoredCronThatNewInputRefusesStillLoadsAndIsWarnedAboutOnce() {
         String cron = "0 9 1 * ?,MON";
-        String stored = DefinitionCodec.write(DEFINITION)
-                .replace(
-                        "{\"kind\":\"once\",\"fire_at\":1700000000123}",
-                        "{\"kind\":\"cron\",\"expression\":\"" + cron
-                                + "\",\"timezone\":\"UTC\",\"dtstart\":null,\"exdates\":[],"
-                                + "\"until\":null,\"count\":null,\"catch_up\":\"latest\"}");
-        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =
-                new ch.qos.logback.core.read.ListAppender<>();
-        logged.start();
-        ch.qos.logback.classic.Logger codecLog =
-                (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(TimingCodec.class);
-        codecLog.addAppender(logged);
-        try {
-            Timing timing = DefinitionCodec.read(stored).timing();
-            DefinitionCodec.read(stored.replace("\"UTC\"", "\"Europe/Paris\""));
-            Timing mondays = new Timing.Recurring(RecurrenceSpec.cron("0 9 1 * MON", ZoneId.of("UTC")), CatchUp.LATEST);
+        Timing mondays = new Timing.Recurring(RecurrenceSpec.cron("0 9 1 * MON", ZoneId.of("UTC")), CatchUp.LATEST);
+        List<ILoggingEvent> logged = warningsWhileReadingTwice(cron, timing -> {
             Instant t = Instant.parse("2026-01-01T00:00:00Z");
             for (int i = 0; i < 6; i++) {
                 Instant next = timing.firstAfter(t).orElseThrow();
                 assertThat(next).isEqualTo(mondays.firstAfter(t).orElseThrow());
                 t = next;
             }
-        } finally {
-            codecLog.detachAppender(logged);
-        }
-        assertThat(logged.list)
+        });
+        assertThat(logged)
                 .singleElement()
                 .satisfies(
                         e -> assertThat(e.getFormattedMessage()).contains(cron).contains("day-of-week"));
+    }
+
+    /**
+     * A day-of-month list with {@code L} fired only on its plain elements before this version; it now fires on every
+     * element, and a schedule stored with one is said once, with that meaning.
+     */
+    @Test
+    void aStoredCronWithLInADayOfMonthListIsWarnedOnceThatEveryElementFiresNow() {
+        assertWarnedOnceAndFires(
+                "0 9 L,15 * *",
+                "day-of-month list 'L,15' fires on every element",
+                "2026-02-15T09:00:00Z",
+                "2026-02-28T09:00:00Z",
+                "2026-03-15T09:00:00Z",
+                "2026-03-31T09:00:00Z");
+    }
+
+    /** Day-of-week {@code L} alone was Sunday before this version and is Saturday now; said once, with that meaning. */
+    @Test
+    void aStoredCronWithDayOfWeekLAloneIsWarnedOnceThatItIsSaturdayNow() {
+        assertWarnedOnceAndFires(
+                "0 12 * * L", "day-of-week L in 'L' is Saturday", "2026-02-07T12:00:00Z", "2026-02-14T12:00:00Z");
+    }
+
+    /**
+     * Reading a definition stored with {@code cron} twice logs one warning, naming the cron, {@code meaning} and
+     * PATCH, and the timing fires at {@code firings} (its first after 1 February 2026, in UTC).
+     */
+    private static void assertWarnedOnceAndFires(String cron, String meaning, String... firings) {
+        List<ILoggingEvent> logged = warningsWhileReadingTwice(
+                cron,
+                timing -> assertThat(firings(timing, firings.length))
+                        .containsExactly(Stream.of(firings).map(Instant::parse).toArray(Instant[]::new)));
+        assertThat(logged)
+                .singleElement()
+                .satisfies(e -> assertThat(e.getLevel()).isEqualTo(Level.WARN))
+                .satisfies(e -> assertThat(e.getFormattedMessage())
+                        .contains(cron)
+                        .contains(meaning)
+                        .contains("PATCH"));
+    }
+
+    /** Crons with L whose reading did not change (L alone in day-of-month, nL in day-of-week), and plain ones. */
+    @Test
+    void aStoredCronWhoseReadingDidNotChangeIsNotWarnedAbout() {
+        for (String cron : List.of("0 9 L * 5L", "0 9 1,15 * MON-FRI", "0 0 LW * ?", "@daily")) {
+            assertThat(warningsWhileReadingTwice(cron, timing -> {})).as(cron).isEmpty();
+        }
+    }
+
+    /** The definition stored with {@code cron} (in UTC), in the documented form. */
+    private static String storedCron(String cron) {
+        return DefinitionCodec.write(DEFINITION)
+                .replace(
+                        "{\"kind\":\"once\",\"fire_at\":1700000000123}",
+                        "{\"kind\":\"cron\",\"expression\":\"" + cron
+                                + "\",\"timezone\":\"UTC\",\"dtstart\":null,\"exdates\":[],"
+                                + "\"until\":null,\"count\":null,\"catch_up\":\"latest\"}");
+    }
+
+    /**
+     * What TimingCodec logs while a definition stored with {@code cron} is read in UTC and again in another zone (two
+     * stored forms, so each is compiled, not taken from the cache); {@code check} is given the UTC timing.
+     */
+    private static List<ILoggingEvent> warningsWhileReadingTwice(String cron, Consumer<Timing> check) {
+        String stored = storedCron(cron);
+        ListAppender<ILoggingEvent> logged = new ListAppender<>();
+        logged.start();
+        Logger codecLog = (Logger) LoggerFactory.getLogger(TimingCodec.class);
+        codecLog.addAppender(logged);
+        try {
+            Timing timing = DefinitionCodec.read(stored).timing();
+            DefinitionCodec.read(stored.replace("\"UTC\"", "\"Europe/Paris\""));
+            check.accept(timing);
+        } finally {
+            codecLog.detachAppender(logged);
+        }
+        return logged.list;
+    }
+
+    /** The first {@code n} firings of {@code timing} after 1 February 2026. */
+    private static List<Instant> firings(Timing timing, int n) {
+        List<Instant> out = new java.util.ArrayList<>();
+        Instant t = Instant.parse("2026-02-01T00:00:00Z");
+        for (int i = 0; i < n; i++) {
+            t = timing.firstAfter(t).orElseThrow();
+            out.add(t);
+        }
+        return out;
     }
 
     @Test
