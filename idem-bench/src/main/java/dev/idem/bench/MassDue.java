@@ -58,7 +58,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       existed 100 ms before T.</li>
  * </ol>
  *
- * Prints one line per phase with the load average. Run it with
+ * With {@code --nodes N} the two timed phases run N nodes per contender on the one database: N Idem nodes (a server,
+ * store, pool and engine each, node ids {@code massdue-1..N}; the schedules are created through the first node's API,
+ * any node's engine and materialiser may take them) and N db-scheduler schedulers, as idem-bench's {@code --nodes}.
+ * The creates phase always runs one node.
+ *
+ * <p>Prints one line per phase with the load average. Run it with
  * {@code java -XX:+UseParallelGC -cp idem-bench/target/idem-bench.jar dev.idem.bench.MassDue --help}.
  */
 public final class MassDue {
@@ -75,31 +80,22 @@ public final class MassDue {
     private MassDue(Map<String, String> opt, PrintStream out) {
         this.opt = opt;
         this.out = out;
-        this.base = BenchOptions.parse(new String[] {"--db", opt.get("db")});
+        this.base = BenchOptions.parse(new String[] {"--db", opt.get("db"), "--nodes", opt.get("nodes")});
         this.postgres = new Postgres(base);
     }
 
-    static final Map<String, String> DEFAULTS = Map.of(
-            "db",
-            "idem_bench_massdue",
-            "creates",
-            "20000",
-            "once",
-            "20000,100000",
-            "cron",
-            "10000",
-            "lead",
-            "90",
-            "clients",
-            "16",
-            "batch",
-            "1000",
-            "stores",
-            "postgresql,sqlite",
-            "only",
-            "idem,db-scheduler",
-            "via",
-            "single");
+    static final Map<String, String> DEFAULTS = Map.ofEntries(
+            Map.entry("db", "idem_bench_massdue"),
+            Map.entry("creates", "20000"),
+            Map.entry("once", "20000,100000"),
+            Map.entry("cron", "10000"),
+            Map.entry("lead", "90"),
+            Map.entry("clients", "16"),
+            Map.entry("batch", "1000"),
+            Map.entry("stores", "postgresql,sqlite"),
+            Map.entry("only", "idem,db-scheduler"),
+            Map.entry("via", "single"),
+            Map.entry("nodes", "1"));
 
     public static void main(String[] args) throws Exception {
         Map<String, String> opt = new LinkedHashMap<>(DEFAULTS);
@@ -162,7 +158,7 @@ public final class MassDue {
         }
     }
 
-    /** A node on a fresh store of {@code dialect}, engine running, rate limit off. */
+    /** A node on a store of {@code dialect}, engine running, rate limit off. */
     private record Node(IdemServer server, Store store, String base, Path dir) implements AutoCloseable {
         @Override
         public void close() throws Exception {
@@ -175,13 +171,45 @@ public final class MassDue {
         }
     }
 
-    private Node node(String dialect) throws Exception {
+    /** {@code --nodes} nodes on one fresh PostgreSQL database; the first one's API takes the creates. */
+    private record Cluster(List<Node> nodes) implements AutoCloseable {
+        Node first() {
+            return nodes.get(0);
+        }
+
+        @Override
+        public void close() throws Exception {
+            Exception failed = null;
+            for (Node n : nodes)
+                try {
+                    n.close();
+                } catch (Exception e) {
+                    if (failed == null) failed = e;
+                    else failed.addSuppressed(e);
+                }
+            if (failed != null) throw failed;
+        }
+    }
+
+    private Cluster cluster() throws Exception {
+        List<Node> nodes = new ArrayList<>();
+        try {
+            for (int i = 1; i <= num("nodes"); i++) nodes.add(node("postgresql", i));
+        } catch (Exception e) {
+            for (Node n : nodes) n.close();
+            throw e;
+        }
+        return new Cluster(nodes);
+    }
+
+    /** Node {@code index} (from 1); the first one of a PostgreSQL run recreates the database, the others share it. */
+    private Node node(String dialect, int index) throws Exception {
         Store store;
         Path dir = Files.createTempDirectory("idem-massdue");
         if (dialect.equals("sqlite")) {
             store = JdbcStores.open(StoreConfig.sqlite(dir), Clock.systemUTC());
         } else {
-            postgres.recreate(opt.get("db"));
+            if (index == 1) postgres.recreate(opt.get("db"));
             store = JdbcStores.open(
                     new StoreConfig(postgres.url(opt.get("db")), base.user(), base.password(), 16, true),
                     Clock.systemUTC());
@@ -195,10 +223,10 @@ public final class MassDue {
                 null,
                 KEY,
                 true,
-                "massdue-" + ProcessHandle.current().pid(),
+                "massdue-" + ProcessHandle.current().pid() + "-" + index,
                 0);
         EngineConfig engineConfig = EngineConfig.builder()
-                .nodeId("massdue")
+                .nodeId("massdue-" + index)
                 .allowPrivateEndpoints(true)
                 .build();
         IdemServer server = IdemServer.start(
@@ -222,7 +250,7 @@ public final class MassDue {
         int clients = num("clients");
         int batch = num("batch");
         Instant tomorrow = Instant.now().plus(Duration.ofDays(1));
-        try (Node node = node(dialect);
+        try (Node node = node(dialect, 1);
                 ApiLoad api = new ApiLoad(node.base(), KEY, clients)) {
             List<byte[]> warm = new ArrayList<>();
             for (int i = 0; i < Math.min(n, 5_000); i++) warm.add(once(receiver.url(), tomorrow));
@@ -347,8 +375,9 @@ public final class MassDue {
     }
 
     private void idemOnce(int n, Receiver receiver) throws Exception {
-        try (Node node = node("postgresql");
-                ApiLoad api = new ApiLoad(node.base(), KEY, num("clients"))) {
+        try (Cluster cluster = cluster();
+                ApiLoad api = new ApiLoad(cluster.first().base(), KEY, num("clients"))) {
+            Node node = cluster.first();
             Instant due = instantFor(n);
             List<byte[]> bodies = new ArrayList<>();
             for (int i = 0; i < n; i++) bodies.add(once(receiver.url(), due));
@@ -363,20 +392,22 @@ public final class MassDue {
                             num("batch"))
                     : api.post("/v1/schedules", bodies, num("clients"), 201, 1);
             print(
-                    "once %,d idem: created through the API (%s) in %.1f s (%,.0f/s), due %s, %.1f s ahead",
+                    "once %,d idem%s: created through the API (%s) in %.1f s (%,.0f/s), due %s, %.1f s ahead",
                     n,
+                    nodesLabel(),
                     opt.get("via"),
                     (System.nanoTime() - t0) / 1e9,
                     made.itemsPerSecond(),
                     due,
                     Duration.between(Instant.now(), due).toMillis() / 1e3);
-            drain("once " + n, "idem", n, due, tally, rowsAt(due));
+            drain("once " + n, "idem" + nodesLabel(), n, due, tally, rowsAt(due));
         }
     }
 
     private void idemCron(int n, Receiver receiver) throws Exception {
-        try (Node node = node("postgresql");
-                ApiLoad api = new ApiLoad(node.base(), KEY, num("clients"))) {
+        try (Cluster cluster = cluster();
+                ApiLoad api = new ApiLoad(cluster.first().base(), KEY, num("clients"))) {
+            Node node = cluster.first();
             Instant due = instantFor(n);
             var z = due.atZone(ZoneOffset.UTC);
             String cron = z.getSecond() + " " + z.getMinute() + " " + z.getHour() + " * * *";
@@ -386,14 +417,15 @@ public final class MassDue {
             ApiLoad.Run made =
                     api.post("/v1/schedules", java.util.Collections.nCopies(n, body), num("clients"), 201, 1);
             print(
-                    "cron %,d idem: '%s' UTC created through the API in %.1f s, due %s, %.1f s ahead (horizon %s)",
+                    "cron %,d idem%s: '%s' UTC created through the API in %.1f s, due %s, %.1f s ahead (horizon %s)",
                     n,
+                    nodesLabel(),
                     cron,
                     made.nanos() / 1e9,
                     due,
                     Duration.between(Instant.now(), due).toMillis() / 1e3,
                     EngineConfig.defaults("x").materialiserHorizon());
-            drain("cron " + n, "idem", n, due, tally, rowsAt(due));
+            drain("cron " + n, "idem" + nodesLabel(), n, due, tally, rowsAt(due));
         }
     }
 
@@ -411,10 +443,15 @@ public final class MassDue {
                     c.write("once" + n, receiver.url(), from, Math.min(n, from + Contender.WRITE_CHUNK), i -> due);
             }
             print(
-                    "%s %,d db-scheduler+apache: scheduleBatch in %.1f s, due %s",
-                    cron ? "cron" : "once", n, (System.nanoTime() - t0) / 1e9, due);
-            drain((cron ? "cron " : "once ") + n, "db-scheduler+apache", n, due, tally, -1);
+                    "%s %,d db-scheduler+apache%s: scheduleBatch in %.1f s, due %s",
+                    cron ? "cron" : "once", n, nodesLabel(), (System.nanoTime() - t0) / 1e9, due);
+            drain((cron ? "cron " : "once ") + n, "db-scheduler+apache" + nodesLabel(), n, due, tally, -1);
         }
+    }
+
+    /** {@code " (N nodes)"} when the timed phases run several nodes per contender, else nothing. */
+    private String nodesLabel() {
+        return num("nodes") > 1 ? " (" + num("nodes") + " nodes)" : "";
     }
 
     private SigningSecret secret(Node node) throws Exception {
