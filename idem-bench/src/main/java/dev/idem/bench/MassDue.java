@@ -179,15 +179,7 @@ public final class MassDue {
 
         @Override
         public void close() throws Exception {
-            Exception failed = null;
-            for (Node n : nodes)
-                try {
-                    n.close();
-                } catch (Exception e) {
-                    if (failed == null) failed = e;
-                    else failed.addSuppressed(e);
-                }
-            if (failed != null) throw failed;
+            Contender.closeAll(nodes);
         }
     }
 
@@ -196,7 +188,11 @@ public final class MassDue {
         try {
             for (int i = 1; i <= num("nodes"); i++) nodes.add(node("postgresql", i));
         } catch (Exception e) {
-            for (Node n : nodes) n.close();
+            try {
+                Contender.closeAll(nodes);
+            } catch (Exception closing) {
+                e.addSuppressed(closing);
+            }
             throw e;
         }
         return new Cluster(nodes);
