@@ -121,15 +121,18 @@ final class TimingCodec {
      * A cron stored by an earlier version may use a construct this version reads differently (a day-of-month list
      * with {@code L}, {@code L-n}, {@code LW} or {@code nW}; a day-of-week {@code L} alone): its schedule now fires at
      * other instants than it did, and nothing else says so. The operator is told once per process, with what the
-     * construct means now. Checked after the rule compiled, so only a rule that loads is described.
+     * construct means now. The stored form does not record which version wrote it, so a cron stored since the change
+     * is described too, in words true of both. Checked after the rule compiled, so only a rule that loads is
+     * described.
      */
     private static void warnIfReadingChanged(RecurrenceSpec spec) {
         List<String> changed = Recurrences.changedReadings(spec);
         if (!changed.isEmpty() && WARNED.size() < CACHE_LIMIT && WARNED.add("reading:" + spec.expression())) {
             log.warn(
-                    "a stored schedule's cron '{}' is read differently since this version, so it may fire at other"
-                            + " instants than before: {}. This is its meaning from now on; re-saving the schedule"
-                            + " (PATCH) does not silence this warning, it only confirms that meaning",
+                    "a stored schedule's cron '{}' uses a construct that versions of Idem before 2026-11-26 read"
+                            + " differently: {}. A schedule stored by one of them may now fire at other instants;"
+                            + " one stored since then fires as written. Logged once per process for every such"
+                            + " cron, whenever it was stored (the stored form does not say which version wrote it)",
                     spec.expression(),
                     String.join("; ", changed));
         }

@@ -146,8 +146,9 @@ class DefinitionCodecTest {
     }
 
     /**
-     * Reading a definition stored with {@code cron} twice logs one warning, naming the cron, {@code meaning} and
-     * PATCH, and the timing fires at {@code firings} (its first after 1 February 2026, in UTC).
+     * Reading a definition stored with {@code cron} twice logs one warning, naming the cron, {@code meaning} and that
+     * earlier versions read it differently, and the timing fires at {@code firings} (its first after 1 February 2026,
+     * in UTC).
      */
     private static void assertWarnedOnceAndFires(String cron, String meaning, String... firings) {
         List<ILoggingEvent> logged = warningsWhileReadingTwice(
@@ -160,7 +161,7 @@ class DefinitionCodecTest {
                 .satisfies(e -> assertThat(e.getFormattedMessage())
                         .contains(cron)
                         .contains(meaning)
-                        .contains("PATCH"));
+                        .contains("versions of Idem before 2026-11-26 read"));
     }
 
     /** Crons with L whose reading did not change (L alone in day-of-month, nL in day-of-week), and plain ones. */
