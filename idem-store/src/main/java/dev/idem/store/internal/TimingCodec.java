@@ -127,7 +127,7 @@ final class TimingCodec {
      */
     private static void warnIfReadingChanged(RecurrenceSpec spec) {
         List<String> changed = Recurrences.changedReadings(spec);
-        if (!changed.isEmpty() && WARNED.size() < CACHE_LIMIT && WARNED.add("reading:" + spec.expression())) {
+        if (!changed.isEmpty() && firstWarning("reading:" + spec.expression())) {
             log.warn(
                     "a stored schedule's cron '{}' uses a construct that versions of Idem before 2026-11-26 read"
                             + " differently: {}. A schedule stored by one of them may now fire at other instants;"
@@ -147,7 +147,7 @@ final class TimingCodec {
         try {
             Recurrences.checkInput(spec);
         } catch (InvalidRecurrenceException e) {
-            if (WARNED.size() < CACHE_LIMIT && WARNED.add(spec.expression())) {
+            if (firstWarning(spec.expression())) {
                 log.warn(
                         "a stored schedule's {} '{}' loads and fires as before, but new input with it is refused"
                                 + " (so is any PATCH of that schedule until the {} is rewritten): {}",
@@ -157,5 +157,10 @@ final class TimingCodec {
                         e.getMessage());
             }
         }
+    }
+
+    /** Whether a warning under {@code key} is due: not said yet in this process, and the set still has room. */
+    private static boolean firstWarning(String key) {
+        return WARNED.size() < CACHE_LIMIT && WARNED.add(key);
     }
 }
