@@ -54,7 +54,7 @@ public final class Engine implements AutoCloseable {
     private final Maintenance maintenance;
     private final Liveness liveness;
     private final java.util.List<Thread> dispatcherThreads = new java.util.ArrayList<>();
-    private final Thread recorderThread;
+    private final java.util.List<Thread> recorderThreads = new java.util.ArrayList<>();
     private Store.Subscription dueSignals;
     private boolean started;
     private boolean closed;
@@ -113,7 +113,10 @@ public final class Engine implements AutoCloseable {
         NamedThreads dispatcherThreadFactory = new NamedThreads("idem-dispatcher-" + node);
         for (int i = 0; i < claimLoops; i++)
             dispatcherThreads.add(dispatcherThreadFactory.newThread(dispatcher.claimLoop()));
-        this.recorderThread = new NamedThreads("idem-recorder-" + node).newThread(recorder);
+        NamedThreads recorderThreadFactory = new NamedThreads("idem-recorder-" + node);
+        recorderThreads.add(recorderThreadFactory.newThread(recorder));
+        // a second writer while a full batch waits (a burst's outcomes): transactions overlap only where claims do
+        if (store.claimsConcurrently()) recorderThreads.add(recorderThreadFactory.newThread(recorder.helper()));
     }
 
     /**
@@ -133,7 +136,7 @@ public final class Engine implements AutoCloseable {
         }
         started = true;
         liveness.start();
-        recorderThread.start();
+        recorderThreads.forEach(Thread::start);
         // LISTEN/NOTIFY on PostgreSQL: a delivery written due by any node's API wakes this dispatcher at once
         dueSignals = store.onDeliveriesDue(dispatcher::wakeUp);
         dispatcherThreads.forEach(Thread::start);
@@ -206,7 +209,7 @@ public final class Engine implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        join(recorderThread, 10_000);
+        for (Thread t : recorderThreads) join(t, 10_000);
         workers.shutdown();
         if (started) {
             try {

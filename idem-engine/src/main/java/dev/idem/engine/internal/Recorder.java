@@ -18,6 +18,14 @@ import org.slf4j.LoggerFactory;
  * runs out meanwhile the outcome is dropped by the store and the delivery goes out again (at least once). A
  * batch that keeps failing for a reason other than the database being away is written one outcome at a time,
  * so one outcome the store refuses cannot hold up the rest.
+ *
+ * <p>On a store whose transactions may overlap (PostgreSQL), a {@link #helper()} thread writes a second batch beside
+ * the first, but only while a full batch is queued behind the one being written. Why: after a burst's last request
+ * the outcomes queued meanwhile (thousands) were written one transaction at a time, the node's thread waiting on one
+ * database backend, so one of two cores sat idle for the last quarter of the burst (measured: 6,000 outcomes queued
+ * when the last request ended, drained in 280 ms with the machine 50–60% busy). Below a full batch the helper stays
+ * asleep: two writers taking small batches all the time cost more CPU per delivery (stop 24, 186–207 against 169–179
+ * µs) for no gain.
  */
 public final class Recorder implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(Recorder.class);
@@ -44,6 +52,10 @@ public final class Recorder implements Runnable {
     private final LinkedBlockingQueue<Pending> pending = new LinkedBlockingQueue<>();
     private volatile boolean stopping;
     private volatile long flushDeadlineNanos;
+    /** Wakes a waiting {@link #helper()} when a full batch is queued. */
+    private final java.util.concurrent.Semaphore helperWake = new java.util.concurrent.Semaphore(0);
+
+    private volatile boolean helperWaiting;
 
     public Recorder(DeliveryQueue queue, java.util.function.Supplier<String> owner, EngineMetrics metrics) {
         this.queue = queue;
@@ -53,6 +65,15 @@ public final class Recorder implements Runnable {
 
     public void submit(Outcome outcome, Runnable done) {
         pending.add(new Pending(outcome, done));
+        if (helperWaiting && pending.size() >= MAX_BATCH) helperWake.release();
+    }
+
+    /**
+     * A second writer, to run on its own thread beside {@link #run()} on a store whose write transactions may overlap:
+     * it writes only while a full batch is queued, and ends when the recorder stops.
+     */
+    public Runnable helper() {
+        return () -> loop(true);
     }
 
     /** Asks the loop to write what is queued and end, giving up on store errors after {@code flushNanos}. */
@@ -63,21 +84,35 @@ public final class Recorder implements Runnable {
 
     @Override
     public void run() {
+        loop(false);
+    }
+
+    /** The writer's loop; a helper takes a batch only when a full one is queued, and leaves the rest to the main loop. */
+    private void loop(boolean helper) {
         List<Pending> batch = new ArrayList<>();
         long backoffMs = 50;
         int failures = 0;
         while (true) {
             try {
                 if (batch.isEmpty()) {
-                    Pending first = pending.poll(50, TimeUnit.MILLISECONDS);
-                    if (first == null) {
-                        if (stopping) return;
-                        continue;
+                    if (helper) {
+                        if (pending.size() < MAX_BATCH) {
+                            if (stopping) return;
+                            awaitFullBatch();
+                            continue;
+                        }
+                    } else {
+                        Pending first = pending.poll(50, TimeUnit.MILLISECONDS);
+                        if (first == null) {
+                            if (stopping) return;
+                            continue;
+                        }
+                        batch.add(first);
                     }
-                    batch.add(first);
                 }
                 pending.drainTo(batch, MAX_BATCH - batch.size());
-                if (batch.size() < GATHER_BATCH && !stopping) gather(batch);
+                if (batch.isEmpty()) continue;
+                if (!helper && batch.size() < GATHER_BATCH && !stopping) gather(batch);
                 write(batch);
                 batch.clear();
                 backoffMs = 50;
@@ -111,6 +146,17 @@ public final class Recorder implements Runnable {
                 sleep(backoffMs);
                 backoffMs = Math.min(backoffMs * 2, 2000);
             }
+        }
+    }
+
+    /** Sleeps until a full batch is queued (or 50 ms: a missed wake-up costs no more than that). */
+    private void awaitFullBatch() throws InterruptedException {
+        helperWake.drainPermits();
+        helperWaiting = true;
+        try {
+            if (pending.size() < MAX_BATCH) helperWake.tryAcquire(50, TimeUnit.MILLISECONDS);
+        } finally {
+            helperWaiting = false;
         }
     }
 

@@ -4,10 +4,8 @@ import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.idem.core.Attempt;
 import dev.idem.core.Delivery;
 import dev.idem.core.DeliveryStatus;
-import dev.idem.core.store.DeliveryQueue;
 import dev.idem.core.store.Store;
 import dev.idem.engine.EngineConfig;
 import dev.idem.engine.testing.Defs;
@@ -100,20 +98,7 @@ class DispatcherGateTest {
                 (claim, timeout, listener) -> {
                     Delivery d = claim.delivery();
                     sentWithAttempt.merge(d.id(), d.attemptCount(), (a, b) -> -1);
-                    Attempt attempt = new Attempt(
-                            "att_" + java.util.UUID.randomUUID(),
-                            d.id(),
-                            d.attemptCount(),
-                            clock.instant(),
-                            1,
-                            200,
-                            null,
-                            null);
-                    store.queue()
-                            .complete(
-                                    owner.get(),
-                                    List.of(new DeliveryQueue.Outcome(
-                                            d.id(), attempt, DeliveryStatus.SUCCEEDED, null, null)));
+                    store.queue().complete(owner.get(), List.of(Defs.succeeded(d, clock.instant())));
                     listener.answered(AttemptResult.Congestion.ANSWER);
                     listener.finished();
                 },

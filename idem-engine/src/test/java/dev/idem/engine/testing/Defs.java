@@ -128,6 +128,14 @@ public final class Defs {
         return new Schedule(id, tenant, ScheduleStatus.ACTIVE, def, first, 0, null, 0, now, now);
     }
 
+    /** The outcome of a claimed delivery's attempt that a receiver answered with 200 at {@code at}. */
+    public static dev.idem.core.store.DeliveryQueue.Outcome succeeded(Delivery claimed, Instant at) {
+        dev.idem.core.Attempt attempt = new dev.idem.core.Attempt(
+                "att_" + java.util.UUID.randomUUID(), claimed.id(), claimed.attemptCount(), at, 1, 200, null, null);
+        return new dev.idem.core.store.DeliveryQueue.Outcome(
+                claimed.id(), attempt, dev.idem.core.DeliveryStatus.SUCCEEDED, null, null);
+    }
+
     /** A delivery as a claim returns it: delivering, {@code attempt} already counted. */
     public static Delivery claimed(Schedule s, String id, long sequence, int attempt) {
         Instant due = s.definition().timing().first(s.createdAt()).orElseThrow();
