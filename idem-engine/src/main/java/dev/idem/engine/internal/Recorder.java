@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * <p>On a store whose transactions may overlap (PostgreSQL), a {@link #helper()} thread writes a second batch beside
  * the first, but only while a full batch is queued behind the one being written. Why: after a burst's last request
  * the outcomes queued meanwhile (thousands) were written one transaction at a time, the node's thread waiting on one
- * database backend, so one of two cores sat idle for the last quarter of the burst (measured: 6,000 outcomes queued
+ * database backend, so one of two cores sat idle for the last third of the burst (measured: 6,000 outcomes queued
  * when the last request ended, drained in 280 ms with the machine 50–60% busy). Below a full batch the helper stays
  * asleep: two writers taking small batches all the time cost more CPU per delivery (stop 24, 186–207 against 169–179
  * µs) for no gain.

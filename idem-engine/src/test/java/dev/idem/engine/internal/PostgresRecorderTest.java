@@ -59,6 +59,7 @@ class PostgresRecorderTest {
         assertThat(queue.most.get())
                 .as("two writes at once: %d outcomes queued behind the first batch", 1_200 - queue.sizes.get(0))
                 .isEqualTo(2);
+        assertThat(queue.sizes.get(0)).as("the first batch").isLessThanOrEqualTo(100);
         assertThat(queue.sizes).allSatisfy(size -> assertThat(size).isLessThanOrEqualTo(500));
         assertThat(queue.sizes.stream().mapToInt(Integer::intValue).sum()).isEqualTo(1_200);
         assertThat(written).isEqualTo(1_200);
@@ -66,9 +67,10 @@ class PostgresRecorderTest {
     }
 
     @Test
-    void lessThanAFullBatchQueuedIsLeftToTheMainLoopAndWrittenOnce() throws Exception {
+    void lessThanAFullBatchQueuedIsLeftToTheMainLoopAndAStopFlushesEveryOutcomeOnce() throws Exception {
         List<Outcome> outcomes = claimedAndAnswered(400);
-        // the first write waits 300 ms for a second one, which must not come: the helper looks every 50 ms at most
+        // the first write takes at most 100 and waits 300 ms for a second one, which must not come though 300 more are
+        // queued behind it: the helper looks at least every 50 ms
         OverlapWatch queue = new OverlapWatch(store.queue(), 300);
 
         int written = record(queue, outcomes);
@@ -78,21 +80,26 @@ class PostgresRecorderTest {
         assertEverySucceededOnce(outcomes);
     }
 
-    /** Runs the main loop and the helper, submits every outcome at once, stops, and returns how many were done. */
-    private int record(DeliveryQueue queue, List<Outcome> outcomes) throws InterruptedException {
+    /**
+     * Runs the main loop and the helper; submits the first 100 outcomes, and the rest once the first write has started
+     * (and is held by {@code queue}), so the rest queue behind it; then stops the recorder straight away. Returns how
+     * many were written (done) by the time both writers ended.
+     */
+    private int record(OverlapWatch queue, List<Outcome> outcomes) throws InterruptedException {
         Recorder recorder = new Recorder(queue, () -> OWNER, new EngineMetrics(new SimpleMeterRegistry()));
         Thread main = new Thread(recorder, "recorder-main");
         Thread helper = new Thread(recorder.helper(), "recorder-helper");
         main.start();
         helper.start();
         CountDownLatch done = new CountDownLatch(outcomes.size());
-        for (Outcome o : outcomes) recorder.submit(o, done::countDown);
-        assertThat(done.await(30, SECONDS))
-                .as("every outcome written within 30 s")
+        for (Outcome o : outcomes.subList(0, 100)) recorder.submit(o, done::countDown);
+        assertThat(queue.firstStarted.await(10, SECONDS))
+                .as("the first write started")
                 .isTrue();
+        for (Outcome o : outcomes.subList(100, outcomes.size())) recorder.submit(o, done::countDown);
         recorder.stop(SECONDS.toNanos(5));
-        main.join(10_000);
-        helper.join(10_000);
+        main.join(30_000);
+        helper.join(30_000);
         assertThat(main.isAlive() || helper.isAlive())
                 .as("a writer still running after stop")
                 .isFalse();
@@ -127,6 +134,7 @@ class PostgresRecorderTest {
         final AtomicInteger running = new AtomicInteger();
         final AtomicInteger most = new AtomicInteger();
         final List<Integer> sizes = java.util.Collections.synchronizedList(new ArrayList<>());
+        final CountDownLatch firstStarted = new CountDownLatch(1);
         private final CountDownLatch second = new CountDownLatch(1);
         private final AtomicBoolean first = new AtomicBoolean(true);
         private final long holdMs;
@@ -143,7 +151,10 @@ class PostgresRecorderTest {
             sizes.add(outcomes.size());
             if (now >= 2) second.countDown();
             try {
-                if (first.compareAndSet(true, false)) second.await(holdMs, MILLISECONDS);
+                if (first.compareAndSet(true, false)) {
+                    firstStarted.countDown();
+                    second.await(holdMs, MILLISECONDS);
+                }
                 return real.complete(owner, outcomes);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
