@@ -199,10 +199,11 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         String lock = dialect.forUpdateOf("q") + dialect.skipLockedClause();
         String flowColumns = flowControlled ? ", qs.flow_key, qs.flow_parallelism AS par, qs.flow_rate AS rate" : "";
         // the full destinations are a filter (NOT IN, a hashed subplan on PostgreSQL), never a join: as NOT EXISTS,
-        // statistics that knew of a burst's due rows planned a hash anti-join, which loses the due index's order, so
-        // the window read every due row and looked up its schedule, then sorted them for its LIMIT (10,000 rows and
-        // 40,000 buffers for a claim of 500; idem-bench/README.md, "Statement costs in isolation"). A destination key
-        // is never null (DESTINATION falls back to the schedule's id), so NOT IN means what NOT EXISTS did.
+        // statistics that promised fewer due rows than the limit while thousands were due planned a hash anti-join,
+        // which loses the due index's order, so the window read every due row and looked up its schedule, then sorted
+        // them for its LIMIT (10,000 rows and 40,000 buffers for a claim of 500; idem-bench/README.md, "Statement
+        // costs in isolation"). A destination key is never null (DESTINATION falls back to the schedule's id), so
+        // NOT IN means what NOT EXISTS did.
         String filters = " AND qs.status NOT IN ('paused', 'deleted')"
                 + (flowControlled ? " AND qs.flow_key IS NOT NULL" : " AND qs.flow_key IS NULL")
                 + " AND " + DESTINATION + " NOT IN (SELECT dest FROM caps WHERE free <= 0)";

@@ -93,16 +93,14 @@ class PostgresClaimPlanTest {
     @Test
     void withStatisticsTakenWhenFewerThanALimitWereDueABurstsClaimsReadInProportionToTheLimitNotToTheBurst()
             throws Exception {
-        // PgStatistics analyzes the queue during a burst, so the planner knows of its thousands of due rows. With the
-        // full destinations checked by NOT EXISTS, that planned a hash anti-join, which loses the due index's order:
-        // each claim read every due row and looked up its schedule, then sorted them for its LIMIT (10,000 rows and
-        // 40,000 buffers for a claim of 500, a burst's drain quadratic in its size). The other cases cannot see this:
-        // their due rows are about one limit, so reading all of them stays under their bound.
+        // Statistics taken while a few hundred rows were due (between bursts, or as one began) make the planner expect
+        // fewer due rows than a claim's limit, so a plan that keeps the due index's order gains nothing by stopping
+        // early. With the full destinations checked by NOT EXISTS it then planned a hash anti-join, which loses that
+        // order: each claim read every due row and looked up its schedule, then sorted them for its LIMIT (10,000 rows
+        // and 40,000 buffers for a claim of 500, a burst's drain quadratic in its size). The other cases cannot see
+        // this: their due rows are about one limit, so reading all of them stays under their bound.
         try (Shape shape = new Shape()) {
-            // analyzed with 900 rows due (and no other pending row): the planner expects about a third of them to be
-            // due
-            // at a claim's instant, fewer than its limit, so an order-preserving plan would gain nothing by stopping
-            // early
+            // analyzed with 900 rows due and no other pending row: the planner expects a third of them at an instant
             shape.schedulesWithHistory(0, SCHEDULES);
             shape.fallDue(0, SCHEDULES / 2, 900, 0);
             shape.analyze();
