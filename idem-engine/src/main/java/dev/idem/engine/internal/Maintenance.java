@@ -27,6 +27,7 @@ public final class Maintenance {
     private final Duration retention;
     private final EngineMetrics metrics;
     private final Runnable onReclaimed;
+    private final QueueDepth depth;
 
     public Maintenance(Store store, Clock clock, Duration retention, EngineMetrics metrics, Runnable onReclaimed) {
         this.store = store;
@@ -34,6 +35,7 @@ public final class Maintenance {
         this.retention = retention;
         this.metrics = metrics;
         this.onReclaimed = onReclaimed;
+        this.depth = new QueueDepth(store.queue(), clock, metrics);
     }
 
     /** Returns expired leases to the queue and samples the queue depth; returns how many leases it reclaimed. */
@@ -45,7 +47,7 @@ public final class Maintenance {
             log.info("reclaimed {} deliveries whose lease expired (their node died or stalled); they go out again", n);
             onReclaimed.run();
         }
-        metrics.depth(store.queue().depth());
+        depth.sample();
         return n;
     }
 

@@ -184,10 +184,11 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
             new com.fasterxml.jackson.databind.ObjectMapper();
 
     /**
-     * The ids a claim takes. Two windows of due rows of destinations with a free slot: the earliest (up to the claim's
-     * limit, locked skipping rows another claim holds on PostgreSQL: the classic queue claim, so a burst to one
+     * The ids a claim takes. Two windows of due rows: the earliest (up to the claim's limit, whatever their
+     * destination, locked skipping rows another claim holds on PostgreSQL: the classic queue claim, so a burst to one
      * destination costs what it always did) and, among the latest {@code limit} due rows, those of other destinations
-     * (rows that just fell due, which would otherwise wait behind one destination's backlog filling the first window).
+     * with a free slot (rows that just fell due, which would otherwise wait behind one destination's backlog filling the
+     * first window).
      * Each destination's candidates are ranked by due time; the first of every destination goes first, then the
      * second of every destination, and so on, within each destination's free slots; the chosen rows of the second
      * window are locked at the end, skipping any another claim holds.
@@ -198,15 +199,24 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     private String pickSql(boolean flowControlled) {
         String lock = dialect.forUpdateOf("q") + dialect.skipLockedClause();
         String flowColumns = flowControlled ? ", qs.flow_key, qs.flow_parallelism AS par, qs.flow_rate AS rate" : "";
-        // the full destinations are a filter (NOT IN, a hashed subplan on PostgreSQL), never a join: as NOT EXISTS,
+        // in the second window, the full destinations are a filter (NOT IN, a hashed subplan on PostgreSQL), never a
+        // join: as NOT EXISTS in the first,
         // statistics that promised fewer due rows than the limit while thousands were due planned a hash anti-join,
         // which loses the due index's order, so the window read every due row and looked up its schedule, then sorted
         // them for its LIMIT (10,000 rows and 40,000 buffers for a claim of 500; idem-bench/README.md, "Statement
         // costs in isolation"). A destination key is never null (DESTINATION falls back to the schedule's id), so
         // NOT IN means what NOT EXISTS did.
         String filters = " AND qs.status NOT IN ('paused', 'deleted')"
-                + (flowControlled ? " AND qs.flow_key IS NOT NULL" : " AND qs.flow_key IS NULL")
-                + " AND " + DESTINATION + " NOT IN (SELECT dest FROM caps WHERE free <= 0)";
+                + (flowControlled ? " AND qs.flow_key IS NOT NULL" : " AND qs.flow_key IS NULL");
+        // The first window does not pass over the full destinations' rows: with nothing that indexes a row's
+        // destination, passing over a full destination's backlog read all of it and looked up each row's schedule (1.2
+        // s
+        // a claim at 280,000 due, where it is now 15 ms; a hanging destination's backlog made every claim that slow,
+        // and
+        // every other destination's rows that late). Its rows of full destinations are dropped where the picks are
+        // capped at each destination's free slots; rows of other destinations behind such a backlog are the second
+        // window's to find once they are among the latest due.
+        String notFull = " AND " + DESTINATION + " NOT IN (SELECT dest FROM caps WHERE free <= 0)";
         // the look-ahead is for first attempts (rows written ahead for
         // their instant); a retry is claimed when it is due
         String due = "q.status IN ('scheduled', 'retrying') AND q.next_attempt_at <= " + NOW
@@ -244,6 +254,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
                 .append(DESTINATION)
                 .append(" NOT IN (SELECT dest FROM earliest)")
                 .append(filters)
+                .append(notFull)
                 .append(")")
                 .append(", cand AS (SELECT * FROM earliest UNION SELECT * FROM latest)")
                 .append(
@@ -640,17 +651,43 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
 
     @Override
     public Optional<Instant> nextDueAt(Fairness fairness) {
-        boolean excluding = fairness.free().values().stream().anyMatch(f -> f <= 0);
-        String q = "SELECT q.next_attempt_at FROM deliveries q JOIN schedules qs ON qs.id = q.schedule_id "
-                + "WHERE q.status IN ('scheduled', 'retrying') AND qs.status NOT IN ('paused', 'deleted') "
-                + (excluding
-                        ? "AND NOT EXISTS (SELECT 1 FROM " + dialect.jsonEntries() + " c WHERE c.key = " + DESTINATION
-                                + " AND CAST(c.value AS INTEGER) <= 0) "
-                        : "")
-                + "ORDER BY q.next_attempt_at LIMIT 1";
-        Object[] args = excluding ? new Object[] {json(fairness.free())} : new Object[0];
-        return transactions.autocommit(sql -> sql.one(q, rs -> Sql.instant(rs, "next_attempt_at"), args));
+        NextDueStatement q = nextDueStatement(clock.millis(), fairness);
+        return transactions.autocommit(sql -> sql.one(q.sql(), rs -> Sql.instant(rs, "next_attempt_at"), q.args()));
     }
+
+    /**
+     * Pending rows {@link #nextDueAt} reads per window. Bounded because the rows it must pass over (a full destination's
+     * backlog, a paused schedule's rows) have no index of their own: looking for the first row past them walked the
+     * whole backlog and looked up each row's schedule. With 280,000 rows due to one full destination that took 1.1 s,
+     * once after every claim that did not come back full (idem-engine/README.md, "Plans that stay linear").
+     */
+    static final int NEXT_DUE_SCAN = 256;
+
+    /**
+     * {@link #nextDueAt} as it runs, for tests of its plan: the earliest row of a destination with a free slot among
+     * two windows of {@link #NEXT_DUE_SCAN} pending rows each, the earliest and the earliest not yet due. A claimable
+     * row behind more than a window of rows it must pass over is not seen until one of them moves: the claim's second
+     * window takes such rows once they are among the latest due, and the loop that asks is woken by the answers of the
+     * destination whose backlog it is (Dispatcher).
+     */
+    NextDueStatement nextDueStatement(long now, Fairness fairness) {
+        boolean excluding = fairness.free().values().stream().anyMatch(f -> f <= 0);
+        String window = "SELECT q.schedule_id, q.next_attempt_at FROM deliveries q WHERE q.status IN ('scheduled', "
+                + "'retrying')%s ORDER BY q.next_attempt_at LIMIT " + NEXT_DUE_SCAN;
+        String q = clock() + "SELECT c.next_attempt_at FROM (SELECT * FROM (" + String.format(window, "")
+                + ") head UNION ALL SELECT * FROM (" + String.format(window, " AND q.next_attempt_at > " + NOW)
+                + ") ahead) c" + scheduleOf("qs", "c")
+                + " WHERE qs.status NOT IN ('paused', 'deleted') "
+                + (excluding
+                        ? "AND " + DESTINATION + " NOT IN (SELECT j.key FROM " + dialect.jsonEntries()
+                                + " j WHERE CAST(j.value AS INTEGER) <= 0) "
+                        : "")
+                + "ORDER BY c.next_attempt_at LIMIT 1";
+        Object[] rest = excluding ? new Object[] {json(fairness.free())} : new Object[0];
+        return new NextDueStatement(q, databaseClock ? rest : withClock(now, rest));
+    }
+
+    record NextDueStatement(String sql, Object... args) {}
 
     @Override
     public Instant now() {

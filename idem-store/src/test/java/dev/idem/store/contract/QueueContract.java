@@ -707,6 +707,23 @@ abstract class QueueContract extends StoreTestBase {
     }
 
     @Test
+    void theNextDueRowOfAnotherDestinationIsFoundBehindAFullDestinationsBacklog() {
+        // more rows than the store reads per window when it looks for the next row (256 on PostgreSQL and SQLite)
+        Schedule full = scheduleTo("https://full.example.com/a", null);
+        Schedule other = scheduleTo("https://other.example.com/b", null);
+        due(full, 300, 0);
+        Delivery next = delivery(other, clock.instant().plusSeconds(2));
+        var fairness = new DeliveryQueue.Fairness(java.util.Map.of("https://full.example.com:443", 0), 64);
+
+        assertThat(queue().nextDueAt(fairness))
+                .as("the other destination's row, behind 300 due rows of the full one")
+                .contains(next.nextAttemptAt());
+        assertThat(queue().nextDueAt())
+                .as("with a slot free, the full destination's earliest row")
+                .contains(clock.instant().minusMillis(300));
+    }
+
+    @Test
     void aChangedEndpointMovesTheSchedulesDeliveriesToItsNewDestination() {
         Schedule s = scheduleTo("https://old.example.com/a", null);
         due(s, 3, 0);

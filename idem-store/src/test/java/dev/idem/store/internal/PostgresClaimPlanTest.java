@@ -112,6 +112,64 @@ class PostgresClaimPlanTest {
         }
     }
 
+    @Test
+    void aClaimBesideAFullDestinationsBacklogReadsInProportionToItsLimitNotToTheBacklog() throws Exception {
+        // A destination with no free slot (it hangs, say) and a burst of its rows due: the first window looked for rows
+        // of other destinations past all of them, looking up each one's schedule (1.2 s a claim at 280,000 due), so
+        // every claim took that long and every other destination's rows waited that much longer.
+        try (Shape shape = new Shape()) {
+            // the full destination's rows due first, the other's 50 among the latest
+            shape.oneShots(
+                    BURST,
+                    "CASE WHEN i < 50 THEN 'https://d7.test:443' ELSE 'https://d2.test:443' END",
+                    NOW + " - 1000000 + CASE WHEN i < 50 THEN 999000 + i ELSE i END");
+            shape.analyze();
+            // d2 (the backlog's) has no free slot
+            shape.assertEveryClaimPlanIsBounded(
+                    "a full destination's backlog of " + BURST, 10L * LIMIT, new boolean[] {false});
+        }
+    }
+
+    @Test
+    void theNextDueRowBehindAFullDestinationsBacklogIsFoundReadingTwoWindowsNotTheBacklog() throws Exception {
+        // After every claim that did not come back full, the claim loop asks for the earliest row a claim could take.
+        // Its destination had just been given all its free slots, so the row had to be looked for past that
+        // destination's whole backlog, with a lookup of each row's schedule: 1.1 s per question at 280,000 due.
+        try (Shape shape = new Shape()) {
+            // the full destination's rows due, the other's one row 2 s ahead
+            shape.oneShots(
+                    BURST,
+                    "CASE WHEN i = 0 THEN 'https://other.test:443' ELSE 'https://full.test:443' END",
+                    "CASE WHEN i = 0 THEN " + NOW + " + 2000 ELSE " + NOW + " - i END");
+            shape.analyze();
+            JdbcDeliveryQueue queue = (JdbcDeliveryQueue) shape.store.queue();
+            var full = new dev.idem.core.store.DeliveryQueue.Fairness(Map.of("https://full.test:443", 0), 64);
+            JdbcDeliveryQueue.NextDueStatement next = queue.nextDueStatement(NOW, full);
+            for (boolean generic : new boolean[] {false, true}) {
+                String what = "the next due row behind " + BURST + " rows of a full destination"
+                        + (generic ? ", generic plan" : ", custom plan");
+                JsonNode explained = shape.explain(next.sql(), next.args(), generic);
+                JsonNode plan = explained.get("Plan");
+                List<JsonNode> scans = new ArrayList<>();
+                scans(plan, scans);
+                long read = scans.stream()
+                                .mapToLong(PostgresClaimPlanTest::rowsRead)
+                                .sum()
+                        + joinFilterRows(plan);
+                System.out.printf(
+                        "next-due plan | %s | %d rows read | %.1f ms%n",
+                        what, read, explained.path("Execution Time").asDouble());
+                assertThat(plan.path("Actual Rows").asLong())
+                        .as("%s: a row found", what)
+                        .isEqualTo(1);
+                assertThat(read)
+                        .as("%s: rows read, for two windows of %d: %s", what, JdbcDeliveryQueue.NEXT_DUE_SCAN, plan)
+                        .isLessThan(8L * JdbcDeliveryQueue.NEXT_DUE_SCAN);
+            }
+            assertThat(queue.nextDueAt(full)).contains(Instant.ofEpochMilli(NOW + 2000));
+        }
+    }
+
     /** A store in a database of its own, and a connection to it beside the store's pool. */
     private static final class Shape implements AutoCloseable {
         final TestDatabase db = TestStores.postgresDatabase();
@@ -152,6 +210,20 @@ class PostgresClaimPlanTest {
                             + "CASE WHEN i % 10 = 0 THEN 1000 END FROM generate_series(" + from + ", " + (to - 1)
                             + ") i");
             delivery(from, to, "past", "'succeeded'", "NULL");
+        }
+
+        /**
+         * One-shots {@code [0, n]}, each with one scheduled row: {@code destination} and {@code due} are SQL of
+         * {@code i}.
+         */
+        void oneShots(int n, String destination, String due) throws Exception {
+            exec("INSERT INTO schedules (id, project_id, mode, status, definition, next_fire_at, auto_pause_after, "
+                    + "created_at, updated_at, destination) SELECT 'sch_' || lpad(i::text, 6, '0'), 'prj_1', 'live', "
+                    + "'active', '{}', NULL, 0, 0, 0, " + destination + " FROM generate_series(0, " + n + ") i");
+            exec("INSERT INTO deliveries (id, project_id, mode, schedule_id, scheduled_for, sequence, status, "
+                    + "attempt_count, next_attempt_at, idempotency_key, created_at, updated_at) SELECT 'dlv_' || "
+                    + "lpad(i::text, 6, '0'), 'prj_1', 'live', 'sch_' || lpad(i::text, 6, '0'), 1, 1, 'scheduled', 0, "
+                    + due + ", 'k', 0, 0 FROM generate_series(0, " + n + ") i");
         }
 
         /** {@link #DUE} of schedules {@code [from, to)} get a row due now, {@link #DELIVERING} a row being delivered. */
@@ -272,10 +344,15 @@ class PostgresClaimPlanTest {
          * a prepared statement may switch to after five executions (PostgreSQL 15 has no {@code EXPLAIN (GENERIC_PLAN)}).
          */
         JsonNode explain(JdbcDeliveryQueue.ClaimStatement claim, boolean generic) throws Exception {
+            return explain(claim.sql(), claim.args(), generic);
+        }
+
+        /** As {@link #explain(JdbcDeliveryQueue.ClaimStatement, boolean)}, for any statement of the queue's. */
+        JsonNode explain(String sql, Object[] args, boolean generic) throws Exception {
             StringBuilder numbered = new StringBuilder();
             int n = 0;
-            for (char ch : claim.sql().toCharArray()) numbered.append(ch == '?' ? "$" + ++n : String.valueOf(ch));
-            assertThat(n).isEqualTo(claim.args().length);
+            for (char ch : sql.toCharArray()) numbered.append(ch == '?' ? "$" + ++n : String.valueOf(ch));
+            assertThat(n).isEqualTo(args.length);
             c.setAutoCommit(false);
             try {
                 exec("PREPARE claim AS " + numbered);
@@ -283,7 +360,7 @@ class PostgresClaimPlanTest {
                 try (PreparedStatement ps = c.prepareStatement("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE claim("
                         + String.join(", ", java.util.Collections.nCopies(n, "?")) + ")")) {
                     // untyped: the prepared statement's parameter types decide (text, json, bigint)
-                    for (int i = 0; i < n; i++) ps.setObject(i + 1, claim.args()[i].toString(), java.sql.Types.OTHER);
+                    for (int i = 0; i < n; i++) ps.setObject(i + 1, args[i].toString(), java.sql.Types.OTHER);
                     try (ResultSet rs = ps.executeQuery()) {
                         assertThat(rs.next()).isTrue();
                         return JSON.readTree(rs.getString(1)).get(0);
