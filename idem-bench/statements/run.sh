@@ -5,11 +5,8 @@
 # batch of 500 rows; divide by 500 for the cost per delivery. Environment: ROUNDS (3), JAR, KEEP=1 keeps the database.
 set -euo pipefail
 cd "$(dirname "$0")"
-JAR=${JAR:-../target/idem-bench.jar}
-PG="-h 127.0.0.1 -U postgres"
-ROUNDS=${ROUNDS:-3}
-psql -q $PG -c "DROP DATABASE IF EXISTS stmtlab WITH (FORCE)" -c "CREATE DATABASE stmtlab"
-STMTLAB_URL=jdbc:postgresql://127.0.0.1:5432/stmtlab jshell --class-path "$JAR" migrate.jsh > /dev/null 2>&1
+. ./lab.sh
+lab_db stmtlab
 psql -q $PG stmtlab -f fill.sql
 # the claim: 10,000 one-shots due to one destination behind 200,000 finished ones; 20 claims of 500 drain them
 for r in $(seq 1 "$ROUNDS"); do

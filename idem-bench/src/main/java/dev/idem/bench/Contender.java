@@ -102,7 +102,9 @@ abstract class Contender implements AutoCloseable {
             Receiver hanging,
             int hangingDue)
             throws Exception {
-        Duration margin = Duration.ofMillis((long) (n / writesPerSecond * 1500) + (n < 1_000 ? 500 : 2_000));
+        // time to write every row of the phase, the hanging destination's too, before the instant
+        int rows = n + (hanging != null ? hangingDue : 0);
+        Duration margin = Duration.ofMillis((long) (rows / writesPerSecond * 1500) + (rows < 1_000 ? 500 : 2_000));
         Instant due = Instant.now().plus(margin).truncatedTo(ChronoUnit.MILLIS);
         Receiver.Tally tally = target.begin(n, secret());
         long[] baseByNode = completedByNode();
