@@ -39,6 +39,9 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     private final boolean joinedClaim;
 
     private final String claimSql;
+    /** {@link #claimSql} with a first window that passes over full destinations' rows: see {@link #passOverNow}. */
+    private final String passOverClaimSql;
+
     private final String reapSql;
     private final String releaseSql;
     private final String flowClaimSql;
@@ -53,13 +56,15 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         this.dialect = dialect;
         this.completion = dialect.completion();
         this.joinedClaim = dialect.returningReadsJoinedTables();
-        this.claimSql = joinedClaim ? claimJoinedSql() : claimSerialisedSql();
+        this.claimSql = joinedClaim ? claimJoinedSql(false) : claimSerialisedSql(false);
+        this.passOverClaimSql = joinedClaim ? claimJoinedSql(true) : claimSerialisedSql(true);
         String toQueue = clock() + "UPDATE deliveries SET status = 'retrying', next_attempt_at = " + NOW
                 + ", lease_owner = NULL, lease_expires_at = NULL, updated_at = " + NOW
                 + " WHERE status = 'delivering' AND ";
         this.reapSql = toQueue + "lease_expires_at < " + NOW;
         this.releaseSql = toQueue + "lease_owner = ?";
-        this.flowClaimSql = "WITH clk AS (SELECT CAST(? AS BIGINT) AS ms) " + leaseSql(pickSql(true));
+        // flow-controlled rows are looked for among all due rows anyway (by design), so past full destinations too
+        this.flowClaimSql = "WITH clk AS (SELECT CAST(? AS BIGINT) AS ms) " + leaseSql(pickSql(true, true));
         this.alerts = new Alerts(new dev.idem.core.IdGenerator(clock, new java.security.SecureRandom()));
     }
 
@@ -88,7 +93,10 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
             Object[] args = args(pickArgs(owner, lease, fairness.free(), lookahead, limit, fairness.otherwise()));
             return retrying(() -> {
                 List<Undecodable> buried = new ArrayList<>();
-                List<Claim> claims = transactions.autocommit(sql -> claimJoined(sql, args, buried));
+                long passOver = passOverNow(fairness);
+                List<Claim> claims = transactions.autocommit(
+                        sql -> claimJoined(sql, passOver > 0 ? passOverClaimSql : claimSql, args, buried));
+                passedOver(passOver);
                 if (!buried.isEmpty()) transactions.write(sql -> bury(sql, owner, buried));
                 return claims;
             });
@@ -108,16 +116,60 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
             int left = limit - claims.size();
             if (left > 0) {
                 Object[] args = args(pickArgs(owner, lease, free, lookahead, left, fairness.otherwise()));
+                long passOver = passOverNow(new Fairness(free, fairness.otherwise()));
+                String pick = passOver > 0 ? passOverClaimSql : claimSql;
                 if (joinedClaim) {
                     List<Undecodable> buried = new ArrayList<>();
-                    claims.addAll(claimJoined(sql, args, buried));
+                    claims.addAll(claimJoined(sql, pick, args, buried));
                     bury(sql, owner, buried);
                 } else {
-                    claims.addAll(claimedWithSchedules(sql, owner, claimSql, args));
+                    claims.addAll(claimedWithSchedules(sql, owner, pick, args));
                 }
+                passedOver(passOver);
             }
             return claims;
         }));
+    }
+
+    /**
+     * The least time between two claims whose first window passes over full destinations' rows, and how many times
+     * the last one's duration must pass before the next: see {@link #passOverNow}.
+     */
+    static final long PASS_OVER_SPACING_MS = 1_000;
+
+    static final int PASS_OVER_COST_SPACING = 50;
+    /** The store clock's millisecond from which a claim may pass over full destinations' rows again. */
+    private final java.util.concurrent.atomic.AtomicLong passOverFrom = new java.util.concurrent.atomic.AtomicLong();
+    /** When the last claim that passed over full destinations' rows began, on the store's clock. */
+    private volatile long lastPassOver;
+
+    /**
+     * Whether this claim's first window passes over full destinations' rows, as every claim's did before stop 27: if
+     * so, the store clock's now (which the caller hands to {@link #passedOver}), else 0. Rows of other destinations can
+     * fall due among a full destination's rows (due at the same instant as a hanging destination's burst, say), neither
+     * among the earliest due nor among the latest; only a walk past the full destination's rows finds them. That walk
+     * reads every one of them with its schedule (1.2 s at 280,000 due), so it runs only while some destination is full,
+     * and at most once a {@link #PASS_OVER_SPACING_MS}, and no sooner than {@link #PASS_OVER_COST_SPACING} times the
+     * last one's duration after it (at most 2% of the time): such rows wait up to a second behind a small backlog, a
+     * minute behind 280,000 rows, instead of every claim taking that long.
+     */
+    private long passOverNow(Fairness fairness) {
+        if (fairness.free().values().stream().noneMatch(f -> f <= 0)) return 0;
+        long now = Math.max(1, clock.millis());
+        long from = passOverFrom.get();
+        // a clock that went back (a stepped system clock) does not hold pass-overs off for as long as it went back
+        boolean due = now >= from || now < lastPassOver;
+        // one claim at a time passes over: the others run bounded meanwhile
+        if (!due || !passOverFrom.compareAndSet(from, now + PASS_OVER_SPACING_MS)) return 0;
+        lastPassOver = now;
+        return now;
+    }
+
+    /** After a claim that {@link #passOverNow} let pass over full destinations' rows (started at {@code startedAt}). */
+    private void passedOver(long startedAt) {
+        if (startedAt <= 0) return;
+        long took = Math.max(0, clock.millis() - startedAt);
+        passOverFrom.set(startedAt + Math.max(PASS_OVER_SPACING_MS, PASS_OVER_COST_SPACING * took));
     }
 
     /** Whether any schedule has flow control: only then does a claim take the flow-control lock and count. */
@@ -184,38 +236,35 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
             new com.fasterxml.jackson.databind.ObjectMapper();
 
     /**
-     * The ids a claim takes. Two windows of due rows: the earliest (up to the claim's limit, whatever their
-     * destination, locked skipping rows another claim holds on PostgreSQL: the classic queue claim, so a burst to one
-     * destination costs what it always did) and, among the latest {@code limit} due rows, those of other destinations
-     * with a free slot (rows that just fell due, which would otherwise wait behind one destination's backlog filling the
-     * first window).
-     * Each destination's candidates are ranked by due time; the first of every destination goes first, then the
-     * second of every destination, and so on, within each destination's free slots; the chosen rows of the second
-     * window are locked at the end, skipping any another claim holds.
+     * The ids a claim takes. Two windows of due rows: the earliest (up to the claim's limit, locked skipping rows
+     * another claim holds on PostgreSQL: the classic queue claim, so a burst to one destination costs what it always
+     * did), of any destination, or with {@code passOverFull} of destinations with a free slot only; and, among the
+     * latest {@code limit} due rows, those of other destinations with a free slot (rows that just fell due, which would
+     * otherwise wait behind one destination's backlog filling the first window). Each destination's candidates are
+     * ranked by due time; the first of every destination goes first, then the second of every destination, and so on,
+     * within each destination's free slots; the chosen rows of the second window are locked at the end, skipping any
+     * another claim holds.
      *
      * <p>{@code flowControlled} picks between the two kinds of schedule; flow-controlled rows are also ranked per key
      * and kept within the key's parallelism (live claims) and rate (claims this second).
      */
-    private String pickSql(boolean flowControlled) {
+    private String pickSql(boolean flowControlled, boolean passOverFull) {
         String lock = dialect.forUpdateOf("q") + dialect.skipLockedClause();
         String flowColumns = flowControlled ? ", qs.flow_key, qs.flow_parallelism AS par, qs.flow_rate AS rate" : "";
-        // in the second window, the full destinations are a filter (NOT IN, a hashed subplan on PostgreSQL), never a
-        // join: as NOT EXISTS in the first,
+        // The full destinations are a filter (NOT IN, a hashed subplan on PostgreSQL), never a join: as NOT EXISTS,
         // statistics that promised fewer due rows than the limit while thousands were due planned a hash anti-join,
         // which loses the due index's order, so the window read every due row and looked up its schedule, then sorted
         // them for its LIMIT (10,000 rows and 40,000 buffers for a claim of 500; idem-bench/README.md, "Statement
         // costs in isolation"). A destination key is never null (DESTINATION falls back to the schedule's id), so
         // NOT IN means what NOT EXISTS did.
+        //
+        // The first window leaves them out only in a claim that passes over them (passOverNow): with nothing that
+        // indexes a row's destination, leaving out a full destination's backlog reads all of it and looks up each
+        // row's schedule (1.2 s a claim at 280,000 due, against 10 ms; a hanging destination's backlog made every claim
+        // that slow). Otherwise its full destinations' rows are dropped where the picks are capped at each
+        // destination's free slots, and the second window finds the rows of other destinations that just fell due.
         String filters = " AND qs.status NOT IN ('paused', 'deleted')"
                 + (flowControlled ? " AND qs.flow_key IS NOT NULL" : " AND qs.flow_key IS NULL");
-        // The first window does not pass over the full destinations' rows: with nothing that indexes a row's
-        // destination, passing over a full destination's backlog read all of it and looked up each row's schedule (1.2
-        // s
-        // a claim at 280,000 due, where it is now 15 ms; a hanging destination's backlog made every claim that slow,
-        // and
-        // every other destination's rows that late). Its rows of full destinations are dropped where the picks are
-        // capped at each destination's free slots; rows of other destinations behind such a backlog are the second
-        // window's to find once they are among the latest due.
         String notFull = " AND " + DESTINATION + " NOT IN (SELECT dest FROM caps WHERE free <= 0)";
         // the look-ahead is for first attempts (rows written ahead for
         // their instant); a retry is claimed when it is due
@@ -239,6 +288,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
                 .append(" WHERE ")
                 .append(due)
                 .append(filters)
+                .append(passOverFull ? notFull : "")
                 .append(" ORDER BY q.next_attempt_at LIMIT ?")
                 .append(lock)
                 .append(")")
@@ -333,20 +383,20 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     record ClaimStatement(String sql, Object... args) {}
 
     /** One statement: pick the rows, lease them, return them with their schedules. */
-    private String claimJoinedSql() {
+    private String claimJoinedSql(boolean passOverFull) {
         String returning =
                 Arrays.stream(Rows.DELIVERY_READ.split(", ")).map(c -> "d." + c).collect(Collectors.joining(", "));
         return clock() + "UPDATE deliveries d SET status = 'delivering', lease_owner = ?, lease_expires_at = " + NOW
                 + " + ?, "
                 + "attempt_count = d.attempt_count + 1, updated_at = " + NOW + " FROM schedules s "
-                + "WHERE s.id = d.schedule_id AND " + dialect.inSubquery("d.id", pickSql(false)) + " "
+                + "WHERE s.id = d.schedule_id AND " + dialect.inSubquery("d.id", pickSql(false, passOverFull)) + " "
                 + "RETURNING " + returning + ", " + Rows.scheduleColumnsAs("s", "s_") + ", s."
                 + Rows.DEFINITION_REVISION + " AS s_" + Rows.DEFINITION_REVISION;
     }
 
     /** Where RETURNING cannot read a joined table (SQLite): the schedules are read next, in the same transaction. */
-    private String claimSerialisedSql() {
-        return clock() + leaseSql(pickSql(false));
+    private String claimSerialisedSql(boolean passOverFull) {
+        return clock() + leaseSql(pickSql(false, passOverFull));
     }
 
     private String leaseSql(String pick) {
@@ -392,14 +442,17 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         return claims;
     }
 
-    /** Claims with {@link #claimSql} joined to the schedules; rows that do not decode go to {@code buried} (for {@link #bury}). */
-    private List<Claim> claimJoined(Sql sql, Object[] args, List<Undecodable> buried) {
+    /**
+     * Claims with {@code statement} ({@link #claimSql} or {@link #passOverClaimSql}), which returns the rows joined to
+     * their schedules; rows that do not decode go to {@code buried} (for {@link #bury}).
+     */
+    private List<Claim> claimJoined(Sql sql, String statement, Object[] args, List<Undecodable> buried) {
         // Deliveries of one schedule share its row: decode its definition once per batch.
         Map<String, Schedule> decoded = new HashMap<>();
         Map<String, String> undecodable = new HashMap<>();
         List<Claim> claims = new ArrayList<>();
         sql.query(
-                claimSql,
+                statement,
                 rs -> {
                     String scheduleId = rs.getString("s_id");
                     try {
@@ -659,16 +712,16 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
      * Pending rows {@link #nextDueAt} reads per window. Bounded because the rows it must pass over (a full destination's
      * backlog, a paused schedule's rows) have no index of their own: looking for the first row past them walked the
      * whole backlog and looked up each row's schedule. With 280,000 rows due to one full destination that took 1.1 s,
-     * once after every claim that did not come back full (idem-engine/README.md, "Plans that stay linear").
+     * once after every claim that did not come back full (idem-engine/README.md, "What is left", stop 27).
      */
     static final int NEXT_DUE_SCAN = 256;
 
     /**
      * {@link #nextDueAt} as it runs, for tests of its plan: the earliest row of a destination with a free slot among
      * two windows of {@link #NEXT_DUE_SCAN} pending rows each, the earliest and the earliest not yet due. A claimable
-     * row behind more than a window of rows it must pass over is not seen until one of them moves: the claim's second
-     * window takes such rows once they are among the latest due, and the loop that asks is woken by the answers of the
-     * destination whose backlog it is (Dispatcher).
+     * row behind more than a window of rows it must pass over is not seen here: a claim that passes over full
+     * destinations' rows ({@link #passOverNow}, at most once a second) takes it, and the loop that asks wakes at least
+     * every poll interval and at every answer of the destination whose backlog it is (Dispatcher).
      */
     NextDueStatement nextDueStatement(long now, Fairness fairness) {
         boolean excluding = fairness.free().values().stream().anyMatch(f -> f <= 0);
