@@ -113,6 +113,8 @@ public final class Engine implements AutoCloseable {
         NamedThreads dispatcherThreadFactory = new NamedThreads("idem-dispatcher-" + node);
         for (int i = 0; i < claimLoops; i++)
             dispatcherThreads.add(dispatcherThreadFactory.newThread(dispatcher.claimLoop()));
+        // rows of other destinations due in the middle of a full destination's backlog: off the claim loops
+        dispatcherThreads.add(dispatcherThreadFactory.newThread(dispatcher.passOverLoop()));
         NamedThreads recorderThreadFactory = new NamedThreads("idem-recorder-" + node);
         recorderThreads.add(recorderThreadFactory.newThread(recorder));
         // a second writer while a full batch waits (a burst's outcomes): transactions overlap only where claims do

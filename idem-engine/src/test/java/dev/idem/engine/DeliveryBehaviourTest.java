@@ -161,8 +161,28 @@ abstract class DeliveryBehaviourTest {
                         .timer()
                         .count())
                 .isEqualTo(1);
+    }
+
+    @Test
+    void theQueueDepthGaugeCountsThePendingDeliveriesAtEachReap() {
+        start();
+        Instant later = clock.instant().plus(Duration.ofHours(1));
+        List<Delivery> pending = world.createEach(List.of(
+                Defs.once(receiver.url("/hook"), later),
+                Defs.once(receiver.url("/hook"), later.plusSeconds(600)),
+                Defs.once(receiver.url("/hook"), later.plusSeconds(1200))));
         engine.reapNow();
-        assertThat(meters.get("idem.queue.depth").gauge().value()).isZero();
+        assertThat(meters.get("idem.queue.depth").gauge().value())
+                .as("three deliveries due in an hour")
+                .isEqualTo(3.0);
+
+        clock.set(later);
+        engine.wakeUp();
+        awaitStatus(pending.get(0).id(), DeliveryStatus.SUCCEEDED);
+        engine.reapNow();
+        assertThat(meters.get("idem.queue.depth").gauge().value())
+                .as("the first delivered, two due 10 and 20 minutes later")
+                .isEqualTo(2.0);
     }
 
     @Test

@@ -120,6 +120,37 @@ abstract class ReceiversUnderLoadTest {
     }
 
     @Test
+    void rowsOfAnotherDestinationDueInTheMiddleOfAHangingDestinationsBacklogAreDeliveredWhileItStillHangs()
+            throws Exception {
+        ParkingReceiver hanging = receiver(new Hang());
+        ParkingReceiver healthy = receiver(new Answer(Duration.ZERO));
+        // more hanging rows before and after them than a claim's windows read (the earliest and the latest 500 due):
+        // only a claim that passes over the hanging destination's rows finds them (Dispatcher.passOverLoop)
+        Instant start = clock.instant().minusSeconds(10);
+        List<ScheduleDefinition> defs = new ArrayList<>();
+        for (int i = 0; i < 1_300; i++) {
+            boolean middle = i >= 640 && i < 660;
+            defs.add(at(
+                    middle ? healthy.url("/ok") : hanging.url("/h"),
+                    start.plusMillis(5L * i),
+                    Duration.ofSeconds(60),
+                    RetryPolicy.DEFAULT));
+        }
+        world.createEach(defs);
+        Engine engine = engine("node-a", new SimpleMeterRegistry());
+        engine.wakeUp();
+
+        // without the pass-over they would wait for the hanging requests' 60 s timeout, and for more than that
+        await().atMost(20, SECONDS).until(() -> healthy.requests() == 20);
+        assertThat(hanging.requests())
+                .as("the hanging destination's requests, none answered yet")
+                .isEqualTo(hanging.open());
+        assertThat(hanging.maxOpen())
+                .as("its backlog stayed in the table: only its own limit was claimed")
+                .isLessThanOrEqualTo(dev.idem.engine.internal.Dispatcher.INITIAL_DESTINATION_LIMIT);
+    }
+
+    @Test
     void aDestinationThatTimesOutShrinksToOneProbeAndGrowsBackWhenItAnswersAndOnlyAttemptsMadeCount() throws Exception {
         ParkingReceiver r = receiver(new Hang());
         ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =

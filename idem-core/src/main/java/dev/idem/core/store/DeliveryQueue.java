@@ -47,6 +47,16 @@ public interface DeliveryQueue {
     List<Claim> claimDue(String owner, Duration lease, int limit, Duration lookahead, Fairness fairness);
 
     /**
+     * As {@link #claimDue(String, Duration, int, Duration, Fairness)}, but reading past the due rows of destinations
+     * with no free slot to find other destinations' rows among them. {@code claimDue} reads a bounded window of the
+     * earliest and of the latest due rows, so rows of another destination that fell due in the middle of a full
+     * destination's backlog (at the same instant as a hanging destination's burst, say) are claimed only here. Nothing
+     * indexes a row's destination, so this reads every row it passes over with its schedule: seconds behind hundreds of
+     * thousands of rows. Callers run it now and then, off their main claim path, while some destination is full.
+     */
+    List<Claim> claimDuePassingOver(String owner, Duration lease, int limit, Duration lookahead, Fairness fairness);
+
+    /**
      * How many more deliveries of each destination a claim may take.
      *
      * @param free destination key ({@link dev.idem.core.Destination#of}) → free slots; 0 = none may be claimed
@@ -63,6 +73,12 @@ public interface DeliveryQueue {
 
         public int freeFor(String destination) {
             return free.getOrDefault(destination, otherwise);
+        }
+
+        /** Whether some destination has no free slot (its due rows are not to be claimed now). */
+        public boolean anyFull() {
+            for (int f : free.values()) if (f <= 0) return true;
+            return false;
         }
     }
 

@@ -45,7 +45,9 @@ import org.slf4j.LoggerFactory;
  * timer; the others claim only while there is a backlog. Each loop reserves node slots before it claims. Between
  * claims the primary loop sleeps until the earliest due row of a destination with free slots enters the look-ahead,
  * a {@link #wakeUp()}, an answer from a destination whose backlog the last claim left in the table, a freed node slot
- * while it waits for one, or the poll interval.
+ * while it waits for one, or the poll interval. Their claims read bounded windows of due rows; a
+ * {@link #passOverLoop()} of its own claims, now and then, the rows that fell due in the middle of a full destination's
+ * backlog.
  *
  * <p>Attempts are built and handed to the HTTP client on {@code workers} (a few threads: building and signing is
  * CPU work, the exchange itself needs no thread); a delivery claimed within the look-ahead starts at its due instant
@@ -134,6 +136,8 @@ public final class Dispatcher {
     private final int minBusyClaim;
 
     private final List<Wakeup> wakeups = new CopyOnWriteArrayList<>();
+    /** The {@link #passOverLoop()}'s sleep: signalled when a claim fills a destination, and at {@link #stop()}. */
+    private final Wakeup passOverWakeup = new Wakeup();
     /** Destinations whose last claim took every free slot: more of their rows are probably due in the table. */
     private final Set<String> backlogged = ConcurrentHashMap.newKeySet();
     /**
@@ -200,6 +204,7 @@ public final class Dispatcher {
     public void stop() {
         running = false;
         wakeUp();
+        passOverWakeup.signal();
     }
 
     /** Claimed deliveries not yet started stay unstarted from now on; {@link #giveBackUnstarted()} returns them. */
@@ -260,35 +265,15 @@ public final class Dispatcher {
                 if (lostClaimPossible) releaseLostClaims();
                 int limit = Math.min(config.batchSize(), freeSlots());
                 if (limit <= 0 || !reserve(limit)) continue;
-                Fairness fairness = destinations.fairness();
-                List<Claim> claims;
-                String owner = gate.owner();
-                claimLock.readLock().lock();
-                try {
-                    claims = queue.claimDue(owner, config.lease(), limit, LOOKAHEAD, fairness);
-                    if (!owner.equals(gate.owner())) {
-                        // declared dead while claiming: nobody else will return claims made as the dead incarnation
-                        queue.release(owner);
-                        claims = List.of();
-                    }
-                    for (Claim c : claims) held.add(c.delivery().id());
-                } catch (RuntimeException | Error e) {
-                    lostClaimPossible = true;
-                    slots.addAndGet(-limit);
-                    throw e;
-                } finally {
-                    claimLock.readLock().unlock();
-                }
-                slots.addAndGet(claims.size() - limit);
+                int claimed = claimReserved(limit, false);
                 lastClaimNanos = System.nanoTime();
-                accept(claims, owner, fairness);
                 errorBackoffMs = 100;
-                backlog = claims.size() == limit;
+                backlog = claimed == limit;
                 if (backlog) {
                     for (int i = 1; i < wakeups.size(); i++) wakeups.get(i).signal();
                     continue;
                 }
-                if (primary) wakeup.await(sleepNanos(claims.isEmpty(), destinations.fairness()));
+                if (primary) wakeup.await(sleepNanos(claimed == 0, destinations.fairness()));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
@@ -308,6 +293,88 @@ public final class Dispatcher {
                     return;
                 }
                 errorBackoffMs = Math.min(errorBackoffMs * 2, 5000);
+            }
+        }
+    }
+
+    /**
+     * Claims up to {@code limit} node slots already {@linkplain #reserve reserved} (the rest are freed again), with the
+     * pass-over claim or the bounded one, and starts what it claimed; returns how many it claimed.
+     */
+    private int claimReserved(int limit, boolean passOver) {
+        Fairness fairness = destinations.fairness();
+        List<Claim> claims;
+        String owner = gate.owner();
+        claimLock.readLock().lock();
+        try {
+            claims = passOver
+                    ? queue.claimDuePassingOver(owner, config.lease(), limit, LOOKAHEAD, fairness)
+                    : queue.claimDue(owner, config.lease(), limit, LOOKAHEAD, fairness);
+            if (!owner.equals(gate.owner())) {
+                // declared dead while claiming: nobody else will return claims made as the dead incarnation
+                queue.release(owner);
+                claims = List.of();
+            }
+            for (Claim c : claims) held.add(c.delivery().id());
+        } catch (RuntimeException | Error e) {
+            lostClaimPossible = true;
+            slots.addAndGet(-limit);
+            throw e;
+        } finally {
+            claimLock.readLock().unlock();
+        }
+        slots.addAndGet(claims.size() - limit);
+        accept(claims, owner, fairness);
+        return claims.size();
+    }
+
+    /**
+     * The pass-over loop, to run on a thread of its own until {@link #stop()}. The claim loops' bounded claims read the
+     * earliest and the latest due rows only, so rows of another destination that fell due in the middle of a full
+     * destination's backlog (at the same instant as a hanging destination's burst, say) are claimed here: while some
+     * destination is full, a claim that reads past its rows ({@link DeliveryQueue#claimDuePassingOver}) runs as often as
+     * {@link PassOverSpacing} allows. On its own thread because it can take most of a second behind a large backlog,
+     * which the claim loop that ran it spent not claiming (a healthy destination's p99 lag 227–291 ms beside 200,000
+     * hanging rows, against 6–7 ms without it: idem-engine/README.md, "What is left", stops 27 and 28).
+     */
+    public Runnable passOverLoop() {
+        return this::passOver;
+    }
+
+    private void passOver() {
+        PassOverSpacing spacing = new PassOverSpacing();
+        while (running) {
+            long sleepNanos = config.pollInterval().toNanos();
+            try {
+                if (gate.mayClaim() && destinations.fairness().anyFull()) {
+                    long now = clock.millis();
+                    long waitMillis = spacing.waitMillis(now);
+                    if (waitMillis > 0) {
+                        sleepNanos = Math.min(sleepNanos, TimeUnit.MILLISECONDS.toNanos(waitMillis));
+                    } else {
+                        int limit = Math.min(config.batchSize(), freeSlots());
+                        // a failed claim's lost leases are the claim loops' to release (releaseLostClaims)
+                        if (limit > 0 && reserve(limit)) {
+                            try {
+                                claimReserved(limit, true);
+                            } finally {
+                                // a failed one waits its spacing too: the claim loops go on meanwhile
+                                spacing.ran(now, clock.millis());
+                            }
+                        }
+                    }
+                }
+            } catch (RuntimeException | Error e) {
+                log.warn(
+                        "passing over full destinations' rows failed on node {}; it keeps running: {}",
+                        config.nodeId(),
+                        e.toString());
+            }
+            try {
+                passOverWakeup.await(sleepNanos);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
             }
         }
     }
@@ -335,10 +402,17 @@ public final class Dispatcher {
             perDestination.merge(d, 1, Integer::sum);
             destinations.claimed(d);
         }
-        perDestination.forEach((d, n) -> {
-            if (n >= fairness.freeFor(d)) backlogged.add(d);
-            else backlogged.remove(d);
-        });
+        boolean filled = false;
+        for (Map.Entry<String, Integer> e : perDestination.entrySet()) {
+            if (e.getValue() >= fairness.freeFor(e.getKey())) {
+                backlogged.add(e.getKey());
+                filled = true;
+            } else {
+                backlogged.remove(e.getKey());
+            }
+        }
+        // a destination just filled: rows of others due in the middle of its backlog are the pass-over's to find
+        if (filled) passOverWakeup.signal();
         Instant at = clock.instant();
         // rows whose checks fall due within CONFIRM_SPREAD of each other are checked together: one round trip each
         Map<Long, List<Held>> toCheck = new java.util.TreeMap<>();

@@ -21,6 +21,12 @@ public abstract class ForwardingQueue implements DeliveryQueue {
     }
 
     @Override
+    public List<Claim> claimDuePassingOver(
+            String owner, Duration lease, int limit, Duration lookahead, Fairness fairness) {
+        return real.claimDuePassingOver(owner, lease, limit, lookahead, fairness);
+    }
+
+    @Override
     public Completed complete(String owner, List<Outcome> outcomes) {
         return real.complete(owner, outcomes);
     }

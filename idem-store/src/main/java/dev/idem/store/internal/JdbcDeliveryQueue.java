@@ -39,7 +39,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     private final boolean joinedClaim;
 
     private final String claimSql;
-    /** {@link #claimSql} with a first window that passes over full destinations' rows: see {@link #passOverNow}. */
+    /** {@link #claimSql} with a first window that passes over full destinations' rows: see {@link #claimDuePassingOver}. */
     private final String passOverClaimSql;
 
     private final String reapSql;
@@ -81,6 +81,18 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
 
     @Override
     public List<Claim> claimDue(String owner, Duration lease, int limit, Duration lookahead, Fairness fairness) {
+        return claim(owner, lease, limit, lookahead, fairness, claimSql);
+    }
+
+    @Override
+    public List<Claim> claimDuePassingOver(
+            String owner, Duration lease, int limit, Duration lookahead, Fairness fairness) {
+        return claim(owner, lease, limit, lookahead, fairness, passOverClaimSql);
+    }
+
+    /** A claim with {@code pick} ({@link #claimSql} or {@link #passOverClaimSql}) for the rows without flow control. */
+    private List<Claim> claim(
+            String owner, Duration lease, int limit, Duration lookahead, Fairness fairness, String pick) {
         if (limit <= 0) return List.of();
         java.util.Objects.requireNonNull(owner, "owner");
         java.util.Objects.requireNonNull(fairness, "fairness");
@@ -88,15 +100,11 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
             throw new IllegalArgumentException("lookahead must not be negative, got " + lookahead);
         if (dialect.concurrentClaims() && joinedClaim && noFlowControlLately()) {
             // one statement, one round trip: no BEGIN/COMMIT around a claim that is a single UPDATE ... RETURNING
-            // (where
-            // claims overlap: with a single writer, a claim queues for the write lock like any other write)
+            // (where claims overlap: with a single writer, a claim queues for the write lock like any other write)
             Object[] args = args(pickArgs(owner, lease, fairness.free(), lookahead, limit, fairness.otherwise()));
             return retrying(() -> {
                 List<Undecodable> buried = new ArrayList<>();
-                long passOver = passOverNow(fairness);
-                List<Claim> claims = transactions.autocommit(
-                        sql -> claimJoined(sql, passOver > 0 ? passOverClaimSql : claimSql, args, buried));
-                passedOver(passOver);
+                List<Claim> claims = transactions.autocommit(sql -> claimJoined(sql, pick, args, buried));
                 if (!buried.isEmpty()) transactions.write(sql -> bury(sql, owner, buried));
                 return claims;
             });
@@ -106,8 +114,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
             List<Claim> claims = new ArrayList<>();
             if (anyFlowControl(sql)) {
                 // no look-ahead under flow control: a row claimed ahead would count in this second's rate and be sent
-                // in the
-                // next one, and hold a parallelism slot while it waits for its instant
+                // in the next one, and hold a parallelism slot while it waits for its instant
                 claims.addAll(claimFlowControlled(sql, owner, lease, limit, Duration.ZERO, free, fairness.otherwise()));
                 for (Claim c : claims) free.merge(destination(c.schedule()), -1, (a, b) -> Math.max(0, a + b));
                 for (Claim c : claims)
@@ -116,8 +123,6 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
             int left = limit - claims.size();
             if (left > 0) {
                 Object[] args = args(pickArgs(owner, lease, free, lookahead, left, fairness.otherwise()));
-                long passOver = passOverNow(new Fairness(free, fairness.otherwise()));
-                String pick = passOver > 0 ? passOverClaimSql : claimSql;
                 if (joinedClaim) {
                     List<Undecodable> buried = new ArrayList<>();
                     claims.addAll(claimJoined(sql, pick, args, buried));
@@ -125,51 +130,9 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
                 } else {
                     claims.addAll(claimedWithSchedules(sql, owner, pick, args));
                 }
-                passedOver(passOver);
             }
             return claims;
         }));
-    }
-
-    /**
-     * The least time between two claims whose first window passes over full destinations' rows, and how many times
-     * the last one's duration must pass before the next: see {@link #passOverNow}.
-     */
-    static final long PASS_OVER_SPACING_MS = 1_000;
-
-    static final int PASS_OVER_COST_SPACING = 50;
-    /** The store clock's millisecond from which a claim may pass over full destinations' rows again. */
-    private final java.util.concurrent.atomic.AtomicLong passOverFrom = new java.util.concurrent.atomic.AtomicLong();
-    /** When the last claim that passed over full destinations' rows began, on the store's clock. */
-    private volatile long lastPassOver;
-
-    /**
-     * Whether this claim's first window passes over full destinations' rows, as every claim's did before stop 27: if
-     * so, the store clock's now (which the caller hands to {@link #passedOver}), else 0. Rows of other destinations can
-     * fall due among a full destination's rows (due at the same instant as a hanging destination's burst, say), neither
-     * among the earliest due nor among the latest; only a walk past the full destination's rows finds them. That walk
-     * reads every one of them with its schedule (1.2 s at 280,000 due), so it runs only while some destination is full,
-     * and at most once a {@link #PASS_OVER_SPACING_MS}, and no sooner than {@link #PASS_OVER_COST_SPACING} times the
-     * last one's duration after it (at most 2% of the time): such rows wait up to a second behind a small backlog, a
-     * minute behind 280,000 rows, instead of every claim taking that long.
-     */
-    private long passOverNow(Fairness fairness) {
-        if (fairness.free().values().stream().noneMatch(f -> f <= 0)) return 0;
-        long now = Math.max(1, clock.millis());
-        long from = passOverFrom.get();
-        // a clock that went back (a stepped system clock) does not hold pass-overs off for as long as it went back
-        boolean due = now >= from || now < lastPassOver;
-        // one claim at a time passes over: the others run bounded meanwhile
-        if (!due || !passOverFrom.compareAndSet(from, now + PASS_OVER_SPACING_MS)) return 0;
-        lastPassOver = now;
-        return now;
-    }
-
-    /** After a claim that {@link #passOverNow} let pass over full destinations' rows (started at {@code startedAt}). */
-    private void passedOver(long startedAt) {
-        if (startedAt <= 0) return;
-        long took = Math.max(0, clock.millis() - startedAt);
-        passOverFrom.set(startedAt + Math.max(PASS_OVER_SPACING_MS, PASS_OVER_COST_SPACING * took));
     }
 
     /** Whether any schedule has flow control: only then does a claim take the flow-control lock and count. */
@@ -258,7 +221,8 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         // costs in isolation"). A destination key is never null (DESTINATION falls back to the schedule's id), so
         // NOT IN means what NOT EXISTS did.
         //
-        // The first window leaves them out only in a claim that passes over them (passOverNow): with nothing that
+        // The first window leaves them out only in a claim that passes over them (claimDuePassingOver): with nothing
+        // that
         // indexes a row's destination, leaving out a full destination's backlog reads all of it and looks up each
         // row's schedule (1.2 s a claim at 280,000 due, against 10 ms; a hanging destination's backlog made every claim
         // that slow). Otherwise its full destinations' rows are dropped where the picks are capped at each
@@ -720,11 +684,11 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
      * {@link #nextDueAt} as it runs, for tests of its plan: the earliest row of a destination with a free slot among
      * two windows of {@link #NEXT_DUE_SCAN} pending rows each, the earliest and the earliest not yet due. A claimable
      * row behind more than a window of rows it must pass over is not seen here: a claim that passes over full
-     * destinations' rows ({@link #passOverNow}, at most once a second) takes it, and the loop that asks wakes at least
+     * destinations' rows ({@link #claimDuePassingOver}, which the engine runs about once a second) takes it, and the loop that asks wakes at least
      * every poll interval and at every answer of the destination whose backlog it is (Dispatcher).
      */
     NextDueStatement nextDueStatement(long now, Fairness fairness) {
-        boolean excluding = fairness.free().values().stream().anyMatch(f -> f <= 0);
+        boolean excluding = fairness.anyFull();
         String window = "SELECT q.schedule_id, q.next_attempt_at FROM deliveries q WHERE q.status IN ('scheduled', "
                 + "'retrying')%s ORDER BY q.next_attempt_at LIMIT " + NEXT_DUE_SCAN;
         String q = clock() + "SELECT c.next_attempt_at FROM (SELECT * FROM (" + String.format(window, "")

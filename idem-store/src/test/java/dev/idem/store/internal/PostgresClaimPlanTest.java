@@ -150,12 +150,7 @@ class PostgresClaimPlanTest {
                         + (generic ? ", generic plan" : ", custom plan");
                 JsonNode explained = shape.explain(next.sql(), next.args(), generic);
                 JsonNode plan = explained.get("Plan");
-                List<JsonNode> scans = new ArrayList<>();
-                scans(plan, scans);
-                long read = scans.stream()
-                                .mapToLong(PostgresClaimPlanTest::rowsRead)
-                                .sum()
-                        + joinFilterRows(plan);
+                long read = rowsReadBy(plan);
                 System.out.printf(
                         "next-due plan | %s | %d rows read | %.1f ms%n",
                         what, read, explained.path("Execution Time").asDouble());
@@ -294,10 +289,7 @@ class PostgresClaimPlanTest {
                     scans(plan, scans);
                     long claimed = plan.path("Actual Rows").asLong();
                     assertThat(claimed).as("%s: rows claimed", what).isPositive();
-                    long read = scans.stream()
-                                    .mapToLong(PostgresClaimPlanTest::rowsRead)
-                                    .sum()
-                            + joinFilterRows(plan);
+                    long read = rowsReadBy(plan);
                     // the figures quoted in idem-engine/README.md ("Plans that stay linear")
                     System.out.printf(
                             "claim plan | %s | %d claimed | %d rows read | %.1f ms | %s%n",
@@ -384,6 +376,13 @@ class PostgresClaimPlanTest {
     }
 
     /** Every node of {@code plan} that reads {@code schedules} or {@code deliveries} (not the update writing them). */
+    /** Rows the plan's scans of deliveries and schedules read, and those its joins threw away. */
+    private static long rowsReadBy(JsonNode plan) {
+        List<JsonNode> scans = new ArrayList<>();
+        scans(plan, scans);
+        return scans.stream().mapToLong(PostgresClaimPlanTest::rowsRead).sum() + joinFilterRows(plan);
+    }
+
     private static void scans(JsonNode plan, List<JsonNode> into) {
         String table = plan.path("Relation Name").asText();
         boolean read = !plan.path("Node Type").asText().equals("ModifyTable");
