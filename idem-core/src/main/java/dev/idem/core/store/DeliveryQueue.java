@@ -39,7 +39,9 @@ public interface DeliveryQueue {
      *
      * <p>Destinations (scheme, host, port) interleave: the claim takes the earliest due row of each destination
      * first, then the second of each, and so on, and at most {@code fairness.freeFor(destination)} rows of each; a
-     * destination with no free slot is not read at all, so its backlog stays in the table. Deliveries whose schedule
+     * destination with no free slot gets none, so its backlog stays in the table. The claim reads bounded windows of
+     * due rows (the earliest and the latest), so another destination's rows due in the middle of a full destination's
+     * backlog are left to {@link #claimDuePassingOver}. Deliveries whose schedule
      * has {@code flow_control} are claimed only while their key's attempts in flight (deliveries {@code DELIVERING},
      * on any node) stay within its {@code parallelism}, and attempts claimed in the current second of the store's
      * clock within its {@code rate}; claims of flow-controlled deliveries are serialised across nodes.
