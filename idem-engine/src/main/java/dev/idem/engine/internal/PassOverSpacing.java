@@ -6,8 +6,8 @@ package dev.idem.engine.internal;
  * began, so it takes at most 2% of the time of the thread that runs it and of a database backend. It reads every due
  * row of the full destinations with its schedule (most of a second at 200,000 rows), so rows of another destination
  * that fell due in the middle of such a backlog wait up to a second behind a small backlog and about a minute behind
- * 280,000 rows. Times are the engine clock's milliseconds; a clock that went back (a stepped system clock) does not hold
- * the next one off for as long as it went back. One thread uses an instance.
+ * 280,000 rows. Times are the engine clock's milliseconds; a clock that went back (a stepped system clock) does not
+ * hold the next one off for as long as it went back. One thread uses an instance.
  */
 final class PassOverSpacing {
     static final long SPACING_MS = 1_000;

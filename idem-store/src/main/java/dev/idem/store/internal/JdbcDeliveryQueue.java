@@ -39,7 +39,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     private final boolean joinedClaim;
 
     private final String claimSql;
-    /** {@link #claimSql} with a first window that passes over full destinations' rows: see {@link #claimDuePassingOver}. */
+    /** {@link #claimSql} whose first window passes over full destinations' rows: {@link #claimDuePassingOver}. */
     private final String passOverClaimSql;
 
     private final String reapSql;
@@ -222,8 +222,7 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         // NOT IN means what NOT EXISTS did.
         //
         // The first window leaves them out only in a claim that passes over them (claimDuePassingOver): with nothing
-        // that
-        // indexes a row's destination, leaving out a full destination's backlog reads all of it and looks up each
+        // that indexes a row's destination, leaving out a full destination's backlog reads all of it and looks up each
         // row's schedule (1.2 s a claim at 280,000 due, against 10 ms; a hanging destination's backlog made every claim
         // that slow). Otherwise its full destinations' rows are dropped where the picks are capped at each
         // destination's free slots, and the second window finds the rows of other destinations that just fell due.
@@ -684,8 +683,9 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
      * {@link #nextDueAt} as it runs, for tests of its plan: the earliest row of a destination with a free slot among
      * two windows of {@link #NEXT_DUE_SCAN} pending rows each, the earliest and the earliest not yet due. A claimable
      * row behind more than a window of rows it must pass over is not seen here: a claim that passes over full
-     * destinations' rows ({@link #claimDuePassingOver}, which the engine runs about once a second) takes it, and the loop that asks wakes at least
-     * every poll interval and at every answer of the destination whose backlog it is (Dispatcher).
+     * destinations' rows ({@link #claimDuePassingOver}, which the engine runs at most once a second while a destination
+     * is full) takes it, and the loop that asks wakes at least every poll interval and at every answer of the
+     * destination whose backlog it is (Dispatcher).
      */
     NextDueStatement nextDueStatement(long now, Fairness fairness) {
         boolean excluding = fairness.anyFull();
