@@ -328,12 +328,20 @@ public final class Dispatcher {
         return claims.size();
     }
 
+    /** The least time between two pass-over claims, and how many times its duration must pass before the next. */
+    static final long PASS_OVER_SPACING_MS = 1_000;
+
+    static final int PASS_OVER_COST_SPACING = 50;
+
     /**
      * The pass-over loop, to run on a thread of its own until {@link #stop()}. The claim loops' bounded claims read the
      * earliest and the latest due rows only, so rows of another destination that fell due in the middle of a full
      * destination's backlog (at the same instant as a hanging destination's burst, say) are claimed here: while some
      * destination is full, a claim that reads past its rows ({@link DeliveryQueue#claimDuePassingOver}) runs as often
-     * as {@link PassOverSpacing} allows. On its own thread because it can take most of a second behind a large
+     * as its {@link CostSpacing} allows: at most once a {@link #PASS_OVER_SPACING_MS}, and no sooner than
+     * {@link #PASS_OVER_COST_SPACING} times the last one's duration after it began (at most 2% of the time). It reads
+     * every due row of the full destinations with its schedule, so rows of another destination in the middle of such a
+     * backlog wait up to a second behind a small backlog, about a minute behind 280,000 rows. On its own thread because it can take most of a second behind a large
      * backlog, which a claim loop running it spent not claiming: a healthy destination's p99 lag beside 200,000 hanging
      * rows was 126–341 ms that way, 8.6–11.2 ms with this loop (idem-engine/README.md, "What is left", stop 28).
      */
@@ -342,7 +350,7 @@ public final class Dispatcher {
     }
 
     private void passOver() {
-        PassOverSpacing spacing = new PassOverSpacing();
+        CostSpacing spacing = new CostSpacing(PASS_OVER_SPACING_MS, PASS_OVER_COST_SPACING);
         while (running) {
             long sleepNanos = config.pollInterval().toNanos();
             try {

@@ -2,8 +2,6 @@ package dev.idem.engine.internal;
 
 import dev.idem.core.store.DeliveryQueue;
 import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
 
 /**
  * The queue-depth gauge ({@code idem_queue_depth}), counted at the reaper's beat, but never for more than a
@@ -11,7 +9,7 @@ import java.time.Instant;
  * began. The count reads every pending row (PostgreSQL has no exact estimate for part of a table), so it grows with
  * the backlog: 0.2–0.85 s per count with 280,000 deliveries due at once on the bench's machine (idem-engine/README.md,
  * "What is left", stop 27), on every node at every beat. Under such a backlog the gauge is that much older; an empty or
- * small queue is counted at every beat as before.
+ * small queue is counted at every beat as before, and so is any queue after the clock went back ({@link CostSpacing}).
  */
 final class QueueDepth {
     /** At most one part in this many of the time spent counting: 2%. */
@@ -21,7 +19,7 @@ final class QueueDepth {
     private final Clock clock;
     private final EngineMetrics metrics;
     /** Only the maintenance thread samples. */
-    private Instant next = Instant.MIN;
+    private final CostSpacing spacing = new CostSpacing(0, SPACING);
 
     QueueDepth(DeliveryQueue queue, Clock clock, EngineMetrics metrics) {
         this.queue = queue;
@@ -31,11 +29,10 @@ final class QueueDepth {
 
     /** Counts the pending deliveries into the gauge, unless the last count's cost says it is too soon. */
     void sample() {
-        Instant start = clock.instant();
-        if (start.isBefore(next)) return;
+        long start = clock.millis();
+        if (spacing.waitMillis(start) > 0) return;
         long n = queue.depth();
-        Duration took = Duration.between(start, clock.instant());
+        spacing.ran(start, clock.millis());
         metrics.depth(n);
-        next = start.plus(took.multipliedBy(SPACING));
     }
 }

@@ -63,6 +63,29 @@ class QueueDepthTest {
         }
     }
 
+    @Test
+    void aClockThatWentBackDoesNotHoldTheNextCountOff() {
+        try (Store store = TestStores.sqlite(dir, clock)) {
+            AtomicInteger counts = new AtomicInteger();
+            ForwardingQueue slow = new ForwardingQueue(store.queue()) {
+                @Override
+                public long depth() {
+                    counts.incrementAndGet();
+                    clock.advance(Duration.ofSeconds(1));
+                    return real.depth();
+                }
+            };
+            QueueDepth depth = new QueueDepth(slow, clock, new EngineMetrics(meters));
+
+            depth.sample();
+            clock.advance(Duration.ofHours(-1));
+            depth.sample();
+            assertThat(counts)
+                    .as("an hour back, within the 50 s a 1 s count holds the next off")
+                    .hasValue(2);
+        }
+    }
+
     private double gauge() {
         return meters.get("idem.queue.depth").gauge().value();
     }

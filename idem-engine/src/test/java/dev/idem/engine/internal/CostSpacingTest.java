@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-class PassOverSpacingTest {
-    final PassOverSpacing spacing = new PassOverSpacing();
+/** The pass-over's spacing (Dispatcher): at least a second, and at least 50 times the last run's duration. */
+class CostSpacingTest {
+    final CostSpacing spacing = new CostSpacing(Dispatcher.PASS_OVER_SPACING_MS, Dispatcher.PASS_OVER_COST_SPACING);
 
     @Test
     void theFirstPassOverMayRunAtOnce() {
