@@ -328,7 +328,7 @@ public final class Dispatcher {
         return claims.size();
     }
 
-    /** The least time between two pass-over claims, and how many times its duration must pass before the next. */
+    /** The least time between two pass-over claims' starts, and how many times the last one's duration must pass. */
     static final long PASS_OVER_SPACING_MS = 1_000;
 
     static final int PASS_OVER_COST_SPACING = 50;
@@ -341,9 +341,10 @@ public final class Dispatcher {
      * as its {@link CostSpacing} allows: at most once a {@link #PASS_OVER_SPACING_MS}, and no sooner than
      * {@link #PASS_OVER_COST_SPACING} times the last one's duration after it began (at most 2% of the time). It reads
      * every due row of the full destinations with its schedule, so rows of another destination in the middle of such a
-     * backlog wait up to a second behind a small backlog, about a minute behind 280,000 rows. On its own thread because it can take most of a second behind a large
-     * backlog, which a claim loop running it spent not claiming: a healthy destination's p99 lag beside 200,000 hanging
-     * rows was 126–341 ms that way, 8.6–11.2 ms with this loop (idem-engine/README.md, "What is left", stop 28).
+     * backlog wait up to a second behind a small backlog, about a minute behind 280,000 rows. On its own thread because
+     * it can take most of a second behind a large backlog, which a claim loop running it spent not claiming: a healthy
+     * destination's p99 lag beside 200,000 hanging rows was 126–341 ms that way, 8.6–11.2 ms with this loop
+     * (idem-engine/README.md, "What is left", stop 28).
      */
     public Runnable passOverLoop() {
         return this::passOver;
