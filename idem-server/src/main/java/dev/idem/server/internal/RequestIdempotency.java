@@ -190,16 +190,34 @@ public final class RequestIdempotency {
      */
     record Claim(IdempotencyRecord done, Instant lock, byte[] progress) {}
 
-    /** Takes the key for this request, or returns the completed record to replay; 409 when it cannot. */
+    /**
+     * Takes the key for this request, or returns the completed record to replay; 409 when it cannot.
+     *
+     * <p>A key another request holds is answered 409 {@code idempotency_in_progress} at once, never after waiting for
+     * that request to commit: the record is read before anything waits on it. Inserting first would wait, on
+     * PostgreSQL for the holder's transaction (its uncommitted completion of the record), on SQLite for the single
+     * writer the holder's mutation has; either way the wait would end in a replay, and the two stores would answer
+     * one race differently. On a store with one writer the read also runs before queueing for that writer.
+     */
     private Claim claim(Tenant tenant, String key, String fingerprint) {
+        if (!store.claimsConcurrently())
+            store.inReadTransaction(tx -> {
+                tx.idempotency().find(tenant, key).ifPresent(r -> refuseIfHeld(r, clock.instant(), fingerprint));
+                return null;
+            });
         return store.inTransaction(tx -> {
             Instant now = clock.instant();
             // whole milliseconds, as stored: saveProgress compares the lock it holds with the stored one
             Instant lock = now.plus(IN_PROGRESS_LOCK).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
             for (int tries = 0; tries < 3; tries++) {
-                if (tx.idempotency().tryInsert(new IdempotencyRecord(tenant, key, fingerprint, now, lock, null, null)))
+                Optional<IdempotencyRecord> held = tx.idempotency().find(tenant, key);
+                held.ifPresent(r -> refuseIfHeld(r, now, fingerprint));
+                if (held.isEmpty()
+                        && tx.idempotency()
+                                .tryInsert(new IdempotencyRecord(tenant, key, fingerprint, now, lock, null, null)))
                     return new Claim(null, lock, null);
-                Optional<IdempotencyRecord> found = tx.idempotency().find(tenant, key);
+                Optional<IdempotencyRecord> found =
+                        held.isPresent() ? held : tx.idempotency().find(tenant, key);
                 if (found.isEmpty()) continue;
                 IdempotencyRecord r = found.get();
                 if (IdempotencyWindow.expired(r.createdAt(), now)) {
@@ -209,28 +227,42 @@ public final class RequestIdempotency {
                 if (!r.completed()) {
                     // work of another request already committed under this key (steps of runInSteps): only the same
                     // request may carry it on
-                    if (r.responseBody() != null && !r.fingerprint().equals(fingerprint))
-                        throw ApiException.conflict(
-                                "idempotency_key_reuse",
-                                "This Idempotency-Key was used with another request (method, path or body differ); use a new key");
+                    if (r.responseBody() != null && !r.fingerprint().equals(fingerprint)) throw keyReuse();
                     if (r.lockedUntil() != null
                             && r.lockedUntil().isBefore(now)
                             && tx.idempotency().takeOverExpired(tenant, key, fingerprint, now, lock))
                         return new Claim(null, lock, r.responseBody());
-                    throw ApiException.conflict(
-                            "idempotency_in_progress",
-                            "A request with this Idempotency-Key is still being processed; retry in a moment");
+                    throw inProgress();
                 }
-                if (!r.fingerprint().equals(fingerprint))
-                    throw ApiException.conflict(
-                            "idempotency_key_reuse",
-                            "This Idempotency-Key was used with another request (method, path or body differ); use a new key");
+                if (!r.fingerprint().equals(fingerprint)) throw keyReuse();
                 return new Claim(r, null, null);
             }
-            throw ApiException.conflict(
-                    "idempotency_in_progress",
-                    "A request with this Idempotency-Key is still being processed; retry in a moment");
+            throw inProgress();
         });
+    }
+
+    /**
+     * A 409 when {@code r} is held by a request whose lock has not expired: {@code idempotency_key_reuse} when steps of
+     * another request already committed under it, else {@code idempotency_in_progress}.
+     */
+    private static void refuseIfHeld(IdempotencyRecord r, Instant now, String fingerprint) {
+        if (r.completed()
+                || IdempotencyWindow.expired(r.createdAt(), now)
+                || (r.lockedUntil() != null && r.lockedUntil().isBefore(now))) return;
+        if (r.responseBody() != null && !r.fingerprint().equals(fingerprint)) throw keyReuse();
+        throw inProgress();
+    }
+
+    private static ApiException keyReuse() {
+        return ApiException.conflict(
+                "idempotency_key_reuse",
+                "This Idempotency-Key was used with another request (method, path or body differ); use a new key");
+    }
+
+    private static ApiException inProgress() {
+        return ApiException.conflict(
+                "idempotency_in_progress",
+                "A request with this Idempotency-Key is still being processed; retry in a moment");
     }
 
     /**

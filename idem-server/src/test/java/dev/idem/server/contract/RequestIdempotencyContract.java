@@ -3,6 +3,9 @@ package dev.idem.server.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.idem.core.IdempotencyRecord;
+import dev.idem.core.Mode;
+import dev.idem.core.Tenant;
 import dev.idem.core.store.Store;
 import dev.idem.engine.EngineConfig;
 import dev.idem.server.ApiClientForTests;
@@ -10,13 +13,16 @@ import dev.idem.server.IdemServer;
 import dev.idem.server.ServerConfig;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -320,6 +326,56 @@ abstract class RequestIdempotencyContract {
         }
         assertThat(schedulesWithEndpoint(ContractServer.TEST_KEY, "https://93.184.216.34/" + tag))
                 .isEqualTo(1);
+    }
+
+    /**
+     * A request whose key is held by one still running is answered 409 {@code idempotency_in_progress} at once, on
+     * every store: not made to wait until the first commits and then given its replay. The first request is played
+     * by the test: its in-progress record is committed, and its mutation's transaction (which completes the record,
+     * as a real one does) stays open, holding SQLite's single writer, until the second request has its answer.
+     */
+    @Test
+    void aRequestMeetingItsKeyInProgressIs409AtOnceWhileTheFirstIsStillCommitting() throws Exception {
+        String key = unique();
+        Tenant tenant = new Tenant(node.defaultProjectId(), Mode.TEST);
+        Instant now = Instant.now();
+        node.store.useTransaction(tx -> tx.idempotency()
+                .tryInsert(new IdempotencyRecord(tenant, key, "first", now, now.plusSeconds(30), null, null)));
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ExecutorService first = Executors.newSingleThreadExecutor();
+        try {
+            Future<?> committing = first.submit(() -> node.store.useTransaction(tx -> {
+                tx.idempotency().complete(tenant, key, 201, "{}\n{}".getBytes(StandardCharsets.UTF_8));
+                holding.countDown();
+                try {
+                    release.await(60, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }));
+            assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+            CompletableFuture<ApiClientForTests.Reply> second = CompletableFuture.supplyAsync(
+                    () -> call("POST", "/v1/schedules", ContractServer.TEST_KEY, body("held-" + key), key));
+            ApiClientForTests.Reply reply;
+            try {
+                reply = second.get(8, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                reply = null;
+            } finally {
+                release.countDown();
+            }
+            committing.get(30, TimeUnit.SECONDS);
+            assertThat(reply)
+                    .as("the second request waited for the first's transaction instead of answering")
+                    .isNotNull();
+            assertThat(reply.status()).as(reply.raw()).isEqualTo(409);
+            assertThat(reply.json().at("/error/code").asText()).isEqualTo("idempotency_in_progress");
+            assertThat(second.get().header("Idempotent-Replayed")).isNull();
+        } finally {
+            release.countDown();
+            first.shutdownNow();
+        }
     }
 
     @Test
