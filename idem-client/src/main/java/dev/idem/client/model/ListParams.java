@@ -7,7 +7,7 @@ import java.util.Map;
 /**
  * Filters and the page size of a list call: {@code status}, {@code limit} (1 to 100, default 10),
  * {@code starting_after} (the cursor: the last id of the previous page), and for deliveries {@code schedule_id}.
- * {@link #param} adds a filter this client does not know yet.
+ * {@link Builder#param} adds a filter this client does not know yet.
  */
 public final class ListParams {
     private final Map<String, String> params;
