@@ -1,5 +1,6 @@
 package dev.idem.engine;
 
+import dev.idem.engine.internal.Authority;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -170,7 +171,9 @@ public final class EndpointGuard {
 
     /**
      * Why {@code endpoint} is not a usable http(s) URL, whatever the network it points at: a syntax error, another
-     * scheme, no host, credentials, a port outside 1..65535, or an IPv6 zone id ({@code [fe80::1%25eth0]}). Empty
+     * scheme, no host, credentials, a port outside 1..65535, empty or with a leading zero, an IPv4 address not written
+     * as four decimal numbers ({@code 127.1}, {@code 0x7f000001}), or an IPv6 zone id
+     * ({@code [fe80::1%25eth0]}). Empty
      * when it is well formed. Independent of {@code allowPrivateEndpoints}; {@link #refusal} and
      * {@link #checkBeforeConnect} include this check.
      */
@@ -195,9 +198,16 @@ public final class EndpointGuard {
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         if (!scheme.equals("http") && !scheme.equals("https"))
             throw new EndpointRefusedException("endpoint must be an http or https URL, got scheme '" + scheme + "'");
+        String authority = uri.getRawAuthority();
+        if (authority != null) {
+            // what java.net.URI reads loosely or as "no host": 127.1, 0x7f000001, h:, h:019001
+            String numeric = Authority.nonCanonicalIpv4(Authority.host(authority));
+            if (numeric != null) throw new EndpointRefusedException(numeric);
+            String port = Authority.portProblem(authority);
+            if (port != null) throw new EndpointRefusedException(port);
+        }
         if (uri.getHost() == null || uri.getHost().isEmpty()) {
             // java.net.URI reads "host:99999999999" as a registry authority with no host rather than a bad port
-            String authority = uri.getRawAuthority();
             if (authority != null && authority.matches(".*:[0-9]+") && !authority.contains("@"))
                 throw new EndpointRefusedException(portText(authority.substring(authority.lastIndexOf(':') + 1)));
             throw new EndpointRefusedException(

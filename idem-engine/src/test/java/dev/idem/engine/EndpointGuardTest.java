@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class EndpointGuardTest {
@@ -57,8 +58,7 @@ class EndpointGuardTest {
                 "http://localhost./",
                 "http://metadata.google.internal/computeMetadata/v1/",
                 "http://metadata.goog/",
-                "http://instance-data/",
-                "http://2130706433/"
+                "http://instance-data/"
             })
     void refusesInternalAddressesAtCreateTime(String endpoint) {
         assertThat(guard.refusal(endpoint))
@@ -226,5 +226,67 @@ class EndpointGuardTest {
         assertThat(EndpointGuard.syntaxError("http://example.com:1/")).isEmpty();
         assertThat(EndpointGuard.syntaxError("https://example.com:65535/x")).isEmpty();
         assertThat(EndpointGuard.syntaxError("https://[2001:db8::1]:8443/x")).isEmpty();
+    }
+
+    /**
+     * An IPv4 address not written as four decimal numbers means one thing to browsers and curl and another to Java's
+     * resolver (or nothing): refused at create and at connect time, with or without --allow-private-endpoints, with
+     * the address it would mean, never taken for a bad port.
+     */
+    @ParameterizedTest
+    @CsvSource({
+        "http://127.1:19001/, 127.0.0.1",
+        "http://0x7f000001/, 127.0.0.1",
+        "http://0X7F000001:8080/x, 127.0.0.1",
+        "http://0177.0.0.1/, 127.0.0.1",
+        "http://2130706433/, 127.0.0.1",
+        "http://127.0.0.1./, 127.0.0.1",
+        "http://0x7f.1/, 127.0.0.1",
+        "http://10.1/, 10.0.0.1",
+        "http://169.254.43518/, 169.254.169.254",
+        "http://0xa9.0xfe.0xa9.0xfe/, 169.254.169.254",
+        "http://08.8.8.8/, ",
+        "http://1.2.3.4.5/, ",
+        "http://example.123/, ",
+        "http://256.1.1.1/, ",
+        "http://1.2.3.0x100/, "
+    })
+    void anIpv4AddressInAnyFormButFourDecimalNumbersIsRefusedWithWhatItMeans(String endpoint, String means) {
+        for (EndpointGuard g : List.of(EndpointGuard.of(false), EndpointGuard.of(true))) {
+            String why = g.refusal(endpoint).orElseThrow(() -> new AssertionError(endpoint + " was accepted"));
+            assertThat(why).as(endpoint).doesNotContain("port").doesNotContain("no host");
+            if (means != null) assertThat(why).as(endpoint).contains("four decimal numbers, " + means);
+            else assertThat(why).as(endpoint).contains("is not an IPv4 address");
+            assertThatThrownBy(() -> g.checkBeforeConnect(endpoint))
+                    .as(endpoint)
+                    .isInstanceOf(EndpointGuard.EndpointRefusedException.class)
+                    .hasMessage(why);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {"http://8.8.8.8/", "http://93.184.216.34:8080/x", "http://0.0.0.0.example.com/", "http://x1/"})
+    void fourDecimalNumbersAndHostNamesEndingInLettersAreNotNumericForms(String endpoint) {
+        assertThat(EndpointGuard.syntaxError(endpoint)).as(endpoint).isEmpty();
+    }
+
+    @Test
+    void anEmptyPortOrOneWithALeadingZeroIsRefusedSayingSo() {
+        assertThat(EndpointGuard.syntaxError("http://h:/"))
+                .contains("endpoint port is empty ('h:'): give a port between 1 and 65535, or no ':' for the scheme's"
+                        + " default");
+        assertThat(EndpointGuard.syntaxError("https://[2001:db8::1]:/x"))
+                .get()
+                .asString()
+                .contains("port is empty");
+        assertThat(EndpointGuard.syntaxError("http://example.com:019001/"))
+                .contains("endpoint port '019001' has a leading zero: write it as 19001");
+        assertThat(EndpointGuard.syntaxError("http://example.com:00/"))
+                .contains("endpoint port must be between 1 and 65535, got 0");
+        assertThat(EndpointGuard.of(true).refusal("http://localhost:019001/"))
+                .get()
+                .asString()
+                .contains("leading zero");
     }
 }

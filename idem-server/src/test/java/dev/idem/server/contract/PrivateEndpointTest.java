@@ -78,7 +78,6 @@ class PrivateEndpointTest {
                 "http://LocalHost/",
                 "http://localhost./",
                 "http://api.localhost/",
-                "http://2130706433/",
                 // private networks
                 "http://10.0.0.1/",
                 "https://10.255.255.254/x",
@@ -105,7 +104,6 @@ class PrivateEndpointTest {
                 "http://[ff02::1]/",
                 "http://0.0.0.0/",
                 "http://0.0.0.0:8080/",
-                "http://0/",
                 "http://[::]/",
                 "http://240.0.0.1/",
                 "http://255.255.255.255/",
@@ -215,9 +213,17 @@ class PrivateEndpointTest {
                 "http:///nohost",
                 "//127.0.0.1/",
                 "127.0.0.1",
-                // not a host name java.net.URI accepts (a registry authority): refused before any lookup
+                // an IPv4 address not written as four decimal numbers: refused before any lookup, saying what it means
                 "http://127.1/",
-                "http://0x7f.1/"
+                "http://127.1:19001/",
+                "http://0x7f.1/",
+                "http://0x7f000001/",
+                "http://0177.0.0.1/",
+                "http://2130706433/",
+                "http://0/",
+                // a port that is empty or has a leading zero
+                "http://example.com:/",
+                "http://example.com:019001/"
             })
     void otherSchemesAndCredentialsAreRefusedAsInvalid(String endpoint) {
         var before = rows.counts();
@@ -225,6 +231,12 @@ class PrivateEndpointTest {
         assertThat(r.status()).as(r.raw()).isEqualTo(400);
         assertThat(r.json().at("/error/code").asText()).as(r.raw()).isEqualTo("endpoint_invalid");
         assertThat(r.json().at("/error/param").asText()).isEqualTo("endpoint");
+        if (endpoint.matches("http://(127\\.1|0x7f|0177|2130706433).*"))
+            assertThat(r.json().at("/error/message").asText())
+                    .as(r.raw())
+                    .contains("four decimal numbers, 127.0.0.1");
+        if (endpoint.startsWith("http://example.com:"))
+            assertThat(r.json().at("/error/message").asText()).as(r.raw()).containsAnyOf("empty", "leading zero");
         assertThat(rows.counts()).isEqualTo(before);
     }
 }
