@@ -232,9 +232,7 @@ class PrivateEndpointTest {
         assertThat(r.json().at("/error/code").asText()).as(r.raw()).isEqualTo("endpoint_invalid");
         assertThat(r.json().at("/error/param").asText()).isEqualTo("endpoint");
         if (endpoint.matches("http://(127\\.1|0x7f|0177|2130706433).*"))
-            assertThat(r.json().at("/error/message").asText())
-                    .as(r.raw())
-                    .contains("four decimal numbers, 127.0.0.1");
+            assertThat(r.json().at("/error/message").asText()).as(r.raw()).contains("four decimal numbers, 127.0.0.1");
         if (endpoint.startsWith("http://example.com:"))
             assertThat(r.json().at("/error/message").asText()).as(r.raw()).containsAnyOf("empty", "leading zero");
         assertThat(rows.counts()).isEqualTo(before);
