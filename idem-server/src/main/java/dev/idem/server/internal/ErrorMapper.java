@@ -127,7 +127,7 @@ public final class ErrorMapper {
                 ApiException.requestTimeout(
                         "The request did not arrive in time: send the headers and the whole body promptly"
                                 + (detail == null ? "" : " (" + detail + ")"));
-            case 413 -> ApiException.invalid("body_too_large", null, "Request body is over 256 KiB");
+            case 413 -> BodyLimits.over(path);
             case 505 ->
                 ApiException.invalid(
                         "http_version_not_supported",

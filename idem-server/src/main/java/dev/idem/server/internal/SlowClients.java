@@ -32,7 +32,10 @@ import org.eclipse.jetty.util.thread.Scheduler;
 final class SlowClients {
     private SlowClients() {}
 
-    /** @param maxBody bodies declared longer than this are not buffered: the API refuses them by their Content-Length */
+    /**
+     * @param maxBody bodies declared longer than this (or than their path's lower limit, {@link BodyLimits#buffered})
+     *     are not buffered: the API refuses them by their Content-Length
+     */
     static void install(JavalinConfig config, HttpTimeouts timeouts, long maxBody) {
         config.jetty.modifyServer(server -> {
             // in front of every handler Javalin attaches (it attaches its own inside the innermost wrapper)
@@ -78,8 +81,9 @@ final class SlowClients {
                 Request request,
                 Response response,
                 Callback callback) {
-            if (request.getLength() > maxBody) return null; // refused by its length, nothing to wait for
-            return new DeadlineLoader(handler, request, response, callback, maxBody, deadlineMillis);
+            long max = BodyLimits.buffered(Request.getPathInContext(request), maxBody);
+            if (request.getLength() > max) return null; // refused by its length, nothing to wait for
+            return new DeadlineLoader(handler, request, response, callback, max, deadlineMillis);
         }
     }
 

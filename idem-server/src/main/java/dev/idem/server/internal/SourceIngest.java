@@ -73,9 +73,7 @@ public final class SourceIngest {
     Answer ingest(String sourceId, Map<String, String> headers, String contentType, byte[] body) {
         Source source = lookup(sourceId);
         limiter.acquire("in\n" + sourceId, source.rateLimit(), "source " + sourceId);
-        if (body.length > MAX_BODY_BYTES)
-            throw ApiException.tooLarge("The body is " + body.length + " bytes, over the ingest limit of 1 MiB ("
-                    + MAX_BODY_BYTES + " bytes)");
+        if (body.length > MAX_BODY_BYTES) throw BodyLimits.ingestTooLarge((long) body.length);
         UnaryOperator<String> header = caseInsensitive(headers);
         SignatureCheck check = SourceSchemes.verify(source, header, body, clock);
         if (!check.valid()) throw ApiException.badSignature(check.reason());

@@ -59,6 +59,9 @@ final class SourceRoutes {
         });
 
         r.post("/in/{source_id}", ctx -> {
+            // declared over the limit: refused unread (the HTTP layer buffered none of it)
+            if (ctx.req().getContentLengthLong() > SourceIngest.MAX_BODY_BYTES)
+                throw BodyLimits.ingestTooLarge(ctx.req().getContentLengthLong());
             SourceIngest.Answer a = ingest.ingest(
                     ctx.pathParam("source_id"), SourceIngest.headersOf(ctx), ctx.contentType(), ctx.bodyAsBytes());
             HttpApi.json(ctx, a.status(), a.body());
