@@ -2,6 +2,7 @@ package dev.idem.cli;
 
 import dev.idem.core.Durations;
 import dev.idem.engine.NodeIdInUseException;
+import dev.idem.server.DataDirInUseException;
 import dev.idem.server.IdemServer;
 import dev.idem.server.ServerConfig;
 import java.nio.file.Path;
@@ -126,6 +127,9 @@ public final class ServeCommand implements Callable<Integer> {
             // a second live node under one id would hold the first one's
             // claims: refuse, in one line (exit 2: fix the flags)
             throw CliException.usage(e.getMessage() + " (--node-id, IDEM_NODE_ID)", e);
+        } catch (DataDirInUseException e) {
+            // likewise a second node on one SQLite file (its message names the flag)
+            throw CliException.usage(e.getMessage(), e);
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime()
@@ -141,7 +145,7 @@ public final class ServeCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** SPEC: one ready line with the API, dashboard, metrics (and OpenAPI) URLs. */
+    /** One ready line with the API, dashboard, metrics and OpenAPI URLs. */
     static String readyLine(String base) {
         return "idem is ready: API " + base + "/v1, dashboard " + base + "/, metrics " + base + "/metrics, OpenAPI "
                 + base + "/openapi.json (Ctrl-C to stop)";

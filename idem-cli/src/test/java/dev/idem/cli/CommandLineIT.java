@@ -166,6 +166,10 @@ class CommandLineIT {
                             "idem: port " + taken.getLocalPort()
                                     + " on 127.0.0.1 is already in use: stop the process that holds it, or start idem on a free port with --port (IDEM_PORT)");
             assertThat(r.err()).as("the engine never started").doesNotContain("engine ");
+            // found before the first start: no project, no key shown, no store
+            assertThat(r.out()).doesNotContain("Created project", "sk_");
+            assertThat(dir.resolve("data").resolve("idem.db")).doesNotExist();
+            assertThat(dir.resolve("data").resolve("first-start-keys.txt")).doesNotExist();
         }
     }
 

@@ -118,6 +118,29 @@ class ServeEndToEndIT {
         port = freePort();
         node = startNode();
         assertThat(Files.exists(dataDir.resolve("idem.db"))).isTrue();
+        // its output goes to a file, as a service manager's does: the keys are in an owner-only file, not in the log
+        Path keys = dataDir.toAbsolutePath().resolve("first-start-keys.txt");
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> Files.readString(nodeLog())
+                        .contains("Created project 'default'. Its API keys are in " + keys
+                                + " (readable by this user only): store them, then delete the file."));
+        assertThat(Files.readString(nodeLog())).doesNotContain("sk_live_", KEY);
+        assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(keys)))
+                .isEqualTo("rw-------");
+        String liveKey = Files.readAllLines(keys).stream()
+                .filter(l -> l.startsWith("live key: sk_live_"))
+                .findFirst()
+                .orElseThrow()
+                .substring("live key: ".length());
+        assertThat(Files.readString(keys)).contains("test key: " + KEY);
+        var liveStats = http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/stats"))
+                        .header("Authorization", "Bearer " + liveKey)
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(liveStats.statusCode())
+                .as("the file's live key is the node's")
+                .isEqualTo(200);
         String endpoint = "http://127.0.0.1:" + receiver.getAddress().getPort() + "/hooks";
         var created = post(
                 "/v1/schedules",
@@ -206,6 +229,66 @@ class ServeEndToEndIT {
                                     l.contains("schedule " + id + " paused itself after 2 failed attempts in a row")))
                     .hasSize(1);
         });
+    }
+
+    @Test
+    void onATerminalTheFirstStartPrintsTheKeysAndASecondServeOnTheDataDirectoryIsRefused() throws Exception {
+        port = freePort();
+        // script(1) gives the node a terminal, as a person starting ./idem serve has
+        List<String> serve = List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar",
+                Path.of("target", "idem.jar").toAbsolutePath().toString(),
+                "serve",
+                "--port",
+                Integer.toString(port),
+                "--data-dir",
+                dataDir.toAbsolutePath().toString());
+        ProcessBuilder pb = new ProcessBuilder(
+                "script",
+                "-qec",
+                String.join(" ", serve.stream().map(a -> "'" + a + "'").toList()),
+                "/dev/null");
+        pb.environment().keySet().removeIf(k -> k.startsWith("IDEM_"));
+        pb.redirectErrorStream(true).redirectOutput(nodeLog().toFile());
+        node = pb.start();
+        try {
+            await().atMost(Duration.ofSeconds(60))
+                    .ignoreExceptions()
+                    .until(() -> Files.readString(nodeLog()).contains("idem is ready"));
+            assertThat(Files.readString(nodeLog()))
+                    .contains("Created project 'default'. These API keys are shown once; store them now:")
+                    .containsPattern("  test key: sk_test_\\S+")
+                    .containsPattern("  live key: sk_live_\\S+");
+            assertThat(dataDir.resolve("first-start-keys.txt")).doesNotExist();
+
+            // a second node on the same SQLite data directory (on another port) refuses in one line, exit 2
+            int other = freePort();
+            ProcessBuilder second = new ProcessBuilder(new java.util.ArrayList<>(serve.subList(0, 4)));
+            second.command().addAll(List.of("--port", Integer.toString(other), "--data-dir", dataDir.toString()));
+            second.environment().keySet().removeIf(k -> k.startsWith("IDEM_"));
+            Path out = dataDir.resolveSibling(dataDir.getFileName() + "-second.out");
+            Path err = dataDir.resolveSibling(dataDir.getFileName() + "-second.err");
+            Process p = second.redirectOutput(out.toFile())
+                    .redirectError(err.toFile())
+                    .start();
+            assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            assertThat(p.exitValue()).isEqualTo(2);
+            List<String> lines =
+                    Files.readAllLines(err).stream().filter(l -> !l.isBlank()).toList();
+            assertThat(lines.get(0))
+                    .startsWith("idem: data directory " + dataDir.toAbsolutePath()
+                            + " is in use by another idem serve (pid ")
+                    .endsWith("): each node needs its own data directory (--data-dir, IDEM_DATA_DIR), or one "
+                            + "PostgreSQL database for several nodes (--database-url)");
+            assertThat(String.join("\n", lines)).doesNotContain("\tat ", "Exception");
+            assertThat(Files.readString(out)).isEmpty();
+            assertThat(get("/readyz").statusCode())
+                    .as("the first node serves on")
+                    .isEqualTo(200);
+        } finally {
+            node.descendants().forEach(ProcessHandle::destroyForcibly);
+        }
     }
 
     /** Runs {@code idem <args>} in this JVM against the node; returns the exit code, output and errors. */

@@ -7,7 +7,9 @@ import dev.idem.engine.Engine;
 import dev.idem.engine.EngineConfig;
 import dev.idem.server.internal.Authenticator;
 import dev.idem.server.internal.Bootstrap;
+import dev.idem.server.internal.DataDirLock;
 import dev.idem.server.internal.DeliveryService;
+import dev.idem.server.internal.FirstStartKeys;
 import dev.idem.server.internal.HttpApi;
 import dev.idem.server.internal.Metrics;
 import dev.idem.server.internal.PreviewService;
@@ -21,7 +23,11 @@ import dev.idem.store.StoreConfig;
 import io.javalin.Javalin;
 import io.javalin.util.JavalinBindException;
 import io.javalin.util.JavalinException;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -39,6 +45,8 @@ public final class IdemServer implements AutoCloseable {
     private final Metrics metrics;
     private final String host;
 
+    private AutoCloseable dataDirLock;
+
     private IdemServer(Store store, boolean ownsStore, Engine engine, Javalin http, Metrics metrics, String host) {
         this.store = store;
         this.ownsStore = ownsStore;
@@ -48,25 +56,38 @@ public final class IdemServer implements AutoCloseable {
         this.host = host;
     }
 
-    /** Starts a node as configured, on the system clock, printing first-start keys to stdout. */
+    /**
+     * Starts a node as configured, on the system clock. On embedded SQLite it first takes the data directory's lock
+     * ({@link DataDirInUseException} when another node holds it); the port is checked before anything is created; the
+     * first start's keys are printed on a terminal, else written to a file in the data directory whose path is
+     * printed ({@link FirstStartKeys}).
+     */
     public static IdemServer start(ServerConfig config) {
-        return start(
-                config,
-                openStore(config),
-                true,
-                EngineConfig.builder()
-                        .nodeId(config.nodeId())
-                        .maxInFlight(config.maxInFlight())
-                        .build(),
-                Clock.systemUTC(),
-                new SecureRandom(),
-                System.out);
+        DataDirLock lock = config.databaseUrl() == null ? DataDirLock.acquire(config.dataDir()) : null;
+        try {
+            ensurePortFree(config);
+            IdemServer node = start(
+                    config,
+                    openStore(config),
+                    true,
+                    EngineConfig.builder()
+                            .nodeId(config.nodeId())
+                            .maxInFlight(config.maxInFlight())
+                            .build(),
+                    Clock.systemUTC(),
+                    new SecureRandom(),
+                    FirstStartKeys.forOutput(System.console() != null, config.dataDir(), System.out));
+            node.dataDirLock = lock;
+            return node;
+        } catch (RuntimeException e) {
+            if (lock != null) lock.close();
+            throw e;
+        }
     }
 
     /**
-     * Starts a node on a store the caller opened (tests, embedding). The caller closes the store unless
-     * {@code ownsStore}. The HTTP port is bound before the engine starts, so a port in use fails the start
-     * ({@link StartupException}) before any delivery is claimed.
+     * Starts a node on a store the caller opened (tests, embedding), printing the first start's keys to {@code out}.
+     * The caller closes the store unless {@code ownsStore}.
      */
     public static IdemServer start(
             ServerConfig config,
@@ -76,13 +97,29 @@ public final class IdemServer implements AutoCloseable {
             Clock clock,
             RandomGenerator random,
             PrintStream out) {
+        return start(config, store, ownsStore, engineConfig, clock, random, FirstStartKeys.printTo(out));
+    }
+
+    /**
+     * The HTTP port is checked before the first start creates anything and bound before the engine starts, so a port
+     * in use fails the start ({@link StartupException}) before any key is shown or any delivery is claimed.
+     */
+    private static IdemServer start(
+            ServerConfig config,
+            Store store,
+            boolean ownsStore,
+            EngineConfig engineConfig,
+            Clock clock,
+            RandomGenerator random,
+            FirstStartKeys keys) {
         log.info("starting {}", config.describe());
         Metrics metrics = null;
         Engine engine = null;
         Javalin http = null;
         try {
             IdGenerator ids = new IdGenerator(clock, random);
-            Bootstrap.run(store, config.bootstrapKey(), clock, random, ids, out);
+            ensurePortFree(config);
+            Bootstrap.run(store, config.bootstrapKey(), clock, random, ids, keys);
             metrics = new Metrics();
             EngineConfig ec = engineConfig.toBuilder()
                     .nodeId(config.nodeId())
@@ -118,14 +155,34 @@ public final class IdemServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Binds the port for a moment, so a port in use is found before the first start creates the project and shows
+     * its keys (the real bind comes after; a process taking the port in between still fails that bind).
+     */
+    private static void ensurePortFree(ServerConfig config) {
+        if (config.port() == 0) return;
+        try (ServerSocket probe = new ServerSocket()) {
+            probe.setReuseAddress(true);
+            probe.bind(new InetSocketAddress(config.host(), config.port()));
+        } catch (BindException e) {
+            throw portInUse(config, e);
+        } catch (IOException | IllegalArgumentException | SecurityException e) {
+            // an address that cannot be bound at all: Javalin's bind reports it with its own words
+        }
+    }
+
+    private static StartupException portInUse(ServerConfig config, Exception e) {
+        return new StartupException(
+                "port " + config.port() + " on " + config.host() + " is already in use: stop the process "
+                        + "that holds it, or start idem on a free port with --port (IDEM_PORT)",
+                e);
+    }
+
     private static void bind(Javalin http, ServerConfig config, Metrics metrics) {
         try {
             http.start(config.host(), config.port());
         } catch (JavalinBindException e) {
-            throw new StartupException(
-                    "port " + config.port() + " on " + config.host() + " is already in use: stop the process "
-                            + "that holds it, or start idem on a free port with --port (IDEM_PORT)",
-                    e);
+            throw portInUse(config, e);
         } catch (JavalinException e) {
             Throwable root = e;
             while (root.getCause() != null && root.getCause() != root) root = root.getCause();
@@ -154,6 +211,14 @@ public final class IdemServer implements AutoCloseable {
         return config.databaseUrl() == null
                 ? StoreConfig.sqlite(config.dataDir())
                 : StoreConfig.of(config.databaseUrl(), config.databaseUser(), config.databasePassword());
+    }
+
+    private void closeLock() {
+        try {
+            dataDirLock.close();
+        } catch (Exception e) {
+            log.warn("could not release the data directory's lock: {}", e.toString());
+        }
     }
 
     /** The port the API listens on (useful with port 0). */
@@ -189,7 +254,11 @@ public final class IdemServer implements AutoCloseable {
                 try {
                     metrics.close();
                 } finally {
-                    if (ownsStore) store.close();
+                    try {
+                        if (ownsStore) store.close();
+                    } finally {
+                        if (dataDirLock != null) closeLock();
+                    }
                 }
             }
         }

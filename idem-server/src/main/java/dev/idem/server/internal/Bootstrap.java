@@ -8,7 +8,6 @@ import dev.idem.core.Tenant;
 import dev.idem.core.store.Store;
 import dev.idem.core.store.StoreTx;
 import dev.idem.wire.SigningSecret;
-import java.io.PrintStream;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,8 +17,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * First start on an empty store: project {@code default}, one API key per mode (printed once) and a
- * signing secret per mode. A {@code --bootstrap-key} is the test-mode key; on a store that already exists, a
+ * First start on an empty store: project {@code default}, one API key per mode (shown once, {@link FirstStartKeys}
+ * says where) and a signing secret per mode. A {@code --bootstrap-key} is the test-mode key; on a store that already exists, a
  * bootstrap key no key of the store has is added to project {@code default} in test mode (the project is created
  * if missing), so scripts can rely on it. A key the store holds (even revoked, even in another project) is left
  * as it is.
@@ -31,7 +30,12 @@ public final class Bootstrap {
     private Bootstrap() {}
 
     public static void run(
-            Store store, String bootstrapKey, Clock clock, RandomGenerator random, IdGenerator ids, PrintStream out) {
+            Store store,
+            String bootstrapKey,
+            Clock clock,
+            RandomGenerator random,
+            IdGenerator ids,
+            FirstStartKeys keys) {
         if (bootstrapKey != null) ApiKeys.validateShape(bootstrapKey, Mode.TEST);
         List<String> printed;
         try {
@@ -43,11 +47,8 @@ public final class Bootstrap {
             log.info("another node created the default project first");
             printed = List.of();
         }
-        if (!printed.isEmpty()) {
-            out.println("Created project 'default'. These API keys are shown once; store them now:");
-            printed.forEach(line -> out.println("  " + line));
-            out.flush();
-        }
+        // after the commit: keys of a transaction that did not commit (another node's won) are never shown
+        if (!printed.isEmpty()) keys.show(DEFAULT_PROJECT, clock.instant(), printed);
     }
 
     private static List<String> createIfEmpty(
@@ -55,7 +56,7 @@ public final class Bootstrap {
         List<String> printed = new ArrayList<>();
         Optional<Project> existing = tx.projects().findByName(DEFAULT_PROJECT);
         if (existing.isPresent() || tx.projects().count() > 0) {
-            // SPEC: a bootstrap key the store does not hold is added to project default, created if missing
+            // a bootstrap key the store does not hold is added to project default, created if missing
             if (bootstrapKey != null
                     && tx.apiKeys().findByHash(ApiKeys.hash(bootstrapKey)).isEmpty()) {
                 Project project = existing.orElseGet(() -> {
