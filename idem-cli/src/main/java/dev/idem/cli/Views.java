@@ -86,9 +86,12 @@ final class Views {
     }
 
     static String bulkReplay(JsonNode answer) {
-        long skipped = answer.path("skipped_schedule_deleted").asLong();
+        long deleted = answer.path("skipped_schedule_deleted").asLong();
+        long paused = answer.path("skipped_schedule_paused").asLong();
         return "replayed " + answer.path("replayed").asLong() + " dead deliveries"
-                + (skipped == 0 ? "" : "; skipped " + skipped + " whose schedule was deleted") + NL;
+                + (deleted == 0 ? "" : "; skipped " + deleted + " whose schedule was deleted")
+                + (paused == 0 ? "" : "; skipped " + paused + " whose schedule is paused: resume it, then replay again")
+                + NL;
     }
 
     private static String page(Table t, JsonNode list, String what) {

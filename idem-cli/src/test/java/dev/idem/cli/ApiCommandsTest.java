@@ -234,6 +234,18 @@ class ApiCommandsTest {
                 "cli-bulk-" + System.nanoTime());
         assertThat(bulkJson.json().get("replayed").asInt()).isGreaterThanOrEqualTo(1);
         assertThat(bulkJson.json().get("skipped_schedule_deleted").asInt()).isZero();
+        awaitDead(schedule, 4);
+        ok("schedules", "pause", schedule);
+        Cli paused = ok("deliveries", "replay", "--dead", "--schedule", schedule);
+        assertThat(paused.out())
+                .isEqualTo(
+                        "replayed 0 dead deliveries; skipped 1 whose schedule is paused: resume it, then replay again"
+                                + System.lineSeparator());
+        assertThat(ok("deliveries", "get", delivery, "--json")
+                        .json()
+                        .get("status")
+                        .asText())
+                .isEqualTo("dead");
 
         Cli badFilter = idem("deliveries", "replay", "--dead", "--since", "yesterday");
         assertThat(badFilter.code()).isEqualTo(1);

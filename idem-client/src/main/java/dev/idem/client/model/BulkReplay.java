@@ -5,5 +5,7 @@ package dev.idem.client.model;
  *
  * @param replayed deliveries made due again now
  * @param skippedScheduleDeleted matching dead deliveries left alone because their schedule was deleted
+ * @param skippedSchedulePaused matching dead deliveries left dead because their schedule is paused (resume it, then
+ *     replay again)
  */
-public record BulkReplay(long replayed, long skippedScheduleDeleted) {}
+public record BulkReplay(long replayed, long skippedScheduleDeleted, long skippedSchedulePaused) {}

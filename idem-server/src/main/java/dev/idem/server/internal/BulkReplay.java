@@ -23,8 +23,10 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * {@code POST /v1/deliveries/replay}, bulk recovery (SPEC section 2): every dead delivery matching a filter is replayed
- * as {@code POST /v1/deliveries/{id}/replay} does, {@value #CHUNK} per transaction (docs/api.md says why), under
+ * {@code POST /v1/deliveries/replay}, bulk recovery (docs/api.md, "Bulk recovery"): every dead delivery matching a
+ * filter is replayed as {@code POST /v1/deliveries/{id}/replay} does, except those of a deleted schedule (never sent
+ * again) and of a paused one (left dead, since the engine sends nothing of a paused schedule: counted, so the answer
+ * says what waits for a resume), {@value #CHUNK} per transaction (docs/api.md says why), under
  * {@link RequestIdempotency#runInSteps}, so a retried call with the same {@code Idempotency-Key} carries on where the
  * first stopped and replays nothing twice.
  */
@@ -37,6 +39,8 @@ public final class BulkReplay {
     static final int CHUNK = 500;
 
     private static final Set<String> FIELDS = Set.of("status", "schedule_id", "endpoint", "since", "until");
+    private static final String SKIPPED_DELETED = "skipped_schedule_deleted";
+    private static final String SKIPPED_PAUSED = "skipped_schedule_paused";
 
     private BulkReplay() {}
 
@@ -113,7 +117,8 @@ public final class BulkReplay {
             return Json.object()
                     .put("started_at", clock.instant().toEpochMilli())
                     .put("replayed", 0)
-                    .put("skipped_schedule_deleted", 0);
+                    .put(SKIPPED_DELETED, 0)
+                    .put(SKIPPED_PAUSED, 0);
         }
 
         @Override
@@ -129,19 +134,24 @@ public final class BulkReplay {
             schedules.replaceAll((id, none) -> tx.schedules().findForUpdate(tenant, id));
             List<String> eligible = new ArrayList<>();
             Set<String> activated = new TreeSet<>();
-            int skipped = 0;
+            int deleted = 0;
+            int paused = 0;
             for (Delivery d : page) {
                 Optional<Schedule> schedule = schedules.get(d.scheduleId());
                 if (filter.endpoint() != null
                         && schedule.map(sc -> !sc.definition().endpoint().equals(filter.endpoint()))
                                 .orElse(true)) continue; // another endpoint on the same destination: not a match
                 if (DeliveryService.scheduleDeleted(schedule)) {
-                    skipped++;
+                    deleted++;
+                    continue;
+                }
+                Schedule sc = schedule.get();
+                if (sc.status() == ScheduleStatus.PAUSED) {
+                    paused++;
                     continue;
                 }
                 eligible.add(d.id());
                 // a completed schedule has something to attempt again: active until the replays' outcomes complete it
-                Schedule sc = schedule.get();
                 if (sc.status() == ScheduleStatus.COMPLETED && activated.add(sc.id()))
                     tx.schedules().update(sc.withStatus(ScheduleStatus.ACTIVE, null, now));
             }
@@ -152,16 +162,15 @@ public final class BulkReplay {
             if (replayed > 0) tx.notifyDeliveriesDue();
             ObjectNode next = state.deepCopy();
             next.put("replayed", state.get("replayed").asLong() + replayed);
-            next.put(
-                    "skipped_schedule_deleted",
-                    state.get("skipped_schedule_deleted").asLong() + skipped);
+            next.put(SKIPPED_DELETED, state.get(SKIPPED_DELETED).asLong() + deleted);
+            // path(): progress recorded before this count existed reads as none skipped so far
+            next.put(SKIPPED_PAUSED, state.path(SKIPPED_PAUSED).asLong() + paused);
             if (!page.isEmpty()) next.put("after", page.get(page.size() - 1).id());
             if (page.size() == CHUNK) return new RequestIdempotency.Step(next, null);
             ObjectNode body = Json.object()
                     .put("replayed", next.get("replayed").asLong())
-                    .put(
-                            "skipped_schedule_deleted",
-                            next.get("skipped_schedule_deleted").asLong());
+                    .put(SKIPPED_DELETED, next.get(SKIPPED_DELETED).asLong())
+                    .put(SKIPPED_PAUSED, next.get(SKIPPED_PAUSED).asLong());
             return new RequestIdempotency.Step(next, ApiResponse.ok(body));
         }
     }

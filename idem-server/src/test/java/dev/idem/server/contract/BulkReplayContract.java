@@ -34,9 +34,9 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * SPEC section 2, "Bulk recovery": {@code POST /v1/deliveries/replay} replays every matching dead delivery once, in
+ * docs/api.md, "Bulk recovery": {@code POST /v1/deliveries/replay} replays every matching dead delivery once, in
  * chunks; a retry with the same {@code Idempotency-Key}, after the end or after a failure part-way, replays nothing
- * twice; the filter narrows it; a deleted schedule's deliveries are skipped and counted; a bad filter is a 400 naming
+ * twice; the filter narrows it; a deleted or paused schedule's deliveries are skipped and counted; a bad filter is a 400 naming
  * the field and replays nothing. Each test has a project of its own, so a tenant-wide replay sees only its deliveries.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -286,6 +286,39 @@ abstract class BulkReplayContract {
         assertThat(single.json().at("/error/param").asText()).isEqualTo("id");
         assertThat(single.json().at("/error/message").asText()).contains(goneRecent.get(0), gone);
         assertThat(finishedAfter(goneRecent, 1)).as("never sent again").isTrue();
+    }
+
+    @Test
+    void aPausedSchedulesDeadDeliveriesStayDeadAndAreCountedUntilItIsResumed() {
+        Project p = project();
+        String paused = schedule(p, "/paused");
+        String active = schedule(p, "/active");
+        Instant deadAt = Instant.now().minus(Duration.ofMinutes(10));
+        List<String> ofPaused = dead(p, paused, 3, deadAt);
+        List<String> ofActive = dead(p, active, 2, deadAt);
+        assertThat(node.api
+                        .call("POST", "/v1/schedules/" + paused + "/pause", p.key(), null)
+                        .status())
+                .isEqualTo(200);
+
+        var r = bulk(p, "{\"status\":\"dead\"}", null);
+        assertThat(r.status()).as(r.raw()).isEqualTo(200);
+        assertThat(r.json().get("replayed").asInt()).as(r.raw()).isEqualTo(2);
+        assertThat(r.json().get("skipped_schedule_paused").asInt()).isEqualTo(3);
+        assertThat(r.json().get("skipped_schedule_deleted").asInt()).isZero();
+        awaitFinishedAfter(ofActive, 2);
+        ofPaused.forEach(id ->
+                assertThat(status(p, id)).as("left in the dead-letter queue").isEqualTo("dead"));
+        assertThat(finishedAfter(ofPaused, 1)).isTrue();
+
+        assertThat(node.api
+                        .call("POST", "/v1/schedules/" + paused + "/resume", p.key(), null)
+                        .status())
+                .isEqualTo(200);
+        var after = bulk(p, "{\"status\":\"dead\",\"schedule_id\":\"" + paused + "\"}", null);
+        assertThat(after.json().get("replayed").asInt()).as(after.raw()).isEqualTo(3);
+        assertThat(after.json().get("skipped_schedule_paused").asInt()).isZero();
+        awaitFinishedAfter(ofPaused, 2);
     }
 
     @Test
