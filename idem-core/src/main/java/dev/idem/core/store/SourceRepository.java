@@ -21,6 +21,13 @@ public interface SourceRepository {
      */
     Optional<Source> findForIngest(String id);
 
+    /**
+     * The ids of sources created at or after {@code since} and not deleted, whatever their tenant: how the ingest route
+     * learns which ids exist without a read per unknown id. Sources are few (one per provider integration), so the
+     * table is scanned.
+     */
+    java.util.List<String> idsCreatedSince(java.time.Instant since);
+
     /** Newest first, deleted ones included; {@code startingAfter} as for schedules. */
     Page<Source> list(Tenant tenant, int limit, String startingAfter);
 

@@ -18,13 +18,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.UnaryOperator;
 
 /**
- * {@code POST /in/{source_id}}: the exposed, unauthenticated surface of inbound sources. In order: the per-source rate
- * limit, the body limit, the source (a cached read), the signature over the raw bytes. Only a verified request writes
+ * {@code POST /in/{source_id}}: the exposed, unauthenticated surface of inbound sources. In order: the source (kept
+ * apart from unknown ids: {@link SourceLookup}), the per-source rate limit, the body limit, the signature over the raw
+ * bytes. Only a verified request writes
  * anything: its event as an internal one-shot to the source's destination, deduplicated for 24 h by the provider's
  * event id, committed before the 200. A forgery gets 403 {@code BAD_SIGNATURE}; a store that does not answer, 503 (the
  * provider retries, and the dedup keeps a retry of an event that did commit from being forwarded twice).
@@ -35,18 +34,12 @@ public final class SourceIngest {
     /** Forwarded under {@code Idem-Source-Header-<name>}; these describe the connection, not the event. */
     private static final java.util.Set<String> NOT_FORWARDED =
             java.util.Set.of("host", "content-length", "content-type", "expect");
-    /** How long a looked-up source (or its absence) is reused: a flood of requests costs one read per id per period. */
-    private static final long CACHE_MILLIS = 2_000;
-    /** Cache misses (reads of the store) a second per node, whatever the ids: random ids cannot flood the database. */
-    private static final int LOOKUPS_PER_SECOND = 500;
-
-    private static final int CACHE_LIMIT = 10_000;
 
     private final Store store;
     private final IdGenerator ids;
     private final Clock clock;
     private final RateLimiter limiter;
-    private final Map<String, Cached> cache = new ConcurrentHashMap<>();
+    private final SourceLookup sources;
     /** A test's hook between the commit and the answer (a node that dies there); null in production. */
     private static volatile Runnable afterCommitForTests;
 
@@ -55,13 +48,12 @@ public final class SourceIngest {
         afterCommitForTests = hook;
     }
 
-    private record Cached(Optional<Source> source, long until) {}
-
     SourceIngest(Store store, IdGenerator ids, Clock clock) {
         this.store = store;
         this.ids = ids;
         this.clock = clock;
         this.limiter = new RateLimiter(0, clock);
+        this.sources = new SourceLookup(store, clock);
     }
 
     /** What ingest answers: the status and JSON body. */
@@ -71,7 +63,7 @@ public final class SourceIngest {
      * @param headers the request's header names and values (a name given twice: its values joined by ", ")
      */
     Answer ingest(String sourceId, Map<String, String> headers, String contentType, byte[] body) {
-        Source source = lookup(sourceId);
+        Source source = sources.find(sourceId);
         limiter.acquire("in\n" + sourceId, source.rateLimit(), "source " + sourceId);
         if (body.length > MAX_BODY_BYTES) throw BodyLimits.ingestTooLarge((long) body.length);
         UnaryOperator<String> header = caseInsensitive(headers);
@@ -102,21 +94,9 @@ public final class SourceIngest {
         return new Answer(200, o);
     }
 
-    /** Drops a cached source after its change on this node (other nodes see it within {@link #CACHE_MILLIS}). */
+    /** Drops a kept source after its change on this node (other nodes see it within {@link SourceLookup#FRESH_FOR}). */
     void forget(String sourceId) {
-        cache.remove(sourceId);
-    }
-
-    private Source lookup(String id) {
-        long now = clock.millis();
-        Cached c = cache.get(id);
-        if (c == null || c.until() < now) {
-            limiter.acquire("lookup\n", LOOKUPS_PER_SECOND, "unknown sources on this node");
-            c = new Cached(store.inReadTransaction(tx -> tx.sources().findForIngest(id)), now + CACHE_MILLIS);
-            if (cache.size() >= CACHE_LIMIT) cache.clear();
-            cache.put(id, c);
-        }
-        return c.source().orElseThrow(() -> ApiException.notFound("source", id));
+        sources.forget(sourceId);
     }
 
     /** Longer event ids are kept as their SHA-256: a B-tree entry (the dedup reservation's key) has a size limit. */

@@ -73,6 +73,11 @@ final class JdbcSources implements SourceRepository {
     }
 
     @Override
+    public List<String> idsCreatedSince(java.time.Instant since) {
+        return sql.query("SELECT id FROM sources WHERE created_at >= ? AND NOT deleted", rs -> rs.getString(1), since);
+    }
+
+    @Override
     public Page<Source> list(Tenant tenant, int limit, String startingAfter) {
         StringBuilder q = new StringBuilder("SELECT " + COLUMNS + " FROM sources WHERE project_id = ? AND mode = ?");
         List<Object> args = new ArrayList<>(List.of(tenant.projectId(), Rows.mode(tenant.mode())));

@@ -73,6 +73,38 @@ abstract class SourceContract extends StoreTestBase {
     }
 
     @Test
+    void idsCreatedSinceAnInstantAreThoseOfEveryTenantNotDeleted() {
+        Tenant other = new Tenant(tenant.projectId(), Mode.LIVE);
+        Source before = insert(new Source(
+                ids.next("src"),
+                tenant,
+                "old",
+                "stripe",
+                "whsec_1",
+                null,
+                null,
+                null,
+                null,
+                Duration.ofMinutes(5),
+                "https://internal.example/a",
+                "auto",
+                100,
+                false,
+                T0.minusSeconds(1),
+                T0.minusSeconds(1)));
+        Source at = insert(source(tenant, "at"));
+        Source elsewhere = insert(source(other, "elsewhere"));
+        Source gone = insert(source(tenant, "gone"));
+        store.useTransaction(tx -> tx.sources().update(gone.asDeleted(T0.plusSeconds(1))));
+
+        assertThat(store.inReadTransaction((StoreTx tx) -> tx.sources().idsCreatedSince(T0)))
+                .containsExactlyInAnyOrder(at.id(), elsewhere.id())
+                .doesNotContain(before.id(), gone.id());
+        assertThat(store.inReadTransaction((StoreTx tx) -> tx.sources().idsCreatedSince(T0.plusMillis(1))))
+                .isEmpty();
+    }
+
+    @Test
     void aDeletedSourceIsListedButNotFoundForIngest() {
         Source s = insert(source(tenant, "a"));
         store.useTransaction(tx ->
