@@ -2,6 +2,7 @@ package dev.idem.server.contract;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.networknt.schema.InputFormat;
 import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaLocation;
 import com.networknt.schema.SchemaRegistry;
@@ -127,7 +128,8 @@ public final class OpenApiDocument {
     public List<String> validate(String pointer, JsonNode body) {
         Schema schema = schemas.computeIfAbsent(pointer, p -> registry.getSchema(SchemaLocation.of(BASE + "#" + p)));
         List<String> out = new ArrayList<>();
-        schema.validate(body).forEach(e -> out.add(e.toString()));
+        // the validator reads with Jackson 3; the API's bodies are Jackson 2 trees, handed over as text
+        schema.validate(body.toString(), InputFormat.JSON).forEach(e -> out.add(e.toString()));
         return out;
     }
 
