@@ -22,6 +22,15 @@ public interface StoreTx {
     /** Per-tenant settings (alert endpoint and events). */
     SettingsRepository settings();
 
+    /** Applications: a project's customers, owning endpoints. */
+    ApplicationRepository applications();
+
+    /** Endpoints: the URLs messages fan out to. */
+    EndpointRepository endpoints();
+
+    /** Event types, with their JSON Schemas. */
+    EventTypeRepository eventTypes();
+
     /**
      * Signals {@link Store#onDeliveriesDue} subscribers, on every node, once this transaction commits
      * (nothing is sent when it rolls back). Call it after writing a delivery that is due now or soon.

@@ -69,6 +69,21 @@ final class JdbcTx implements StoreTx {
     }
 
     @Override
+    public dev.idem.core.store.ApplicationRepository applications() {
+        return new JdbcApplications(sql, dialect);
+    }
+
+    @Override
+    public dev.idem.core.store.EndpointRepository endpoints() {
+        return new JdbcEndpoints(sql, dialect);
+    }
+
+    @Override
+    public dev.idem.core.store.EventTypeRepository eventTypes() {
+        return new JdbcEventTypes(sql);
+    }
+
+    @Override
     public void notifyDeliveriesDue() {
         if (signalled) return;
         signalled = true;

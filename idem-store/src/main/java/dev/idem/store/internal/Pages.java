@@ -7,6 +7,21 @@ import java.util.List;
 final class Pages {
     private Pages() {}
 
+    /**
+     * One page of {@code select} (a query ending in a WHERE clause, its parameters {@code args}), older than
+     * {@code startingAfter} when it is given.
+     */
+    static <T> Page<T> after(
+            Sql sql, String select, List<Object> args, String startingAfter, int limit, Sql.RowMapper<T> mapper) {
+        StringBuilder q = new StringBuilder(select);
+        List<Object> all = new java.util.ArrayList<>(args);
+        if (startingAfter != null) {
+            q.append(" AND id < ?");
+            all.add(startingAfter);
+        }
+        return fetch(sql, q, all, limit, mapper);
+    }
+
     static <T> Page<T> fetch(Sql sql, StringBuilder query, List<Object> args, int limit, Sql.RowMapper<T> mapper) {
         if (limit < 1) throw new IllegalArgumentException("limit must be at least 1");
         query.append(" ORDER BY id DESC LIMIT ?");

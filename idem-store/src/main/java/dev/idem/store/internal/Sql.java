@@ -159,6 +159,7 @@ final class Sql {
             else if (a instanceof String s) ps.setString(p, s);
             else if (a instanceof Long l) ps.setLong(p, l);
             else if (a instanceof Integer n) ps.setInt(p, n);
+            else if (a instanceof Boolean b) ps.setBoolean(p, b);
             else if (a instanceof Instant t) ps.setLong(p, t.toEpochMilli());
             else if (a instanceof byte[] b) ps.setBytes(p, b);
             else if (a instanceof java.sql.Array arr) ps.setArray(p, arr);

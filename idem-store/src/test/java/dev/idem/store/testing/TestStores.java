@@ -41,6 +41,9 @@ public final class TestStores {
             "idempotency_records",
             "signing_secrets",
             "sources",
+            "applications",
+            "endpoints",
+            "event_types",
             "project_settings",
             "api_keys",
             "projects");

@@ -1,0 +1,117 @@
+package dev.idem.store.internal;
+
+import dev.idem.core.Page;
+import dev.idem.core.Tenant;
+import dev.idem.core.fanout.Application;
+import dev.idem.core.store.ApplicationRepository;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Optional;
+
+/** Table {@code applications}; a uid is unique among a tenant's applications that are not deleted (a partial index). */
+final class JdbcApplications implements ApplicationRepository {
+    private static final String COLUMNS =
+            "id, project_id, mode, uid, name, metadata, rate_limit, deleted, created_at, updated_at";
+    private final Sql sql;
+    private final Dialect dialect;
+
+    JdbcApplications(Sql sql, Dialect dialect) {
+        this.sql = sql;
+        this.dialect = dialect;
+    }
+
+    @Override
+    public boolean insert(Application a) {
+        // the uid index decides, also against a concurrent insert: no read-then-write race
+        return sql.update(
+                        "INSERT INTO applications (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                                + "ON CONFLICT DO NOTHING",
+                        a.id(),
+                        a.tenant().projectId(),
+                        Rows.mode(a.tenant().mode()),
+                        a.uid(),
+                        a.name(),
+                        a.metadataJson(),
+                        a.rateLimit(),
+                        a.deleted(),
+                        a.createdAt(),
+                        a.updatedAt())
+                == 1;
+    }
+
+    @Override
+    public Optional<Application> find(Tenant tenant, String reference) {
+        return sql.one(
+                select(reference), JdbcApplications::row, reference, tenant.projectId(), Rows.mode(tenant.mode()));
+    }
+
+    @Override
+    public Optional<Application> findForUpdate(Tenant tenant, String reference) {
+        return sql.one(
+                select(reference) + dialect.forUpdate(),
+                JdbcApplications::row,
+                reference,
+                tenant.projectId(),
+                Rows.mode(tenant.mode()));
+    }
+
+    private static String select(String reference) {
+        String match = Application.isId(reference) ? "id = ?" : "uid = ? AND NOT deleted";
+        return "SELECT " + COLUMNS + " FROM applications WHERE " + match + " AND project_id = ? AND mode = ?";
+    }
+
+    @Override
+    public Page<Application> list(Tenant tenant, int limit, String startingAfter) {
+        return Pages.after(
+                sql,
+                "SELECT " + COLUMNS + " FROM applications WHERE project_id = ? AND mode = ? AND NOT deleted",
+                List.of(tenant.projectId(), Rows.mode(tenant.mode())),
+                startingAfter,
+                limit,
+                JdbcApplications::row);
+    }
+
+    @Override
+    public boolean uidTaken(Tenant tenant, String uid, String exceptId) {
+        return sql.one(
+                        "SELECT 1 FROM applications WHERE project_id = ? AND mode = ? AND uid = ? AND id <> ? "
+                                + "AND NOT deleted",
+                        rs -> true,
+                        tenant.projectId(),
+                        Rows.mode(tenant.mode()),
+                        uid,
+                        exceptId)
+                .isPresent();
+    }
+
+    @Override
+    public boolean update(Application a) {
+        return sql.update(
+                        "UPDATE applications SET uid = ?, name = ?, metadata = ?, rate_limit = ?, deleted = ?, "
+                                + "updated_at = ? WHERE id = ? AND project_id = ? AND mode = ?",
+                        a.uid(),
+                        a.name(),
+                        a.metadataJson(),
+                        a.rateLimit(),
+                        a.deleted(),
+                        a.updatedAt(),
+                        a.id(),
+                        a.tenant().projectId(),
+                        Rows.mode(a.tenant().mode()))
+                == 1;
+    }
+
+    private static Application row(ResultSet rs) throws SQLException {
+        return new Application(
+                rs.getString("id"),
+                Rows.tenant(rs, ""),
+                rs.getString("uid"),
+                rs.getString("name"),
+                rs.getString("metadata"),
+                Sql.integer(rs, "rate_limit"),
+                rs.getBoolean("deleted"),
+                Sql.instant(rs, "created_at"),
+                Sql.instant(rs, "updated_at"));
+    }
+}

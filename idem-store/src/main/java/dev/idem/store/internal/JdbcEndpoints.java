@@ -1,0 +1,179 @@
+package dev.idem.store.internal;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idem.core.Page;
+import dev.idem.core.Tenant;
+import dev.idem.core.fanout.DisabledReason;
+import dev.idem.core.fanout.Endpoint;
+import dev.idem.core.fanout.EventTypePatterns;
+import dev.idem.core.fanout.Filter;
+import dev.idem.core.store.EndpointRepository;
+import dev.idem.core.store.StoreException;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Table {@code endpoints}. Event types, filter and headers are JSON text; the filter is parsed again as it is read
+ * (checked when it was written, so it parses), which is what fan-out needs to match payloads.
+ */
+final class JdbcEndpoints implements EndpointRepository {
+    private static final String COLUMNS =
+            "id, project_id, mode, application_id, url, description, event_types, filter, "
+                    + "headers, rate_limit, disabled_reason, metadata, deleted, created_at, updated_at";
+    private static final String TENANT = " WHERE project_id = ? AND mode = ?";
+    private static final String ACTIVE = " AND disabled_reason IS NULL AND NOT deleted";
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private final Sql sql;
+    private final Dialect dialect;
+
+    JdbcEndpoints(Sql sql, Dialect dialect) {
+        this.sql = sql;
+        this.dialect = dialect;
+    }
+
+    /** The columns an update writes, in {@link #settings}' order. */
+    private static final String SETTINGS =
+            "url, description, event_types, filter, headers, rate_limit, disabled_reason, "
+                    + "metadata, deleted, updated_at";
+
+    private static Object[] settings(Endpoint e) {
+        return new Object[] {
+            e.url(),
+            e.description(),
+            e.eventTypes() == null ? null : json(e.eventTypes().asList()),
+            e.filter() == null ? null : e.filter().json(),
+            json(e.headers()),
+            e.rateLimit(),
+            e.disabledReason() == null ? null : e.disabledReason().wireName(),
+            e.metadataJson(),
+            e.deleted(),
+            e.updatedAt()
+        };
+    }
+
+    @Override
+    public void insert(Endpoint e) {
+        List<Object> args = new ArrayList<>(
+                List.of(e.id(), e.tenant().projectId(), Rows.mode(e.tenant().mode())));
+        args.add(e.applicationId());
+        args.add(e.createdAt());
+        args.addAll(java.util.Arrays.asList(settings(e)));
+        sql.update(
+                "INSERT INTO endpoints (id, project_id, mode, application_id, created_at, " + SETTINGS + ") VALUES ("
+                        + Sql.marks(args.size()) + ")",
+                args.toArray());
+    }
+
+    @Override
+    public Optional<Endpoint> find(Tenant tenant, String id) {
+        return sql.one(
+                "SELECT " + COLUMNS + " FROM endpoints" + TENANT + " AND id = ?",
+                JdbcEndpoints::row,
+                tenant.projectId(),
+                Rows.mode(tenant.mode()),
+                id);
+    }
+
+    @Override
+    public Optional<Endpoint> findForUpdate(Tenant tenant, String id) {
+        return sql.one(
+                "SELECT " + COLUMNS + " FROM endpoints" + TENANT + " AND id = ?" + dialect.forUpdate(),
+                JdbcEndpoints::row,
+                tenant.projectId(),
+                Rows.mode(tenant.mode()),
+                id);
+    }
+
+    @Override
+    public Page<Endpoint> list(Tenant tenant, String applicationId, int limit, String startingAfter) {
+        List<Object> args = new ArrayList<>(List.of(tenant.projectId(), Rows.mode(tenant.mode())));
+        String select = "SELECT " + COLUMNS + " FROM endpoints" + TENANT + " AND NOT deleted";
+        if (applicationId != null) {
+            select += " AND application_id = ?";
+            args.add(applicationId);
+        }
+        return Pages.after(sql, select, args, startingAfter, limit, JdbcEndpoints::row);
+    }
+
+    @Override
+    public boolean update(Endpoint e) {
+        List<Object> args = new ArrayList<>(java.util.Arrays.asList(settings(e)));
+        args.addAll(List.of(e.tenant().projectId(), Rows.mode(e.tenant().mode()), e.id()));
+        String set = String.join(" = ?, ", SETTINGS.split(", ")) + " = ?";
+        return sql.update("UPDATE endpoints SET " + set + TENANT + " AND id = ?", args.toArray()) == 1;
+    }
+
+    @Override
+    public int disableAll(Tenant tenant, String applicationId, DisabledReason reason, Instant now) {
+        return sql.update(
+                "UPDATE endpoints SET disabled_reason = ?, updated_at = ?" + TENANT + " AND application_id = ?"
+                        + ACTIVE,
+                reason.wireName(),
+                now,
+                tenant.projectId(),
+                Rows.mode(tenant.mode()),
+                applicationId);
+    }
+
+    @Override
+    public List<Endpoint> active(Tenant tenant, String applicationId) {
+        String q = "SELECT " + COLUMNS + " FROM endpoints" + TENANT + ACTIVE;
+        if (applicationId == null)
+            return sql.query(q + " ORDER BY id", JdbcEndpoints::row, tenant.projectId(), Rows.mode(tenant.mode()));
+        return sql.query(
+                q + " AND application_id = ? ORDER BY id",
+                JdbcEndpoints::row,
+                tenant.projectId(),
+                Rows.mode(tenant.mode()),
+                applicationId);
+    }
+
+    private static String json(Object value) {
+        try {
+            return JSON.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static <T> T read(String text, TypeReference<T> type, String column) {
+        try {
+            return JSON.readValue(text, type);
+        } catch (JsonProcessingException e) {
+            throw new StoreException("endpoints." + column + " holds text that is not JSON", e, false);
+        }
+    }
+
+    private static Endpoint row(ResultSet rs) throws SQLException {
+        String types = rs.getString("event_types");
+        String filter = rs.getString("filter");
+        String reason = rs.getString("disabled_reason");
+        Map<String, String> headers =
+                read(rs.getString("headers"), new TypeReference<LinkedHashMap<String, String>>() {}, "headers");
+        return new Endpoint(
+                rs.getString("id"),
+                Rows.tenant(rs, ""),
+                rs.getString("application_id"),
+                rs.getString("url"),
+                rs.getString("description"),
+                types == null
+                        ? null
+                        : EventTypePatterns.of(read(types, new TypeReference<List<String>>() {}, "event_types")),
+                filter == null ? null : Filter.parse(filter),
+                headers,
+                Sql.integer(rs, "rate_limit"),
+                reason == null ? null : DisabledReason.parse(reason),
+                rs.getString("metadata"),
+                rs.getBoolean("deleted"),
+                Sql.instant(rs, "created_at"),
+                Sql.instant(rs, "updated_at"));
+    }
+}
