@@ -80,6 +80,20 @@ final class Fields {
         return v;
     }
 
+    Boolean bool(String field) {
+        JsonNode n = node.get(field);
+        if (n == null || n.isNull()) return null;
+        if (!n.isBoolean())
+            throw ApiException.invalid("parameter_invalid_type", name(field), name(field) + " must be true or false");
+        return n.booleanValue();
+    }
+
+    /** Whether {@code field} is given as JSON {@code null}: in a PATCH, clear it. */
+    boolean isNull(String field) {
+        JsonNode n = node.get(field);
+        return n != null && n.isNull();
+    }
+
     Duration duration(String field, Duration min, Duration max) {
         String s = string(field, 64);
         if (s == null) return null;

@@ -172,6 +172,7 @@ public final class HttpApi {
                     mutation(s, (tx, ctx) -> s.secrets().rotate(tx, Authenticator.tenant(ctx))));
             SourceRoutes.install(r, s);
             SettingsRoutes.install(r, s);
+            FanoutRoutes.install(r, s);
         });
     }
 

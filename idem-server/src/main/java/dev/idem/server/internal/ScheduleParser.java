@@ -202,7 +202,8 @@ public final class ScheduleParser {
         return new FlowControl(key, parallelism, rate);
     }
 
-    private static String metadata(Fields f) {
+    /** {@code metadata}: a JSON object of at most 16 KiB, as compact text; also applications' and endpoints'. */
+    static String metadata(Fields f) {
         JsonNode m = f.raw("metadata");
         if (m == null || m.isNull()) return null;
         if (!m.isObject())

@@ -654,11 +654,14 @@ class OpenApiContractTest {
         call(400, "GET", "/v1/recurrence/preview?cron=" + q("61 * * * *"), null, null);
         call(400, "GET", "/v1/recurrence/preview?rrule=" + q("FREQ=DAILY") + "&colour=red", null, null);
 
+        new FanoutApiWalk(this::call, KEY).walk(ok.url("/fanout"));
+
         // a query parameter that is not valid percent-encoding is a 400 on every route
         for (var op : doc.operations()) {
             String path = op.template()
                     .replace("{id}", op.template().contains("deliver") ? dead : laterId)
-                    .replace("{source_id}", "src_x");
+                    .replace("{source_id}", "src_x")
+                    .replace("{name}", "invoice.paid");
             String key =
                     op.template().startsWith("/v1/") && !op.template().equals("/v1/recurrence/preview") ? KEY : null;
             ApiClientForTests.Reply r = rawQuery(op.method().toUpperCase(Locale.ROOT), path + "?x=%zz", key);

@@ -129,6 +129,33 @@ class PrivateEndpointTest {
         assertThat(rows.counts()).isEqualTo(before);
     }
 
+    /** An endpoint's url goes through the very check a schedule's endpoint does, at create and at PATCH. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(
+            strings = {
+                "http://127.0.0.1/hook",
+                "http://[::1]/hook",
+                "http://169.254.169.254/",
+                "http://10.0.0.1/",
+                "http://localhost./"
+            })
+    void anEndpointsInternalUrlIsRefusedAtCreateAndPatch(String url) {
+        String key = ContractServer.TEST_KEY;
+        long before = rows.count("endpoints");
+        var created = node.api.call("POST", "/v1/endpoints", key, "{\"url\":\"" + url + "\"}");
+        assertThat(created.status()).as(created.raw()).isEqualTo(400);
+        assertThat(created.json().at("/error/code").asText()).isEqualTo("endpoint_not_allowed");
+        assertThat(created.json().at("/error/param").asText()).isEqualTo("url");
+        assertThat(rows.count("endpoints")).isEqualTo(before);
+
+        var ok = node.api.call("POST", "/v1/endpoints", key, "{\"url\":\"https://93.184.216.34/hook\"}");
+        String path = "/v1/endpoints/" + ok.json().get("id").asText();
+        String stored = node.api.call("GET", path, key, null).raw();
+        var patched = node.api.call("PATCH", path, key, "{\"url\":\"" + url + "\"}");
+        assertThat(patched.json().at("/error/code").asText()).as(patched.raw()).isEqualTo("endpoint_not_allowed");
+        assertThat(node.api.call("GET", path, key, null).raw()).isEqualTo(stored);
+    }
+
     @Test
     void aNameThatResolvesToAnInternalAddressIsRefused() throws UnknownHostException {
         String host = InetAddress.getLocalHost().getHostName();

@@ -26,11 +26,27 @@ final class StoreRows {
     /** Rows of schedules, deliveries, and request-idempotency records, across every tenant. */
     record Counts(long schedules, long deliveries, long idempotencyRecords) {}
 
-    Counts counts() {
+    /** Rows of {@code table}, across every tenant. */
+    long count(String table) {
+        try (Connection c = connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM " + table)) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot count rows of " + table + " in " + config, e);
+        }
+    }
+
+    private Connection connect() throws SQLException {
         Properties p = new Properties();
         if (config.user() != null) p.setProperty("user", config.user());
         if (config.password() != null) p.setProperty("password", config.password());
-        try (Connection c = DriverManager.getConnection(config.jdbcUrl(), p);
+        return DriverManager.getConnection(config.jdbcUrl(), p);
+    }
+
+    Counts counts() {
+        try (Connection c = connect();
                 Statement s = c.createStatement();
                 ResultSet rs =
                         s.executeQuery("SELECT (SELECT count(*) FROM schedules), (SELECT count(*) FROM deliveries),"
