@@ -35,7 +35,7 @@ class ListenCommandTest {
     static final class Listener implements AutoCloseable {
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();
-        final ListenCommand.Running running;
+        final ListenServer running;
 
         Listener(String... args) throws Exception {
             ListenCommand cmd = new ListenCommand();
@@ -95,7 +95,14 @@ class ListenCommandTest {
                 .execute("--help");
         assertThat(code).isZero();
         assertThat(out.toString())
-                .contains("--port", "--secret", "--inbox", "--fail-rate", "PROCESSED|DUPLICATE|REJECTED");
+                .contains(
+                        "--port",
+                        "--secret",
+                        "--inbox",
+                        "--fail-rate",
+                        "--print",
+                        "--forward-to",
+                        "PROCESSED|DUPLICATE|REJECTED");
     }
 
     @Test
@@ -206,6 +213,140 @@ class ListenCommandTest {
                     .containsEntry("DUPLICATE", (long) keys)
                     .containsEntry("REJECTED", (long) fivehundreds);
         }
+    }
+
+    /** The application a developer is writing, on loopback: records what it gets, answers as told. */
+    static final class App implements AutoCloseable {
+        final com.sun.net.httpserver.HttpServer server;
+        final List<Map<String, String>> headers = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final List<String> bodies = new java.util.concurrent.CopyOnWriteArrayList<>();
+        volatile int status = 200;
+
+        App() throws java.io.IOException {
+            server = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+            server.createContext("/", ex -> {
+                Map<String, String> h = new java.util.TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+                ex.getRequestHeaders().forEach((k, v) -> h.put(k, v.get(0)));
+                h.put(":path", ex.getRequestURI().getPath());
+                headers.add(h);
+                bodies.add(new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+                byte[] answer = ("{\"app\":\"answer " + status + "\"}").getBytes(StandardCharsets.UTF_8);
+                ex.getResponseHeaders().set("Content-Type", "application/json");
+                ex.getResponseHeaders().set("X-App", "mine");
+                ex.sendResponseHeaders(status, answer.length);
+                ex.getResponseBody().write(answer);
+                ex.close();
+            });
+            server.start();
+        }
+
+        String url() {
+            return "http://127.0.0.1:" + server.getAddress().getPort() + "/hooks";
+        }
+
+        @Override
+        public void close() {
+            server.stop(0);
+        }
+    }
+
+    @Test
+    void forwardToSendsEachVerifiedFirstSeenRequestToTheAppAndAnswersIdemWithTheAppsAnswer() throws Exception {
+        try (App app = new App();
+                Listener l = new Listener("--secret", SECRET, "--forward-to", app.url())) {
+            String id = "dlv_fwd_" + UUID.randomUUID();
+            var first = l.signed(id, 1, "{\"invoice\":\"in_42\"}");
+            assertThat(first.statusCode()).isEqualTo(200);
+            assertThat(first.body()).isEqualTo("{\"app\":\"answer 200\"}");
+            assertThat(first.headers().firstValue("X-App")).hasValue("mine");
+            assertThat(app.bodies).containsExactly("{\"invoice\":\"in_42\"}");
+            assertThat(app.headers.get(0))
+                    .containsEntry(":path", "/hooks")
+                    .containsEntry("webhook-id", id)
+                    .containsEntry("Idempotency-Key", "key-" + id)
+                    .containsEntry("Idem-Attempt", "1")
+                    .containsKey("webhook-signature");
+
+            // a duplicate is answered by listen's inbox, not forwarded
+            assertThat(l.signed(id, 2, "{\"invoice\":\"in_42\"}").statusCode()).isEqualTo(200);
+            assertThat(app.bodies).hasSize(1);
+
+            // the app fails: Idem gets its answer, and its retry is forwarded again (the claim was released)
+            String failing = "dlv_fwd_fail_" + UUID.randomUUID();
+            app.status = 500;
+            var refused = l.signed(failing, 1, "{}");
+            assertThat(refused.statusCode()).isEqualTo(500);
+            assertThat(refused.body()).isEqualTo("{\"app\":\"answer 500\"}");
+            app.status = 202;
+            assertThat(l.signed(failing, 2, "{}").statusCode()).isEqualTo(202);
+            assertThat(app.bodies).hasSize(3);
+
+            // a forged request never reaches the app
+            assertThat(l.post(
+                                    "/hooks",
+                                    Map.of(
+                                            "webhook-id",
+                                            "dlv_forged",
+                                            "webhook-timestamp",
+                                            "1",
+                                            "webhook-signature",
+                                            "v1,Zm9yZ2Vk"),
+                                    "{}")
+                            .statusCode())
+                    .isEqualTo(403);
+            assertThat(app.bodies).hasSize(3);
+            assertThat(l.lines())
+                    .containsExactly(
+                            "PROCESSED key-" + id + " 1 -> 200",
+                            "DUPLICATE key-" + id + " 2",
+                            "REJECTED key-" + failing + " 1 -> 500",
+                            "PROCESSED key-" + failing + " 2 -> 202",
+                            "REJECTED dlv_forged -");
+        }
+    }
+
+    @Test
+    void anAppThatDoesNotAnswerIs502AndTheRetryIsForwardedOnceItIsUp() throws Exception {
+        App app = new App();
+        String url = app.url();
+        app.close(); // nothing listens there now
+        try (Listener l = new Listener("--secret", SECRET, "--forward-to", url)) {
+            String id = "dlv_down_" + UUID.randomUUID();
+            var r = l.signed(id, 1, "{}");
+            assertThat(r.statusCode()).isEqualTo(502);
+            assertThat(r.body()).contains("APP_UNREACHABLE", url);
+            assertThat(l.lines()).containsExactly("REJECTED key-" + id + " 1 -> unreachable");
+            assertThat(l.err.toString()).contains("key-" + id + ": " + url + " did not answer");
+        }
+    }
+
+    @Test
+    void printShowsTheHeadersAndTheBodyUnderEachLine() throws Exception {
+        try (Listener l = new Listener("--secret", SECRET, "--print", "all")) {
+            String id = "dlv_print_" + UUID.randomUUID();
+            l.signed(id, 1, "{\"a\":1}\n{\"b\":2}");
+            List<String> lines = l.lines();
+            assertThat(lines.get(0)).isEqualTo("PROCESSED key-" + id + " 1");
+            assertThat(lines)
+                    .contains("  webhook-id: " + id, "  idempotency-key: key-" + id, "  idem-attempt: 1")
+                    .anyMatch(x -> x.startsWith("  webhook-signature: v1,"))
+                    .endsWith("  {\"a\":1}", "  {\"b\":2}");
+        }
+        try (Listener l = new Listener("--print", "body")) {
+            l.post("/", Map.of(), "hello");
+            assertThat(l.lines()).hasSize(2);
+            assertThat(l.lines().get(1)).isEqualTo("  hello");
+        }
+    }
+
+    @Test
+    void aForwardTargetThatIsNotAnHttpUrlIsBadUsage() {
+        StringWriter err = new StringWriter();
+        int code = IdemCommand.commandLine()
+                .setErr(new PrintWriter(err))
+                .execute("listen", "--port", "0", "--forward-to", "localhost:3000/hooks");
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString()).contains("--forward-to must be your application's http:// URL");
     }
 
     @Test
