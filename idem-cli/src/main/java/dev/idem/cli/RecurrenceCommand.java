@@ -67,9 +67,10 @@ public final class RecurrenceCommand {
                 JsonNode result = RecurrencePreview.of(params, Clock.systemUTC());
                 if (json) out.println(result.toString());
                 else {
-                    result.get("occurrences")
-                            .forEach(o -> out.println(o.get("local").asText() + "  "
-                                    + o.get("utc").asText()));
+                    // a header row naming the zone the left column is in (UTC when none was given)
+                    Table table = Table.of("LOCAL (" + (timezone == null ? "UTC" : timezone) + ")", "UTC");
+                    result.get("occurrences").forEach(o -> table.row(o.get("local"), o.get("utc")));
+                    out.print(table);
                     // on stderr, so the table stays the occurrences only; the JSON carries stopped_early itself
                     if (result.path("stopped_early").asBoolean())
                         spec.commandLine()

@@ -267,6 +267,105 @@ class ApiCommandsTest {
         assertThat(missing.err()).contains("dlv_missing", "HTTP 404");
     }
 
+    @Test
+    void everyFieldOfACreateHasAFlagAndFlagsBesideDataSetTheirFieldsOnTopOfIt() {
+        JsonNode s = ok(
+                        "schedules",
+                        "create",
+                        "--endpoint",
+                        "http://127.0.0.1:1/flags",
+                        "--rrule",
+                        "FREQ=DAILY;BYHOUR=9;BYMINUTE=0",
+                        "--timezone",
+                        "Europe/Paris",
+                        "--dtstart",
+                        "2030-01-01T09:00:00",
+                        "--exdates",
+                        "2030-01-02T09:00:00,2030-01-03T09:00:00",
+                        "--until",
+                        "2030-06-01T00:00:00Z",
+                        "--count",
+                        "20",
+                        "--catch-up",
+                        "none",
+                        "--body",
+                        "ping",
+                        "--content-type",
+                        "text/plain",
+                        "--header",
+                        "X-Tenant=acme",
+                        "--header",
+                        "X-Trace=on=off",
+                        "--header-profile",
+                        "rrule",
+                        "--event-type",
+                        "report.daily",
+                        "--idempotency-key",
+                        "flags-key",
+                        "--dedup-id",
+                        "flags-" + System.nanoTime(),
+                        "--max-attempts",
+                        "3",
+                        "--initial-backoff",
+                        "10s",
+                        "--max-backoff",
+                        "1h",
+                        "--max-age",
+                        "6h",
+                        "--timeout",
+                        "15s",
+                        "--auto-pause-after",
+                        "0",
+                        "--metadata",
+                        "{\"team\":\"billing\"}",
+                        "--flow-key",
+                        "acme",
+                        "--flow-parallelism",
+                        "2",
+                        "--flow-rate",
+                        "5",
+                        "--json")
+                .json();
+        assertThat(s.get("exdates").toString()).isEqualTo("[\"2030-01-02T09:00:00\",\"2030-01-03T09:00:00\"]");
+        assertThat(s.get("count").asInt()).isEqualTo(20);
+        assertThat(s.get("catch_up").asText()).isEqualTo("none");
+        assertThat(s.get("body").asText()).isEqualTo("ping");
+        assertThat(s.get("headers").toString()).isEqualTo("{\"X-Tenant\":\"acme\",\"X-Trace\":\"on=off\"}");
+        assertThat(s.get("header_profile").asText()).isEqualTo("rrule");
+        assertThat(s.get("retry").toString())
+                .isEqualTo(
+                        "{\"max_attempts\":3,\"initial_backoff\":\"10s\",\"max_backoff\":\"1h\",\"max_age\":\"6h\"}");
+        assertThat(s.get("timeout").asText()).isEqualTo("15s");
+        assertThat(s.get("auto_pause_after").asInt()).isZero();
+        assertThat(s.get("metadata").toString()).isEqualTo("{\"team\":\"billing\"}");
+        assertThat(s.get("flow_control").toString()).isEqualTo("{\"key\":\"acme\",\"parallelism\":2,\"rate\":5}");
+        assertThat(s.get("idempotency_key").asText()).isEqualTo("flags-key");
+
+        JsonNode merged = ok(
+                        "schedules",
+                        "create",
+                        "--data",
+                        "{\"endpoint\":\"http://127.0.0.1:1/data\",\"fire_at\":\"2035-01-01T00:00:00Z\","
+                                + "\"retry\":{\"max_age\":\"2h\"},\"timeout\":\"5s\"}",
+                        "--max-attempts",
+                        "2",
+                        "--timeout",
+                        "20s",
+                        "--json")
+                .json();
+        assertThat(merged.get("endpoint").asText()).isEqualTo("http://127.0.0.1:1/data");
+        assertThat(merged.at("/retry/max_attempts").asInt()).isEqualTo(2);
+        assertThat(merged.at("/retry/max_age").asText()).isEqualTo("2h");
+        assertThat(merged.get("timeout").asText()).isEqualTo("20s");
+
+        Cli noKey = idem("schedules", "create", "--endpoint", "http://127.0.0.1:1/x", "--flow-rate", "5");
+        assertThat(noKey.code()).isEqualTo(2);
+        assertThat(noKey.err()).contains("--flow-parallelism and --flow-rate need --flow-key");
+        Cli badHeader = idem("schedules", "create", "--endpoint", "http://127.0.0.1:1/x", "--header", "X-Only");
+        assertThat(badHeader.code()).isEqualTo(2);
+        assertThat(badHeader.err()).contains("--header", "KEY=VALUE");
+    }
+
     /** Waits until the schedule's one delivery is dead after {@code attempts} attempts; its id. */
     static String awaitDead(String scheduleId, int attempts) {
         String[] id = new String[1];

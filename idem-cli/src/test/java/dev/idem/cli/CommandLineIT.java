@@ -193,8 +193,12 @@ class CommandLineIT {
                         "2")
                 .clean();
         assertThat(r.code()).as(r.err()).isZero();
-        assertThat(r.out().lines().toList())
-                .hasSize(2)
-                .allMatch(l -> l.matches("\\d{4}-\\d{2}-\\d{2}T09:00:00  \\S+Z"));
+        List<String> lines = r.out().lines().toList();
+        assertThat(lines).hasSize(3);
+        assertThat(lines.get(0)).matches("LOCAL \\(Europe/Paris\\) +UTC");
+        assertThat(lines.subList(1, 3)).allMatch(l -> l.matches("\\d{4}-\\d{2}-\\d{2}T09:00:00 +\\S+Z"));
+        // the header's columns are the rows' columns
+        assertThat(lines.get(1).indexOf(lines.get(1).split(" +")[1]))
+                .isEqualTo(lines.get(0).indexOf("UTC"));
     }
 }

@@ -46,9 +46,9 @@ class DocsPicturesTest {
                     preview(p.rule(), p.dtstart(), p.zone(), p.rows().size());
             for (int i = 0; i < p.rows().size(); i++) {
                 String[] row = p.rows().get(i);
-                assertThat(row[0] + "T" + row[1] + ":00  " + row[2])
+                assertThat(row[0] + "T" + row[1] + ":00 " + row[2])
                         .as(p.rule() + " from " + p.dtstart() + ", row " + (i + 1))
-                        .isEqualTo(printed.get(i));
+                        .isEqualTo(printed.get(i + 1).replaceAll(" +", " "));
                 if (p.axisFrom() != null) {
                     int minutes = Integer.parseInt(row[2].substring(11, 13)) * 60
                             + Integer.parseInt(row[2].substring(14, 16));
@@ -105,7 +105,9 @@ class DocsPicturesTest {
                         "--count",
                         Integer.toString(count));
         assertThat(code).as("idem recurrence preview --rrule " + rule).isZero();
-        return out.toString().lines().toList();
+        List<String> lines = out.toString().lines().toList();
+        assertThat(lines.get(0)).matches("LOCAL \\(" + zone + "\\) +UTC");
+        return lines;
     }
 
     private static List<Picture> pictures(List<String> lines) {
