@@ -17,8 +17,10 @@ import java.util.Set;
 /**
  * Renders the server's {@code openapi.json} (the document {@code GET /openapi.json} serves) to one Markdown page, the
  * API reference. The build runs {@link #main} in idem-server's {@code process-test-classes} phase, so the page under
- * {@code target/api-reference/} is made from the same file the server serves and cannot drift from it;
- * {@code ApiReferenceTest} fails when an operation, a response status, a schema or a schema field has no entry.
+ * {@code target/api-reference/} is made from the same file the server serves; it is committed as
+ * {@code docs/api-reference.md}, readable on the repository, and {@code ApiReferenceTest} fails while the committed
+ * page differs from the rendered one, and when an operation, a response status, a schema or a schema field has no
+ * entry.
  *
  * <p>Why a renderer of our own and not openapi-generator's {@code markdown} generator (tried, 7.25.0): that one
  * renders OpenAPI 3.1 offline but leaves out every operation's response statuses and every enum's values, which are
@@ -106,11 +108,13 @@ public final class ApiReference {
         line("# " + info.path("title").asText("API") + " reference (version "
                 + info.path("version").asText() + ")");
         line("");
-        line(
-                "Generated at build time from `idem-server/src/main/resources/openapi.json`, the document the server serves at "
-                        + "`GET /openapi.json` (OpenAPI " + spec.path("openapi").asText()
-                        + "). Do not edit: change openapi.json and "
-                        + "build again. How the API behaves and why: `docs/api.md`.");
+        line("Generated from `idem-server/src/main/resources/openapi.json`, the document the server serves at "
+                + "`GET /openapi.json` (OpenAPI " + spec.path("openapi").asText()
+                + "), by `ApiReference` in idem-server's tests. Do not edit: change openapi.json, then "
+                + "`mvn -pl idem-server process-test-classes` and copy "
+                + "`idem-server/target/api-reference/api-reference.md` here; `ApiReferenceTest` fails the build "
+                + "while this page differs from that document. How the API behaves and why: [api.md](api.md); "
+                + "how the reference is made: DEVELOPERS.md.");
         line("");
         line(text(info.path("description")));
         line("");

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The API reference the build rendered (idem-server's {@code process-test-classes} phase runs {@link ApiReference})
- * has an entry for every operation, response status, schema and schema field of the openapi.json the server serves.
+ * has an entry for every operation, response status, schema and schema field of the openapi.json the server serves,
+ * and the copy committed as docs/api-reference.md is that page, so a reader of the repository never reads a stale one.
  */
 class ApiReferenceTest {
     private static final Path RENDERED = Path.of("target", "api-reference", "api-reference.md");
@@ -30,6 +31,19 @@ class ApiReferenceTest {
 
         assertThat(ApiReference.missing(served, page)).isEmpty();
         assertThat(page).contains("### `POST /v1/schedules`", "| 201 |", "### Schedule\n", "| `next_fire_at` |");
+    }
+
+    /** The page a reader opens on the repository, and the rendered one it must equal. */
+    private static final Path COMMITTED = Path.of("..", "docs", "api-reference.md");
+
+    @Test
+    void the_committed_reference_in_docs_is_the_one_rendered_from_the_served_document() throws IOException {
+        String rendered = ApiReference.render(served());
+        assertThat(Files.readString(COMMITTED, StandardCharsets.UTF_8))
+                .as("docs/api-reference.md is stale (openapi.json changed): run `mvn -pl idem-server "
+                        + "process-test-classes`, then `cp idem-server/target/api-reference/api-reference.md "
+                        + "docs/api-reference.md`")
+                .isEqualTo(rendered);
     }
 
     @Test
