@@ -170,6 +170,13 @@ class ContainerFilesTest {
             assertThat(url.group(3)).isEqualTo(interpolate(pgEnv.get("POSTGRES_DB")));
             assertThat(env.get("IDEM_DATABASE_USER")).isEqualTo(interpolate(pgEnv.get("POSTGRES_USER")));
             assertThat(env.get("IDEM_DATABASE_PASSWORD")).isEqualTo(interpolate(pgEnv.get("POSTGRES_PASSWORD")));
+            // a receiver on the host is reachable by name, and only when private endpoints are allowed on purpose
+            assertThat((List<Object>) node.get("extra_hosts"))
+                    .as(name + " reaches the host as host.docker.internal")
+                    .contains("host.docker.internal:host-gateway");
+            assertThat(env.get("IDEM_ALLOW_PRIVATE_ENDPOINTS"))
+                    .as(name + ": refused by default")
+                    .isEqualTo("false");
             assertThat(map(map(node.get("depends_on")).get("postgres")).get("condition"))
                     .isEqualTo("service_healthy");
             assertThat(Durations.parse(String.valueOf(node.get("stop_grace_period"))))
