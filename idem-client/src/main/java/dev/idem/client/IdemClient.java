@@ -7,6 +7,10 @@ import dev.idem.client.internal.ApiCall;
 import dev.idem.client.internal.Json;
 import dev.idem.client.internal.ListBody;
 import dev.idem.client.internal.Transport;
+import dev.idem.client.model.Application;
+import dev.idem.client.model.ApplicationFields;
+import dev.idem.client.model.EventType;
+import dev.idem.client.model.EventTypeFields;
 import dev.idem.client.model.Health;
 import dev.idem.client.model.ListParams;
 import dev.idem.client.model.Occurrence;
@@ -38,6 +42,11 @@ public final class IdemClient {
     private final Transport transport;
     private final Schedules schedules = new Schedules(this);
     private final Deliveries deliveries = new Deliveries(this);
+    private final Resource<Application, ApplicationFields> applications =
+            new Resource<>(this, "/v1/applications", Application.class, Application::id);
+    private final Endpoints endpoints = new Endpoints(this);
+    private final Resource<EventType, EventTypeFields> eventTypes =
+            new Resource<>(this, "/v1/event-types", EventType.class, EventType::name);
 
     private IdemClient(IdemClientConfig config) {
         this.transport = new Transport(config);
@@ -57,6 +66,35 @@ public final class IdemClient {
 
     public Deliveries deliveries() {
         return deliveries;
+    }
+
+    /** {@code /v1/applications}: your customers, by id or uid. */
+    public Resource<Application, ApplicationFields> applications() {
+        return applications;
+    }
+
+    /** {@code /v1/endpoints}: the URLs messages go to. */
+    public Endpoints endpoints() {
+        return endpoints;
+    }
+
+    /** {@code /v1/event-types}: kinds of message, by name, with their JSON Schemas. */
+    public Resource<EventType, EventTypeFields> eventTypes() {
+        return eventTypes;
+    }
+
+    /**
+     * {@code POST /v1/filters/test}: whether an endpoint with {@code filter} would receive a message with {@code
+     * payload} (each a map, a {@code JsonNode} or anything Jackson writes). A bad filter is a 400 naming the path in it.
+     */
+    public boolean testFilter(Object filter, Object payload) {
+        java.util.Map<String, Object> body = new java.util.LinkedHashMap<>();
+        body.put("filter", filter);
+        body.put("payload", payload);
+        return request("POST", "/v1/filters/test", body, JsonNode.class, RequestOptions.none())
+                .value()
+                .path("matches")
+                .asBoolean();
     }
 
     /** {@code GET /v1/signing-secret}: the secret deliveries of this project and mode are signed with. */

@@ -20,4 +20,9 @@ public final class Json {
             .build();
 
     private Json() {}
+
+    /** A JSON {@code null} as Java null, so a record's absent JSON field reads as null whether sent or left out. */
+    public static com.fasterxml.jackson.databind.JsonNode orNull(com.fasterxml.jackson.databind.JsonNode n) {
+        return n == null || n.isNull() ? null : n;
+    }
 }

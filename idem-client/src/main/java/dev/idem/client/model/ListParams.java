@@ -70,6 +70,11 @@ public final class ListParams {
             return param("schedule_id", scheduleId);
         }
 
+        /** Endpoints of one application (its id or uid). */
+        public Builder application(String idOrUid) {
+            return param("application", idOrUid);
+        }
+
         /** Any query parameter; a null value removes it. */
         public Builder param(String name, String value) {
             if (value == null) params.remove(name);

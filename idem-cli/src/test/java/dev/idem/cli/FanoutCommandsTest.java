@@ -1,0 +1,122 @@
+package dev.idem.cli;
+
+import static dev.idem.cli.ApiCommandsTest.assertAligned;
+import static dev.idem.cli.ApiCommandsTest.idem;
+import static dev.idem.cli.ApiCommandsTest.ok;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code idem applications|endpoints|event-types …} against the same in-process node as {@link ApiCommandsTest}: what
+ * the commands create reads back through the API, tables are aligned, and a refusal names what to fix.
+ */
+class FanoutCommandsTest {
+    @BeforeAll
+    static void start() throws java.io.IOException {
+        ApiCommandsTest.dir = Files.createTempDirectory("idem-cli-fanout");
+        ApiCommandsTest.start();
+    }
+
+    @AfterAll
+    static void stop() {
+        ApiCommandsTest.stop();
+    }
+
+    private static String field(ApiCommandsTest.Cli shown, String name) {
+        return shown.out()
+                .lines()
+                .filter(l -> l.startsWith(name + " "))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError(name + " in " + shown.out()))
+                .split(" +", 2)[1];
+    }
+
+    @Test
+    void anApplicationWithAnEndpointIsMadeListedChangedAndDeleted() {
+        String app = field(
+                ok("applications", "create", "--name", "Acme", "--uid", "cli_acme", "--metadata", "{\"t\":1}"), "id");
+        assertAligned(ok("applications", "list").out(), "ID", "UID", "NAME", "STATUS", "RATE LIMIT");
+        assertThat(ok("applications", "get", "cli_acme", "--json")
+                        .json()
+                        .get("id")
+                        .asText())
+                .isEqualTo(app);
+        assertThat(field(ok("applications", "update", "cli_acme", "--name", "Acme 2"), "name"))
+                .isEqualTo("Acme 2");
+
+        ApiCommandsTest.Cli ep = ok(
+                "endpoints",
+                "create",
+                "http://127.0.0.1:1/hook",
+                "--application",
+                "cli_acme",
+                "--event-type",
+                "invoice.*",
+                "--event-type",
+                "report.daily",
+                "--filter",
+                "{\"data.amount\":{\"$gte\":1000}}",
+                "--header",
+                "X-Team=billing");
+        String id = field(ep, "id");
+        var json = ok("endpoints", "get", id, "--json").json();
+        assertThat(json.get("application").asText()).isEqualTo(app);
+        assertThat(json.get("event_types").toString()).isEqualTo("[\"invoice.*\",\"report.daily\"]");
+        assertThat(json.at("/headers/X-Team").asText()).isEqualTo("billing");
+        ApiCommandsTest.Cli list = ok("endpoints", "list", "--application", "cli_acme");
+        assertAligned(list.out(), "ID", "STATUS", "APPLICATION", "EVENT TYPES", "URL");
+        assertThat(list.out()).contains(id, "invoice.*,report.daily");
+
+        assertThat(field(ok("endpoints", "update", id, "--disable", "--no-filter"), "status"))
+                .isEqualTo("disabled");
+        assertThat(ok("endpoints", "get", id, "--json").json().get("filter").isNull())
+                .isTrue();
+        assertThat(field(ok("applications", "delete", app), "status")).isEqualTo("deleted");
+        assertThat(field(ok("endpoints", "delete", id), "status")).isEqualTo("deleted");
+    }
+
+    @Test
+    void aFilterIsTriedAndABadOneIsRefusedByTheServerOrTheCommandLine() {
+        assertThat(ok(
+                                "endpoints",
+                                "test-filter",
+                                "--filter",
+                                "{\"type\":\"invoice.paid\"}",
+                                "--payload",
+                                "{\"type\":\"invoice.paid\"}")
+                        .out())
+                .isEqualTo("matches" + System.lineSeparator());
+        ApiCommandsTest.Cli refused =
+                idem("endpoints", "test-filter", "--filter", "{\"a\":{\"$gtee\":1}}", "--payload", "{}");
+        assertThat(refused.code()).isEqualTo(1);
+        assertThat(refused.err()).contains("filter.a.$gtee");
+        ApiCommandsTest.Cli notJson = idem("endpoints", "create", "http://127.0.0.1:1/x", "--filter", "{nope");
+        assertThat(notJson.code()).isEqualTo(2);
+        assertThat(notJson.err()).contains("not JSON");
+    }
+
+    @Test
+    void anEventTypeTakesItsSchemaFromAFile() throws Exception {
+        Path schema = Files.createTempFile(ApiCommandsTest.dir, "schema", ".json");
+        Files.writeString(schema, "{\"type\":\"object\",\"required\":[\"amount\"]}");
+        ok("event-types", "create", "cli.paid", "--schema-file", schema.toString(), "--example", "{\"amount\":1}");
+        assertAligned(ok("event-types", "list").out(), "NAME", "SCHEMA", "DEPRECATED", "DESCRIPTION");
+        assertThat(ok("event-types", "get", "cli.paid", "--json")
+                        .json()
+                        .at("/schema/required/0")
+                        .asText())
+                .isEqualTo("amount");
+        ApiCommandsTest.Cli bad = idem("event-types", "update", "cli.paid", "--example", "{}");
+        assertThat(bad.code()).isEqualTo(1);
+        assertThat(bad.err()).contains("example");
+        assertThat(field(ok("event-types", "update", "cli.paid", "--deprecated"), "deprecated"))
+                .isEqualTo("true");
+        ok("event-types", "delete", "cli.paid");
+        assertThat(idem("event-types", "get", "cli.paid").code()).isEqualTo(1);
+    }
+}
