@@ -60,7 +60,7 @@ async function preview() {
     if (!res.ok) {
       $('preview-list').replaceChildren();
       const e = body.error || {};
-      message('preview-error', (e.param ? e.param + ': ' : '') + (e.message || 'HTTP ' + res.status));
+      message('preview-error', fieldMessage(e.param, e.message || 'HTTP ' + res.status));
       return;
     }
     message('preview-error', null);
@@ -102,7 +102,7 @@ async function submitCreate(event) {
     go('#/schedules/' + encodeURIComponent(created.id), 'Schedule ' + created.id + ' created.');
   } catch (e) {
     if (e instanceof ApiError && e.status === 401) return guarded(() => Promise.reject(e));
-    message('create-error', (e.param ? e.param + ': ' : '') + describe(e));
+    message('create-error', fieldMessage(e.param, describe(e)));
   } finally {
     $('create-submit').disabled = false;
   }

@@ -78,6 +78,10 @@ async function loadDlq(more) {
 function updateSelection() {
   $('dlq-replay-selected').textContent = 'Replay selected (' + selected.size + ')';
   $('dlq-replay-selected').disabled = selected.size === 0;
+  // ticked only while every row shown is selected; nothing to select in an empty queue
+  const rows = document.querySelectorAll('#dlq tbody input.select').length;
+  $('dlq-select-all').checked = rows > 0 && selected.size === rows;
+  $('dlq-select-all').disabled = rows === 0;
 }
 
 function removeDlqRow(id) {
@@ -142,14 +146,19 @@ async function replayAllMatching() {
       const body = { status: 'dead' };
       if (filter.schedule_id) body.schedule_id = filter.schedule_id;
       if (filter.endpoint) body.endpoint = filter.endpoint;
-      let replayed;
+      let answer;
       try {
-        replayed = (await api('POST', '/v1/deliveries/replay', body, newKey())).replayed;
+        answer = await api('POST', '/v1/deliveries/replay', body, newKey());
       } catch (e) {
         if (!(e instanceof ApiError) || (e.status !== 404 && e.status !== 405)) throw e;
-        replayed = await replayOneByOne(filter);
+        answer = { replayed: await replayOneByOne(filter) };
       }
-      message('notice', 'Replayed ' + replayed + ' dead ' + (replayed === 1 ? 'delivery' : 'deliveries') + ' matching the filter.');
+      const replayed = answer.replayed;
+      let note = 'Replayed ' + replayed + ' dead ' + (replayed === 1 ? 'delivery' : 'deliveries') + ' matching the filter.';
+      // what the bulk replay left dead, and why (docs/api.md, "Bulk recovery")
+      if (answer.skipped_schedule_paused) note += ' Skipped ' + answer.skipped_schedule_paused + ' whose schedule is paused: resume it, then replay again.';
+      if (answer.skipped_schedule_deleted) note += ' Skipped ' + answer.skipped_schedule_deleted + ' whose schedule was deleted.';
+      message('notice', note);
       refreshCounters();
       await loadDlq(false);
     });

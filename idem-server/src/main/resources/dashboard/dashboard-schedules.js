@@ -135,10 +135,11 @@ function renderSchedule(s) {
   if (s.rrule !== undefined) timing.push(['RRULE', el('code', { class: 'rule' }, s.rrule)]);
   if (s.cron !== undefined) timing.push(['Cron', el('code', { class: 'rule' }, s.cron)]);
   if (s.timezone !== undefined) {
-    timing.push(['Time zone', s.timezone], ['Start (local)', text(s.dtstart)], ['Until', timeEl(s.until)], ['Count', text(s.count)],
+    timing.push(['Time zone', s.timezone], ['Start (local)', text(s.dtstart)], ['Until', timeInZones(s.until, s.timezone)], ['Count', text(s.count)],
       ['Except', s.exdates.length ? s.exdates.join(', ') : '—'], ['Catch-up', s.catch_up]);
   }
-  timing.push(['Next fire', timeEl(s.next_fire_at, 'next-fire')]);
+  // in the viewer's zone and, for a rule, in the rule's own zone too (as the create form's preview shows it)
+  timing.push(['Next fire', timeInZones(s.next_fire_at, s.timezone, 'next-fire')]);
   fieldList('schedule-timing', timing);
   fieldList('schedule-retry', [['Max attempts', String(s.retry.max_attempts)], ['Initial backoff', s.retry.initial_backoff],
     ['Max backoff', s.retry.max_backoff], ['Max age', s.retry.max_age], ['Timeout', s.timeout],
@@ -150,7 +151,7 @@ function renderSchedule(s) {
   let payload;
   if (s.payload !== null) payload = el('pre', { class: 'payload' }, JSON.stringify(s.payload, null, 2));
   else if (s.body !== null) payload = el('pre', { class: 'payload' }, s.body);
-  else payload = el('span', { class: 'muted payload' }, 'the envelope (schedule id, delivery id, scheduled_for, attempt, …), see SPEC section 3');
+  else payload = el('span', { class: 'muted payload' }, 'the envelope (schedule id, delivery id, scheduled_for, attempt, …), see docs/wire.md');
   fieldList('schedule-payload', [['Endpoint', el('span', { class: 'mono' }, s.endpoint)], ['Event type', text(s.event_type)],
     ['Body', payload], ['Content type', text(s.content_type)],
     ['Headers', Object.keys(s.headers).length ? el('pre', {}, Object.entries(s.headers).map(([k, v]) => k + ': ' + v).join('\n')) : '—'],

@@ -97,6 +97,20 @@ function renderTime(t) {
   t.replaceChildren(el('span', { class: 'rel' }, relative(d.getTime() - Date.now())), ' · ', el('span', { class: 'local' }, localText(d)));
 }
 
+/** "2026-03-10 18:00:00 Europe/Paris": an instant in a schedule's own zone, as the create form's preview shows it. */
+function zoneText(iso, zone) {
+  const f = new Intl.DateTimeFormat('en-CA', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit',
+    day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  const p = Object.fromEntries(f.formatToParts(new Date(iso)).map((x) => [x.type, x.value]));
+  return p.year + '-' + p.month + '-' + p.day + ' ' + p.hour + ':' + p.minute + ':' + p.second + ' ' + zone;
+}
+
+/** timeEl, then the same instant in the schedule's zone when it has one (recurring schedules). */
+function timeInZones(iso, zone, cls) {
+  if (!iso || !zone) return timeEl(iso, cls);
+  return el('span', {}, timeEl(iso, cls), el('span', { class: 'rule-zone' }, ' · ' + zoneText(iso, zone)));
+}
+
 function refreshTimes() {
   for (const t of document.querySelectorAll('time.when')) renderTime(t);
 }
@@ -134,6 +148,11 @@ function describe(e) {
   if (e.code) s += ' (' + e.code + ')';
   if (e.requestId) s += ' — request ' + e.requestId;
   return s;
+}
+
+/** An error about a field: "param: message", unless the API's message already starts with the field's name. */
+function fieldMessage(param, msg) {
+  return !param || String(msg).startsWith(param) ? msg : param + ': ' + msg;
 }
 
 function show(id, visible) {
@@ -333,8 +352,10 @@ document.addEventListener('DOMContentLoaded', () => {
   $('dlq-refresh').addEventListener('click', () => loadDlq(false));
   $('dlq-more').addEventListener('click', () => loadDlq(true));
   $('dlq-select-all').addEventListener('change', () => {
+    // read once: each row's change updates the select-all box as it goes
+    const all = $('dlq-select-all').checked;
     for (const box of document.querySelectorAll('#dlq tbody input.select')) {
-      box.checked = $('dlq-select-all').checked;
+      box.checked = all;
       box.dispatchEvent(new Event('change'));
     }
   });
