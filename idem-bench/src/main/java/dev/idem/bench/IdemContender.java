@@ -61,7 +61,12 @@ final class IdemContender extends Contender {
             for (int node = 0; node < options.nodes(); node++)
                 stores.add(JdbcStores.open(
                         new StoreConfig(
-                                postgres.url(database), options.user(), options.password(), options.idemPool(), true),
+                                postgres.url(database),
+                                options.user(),
+                                options.password(),
+                                options.idemPool(),
+                                true,
+                                BenchKeys.KEYS),
                         clock));
             store = stores.get(0);
             Instant now = clock.instant();
@@ -71,7 +76,7 @@ final class IdemContender extends Contender {
             secret = SigningSecret.generate(new SecureRandom());
             store.useTransaction(tx -> {
                 tx.projects().insert(project);
-                tx.signingSecrets().save(new SigningSecrets(tenant, secret, null, null));
+                tx.signingSecrets().save(new SigningSecrets(tenant, secret));
             });
             // each node its own id (it owns the leases it claims) and its own meters (its own counters)
             for (int node = 0; node < stores.size(); node++) {

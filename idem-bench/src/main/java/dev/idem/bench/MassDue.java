@@ -207,7 +207,8 @@ public final class MassDue {
         } else {
             if (index == 1) postgres.recreate(opt.get("db"));
             store = JdbcStores.open(
-                    new StoreConfig(postgres.url(opt.get("db")), base.user(), base.password(), 16, true),
+                    new StoreConfig(
+                            postgres.url(opt.get("db")), base.user(), base.password(), 16, true, BenchKeys.KEYS),
                     Clock.systemUTC());
         }
         ServerConfig config = new ServerConfig(

@@ -54,7 +54,8 @@ public final class MaterialiseRun {
             } else {
                 postgres.recreate(db);
                 store = JdbcStores.open(
-                        new StoreConfig(postgres.url(db), options.user(), options.password(), 4, false), clock);
+                        new StoreConfig(postgres.url(db), options.user(), options.password(), 4, false, BenchKeys.KEYS),
+                        clock);
             }
             try {
                 IdGenerator ids = new IdGenerator(clock, new SecureRandom());

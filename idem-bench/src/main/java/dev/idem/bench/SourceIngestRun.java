@@ -129,7 +129,8 @@ public final class SourceIngestRun {
         List<Figure> figures = new ArrayList<>();
         try (Receiver receiver = new Receiver(false, 16)) {
             Store store = JdbcStores.open(
-                    new StoreConfig(postgres.url(db), base.user(), base.password(), 16, true), Clock.systemUTC());
+                    new StoreConfig(postgres.url(db), base.user(), base.password(), 16, true, BenchKeys.KEYS),
+                    Clock.systemUTC());
             ServerConfig config =
                     new ServerConfig("127.0.0.1", 0, dir, null, null, null, KEY, true, "sources-bench", 0);
             IdemServer server = IdemServer.start(

@@ -55,15 +55,17 @@ final class Failures implements CommandLine.IExecutionExceptionHandler, CommandL
 
     static int exitCode(Throwable e) {
         if (e instanceof CliException c) return c.exitCode();
-        if (e instanceof StoreNotFoundException) return USAGE;
+        if (e instanceof StoreNotFoundException || e instanceof dev.idem.store.MasterKeyException) return USAGE;
         if (e instanceof StoreException || e instanceof StartupException) return REFUSED;
         if (unreachable(e) != null) return UNREACHABLE;
         return REFUSED;
     }
 
     static String message(Throwable e) {
-        if (e instanceof CliException || e instanceof StoreException || e instanceof StartupException)
-            return oneLine(e.getMessage());
+        if (e instanceof CliException
+                || e instanceof StoreException
+                || e instanceof StartupException
+                || e instanceof dev.idem.store.MasterKeyException) return oneLine(e.getMessage());
         String why = unreachable(e);
         if (why != null) return "cannot reach the server: " + why + " (is it running? check --url / IDEM_URL)";
         return "unexpected error: " + oneLine(e.toString()) + " (IDEM_DEBUG=1 prints the stack trace for a bug report)";

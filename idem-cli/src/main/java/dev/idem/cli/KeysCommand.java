@@ -19,7 +19,12 @@ import picocli.CommandLine.Parameters;
         mixinStandardHelpOptions = true,
         description =
                 "Manage API keys on the store (same --data-dir / --database-url as serve). Keys are stored hashed and shown once.",
-        subcommands = {KeysCommand.Create.class, KeysCommand.List.class, KeysCommand.Revoke.class})
+        subcommands = {
+            KeysCommand.Create.class,
+            KeysCommand.List.class,
+            KeysCommand.Revoke.class,
+            MasterKeyCommand.class
+        })
 public final class KeysCommand {
     /** Where the store is, as for serve. */
     static final class StoreOptions {
@@ -35,11 +40,23 @@ public final class KeysCommand {
                 description = "jdbc:postgresql://… (env IDEM_DATABASE_URL).")
         String databaseUrl;
 
+        @Mixin
+        MasterKeyOptions masterKey;
+
         @CommandLine.Spec(CommandLine.Spec.Target.MIXEE)
         CommandLine.Model.CommandSpec spec;
 
         /** The store of {@code --data-dir} / {@code --database-url}; it must exist (SPEC: keys refuses a store that does not). */
         KeyAdmin open() {
+            return opening(config -> KeyAdmin.open(config, masterKey.given()));
+        }
+
+        /** The store for {@code keys master status|rewrap}, opened with the master keys given (or its own keyset). */
+        dev.idem.server.MasterKeyAdmin openMasterKeyAdmin() {
+            return opening(config -> dev.idem.server.MasterKeyAdmin.open(config, masterKey.given()));
+        }
+
+        private <T> T opening(java.util.function.Function<ServerConfig, T> open) {
             ServerConfig config;
             try {
                 config = new ServerConfig(
@@ -56,7 +73,7 @@ public final class KeysCommand {
                 throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
             }
             try {
-                return KeyAdmin.open(config);
+                return open.apply(config);
             } catch (StoreNotFoundException e) {
                 String option = databaseUrl == null || databaseUrl.isBlank()
                         ? "--data-dir (IDEM_DATA_DIR)"

@@ -5,6 +5,7 @@ import dev.idem.engine.NodeIdInUseException;
 import dev.idem.server.DataDirInUseException;
 import dev.idem.server.IdemServer;
 import dev.idem.server.ServerConfig;
+import dev.idem.store.MasterKeys;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -96,6 +97,11 @@ public final class ServeCommand implements Callable<Integer> {
                     "text, or json: one JSON object per log line with delivery_id, schedule_id and node_id as fields (env IDEM_LOG_FORMAT, default ${DEFAULT-VALUE}).")
     LogFormat logFormat;
 
+    // The master key that seals stored secrets (docs/security.md): --master-key-file / IDEM_MASTER_KEY_FILE, or
+    // IDEM_MASTER_KEY.
+    @CommandLine.Mixin
+    MasterKeyOptions masterKey;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -120,9 +126,10 @@ public final class ServeCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
         logFormat.apply(config.nodeId());
+        MasterKeys keys = masterKey.resolve(config.dataDir(), config.databaseUrl(), System.out);
         IdemServer server;
         try {
-            server = IdemServer.start(config);
+            server = IdemServer.start(config, keys);
         } catch (NodeIdInUseException e) {
             // a second live node under one id would hold the first one's
             // claims: refuse, in one line (exit 2: fix the flags)

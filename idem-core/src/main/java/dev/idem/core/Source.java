@@ -12,7 +12,8 @@ import java.util.Objects;
  *
  * @param scheme how requests are signed: {@code stripe}, {@code github}, {@code standard_webhooks}, {@code hmac_sha256}
  * @param secret the provider's signing secret (as the provider gives it)
- * @param previousSecret the secret replaced by the last rotation, still accepted until {@code previousExpiresAt}; or null
+ * @param retiredSecrets the secrets replaced in the last {@link SecretRotation#OVERLAP}, still accepted until each one's
+ *     expiry, newest first (at most {@link SecretRotation#MAX_RETIRED})
  * @param header the signature header of {@code hmac_sha256} (null for the other schemes: they fix their own)
  * @param encoding {@code hex} or {@code base64} for {@code hmac_sha256}, else null
  * @param tolerance how far a signed timestamp may be from now ({@code stripe}, {@code standard_webhooks})
@@ -26,8 +27,7 @@ public record Source(
         String name,
         String scheme,
         String secret,
-        String previousSecret,
-        Instant previousExpiresAt,
+        List<SecretRotation.Retired<String>> retiredSecrets,
         String header,
         String encoding,
         Duration tolerance,
@@ -46,6 +46,7 @@ public record Source(
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(scheme, "scheme");
         Objects.requireNonNull(secret, "secret");
+        retiredSecrets = retiredSecrets == null ? List.of() : List.copyOf(retiredSecrets);
         Objects.requireNonNull(tolerance, "tolerance");
         Objects.requireNonNull(destination, "destination");
         Objects.requireNonNull(dedup, "dedup");
@@ -54,14 +55,18 @@ public record Source(
         if (rateLimit < 1) throw new IllegalArgumentException("rate_limit must be at least 1");
     }
 
-    /** The secrets that verify at {@code now}: the current one, then the previous one while its overlap lasts. */
+    /** The secrets that verify at {@code now}: the current one, then every retired one still working, newest first. */
     public List<String> secretsAt(Instant now) {
-        return previousSecret != null && previousExpiresAt != null && now.isBefore(previousExpiresAt)
-                ? List.of(secret, previousSecret)
-                : List.of(secret);
+        List<String> out = new java.util.ArrayList<>(1 + retiredSecrets.size());
+        out.add(secret);
+        out.addAll(SecretRotation.workingAt(retiredSecrets, now));
+        return out;
     }
 
-    /** A copy with a new secret; the old one keeps verifying for {@link SecretRotation#OVERLAP}. The same secret changes nothing. */
+    /**
+     * A copy with a new secret; the old one, and every one replaced in the last {@link SecretRotation#OVERLAP}, keep
+     * verifying ({@link SecretRotation#retire}). The same secret changes nothing.
+     */
     public Source withSecret(String newSecret, Instant now) {
         if (newSecret.equals(secret)) return this;
         return new Source(
@@ -70,8 +75,7 @@ public record Source(
                 name,
                 scheme,
                 newSecret,
-                secret,
-                now.plus(SecretRotation.OVERLAP),
+                SecretRotation.retire(secret, newSecret, retiredSecrets, now),
                 header,
                 encoding,
                 tolerance,
@@ -100,8 +104,7 @@ public record Source(
                 name,
                 scheme,
                 secret,
-                previousSecret,
-                previousExpiresAt,
+                retiredSecrets,
                 header,
                 encoding,
                 tolerance,
@@ -120,8 +123,7 @@ public record Source(
                 name,
                 scheme,
                 secret,
-                previousSecret,
-                previousExpiresAt,
+                retiredSecrets,
                 header,
                 encoding,
                 tolerance,

@@ -2,6 +2,7 @@ package dev.idem.engine;
 
 import dev.idem.core.store.Store;
 import dev.idem.store.JdbcStores;
+import dev.idem.store.MasterKeys;
 import dev.idem.store.StoreConfig;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.security.SecureRandom;
@@ -15,8 +16,12 @@ import java.time.Duration;
 public final class ChildNode {
     private ChildNode() {}
 
+    /** The environment variable holding the database's keyset (JSON). */
+    static final String KEYS_ENV = "IDEM_TEST_MASTER_KEYS";
+
     public static void main(String[] args) throws Exception {
-        StoreConfig config = new StoreConfig(args[0], args[1], null, 4, false);
+        StoreConfig config =
+                new StoreConfig(args[0], args[1], null, 4, false, MasterKeys.parse(System.getenv(KEYS_ENV), KEYS_ENV));
         Store store = JdbcStores.open(config, Clock.systemUTC());
         EngineConfig engineConfig = EngineConfig.builder()
                 .nodeId(args[2])

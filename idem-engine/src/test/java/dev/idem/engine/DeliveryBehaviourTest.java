@@ -186,17 +186,20 @@ abstract class DeliveryBehaviourTest {
     }
 
     @Test
-    void duringASecretRotationEachRequestVerifiesWithTheOldSecretAndWithTheNew() {
+    void afterTwoRotationsWithinADayEachRequestVerifiesWithEveryOneOfTheThreeSecrets() {
+        dev.idem.wire.SigningSecret middle = dev.idem.wire.SigningSecret.generate(new SplittableRandom(98));
         dev.idem.wire.SigningSecret fresh = dev.idem.wire.SigningSecret.generate(new SplittableRandom(99));
         store.useTransaction(tx -> tx.signingSecrets()
-                .save(new dev.idem.core.SigningSecrets(
-                        Defs.TENANT, fresh, world.secret, clock.instant().plus(Duration.ofHours(24)))));
+                .save(new dev.idem.core.SigningSecrets(Defs.TENANT, world.secret)
+                        .rotatedTo(middle, clock.instant().minus(Duration.ofHours(2)))
+                        .rotatedTo(fresh, clock.instant().minus(Duration.ofHours(1)))));
         start();
         Delivery d = world.create(once());
         engine.wakeUp();
         awaitStatus(d.id(), DeliveryStatus.SUCCEEDED);
         Receiver.Request r = receiver.requestsFor(d.id()).get(0);
-        for (dev.idem.wire.SigningSecret secret : List.of(fresh, world.secret))
+        assertThat(r.header("webhook-signature").split(" ")).hasSize(3);
+        for (dev.idem.wire.SigningSecret secret : List.of(fresh, middle, world.secret))
             assertThat(new StandardWebhooksVerifier(List.of(secret), Duration.ofMinutes(5), clock)
                             .verify(d.id(), r.header("webhook-timestamp"), r.header("webhook-signature"), r.body())
                             .valid())

@@ -231,10 +231,10 @@ class MultiNodeTest {
                 db.config().jdbcUrl(),
                 String.valueOf(db.config().user()),
                 nodeId);
-        return new ProcessBuilder(cmd)
-                .redirectErrorStream(true)
-                .redirectOutput(childLog())
-                .start();
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        // the child seals and opens secrets with this database's keys, as nodes sharing a database do
+        pb.environment().put(ChildNode.KEYS_ENV, db.config().masterKeys().toJson());
+        return pb.redirectErrorStream(true).redirectOutput(childLog()).start();
     }
 
     private File childLog() {

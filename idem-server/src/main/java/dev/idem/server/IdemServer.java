@@ -19,6 +19,7 @@ import dev.idem.server.internal.ScheduleParser;
 import dev.idem.server.internal.ScheduleService;
 import dev.idem.server.internal.SigningSecretService;
 import dev.idem.store.JdbcStores;
+import dev.idem.store.MasterKeys;
 import dev.idem.store.StoreConfig;
 import io.javalin.Javalin;
 import io.javalin.util.JavalinBindException;
@@ -63,12 +64,21 @@ public final class IdemServer implements AutoCloseable {
      * printed ({@link FirstStartKeys}).
      */
     public static IdemServer start(ServerConfig config) {
+        return start(config, null);
+    }
+
+    /**
+     * As {@link #start(ServerConfig)}, sealing secrets with {@code masterKeys}; null means the embedded store's keyset
+     * file beside its database (made on first start), and a PostgreSQL store refuses to open ({@link
+     * dev.idem.store.MasterKeyException}).
+     */
+    public static IdemServer start(ServerConfig config, MasterKeys masterKeys) {
         DataDirLock lock = config.databaseUrl() == null ? DataDirLock.acquire(config.dataDir()) : null;
         try {
             ensurePortFree(config);
             IdemServer node = start(
                     config,
-                    openStore(config),
+                    openStore(config, masterKeys),
                     true,
                     EngineConfig.builder()
                             .nodeId(config.nodeId())
@@ -194,7 +204,7 @@ public final class IdemServer implements AutoCloseable {
         HttpApi.afterStart(http, metrics.registry());
     }
 
-    static Store openStore(ServerConfig config) {
+    static Store openStore(ServerConfig config, MasterKeys masterKeys) {
         if (config.databaseUrl() == null) {
             try {
                 Files.createDirectories(config.dataDir());
@@ -203,7 +213,7 @@ public final class IdemServer implements AutoCloseable {
                         "cannot create data directory " + config.dataDir().toAbsolutePath() + ": " + e.getMessage(), e);
             }
         }
-        return JdbcStores.open(storeConfig(config), Clock.systemUTC());
+        return JdbcStores.open(storeConfig(config).withMasterKeys(masterKeys), Clock.systemUTC());
     }
 
     /** Where a node with {@code config} keeps its store. */

@@ -41,8 +41,13 @@ public final class KeyAdmin implements AutoCloseable {
      * @throws dev.idem.core.store.StoreNotFoundException when there is no store there
      */
     public static KeyAdmin open(ServerConfig config) {
+        return open(config, null);
+    }
+
+    /** As {@link #open(ServerConfig)}, with the master keys a node uses ({@link IdemServer#start(ServerConfig, MasterKeys)}). */
+    public static KeyAdmin open(ServerConfig config, dev.idem.store.MasterKeys masterKeys) {
         return new KeyAdmin(
-                JdbcStores.openExisting(IdemServer.storeConfig(config), Clock.systemUTC()),
+                JdbcStores.openExisting(IdemServer.storeConfig(config).withMasterKeys(masterKeys), Clock.systemUTC()),
                 true,
                 Clock.systemUTC(),
                 new SecureRandom());

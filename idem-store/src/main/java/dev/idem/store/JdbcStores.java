@@ -7,6 +7,8 @@ import dev.idem.core.store.StoreException;
 import dev.idem.core.store.StoreNotFoundException;
 import dev.idem.store.internal.Dialect;
 import dev.idem.store.internal.JdbcStore;
+import dev.idem.store.internal.Resealing;
+import dev.idem.store.internal.SecretsAtRest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,6 +58,7 @@ public final class JdbcStores {
         if (mustExist && file != null && !Files.isRegularFile(file))
             throw new StoreNotFoundException("no Idem store at " + file + " (the file does not exist)");
         if (!mustExist && file != null) createDirectories(file.getParent());
+        MasterKeys keys = masterKeys(config, dialect.name(), file);
         HikariDataSource pool;
         try {
             pool = new HikariDataSource(hikari(config, dialect));
@@ -75,8 +78,6 @@ public final class JdbcStores {
                     .failOnMissingLocations(true)
                     .load()
                     .migrate();
-            return JdbcStore.create(
-                    pool, dialect, config, clock, () -> new HikariDataSource(liveness(config, dialect)));
         } catch (RuntimeException e) {
             pool.close();
             throw new StoreException(
@@ -84,6 +85,50 @@ public final class JdbcStores {
                     e,
                     false);
         }
+        JdbcStore store = JdbcStore.create(
+                pool,
+                dialect,
+                config,
+                clock,
+                () -> new HikariDataSource(liveness(config, dialect)),
+                new SecretCipher(keys));
+        try {
+            SecretsAtRest.check(store, keys);
+            return store;
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The batch walker over the secret columns of a store this class opened: {@code keys master rewrap} and {@code
+     * status}.
+     */
+    public static Resealing resealing(Store store) {
+        if (store instanceof JdbcStore j) return j.resealing();
+        throw new IllegalArgumentException("not a store opened by JdbcStores: " + store);
+    }
+
+    /**
+     * The configured keys; else, for an SQLite file, the keyset beside it (made on first open), for an SQLite database
+     * in memory, a key that lives as long as it; else none, which a PostgreSQL store refuses before connecting.
+     */
+    private static MasterKeys masterKeys(StoreConfig config, String dialect, Path sqliteFile) {
+        if (config.masterKeys() != null) return config.masterKeys();
+        boolean sqlite = dialect.equals("sqlite");
+        if (sqlite && sqliteFile == null)
+            return MasterKeys.generate(new java.security.SecureRandom(), java.time.Instant.now());
+        if (!sqlite)
+            throw new MasterKeyException(
+                    "no master key: a PostgreSQL store needs one to seal its secrets (make one with "
+                            + "`idem keys master generate`, then give --master-key-file / IDEM_MASTER_KEY_FILE or "
+                            + "IDEM_MASTER_KEY)");
+        return MasterKeyFile.loadOrCreate(
+                        sqliteFile.resolveSibling(MasterKeyFile.DEFAULT_NAME),
+                        new java.security.SecureRandom(),
+                        java.time.Instant.now())
+                .keys();
     }
 
     private static HikariConfig hikari(StoreConfig config, Dialect dialect) {

@@ -14,8 +14,12 @@ import java.util.Objects;
  * @param databaseClock whether claims and leases use the database's clock ({@code clock_timestamp()} on
  *     PostgreSQL) instead of the {@link java.time.Clock} given to {@link JdbcStores#open}; tests that move
  *     time turn it off. SQLite has one process on one machine, so it always uses the given clock.
+ * @param masterKeys the keys that seal stored secrets ({@link SecretCipher}); null means: for SQLite, the keyset file
+ *     {@link MasterKeyFile#DEFAULT_NAME} beside the database file (made on first open), for PostgreSQL, none, and
+ *     {@link JdbcStores#open} refuses
  */
-public record StoreConfig(String jdbcUrl, String user, String password, int poolSize, boolean databaseClock) {
+public record StoreConfig(
+        String jdbcUrl, String user, String password, int poolSize, boolean databaseClock, MasterKeys masterKeys) {
     /** The file name of the embedded store inside its data directory. */
     public static final String SQLITE_FILE = "idem.db";
 
@@ -28,6 +32,11 @@ public record StoreConfig(String jdbcUrl, String user, String password, int pool
             throw new IllegalArgumentException("pool size must be between 1 and 200, not " + poolSize);
         dialectOf(jdbcUrl);
         if (isSqlite(jdbcUrl)) databaseClock = false;
+    }
+
+    /** Without master keys (see {@link #masterKeys}). */
+    public StoreConfig(String jdbcUrl, String user, String password, int poolSize, boolean databaseClock) {
+        this(jdbcUrl, user, password, poolSize, databaseClock, null);
     }
 
     /** The embedded store: {@code jdbc:sqlite:<dataDir>/idem.db}, a small pool, the given clock. */
@@ -48,11 +57,16 @@ public record StoreConfig(String jdbcUrl, String user, String password, int pool
     }
 
     public StoreConfig withPoolSize(int size) {
-        return new StoreConfig(jdbcUrl, user, password, size, databaseClock);
+        return new StoreConfig(jdbcUrl, user, password, size, databaseClock, masterKeys);
     }
 
     public StoreConfig withDatabaseClock(boolean on) {
-        return new StoreConfig(jdbcUrl, user, password, poolSize, on);
+        return new StoreConfig(jdbcUrl, user, password, poolSize, on, masterKeys);
+    }
+
+    /** With these master keys (null: see {@link #masterKeys}). */
+    public StoreConfig withMasterKeys(MasterKeys keys) {
+        return new StoreConfig(jdbcUrl, user, password, poolSize, databaseClock, keys);
     }
 
     /** {@code sqlite} or {@code postgresql}, as {@link dev.idem.core.store.Store#dialect()} reports it. */
@@ -86,6 +100,6 @@ public record StoreConfig(String jdbcUrl, String user, String password, int pool
     public String toString() {
         return "StoreConfig[jdbcUrl=" + redact(jdbcUrl) + ", user=" + user + ", password="
                 + (password == null ? "null" : "***") + ", poolSize=" + poolSize + ", databaseClock=" + databaseClock
-                + "]";
+                + ", masterKeys=" + masterKeys + "]";
     }
 }

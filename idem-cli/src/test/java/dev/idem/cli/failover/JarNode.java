@@ -15,6 +15,15 @@ import java.util.concurrent.TimeUnit;
 
 /** One node as users run it: {@code java -jar idem.jar serve …} in a process of its own, its output in a log file. */
 final class JarNode implements AutoCloseable {
+    /** The master key every PostgreSQL node of this JVM's tests shares, as nodes sharing a database must. */
+    static final String MASTER_KEY = java.util.Base64.getEncoder().encodeToString(randomKey());
+
+    private static byte[] randomKey() {
+        byte[] k = new byte[32];
+        new java.security.SecureRandom().nextBytes(k);
+        return k;
+    }
+
     static final String KEY = "sk_test_failover_0123456789";
     private static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -62,6 +71,7 @@ final class JarNode implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.environment().keySet().removeIf(k -> k.startsWith("IDEM_"));
         if (databaseUser != null) pb.environment().put("IDEM_DATABASE_USER", databaseUser);
+        if (databaseUrl != null) pb.environment().put("IDEM_MASTER_KEY", MASTER_KEY);
         Path log = dir.resolve(name + ".log");
         pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         return new JarNode(name, port, log, pb.start());

@@ -32,7 +32,7 @@ public final class World {
         store.useTransaction(tx -> {
             if (tx.projects().find(Defs.TENANT.projectId()).isEmpty())
                 tx.projects().insert(new Project(Defs.TENANT.projectId(), "default", clock.instant()));
-            tx.signingSecrets().save(new SigningSecrets(Defs.TENANT, secret, null, null));
+            tx.signingSecrets().save(new SigningSecrets(Defs.TENANT, secret));
         });
     }
 

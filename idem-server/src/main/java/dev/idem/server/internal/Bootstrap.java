@@ -88,8 +88,7 @@ public final class Bootstrap {
         tx.projects().insert(project);
         for (Mode mode : Mode.values())
             tx.signingSecrets()
-                    .save(new SigningSecrets(
-                            new Tenant(project.id(), mode), SigningSecret.generate(random), null, null));
+                    .save(new SigningSecrets(new Tenant(project.id(), mode), SigningSecret.generate(random)));
         return project;
     }
 }

@@ -67,10 +67,11 @@ final class RequestViews {
                 || header.equalsIgnoreCase(WebhookHeaders.SCHED_SIGNATURE);
     }
 
-    /** When the current secret took over: its predecessor's expiry minus the overlap; null when never rotated. */
+    /**
+     * When the current secret took over: its predecessor's (the newest retired) expiry minus the overlap; null when never
+     * rotated.
+     */
     private static Instant rotatedAt(SigningSecrets s) {
-        return s.previous() == null || s.previousExpiresAt() == null
-                ? null
-                : s.previousExpiresAt().minus(SecretRotation.OVERLAP);
+        return s.retired().isEmpty() ? null : s.retired().get(0).expiresAt().minus(SecretRotation.OVERLAP);
     }
 }

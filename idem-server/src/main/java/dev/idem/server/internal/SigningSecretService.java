@@ -8,9 +8,13 @@ import dev.idem.core.store.Store;
 import dev.idem.core.store.StoreTx;
 import dev.idem.wire.SigningSecret;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.random.RandomGenerator;
 
-/** One signing secret per tenant; rotation keeps the old one signing for {@link SecretRotation#OVERLAP} (24 hours). */
+/**
+ * One signing secret per tenant; rotation keeps the old one, and every one rotated out before it within {@link
+ * SecretRotation#OVERLAP} (24 hours, at most {@link SecretRotation#MAX_RETIRED}), signing beside the new one.
+ */
 public final class SigningSecretService {
     private final Store store;
     private final Clock clock;
@@ -24,22 +28,18 @@ public final class SigningSecretService {
 
     public ObjectNode get(Tenant tenant) {
         return view(store.inTransaction(tx -> tx.signingSecrets().find(tenant).orElseGet(() -> {
-            SigningSecrets fresh = new SigningSecrets(tenant, SigningSecret.generate(random), null, null);
+            SigningSecrets fresh = new SigningSecrets(tenant, SigningSecret.generate(random));
             tx.signingSecrets().save(fresh);
             return fresh;
         })));
     }
 
-    /** A new current secret; the old one keeps signing for {@link SecretRotation#OVERLAP}. */
+    /** A new current secret; the old ones keep signing as {@link SigningSecrets#rotatedTo} says. */
     public ApiResponse rotate(StoreTx tx, Tenant tenant) {
         SigningSecrets rotated = tx.signingSecrets()
                 .find(tenant)
-                .map(old -> new SigningSecrets(
-                        tenant,
-                        SigningSecret.generate(random),
-                        old.current(),
-                        clock.instant().plus(SecretRotation.OVERLAP)))
-                .orElseGet(() -> new SigningSecrets(tenant, SigningSecret.generate(random), null, null));
+                .map(old -> old.rotatedTo(SigningSecret.generate(random), clock.instant()))
+                .orElseGet(() -> new SigningSecrets(tenant, SigningSecret.generate(random)));
         tx.signingSecrets().save(rotated);
         return ApiResponse.ok(view(rotated));
     }
@@ -48,10 +48,8 @@ public final class SigningSecretService {
         ObjectNode o = Json.object();
         o.put("object", "signing_secret");
         o.put("secret", s.current().reveal());
-        boolean overlapping = s.previous() != null
-                && s.previousExpiresAt() != null
-                && clock.instant().isBefore(s.previousExpiresAt());
-        o.put("previous_expires_at", overlapping ? Json.time(s.previousExpiresAt()) : null);
+        Instant overlapEnd = s.overlapEndAt(clock.instant());
+        o.put("previous_expires_at", overlapEnd == null ? null : Json.time(overlapEnd));
         return o;
     }
 }

@@ -23,7 +23,12 @@ final class SourceViews {
         if (s.encoding() != null) v.put("encoding", s.encoding());
         if (s.scheme().equals(SourceSchemes.STRIPE) || s.scheme().equals(SourceSchemes.STANDARD_WEBHOOKS))
             v.put("tolerance", Durations.format(s.tolerance()));
-        v.put("previous_secret_expires_at", s.previousSecret() == null ? null : Json.time(s.previousExpiresAt()));
+        // the newest rotated-out secret's expiry: when the last of them stops verifying
+        v.put(
+                "previous_secret_expires_at",
+                s.retiredSecrets().isEmpty()
+                        ? null
+                        : Json.time(s.retiredSecrets().get(0).expiresAt()));
         o.put("destination", s.destination());
         o.put("dedup", s.dedup());
         o.put("rate_limit", s.rateLimit());

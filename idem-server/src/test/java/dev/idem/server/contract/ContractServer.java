@@ -116,7 +116,7 @@ public final class ContractServer implements AutoCloseable {
                                 secret.substring(0, 12),
                                 project.createdAt(),
                                 null));
-                tx.signingSecrets().save(new SigningSecrets(tenant, SigningSecret.generate(RANDOM), null, null));
+                tx.signingSecrets().save(new SigningSecrets(tenant, SigningSecret.generate(RANDOM)));
                 keys[mode.ordinal()] = secret;
             }
         });

@@ -166,7 +166,8 @@ class PostgresStoreTroubleTest {
                     db.config().user(),
                     db.config().password(),
                     8,
-                    false);
+                    false,
+                    db.config().masterKeys());
             try (ContractServer node = ContractServer.start(JdbcStores.open(viaProxy, Clock.systemUTC()), dir, true)) {
                 assertThat(node.api
                                 .call("POST", "/v1/schedules", KEY, body("before"))

@@ -45,7 +45,8 @@ class SourceIngestTroubleTest {
                     db.config().user(),
                     db.config().password(),
                     8,
-                    false);
+                    false,
+                    db.config().masterKeys());
             try (ContractServer node = ContractServer.start(JdbcStores.open(viaProxy, Clock.systemUTC()), dir, true)) {
                 var created = node.api.call(
                         "POST",

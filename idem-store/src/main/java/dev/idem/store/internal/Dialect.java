@@ -141,6 +141,14 @@ public interface Dialect {
      */
     String transactionStatus(Connection c, long id) throws SQLException;
 
+    /**
+     * A statement that, run after secrets were rewritten, leaves the earlier versions of their rows nowhere in the
+     * database's own files (SQLite: its write-ahead log, checkpointed and truncated); or null when there is none.
+     */
+    default String afterSecretsRewritten() {
+        return null;
+    }
+
     static Dialect forName(String name) {
         return switch (name) {
             case "postgresql" -> new PostgresDialect();

@@ -4,6 +4,8 @@ import dev.idem.core.Page;
 import dev.idem.core.Source;
 import dev.idem.core.Tenant;
 import dev.idem.core.store.SourceRepository;
+import dev.idem.store.SecretCipher;
+import dev.idem.store.internal.SealedColumns.Column;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -12,30 +14,30 @@ import java.util.List;
 import java.util.Optional;
 
 final class JdbcSources implements SourceRepository {
-    private static final String COLUMNS =
-            "id, project_id, mode, name, scheme, secret, previous_secret, previous_expires_at, header, "
-                    + "encoding, tolerance_ms, destination, dedup, rate_limit, deleted, created_at, updated_at";
+    private static final String COLUMNS = "id, project_id, mode, name, scheme, secret, previous_secrets, header, "
+            + "encoding, tolerance_ms, destination, dedup, rate_limit, deleted, created_at, updated_at";
     private final Sql sql;
     private final Dialect dialect;
+    private final SecretCipher cipher;
 
-    JdbcSources(Sql sql, Dialect dialect) {
+    JdbcSources(Sql sql, Dialect dialect, SecretCipher cipher) {
         this.sql = sql;
         this.dialect = dialect;
+        this.cipher = cipher;
     }
 
     @Override
     public void insert(Source s) {
         sql.update(
-                "INSERT INTO sources (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                "INSERT INTO sources (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
                         + bool(s.deleted()) + ", ?, ?)",
                 s.id(),
                 s.tenant().projectId(),
                 Rows.mode(s.tenant().mode()),
                 s.name(),
                 s.scheme(),
-                s.secret(),
-                s.previousSecret(),
-                s.previousExpiresAt(),
+                sealedSecret(s),
+                sealedRetired(s),
                 s.header(),
                 s.encoding(),
                 s.tolerance().toMillis(),
@@ -50,7 +52,7 @@ final class JdbcSources implements SourceRepository {
     public Optional<Source> find(Tenant tenant, String id) {
         return sql.one(
                 "SELECT " + COLUMNS + " FROM sources WHERE id = ? AND project_id = ? AND mode = ?",
-                JdbcSources::row,
+                this::row,
                 id,
                 tenant.projectId(),
                 Rows.mode(tenant.mode()));
@@ -61,7 +63,7 @@ final class JdbcSources implements SourceRepository {
         return sql.one(
                 "SELECT " + COLUMNS + " FROM sources WHERE id = ? AND project_id = ? AND mode = ?"
                         + dialect.forUpdate(),
-                JdbcSources::row,
+                this::row,
                 id,
                 tenant.projectId(),
                 Rows.mode(tenant.mode()));
@@ -69,7 +71,7 @@ final class JdbcSources implements SourceRepository {
 
     @Override
     public Optional<Source> findForIngest(String id) {
-        return sql.one("SELECT " + COLUMNS + " FROM sources WHERE id = ? AND NOT deleted", JdbcSources::row, id);
+        return sql.one("SELECT " + COLUMNS + " FROM sources WHERE id = ? AND NOT deleted", this::row, id);
     }
 
     @Override
@@ -85,21 +87,20 @@ final class JdbcSources implements SourceRepository {
             q.append(" AND id < ?");
             args.add(startingAfter);
         }
-        return Pages.fetch(sql, q, args, limit, JdbcSources::row);
+        return Pages.fetch(sql, q, args, limit, this::row);
     }
 
     @Override
     public boolean update(Source s) {
         return sql.update(
-                        "UPDATE sources SET name = ?, scheme = ?, secret = ?, previous_secret = ?, previous_expires_at = ?, header = ?, "
+                        "UPDATE sources SET name = ?, scheme = ?, secret = ?, previous_secrets = ?, header = ?, "
                                 + "encoding = ?, tolerance_ms = ?, destination = ?, dedup = ?, rate_limit = ?, deleted = "
                                 + bool(s.deleted()) + ", updated_at = ? "
                                 + "WHERE id = ? AND project_id = ? AND mode = ?",
                         s.name(),
                         s.scheme(),
-                        s.secret(),
-                        s.previousSecret(),
-                        s.previousExpiresAt(),
+                        sealedSecret(s),
+                        sealedRetired(s),
                         s.header(),
                         s.encoding(),
                         s.tolerance().toMillis(),
@@ -118,15 +119,31 @@ final class JdbcSources implements SourceRepository {
         return b ? "TRUE" : "FALSE";
     }
 
-    private static Source row(ResultSet rs) throws SQLException {
+    private String sealedSecret(Source s) {
+        Column c = SealedColumns.SOURCE_CURRENT;
+        return cipher.seal(c.table(), s.id(), c.column(), s.secret());
+    }
+
+    private String sealedRetired(Source s) {
+        Column c = SealedColumns.SOURCE_RETIRED;
+        String json = RetiredCodec.encode(s.retiredSecrets());
+        return json == null ? null : cipher.seal(c.table(), s.id(), c.column(), json);
+    }
+
+    private Source row(ResultSet rs) throws SQLException {
+        String id = rs.getString("id");
+        Column cur = SealedColumns.SOURCE_CURRENT;
+        Column ret = SealedColumns.SOURCE_RETIRED;
+        String retired = rs.getString(ret.column());
         return new Source(
-                rs.getString("id"),
+                id,
                 Rows.tenant(rs, ""),
                 rs.getString("name"),
                 rs.getString("scheme"),
-                rs.getString("secret"),
-                rs.getString("previous_secret"),
-                Sql.instant(rs, "previous_expires_at"),
+                cipher.open(cur.table(), id, cur.column(), rs.getString(cur.column())),
+                retired == null
+                        ? List.of()
+                        : RetiredCodec.decode(cipher.open(ret.table(), id, ret.column(), retired), ret.toString()),
                 rs.getString("header"),
                 rs.getString("encoding"),
                 Duration.ofMillis(rs.getLong("tolerance_ms")),

@@ -6,6 +6,7 @@ import dev.idem.core.store.NodeRegistry;
 import dev.idem.core.store.Store;
 import dev.idem.core.store.StoreException;
 import dev.idem.core.store.StoreTx;
+import dev.idem.store.SecretCipher;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -25,6 +26,7 @@ public final class JdbcStore implements Store {
     private final JdbcDeliveryQueue queue;
     private final JdbcNodes nodes;
     private final java.util.function.Supplier<HikariDataSource> livenessPoolFactory;
+    private final SecretCipher cipher;
     private HikariDataSource livenessPool;
     private boolean closed;
 
@@ -34,8 +36,10 @@ public final class JdbcStore implements Store {
             DueSignal signal,
             Clock clock,
             boolean databaseClock,
-            java.util.function.Supplier<HikariDataSource> livenessPoolFactory) {
+            java.util.function.Supplier<HikariDataSource> livenessPoolFactory,
+            SecretCipher cipher) {
         this.pool = pool;
+        this.cipher = cipher;
         this.dialect = dialect;
         this.signal = signal;
         this.livenessPoolFactory = livenessPoolFactory;
@@ -49,15 +53,28 @@ public final class JdbcStore implements Store {
     /**
      * A store over a migrated pool; it owns the pool from now on, and the liveness pool {@code livenessPoolFactory}
      * makes when the node registry is first used (a single connection, so a busy main pool never delays a renewal).
+     * Secrets are sealed and opened with {@code cipher}.
      */
     public static JdbcStore create(
             HikariDataSource pool,
             Dialect dialect,
             dev.idem.store.StoreConfig config,
             Clock clock,
-            java.util.function.Supplier<HikariDataSource> livenessPoolFactory) {
+            java.util.function.Supplier<HikariDataSource> livenessPoolFactory,
+            SecretCipher cipher) {
         return new JdbcStore(
-                pool, dialect, dialect.dueSignal(config, pool), clock, config.databaseClock(), livenessPoolFactory);
+                pool,
+                dialect,
+                dialect.dueSignal(config, pool),
+                clock,
+                config.databaseClock(),
+                livenessPoolFactory,
+                cipher);
+    }
+
+    /** The secret columns' batch walker, over this store's pool and master keys. */
+    public Resealing resealing() {
+        return new Resealing(transactions, dialect, cipher);
     }
 
     @Override
@@ -65,7 +82,7 @@ public final class JdbcStore implements Store {
         JdbcTx[] tx = new JdbcTx[1];
         T result = transactions.write(
                 sql -> {
-                    tx[0] = new JdbcTx(sql, dialect, signal);
+                    tx[0] = new JdbcTx(sql, dialect, signal, cipher);
                     return work.apply(tx[0]);
                 },
                 true);
@@ -75,7 +92,7 @@ public final class JdbcStore implements Store {
 
     @Override
     public <T> T inReadTransaction(Function<StoreTx, T> work) {
-        return transactions.read(sql -> work.apply(new JdbcTx(sql, dialect, signal)));
+        return transactions.read(sql -> work.apply(new JdbcTx(sql, dialect, signal, cipher)));
     }
 
     /** The main pool's transactions. */

@@ -9,18 +9,26 @@ import dev.idem.core.store.SigningSecretRepository;
 import dev.idem.core.store.SourceRepository;
 import dev.idem.core.store.StatsRepository;
 import dev.idem.core.store.StoreTx;
+import dev.idem.store.SecretCipher;
 
 /** The repositories over one transaction's connection; valid only inside that transaction. */
 final class JdbcTx implements StoreTx {
     private final Sql sql;
     private final Dialect dialect;
     private final DueSignal signal;
+    private final SecretCipher cipher;
     private boolean signalled;
 
+    /** For work that reads no secret (the queue's alerts): the secret repositories refuse. */
     JdbcTx(Sql sql, Dialect dialect, DueSignal signal) {
+        this(sql, dialect, signal, null);
+    }
+
+    JdbcTx(Sql sql, Dialect dialect, DueSignal signal, SecretCipher cipher) {
         this.sql = sql;
         this.dialect = dialect;
         this.signal = signal;
+        this.cipher = cipher;
     }
 
     @Override
@@ -45,7 +53,7 @@ final class JdbcTx implements StoreTx {
 
     @Override
     public SigningSecretRepository signingSecrets() {
-        return new JdbcSigningSecrets(sql);
+        return new JdbcSigningSecrets(sql, cipher());
     }
 
     @Override
@@ -60,7 +68,7 @@ final class JdbcTx implements StoreTx {
 
     @Override
     public SourceRepository sources() {
-        return new JdbcSources(sql, dialect);
+        return new JdbcSources(sql, dialect, cipher());
     }
 
     @Override
@@ -88,6 +96,12 @@ final class JdbcTx implements StoreTx {
         if (signalled) return;
         signalled = true;
         signal.inTransaction(sql.connection());
+    }
+
+    /** The cipher of the store's master keys, for repositories of tables with {@link SealedColumns}. */
+    SecretCipher cipher() {
+        if (cipher == null) throw new IllegalStateException("this transaction has no master keys: it reads no secret");
+        return cipher;
     }
 
     boolean signalled() {

@@ -44,6 +44,14 @@ final class SqliteDialect implements Dialect {
         config.addDataSourceProperty("synchronous", "FULL");
         config.addDataSourceProperty("busy_timeout", "30000");
         config.addDataSourceProperty("foreign_keys", "true");
+        // Freed space is zeroed, so a secret's value before it was sealed or re-sealed does not stay in the file.
+        config.addDataSourceProperty("secure_delete", "true");
+    }
+
+    /** The log may hold the rows' earlier pages until a checkpoint copies them back and truncates it. */
+    @Override
+    public String afterSecretsRewritten() {
+        return "PRAGMA wal_checkpoint(TRUNCATE)";
     }
 
     /** A local file: nothing to time out beyond the busy timeout. */

@@ -72,21 +72,21 @@ abstract class AccountContract extends StoreTestBase {
     void signingSecretsRoundTripPerTenantAndRotationReplacesThem() {
         Tenant live = new Tenant(tenant.projectId(), Mode.LIVE);
         SecureRandom random = new SecureRandom();
-        SigningSecrets first = new SigningSecrets(tenant, SigningSecret.generate(random), null, null);
+        SigningSecrets first = new SigningSecrets(tenant, SigningSecret.generate(random));
         store.useTransaction(tx -> tx.signingSecrets().save(first));
         assertThat(store.inTransaction((StoreTx tx) -> tx.signingSecrets().find(tenant)))
                 .contains(first);
         assertThat(store.inTransaction((StoreTx tx) -> tx.signingSecrets().find(live)))
                 .isEmpty();
 
-        SigningSecrets rotated = new SigningSecrets(
-                tenant, SigningSecret.generate(random), first.current(), T0.plus(Duration.ofHours(24)));
+        SigningSecrets rotated = first.rotatedTo(SigningSecret.generate(random), T0)
+                .rotatedTo(SigningSecret.generate(random), T0.plus(Duration.ofHours(1)));
         store.useTransaction(tx -> tx.signingSecrets().save(rotated));
         SigningSecrets back = store.inTransaction(
                         (StoreTx tx) -> tx.signingSecrets().find(tenant))
                 .orElseThrow();
         assertThat(back).isEqualTo(rotated);
         assertThat(back.current().reveal()).isEqualTo(rotated.current().reveal());
-        assertThat(back.previous().reveal()).isEqualTo(first.current().reveal());
+        assertThat(back.activeAt(T0.plus(Duration.ofHours(2)))).hasSize(3).endsWith(first.current());
     }
 }

@@ -24,8 +24,7 @@ abstract class SourceContract extends StoreTestBase {
                 name,
                 "stripe",
                 "whsec_current",
-                null,
-                null,
+                List.of(),
                 null,
                 null,
                 Duration.ofMinutes(5),
@@ -50,8 +49,7 @@ abstract class SourceContract extends StoreTestBase {
                 "shopify",
                 "hmac_sha256",
                 "shpss_1",
-                "shpss_0",
-                T0.plusSeconds(60),
+                List.of(new SecretRotation.Retired<>("shpss_0", T0.plusSeconds(60))),
                 "X-Shopify-Hmac-Sha256",
                 "base64",
                 Duration.ofSeconds(300),
@@ -128,6 +126,21 @@ abstract class SourceContract extends StoreTestBase {
                 .orElseThrow();
         assertThat(back.secretsAt(T0.plusSeconds(10))).containsExactly("whsec_next", "whsec_current");
         assertThat(back.secretsAt(T0.plus(SecretRotation.OVERLAP))).containsExactly("whsec_next");
+    }
+
+    @Test
+    void aSecondRotationWithinADayKeepsTheFirstSecretVerifying() {
+        Source s = insert(source(tenant, "a"));
+        store.useTransaction(tx -> tx.sources().update(s.withSecret("whsec_2", T0)));
+        Source once = store.inReadTransaction((StoreTx tx) -> tx.sources().find(tenant, s.id()))
+                .orElseThrow();
+        store.useTransaction(tx -> tx.sources().update(once.withSecret("whsec_3", T0.plusSeconds(60))));
+
+        Source back = store.inReadTransaction((StoreTx tx) -> tx.sources().findForIngest(s.id()))
+                .orElseThrow();
+        assertThat(back.secretsAt(T0.plusSeconds(120))).containsExactly("whsec_3", "whsec_2", "whsec_current");
+        assertThat(back.secretsAt(T0.plus(SecretRotation.OVERLAP).plusSeconds(1)))
+                .containsExactly("whsec_3", "whsec_2");
     }
 
     @Test

@@ -3,8 +3,10 @@ package dev.idem.store.testing;
 import dev.idem.core.store.DeliveryQueue;
 import dev.idem.core.store.Store;
 import dev.idem.core.store.StoreTx;
+import dev.idem.store.MasterKeys;
 import dev.idem.store.StoreConfig;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -98,8 +100,11 @@ public final class TestStores {
                 + UUID.randomUUID().toString().replace("-", "").substring(0, 12).toLowerCase(Locale.ROOT);
         admin("CREATE DATABASE " + name);
         String url = adminUrl().replaceFirst("/[^/?]*(\\?|$)", "/" + name + "$1");
-        StoreConfig config =
-                StoreConfig.of(url, user(), password()).withDatabaseClock(false).withPoolSize(8);
+        // A keyset of its own, as a node has: every store opened on this database seals with it.
+        StoreConfig config = StoreConfig.of(url, user(), password())
+                .withDatabaseClock(false)
+                .withPoolSize(8)
+                .withMasterKeys(MasterKeys.generate(new SecureRandom(), Instant.now()));
         return new TestDatabase() {
             private boolean dropped;
 
