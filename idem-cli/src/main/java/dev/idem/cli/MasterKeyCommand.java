@@ -25,20 +25,27 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         description = "The master keys that seal stored secrets: make one, add a new primary, re-seal, see which key "
                 + "seals what. See docs/security.md.",
-        subcommands = {MasterKeyCommand.Generate.class, MasterKeyCommand.Rewrap.class, MasterKeyCommand.Status.class})
+        subcommands = {
+            MasterKeyCommand.Generate.class,
+            MasterKeyCommand.Promote.class,
+            MasterKeyCommand.Rewrap.class,
+            MasterKeyCommand.Status.class
+        })
 final class MasterKeyCommand {
     @Command(
             name = "generate",
             mixinStandardHelpOptions = true,
-            description = "Make a keyset file (--out), add a new primary key to one (--add-to), or print one key in "
-                    + "base64 for IDEM_MASTER_KEY (--base64). Files are written owner-only.")
+            description =
+                    "Make a keyset file (--out), add a new key to one (--add-to; not primary until `promote`), or "
+                            + "print one key in base64 for IDEM_MASTER_KEY (--base64). Files are written owner-only.")
     static final class Generate implements Callable<Integer> {
         @Option(names = "--out", description = "Write a new keyset file here (it must not exist).")
         Path out;
 
         @Option(
                 names = "--add-to",
-                description = "Add a new primary key to this keyset file; the old keys stay, to open what they sealed.")
+                description = "Add a new key to this keyset file, not primary yet: give every node the file, then "
+                        + "`promote` it.")
         Path addTo;
 
         @Option(names = "--base64", description = "Print one new key, base64, for IDEM_MASTER_KEY.")
@@ -75,12 +82,40 @@ final class MasterKeyCommand {
                         + "; start every node with --master-key-file " + out
                         + " and keep a copy apart from the database");
             } else {
-                MasterKeys keys = MasterKeyFile.load(addTo).withNewPrimary(random, Instant.now());
+                MasterKeys keys = MasterKeyFile.load(addTo).withNewKey(random, Instant.now());
                 MasterKeyFile.replace(addTo, keys);
-                o.println("added " + keys.primaryId() + " to " + addTo + " as primary (keys "
-                        + String.join(", ", keys.ids())
-                        + "); restart the nodes one by one with it, then run `idem keys master rewrap`");
+                o.println("added " + keys.newestId() + " to " + addTo + " (primary still " + keys.primaryId()
+                        + "); restart the nodes one by one with it, then `idem keys master promote --keyset " + addTo
+                        + "`");
             }
+            o.flush();
+            return 0;
+        }
+    }
+
+    @Command(
+            name = "promote",
+            mixinStandardHelpOptions = true,
+            description = "Make a key of a keyset file its primary (default: the newest). Every node must already hold "
+                    + "the key: then restart them one by one with the file, and run `rewrap`.")
+    static final class Promote implements Callable<Integer> {
+        @Option(names = "--keyset", required = true, description = "The keyset file.")
+        Path keyset;
+
+        @CommandLine.Parameters(arity = "0..1", paramLabel = "KEY_ID", description = "mk_…; default: the newest key.")
+        String id;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            MasterKeys keys = MasterKeyFile.load(keyset);
+            MasterKeys promoted = keys.withPrimary(id == null ? keys.newestId() : id);
+            MasterKeyFile.replace(keyset, promoted);
+            PrintWriter o = spec.commandLine().getOut();
+            o.println(promoted.primaryId() + " is the primary of " + keyset + " (was " + keys.primaryId()
+                    + "); restart the nodes one by one with it, then run `idem keys master rewrap`");
             o.flush();
             return 0;
         }

@@ -25,7 +25,8 @@ import picocli.CommandLine.Model.OptionSpec;
 final class ContainerFiles {
     static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     /** Read by {@code idem serve} itself rather than as a flag's default (SPEC section 1: credentials stay out of URLs and argv). */
-    static final List<String> SERVE_ENV_WITHOUT_FLAG = List.of("IDEM_DATABASE_USER", "IDEM_DATABASE_PASSWORD", "IDEM_MASTER_KEY");
+    static final List<String> SERVE_ENV_WITHOUT_FLAG =
+            List.of("IDEM_DATABASE_USER", "IDEM_DATABASE_PASSWORD", "IDEM_MASTER_KEY");
 
     private ContainerFiles() {}
 

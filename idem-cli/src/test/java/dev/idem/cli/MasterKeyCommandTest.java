@@ -90,8 +90,13 @@ class MasterKeyCommandTest {
 
         Cli added = idem("keys", "master", "generate", "--add-to", keys.toString());
         assertThat(added.code()).as(added.err()).isZero();
-        String second = MasterKeyFile.load(keys).primaryId();
-        assertThat(second).isNotEqualTo(first);
+        assertThat(MasterKeyFile.load(keys).primaryId())
+                .as("a new key is not primary yet")
+                .isEqualTo(first);
+        String second = MasterKeyFile.load(keys).newestId();
+        Cli promoted = idem("keys", "master", "promote", "--keyset", keys.toString());
+        assertThat(promoted.code()).as(promoted.err()).isZero();
+        assertThat(MasterKeyFile.load(keys).primaryId()).isEqualTo(second).isNotEqualTo(first);
         String[] store = {"--data-dir", data.toString(), "--master-key-file", keys.toString()};
 
         Cli before = idem(concat(new String[] {"keys", "master", "status"}, store));

@@ -58,9 +58,37 @@ public final class MasterKeys {
 
     /** This keyset with a new random key added as primary; the others stay to open what they sealed. */
     public MasterKeys withNewPrimary(SecureRandom random, java.time.Instant now) {
+        MasterKeys added = withNewKey(random, now);
+        return added.withPrimary(added.newestId());
+    }
+
+    /**
+     * This keyset with a new random key that is not primary yet: the first step of an online rotation, so every node
+     * can open what the key will seal before any node seals with it ({@link #withPrimary}).
+     */
+    public MasterKeys withNewKey(SecureRandom random, java.time.Instant now) {
         Map<String, Entry> next = new LinkedHashMap<>(keys);
-        String id = put(next, newKey(random), now.toString());
-        return new MasterKeys(next, id);
+        put(next, newKey(random), now.toString());
+        return new MasterKeys(next, primaryId);
+    }
+
+    /**
+     * This keyset with {@code id} as primary.
+     *
+     * @throws MasterKeyException when the keyset has no such key
+     */
+    public MasterKeys withPrimary(String id) {
+        if (!keys.containsKey(id))
+            throw new MasterKeyException(
+                    "the keyset has no key " + id + " (its keys: " + String.join(", ", ids()) + ")");
+        return new MasterKeys(keys, id);
+    }
+
+    /** The id of the key added last. */
+    public String newestId() {
+        String last = null;
+        for (String id : keys.keySet()) last = id;
+        return last;
     }
 
     /**
