@@ -58,7 +58,12 @@ public final class HeldCheckCost {
         execute(admin, "CREATE DATABASE " + name);
         String url = admin.replaceFirst("/[^/?]*(\\?|$)", "/" + name + "$1");
         try (Store store = JdbcStores.open(
-                StoreConfig.of(url, "postgres", null).withDatabaseClock(false).withPoolSize(4), clock)) {
+                StoreConfig.of(url, "postgres", null)
+                        .withDatabaseClock(false)
+                        .withPoolSize(4)
+                        .withMasterKeys(dev.idem.store.MasterKeys.generate(
+                                new java.security.SecureRandom(), java.time.Instant.now())),
+                clock)) {
             List<Schedule> schedules = new ArrayList<>();
             List<Delivery> deliveries = new ArrayList<>();
             for (int i = 0; i < n; i++) {
