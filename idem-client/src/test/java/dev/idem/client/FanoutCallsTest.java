@@ -74,6 +74,12 @@ class FanoutCallsTest {
         assertThat(off.status()).isEqualTo("disabled");
         assertThat(off.filter()).isNull();
 
+        var secret = idem.endpoints().secret(ep.id());
+        assertThat(secret.secret()).startsWith("whsec_");
+        var rotated = idem.endpoints().rotateSecret(ep.id());
+        assertThat(rotated.secret()).isNotEqualTo(secret.secret());
+        assertThat(rotated.previousExpiresAt()).isNotNull();
+
         assertThat(idem.applications().delete(app.id()).status()).isEqualTo("deleted");
         assertThat(idem.endpoints().get(ep.id()).disabledReason()).isEqualTo("manual");
         assertThat(idem.endpoints().delete(ep.id()).status()).isEqualTo("deleted");

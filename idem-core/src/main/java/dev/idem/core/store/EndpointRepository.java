@@ -4,6 +4,7 @@ import dev.idem.core.Page;
 import dev.idem.core.Tenant;
 import dev.idem.core.fanout.DisabledReason;
 import dev.idem.core.fanout.Endpoint;
+import dev.idem.core.fanout.EndpointSecrets;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -38,4 +39,13 @@ public interface EndpointRepository {
      * when it is given, oldest first: the candidates {@link dev.idem.core.fanout.Subscribers#select} chooses from.
      */
     List<Endpoint> active(Tenant tenant, String applicationId);
+
+    /**
+     * The endpoint's signing secrets (sealed at rest, opened here), deleted or not; empty for another tenant's endpoint
+     * or one that has none yet.
+     */
+    Optional<EndpointSecrets> secrets(Tenant tenant, String endpointId);
+
+    /** Writes the endpoint's secrets, sealed; false when no such endpoint exists in the tenant. */
+    boolean saveSecrets(Tenant tenant, EndpointSecrets secrets);
 }

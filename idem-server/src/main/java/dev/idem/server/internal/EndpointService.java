@@ -9,6 +9,7 @@ import dev.idem.core.fanout.DisabledReason;
 import dev.idem.core.fanout.Endpoint;
 import dev.idem.core.store.Store;
 import dev.idem.core.store.StoreTx;
+import dev.idem.wire.SigningSecret;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Map;
@@ -28,17 +29,20 @@ final class EndpointService implements CrudResource {
             "headers",
             "rate_limit",
             "disabled",
-            "metadata");
+            "metadata",
+            "secret");
     private final Store store;
     private final IdGenerator ids;
     private final Clock clock;
     private final ScheduleParser urls;
+    private final EndpointSecretService secrets;
 
-    EndpointService(Store store, IdGenerator ids, Clock clock, ScheduleParser urls) {
+    EndpointService(Store store, IdGenerator ids, Clock clock, ScheduleParser urls, EndpointSecretService secrets) {
         this.store = store;
         this.ids = ids;
         this.clock = clock;
         this.urls = urls;
+        this.secrets = secrets;
     }
 
     @Override
@@ -65,7 +69,9 @@ final class EndpointService implements CrudResource {
                 false,
                 now,
                 now);
+        SigningSecret secret = secrets.given(f);
         tx.endpoints().insert(e);
+        secrets.create(tx, tenant, e.id(), secret);
         return new ApiResponse(201, FanoutViews.endpoint(e), Map.of());
     }
 
@@ -99,6 +105,11 @@ final class EndpointService implements CrudResource {
         Endpoint e = lock(tx, tenant, id);
         if (e.deleted()) throw ApiException.invalid("endpoint_deleted", "id", "Endpoint " + id + " is deleted");
         Fields f = Fields.of(body).only(FIELDS);
+        if (f.node().has("secret"))
+            throw ApiException.invalid(
+                    "parameter_invalid",
+                    "secret",
+                    "Change an endpoint's secret with POST /v1/endpoints/{id}/secret/rotate");
         if (f.node().has("application")) {
             String given = f.string("application", Application.MAX_UID_LENGTH);
             String wanted = given == null

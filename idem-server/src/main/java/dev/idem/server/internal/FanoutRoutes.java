@@ -18,13 +18,22 @@ final class FanoutRoutes {
 
     static void install(RoutesConfig r, HttpApi.Services s) {
         ApplicationService apps = new ApplicationService(s.store(), s.ids(), s.clock());
+        // secrets are keys: drawn from the platform's strong source, whatever the node's other randomness
+        EndpointSecretService secrets =
+                new EndpointSecretService(s.store(), s.clock(), new java.security.SecureRandom());
         EndpointService endpoints =
-                new EndpointService(s.store(), s.ids(), s.clock(), s.schedules().parser());
+                new EndpointService(s.store(), s.ids(), s.clock(), s.schedules().parser(), secrets);
         EventTypeService types = new EventTypeService(s.store(), s.clock());
 
         crud(r, s, "/v1/applications", "id", apps);
         crud(r, s, "/v1/endpoints", "id", endpoints);
         crud(r, s, "/v1/event-types", "name", types);
+        r.get(
+                "/v1/endpoints/{id}/secret",
+                ctx -> HttpApi.json(ctx, 200, secrets.get(tenant(ctx), ctx.pathParam("id"))));
+        r.post(
+                "/v1/endpoints/{id}/secret/rotate",
+                mutation(s, (tx, ctx, body) -> secrets.rotate(tx, tenant(ctx), ctx.pathParam("id"), body)));
         r.post("/v1/filters/test", mutation(s, (tx, ctx, body) -> ApiResponse.ok(filterTest(body))));
     }
 

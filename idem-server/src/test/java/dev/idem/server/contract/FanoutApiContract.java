@@ -299,4 +299,59 @@ abstract class FanoutApiContract extends OneNodeContract {
                 .isFalse();
         assertThat(counts()).isEqualTo(before);
     }
+
+    @Test
+    void anEndpointHasItsOwnSecretRevealedByOneRouteAndRotatedWithAnOverlap() {
+        String given = "whsec_" + java.util.Base64.getEncoder().encodeToString(new byte[32]);
+        var created = call("POST", "/v1/endpoints", "{\"url\":\"" + url() + "\",\"secret\":\"" + given + "\"}");
+        String id = id(created);
+        assertThat(created.raw()).doesNotContain(given);
+        assertThat(call("GET", "/v1/endpoints/" + id, null).raw()).doesNotContain("whsec_");
+        JsonNode secret = call("GET", "/v1/endpoints/" + id + "/secret", null).json();
+        assertThat(secret.get("secret").asText()).isEqualTo(given);
+        assertThat(secret.get("previous_expires_at").isNull()).isTrue();
+
+        JsonNode rotated =
+                call("POST", "/v1/endpoints/" + id + "/secret/rotate", null).json();
+        assertThat(rotated.get("secret").asText()).startsWith("whsec_").isNotEqualTo(given);
+        assertThat(rotated.get("previous_expires_at").isNull()).isFalse();
+        assertThat(call("GET", "/v1/endpoints/" + id + "/secret", null)
+                        .json()
+                        .get("secret")
+                        .asText())
+                .isEqualTo(rotated.get("secret").asText());
+
+        String generated = id(call("POST", "/v1/endpoints", "{\"url\":\"" + url() + "\"}"));
+        String other = call("GET", "/v1/endpoints/" + generated + "/secret", null)
+                .json()
+                .get("secret")
+                .asText();
+        assertThat(other).startsWith("whsec_").isNotEqualTo(given);
+        assertThat(node.api
+                        .call("GET", "/v1/endpoints/" + id + "/secret", node.liveKey, null)
+                        .status())
+                .isEqualTo(404);
+    }
+
+    @Test
+    void aBadSecretIsA400AndWritesNothing() {
+        var before = counts();
+        for (String bad : List.of("nope", "whsec_!!", "whsec_c2hvcnQ=", "whsec_" + "A".repeat(100)))
+            assertRefused(
+                    call("POST", "/v1/endpoints", "{\"url\":\"" + url() + "\",\"secret\":\"" + bad + "\"}"),
+                    "parameter_invalid",
+                    "secret",
+                    bad);
+        assertThat(counts()).isEqualTo(before);
+        String id = id(call("POST", "/v1/endpoints", "{\"url\":\"" + url() + "\"}"));
+        String secret = call("GET", "/v1/endpoints/" + id + "/secret", null).raw();
+        assertRefused(
+                call("POST", "/v1/endpoints/" + id + "/secret/rotate", "{\"secret\":\"whsec_c2hvcnQ=\"}"),
+                "parameter_invalid",
+                "secret",
+                "rotate");
+        assertRefused(
+                call("PATCH", "/v1/endpoints/" + id, "{\"secret\":\"x\"}"), "parameter_invalid", "secret", "patch");
+        assertThat(call("GET", "/v1/endpoints/" + id + "/secret", null).raw()).isEqualTo(secret);
+    }
 }

@@ -87,6 +87,15 @@ final class FanoutApiWalk {
         call(404, "PATCH", "/v1/endpoints/ep_nosuchendpoint", "{}");
         unauthenticated("PATCH", "/v1/endpoints/" + epId, "{}");
 
+        call(200, "GET", "/v1/endpoints/" + epId + "/secret", null);
+        call(404, "GET", "/v1/endpoints/ep_nosuchendpoint/secret", null);
+        unauthenticated("GET", "/v1/endpoints/" + epId + "/secret", null);
+        once(200, "POST", "/v1/endpoints/" + epId + "/secret/rotate", null, "walk-ep-rotate");
+        once(409, "POST", "/v1/endpoints/" + epId + "/secret/rotate", "{}", "walk-ep-rotate");
+        call(400, "POST", "/v1/endpoints/" + epId + "/secret/rotate", "{\"secret\":\"whsec_c2hvcnQ=\"}");
+        call(404, "POST", "/v1/endpoints/ep_nosuchendpoint/secret/rotate", null);
+        unauthenticated("POST", "/v1/endpoints/" + epId + "/secret/rotate", null);
+
         // event types
         String type = "{\"name\":\"invoice.paid\",\"description\":\"Paid\",\"schema\":{\"type\":\"object\","
                 + "\"required\":[\"amount\"]},\"example\":{\"amount\":1}}";

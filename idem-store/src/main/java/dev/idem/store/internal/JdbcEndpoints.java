@@ -4,13 +4,18 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.core.Page;
+import dev.idem.core.SecretRotation.Retired;
 import dev.idem.core.Tenant;
 import dev.idem.core.fanout.DisabledReason;
 import dev.idem.core.fanout.Endpoint;
+import dev.idem.core.fanout.EndpointSecrets;
 import dev.idem.core.fanout.EventTypePatterns;
 import dev.idem.core.fanout.Filter;
 import dev.idem.core.store.EndpointRepository;
 import dev.idem.core.store.StoreException;
+import dev.idem.store.SecretCipher;
+import dev.idem.store.internal.SealedColumns.Column;
+import dev.idem.wire.SigningSecret;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -33,10 +38,12 @@ final class JdbcEndpoints implements EndpointRepository {
     private static final ObjectMapper JSON = new ObjectMapper();
     private final Sql sql;
     private final Dialect dialect;
+    private final SecretCipher cipher;
 
-    JdbcEndpoints(Sql sql, Dialect dialect) {
+    JdbcEndpoints(Sql sql, Dialect dialect, SecretCipher cipher) {
         this.sql = sql;
         this.dialect = dialect;
+        this.cipher = cipher;
     }
 
     /** The columns an update writes, in {@link #settings}' order. */
@@ -134,6 +141,52 @@ final class JdbcEndpoints implements EndpointRepository {
                 tenant.projectId(),
                 Rows.mode(tenant.mode()),
                 applicationId);
+    }
+
+    @Override
+    public Optional<EndpointSecrets> secrets(Tenant tenant, String endpointId) {
+        Column cur = SealedColumns.ENDPOINT_CURRENT;
+        Column ret = SealedColumns.ENDPOINT_RETIRED;
+        return sql.one(
+                "SELECT secret, previous_secrets FROM endpoints" + TENANT + " AND id = ? AND secret IS NOT NULL",
+                rs -> {
+                    String retired = rs.getString(ret.column());
+                    List<Retired<String>> old = retired == null
+                            ? List.of()
+                            : RetiredCodec.decode(
+                                    cipher.open(ret.table(), endpointId, ret.column(), retired), ret.toString());
+                    return new EndpointSecrets(
+                            endpointId,
+                            SigningSecret.parse(
+                                    cipher.open(cur.table(), endpointId, cur.column(), rs.getString(cur.column()))),
+                            old.stream()
+                                    .map(r -> new Retired<>(SigningSecret.parse(r.secret()), r.expiresAt()))
+                                    .toList());
+                },
+                tenant.projectId(),
+                Rows.mode(tenant.mode()),
+                endpointId);
+    }
+
+    @Override
+    public boolean saveSecrets(Tenant tenant, EndpointSecrets s) {
+        Column cur = SealedColumns.ENDPOINT_CURRENT;
+        Column ret = SealedColumns.ENDPOINT_RETIRED;
+        String retired = RetiredCodec.encode(s.retired().stream()
+                .map(r -> new Retired<>(r.secret().reveal(), r.expiresAt()))
+                .toList());
+        return sql.update(
+                        "UPDATE endpoints SET secret = ?, previous_secrets = ?" + TENANT + " AND id = ?",
+                        cipher.seal(
+                                cur.table(),
+                                s.endpointId(),
+                                cur.column(),
+                                s.current().reveal()),
+                        retired == null ? null : cipher.seal(ret.table(), s.endpointId(), ret.column(), retired),
+                        tenant.projectId(),
+                        Rows.mode(tenant.mode()),
+                        s.endpointId())
+                == 1;
     }
 
     private static String json(Object value) {

@@ -83,7 +83,7 @@ final class JdbcTx implements StoreTx {
 
     @Override
     public dev.idem.core.store.EndpointRepository endpoints() {
-        return new JdbcEndpoints(sql, dialect);
+        return new JdbcEndpoints(sql, dialect, cipher());
     }
 
     @Override

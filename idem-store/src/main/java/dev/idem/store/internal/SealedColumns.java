@@ -38,7 +38,11 @@ final class SealedColumns {
     static final Column SOURCE_CURRENT = new Column("sources", List.of("id"), "secret");
     static final Column SOURCE_RETIRED = new Column("sources", List.of("id"), "previous_secrets");
 
-    static final List<Column> ALL = List.of(SIGNING_CURRENT, SIGNING_RETIRED, SOURCE_CURRENT, SOURCE_RETIRED);
+    static final Column ENDPOINT_CURRENT = new Column("endpoints", List.of("id"), "secret");
+    static final Column ENDPOINT_RETIRED = new Column("endpoints", List.of("id"), "previous_secrets");
+
+    static final List<Column> ALL = List.of(
+            SIGNING_CURRENT, SIGNING_RETIRED, SOURCE_CURRENT, SOURCE_RETIRED, ENDPOINT_CURRENT, ENDPOINT_RETIRED);
 
     /** The row id of {@code signing_secrets}. */
     static String signingRowId(dev.idem.core.Tenant t) {

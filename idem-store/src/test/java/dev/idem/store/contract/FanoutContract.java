@@ -1,6 +1,7 @@
 package dev.idem.store.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.core.Mode;
@@ -9,11 +10,14 @@ import dev.idem.core.Tenant;
 import dev.idem.core.fanout.Application;
 import dev.idem.core.fanout.DisabledReason;
 import dev.idem.core.fanout.Endpoint;
+import dev.idem.core.fanout.EndpointSecrets;
 import dev.idem.core.fanout.EventSchema;
 import dev.idem.core.fanout.EventType;
 import dev.idem.core.fanout.EventTypePatterns;
 import dev.idem.core.fanout.Filter;
+import dev.idem.core.store.StoreException;
 import dev.idem.core.store.StoreTx;
+import dev.idem.wire.SigningSecret;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -295,6 +299,77 @@ abstract class FanoutContract extends StoreTestBase {
                         .data())
                 .extracting(EventType::name)
                 .containsExactly("report.daily");
+    }
+
+    /** Runs {@code sql} on a connection of its own, below the store: what is on disk, and tampering with it. */
+    private String raw(String sql, boolean update) throws Exception {
+        var config = database.config();
+        java.util.Properties p = new java.util.Properties();
+        if (config.user() != null) p.setProperty("user", config.user());
+        if (config.password() != null) p.setProperty("password", config.password());
+        try (var c = java.sql.DriverManager.getConnection(config.jdbcUrl(), p);
+                var st = c.createStatement()) {
+            if (update) {
+                st.executeUpdate(sql);
+                return null;
+            }
+            try (var rs = st.executeQuery(sql)) {
+                return rs.next() ? rs.getString(1) : null;
+            }
+        }
+    }
+
+    @Test
+    void anEndpointsSecretsAreSealedOnDiskAndRotate() throws Exception {
+        Endpoint e = insert(endpoint(tenant, null));
+        assertThat(store.inReadTransaction((StoreTx tx) -> tx.endpoints().secrets(tenant, e.id())))
+                .isEmpty();
+        SigningSecret first = SigningSecret.generate(new java.security.SecureRandom());
+        assertThat(store.inTransaction(
+                        (StoreTx tx) -> tx.endpoints().saveSecrets(tenant, new EndpointSecrets(e.id(), first))))
+                .isTrue();
+
+        String onDisk = raw("SELECT secret FROM endpoints WHERE id = '" + e.id() + "'", false);
+        assertThat(onDisk).startsWith("v1:").doesNotContain(first.reveal().substring("whsec_".length()));
+        assertThat(store.inReadTransaction((StoreTx tx) -> tx.endpoints().secrets(tenant, e.id()))
+                        .orElseThrow()
+                        .current())
+                .isEqualTo(first);
+        assertThat(store.inReadTransaction((StoreTx tx) -> tx.endpoints().secrets(live, e.id())))
+                .isEmpty();
+
+        SigningSecret second = SigningSecret.generate(new java.security.SecureRandom());
+        EndpointSecrets rotated = new EndpointSecrets(e.id(), first).rotatedTo(second, T0);
+        store.useTransaction(tx -> tx.endpoints().saveSecrets(tenant, rotated));
+        EndpointSecrets back = store.inReadTransaction(
+                        (StoreTx tx) -> tx.endpoints().secrets(tenant, e.id()))
+                .orElseThrow();
+        assertThat(back.activeAt(T0.plusSeconds(60))).containsExactly(second, first);
+        assertThat(back.activeAt(T0.plus(dev.idem.core.SecretRotation.OVERLAP))).containsExactly(second);
+        assertThat(raw("SELECT previous_secrets FROM endpoints WHERE id = '" + e.id() + "'", false))
+                .startsWith("v1:")
+                .doesNotContain(first.reveal().substring("whsec_".length()));
+        assertThat(back.toString()).doesNotContain("whsec_");
+    }
+
+    @Test
+    void aSealedSecretCopiedToAnotherEndpointDoesNotOpen() throws Exception {
+        Endpoint a = insert(endpoint(tenant, null));
+        Endpoint b = insert(endpoint(tenant, null));
+        for (Endpoint e : List.of(a, b))
+            store.useTransaction(tx -> tx.endpoints()
+                    .saveSecrets(
+                            tenant,
+                            new EndpointSecrets(e.id(), SigningSecret.generate(new java.security.SecureRandom()))));
+        raw(
+                "UPDATE endpoints SET secret = (SELECT secret FROM endpoints WHERE id = '" + a.id() + "') WHERE id = '"
+                        + b.id() + "'",
+                true);
+        assertThatThrownBy(() ->
+                        store.inReadTransaction((StoreTx tx) -> tx.endpoints().secrets(tenant, b.id())))
+                .isInstanceOf(StoreException.class);
+        assertThat(store.inReadTransaction((StoreTx tx) -> tx.endpoints().secrets(tenant, a.id())))
+                .isPresent();
     }
 
     private static <T> T uncheck(java.util.concurrent.Callable<T> c) {
