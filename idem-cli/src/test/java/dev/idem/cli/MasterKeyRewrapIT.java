@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * value still opens (some under the old key, some under the new), and a second run finishes the job.
  */
 class MasterKeyRewrapIT {
-    private static final int SOURCES = 6_000;
+    private static final int SOURCES = 3_000;
 
     @TempDir
     Path dir;
