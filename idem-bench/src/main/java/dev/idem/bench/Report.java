@@ -154,7 +154,7 @@ public record Report(List<Phase> phases, Map<SignedPost.Http, Bench.WireFigure> 
                                 "    %-20s %s%s%n",
                                 c, lag(p.lag()), p.timedOut() ? "  (TIMED OUT: not all delivered)" : ""));
         }
-        out.println("== aims (issues 3 and 10)");
+        out.println("== aims");
         phase("idem", "slow" + options.slowMillis())
                 .ifPresent(p -> out.printf(
                         "  >= 2,000 deliveries/s to one destination answering in %d ms: %s (%,.0f/s)%n",

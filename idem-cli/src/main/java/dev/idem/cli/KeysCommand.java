@@ -46,7 +46,7 @@ public final class KeysCommand {
         @CommandLine.Spec(CommandLine.Spec.Target.MIXEE)
         CommandLine.Model.CommandSpec spec;
 
-        /** The store of {@code --data-dir} / {@code --database-url}; it must exist (SPEC: keys refuses a store that does not). */
+        /** The store of {@code --data-dir} / {@code --database-url}; it must exist (keys never creates a store: a typo in a path must not make an empty one). */
         KeyAdmin open() {
             return opening(config -> KeyAdmin.open(config, masterKey.given()));
         }

@@ -24,7 +24,7 @@ import picocli.CommandLine.Model.OptionSpec;
  */
 final class ContainerFiles {
     static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
-    /** Read by {@code idem serve} itself rather than as a flag's default (SPEC section 1: credentials stay out of URLs and argv). */
+    /** Read by {@code idem serve} itself rather than as a flag's default (docs/production.md: credentials stay out of URLs and argv). */
     static final List<String> SERVE_ENV_WITHOUT_FLAG =
             List.of("IDEM_DATABASE_USER", "IDEM_DATABASE_PASSWORD", "IDEM_MASTER_KEY");
 

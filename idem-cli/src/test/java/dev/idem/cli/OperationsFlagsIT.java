@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code idem serve --log-format} and {@code --retention} (SPEC section 1) through the fat jar: JSON log lines
+ * {@code idem serve --log-format} and {@code --retention} (docs/operations.md) through the fat jar: JSON log lines
  * with the delivery's and schedule's ids as fields, finished deliveries pruned past the retention given and kept
  * within it, and bad values refused before anything starts.
  */

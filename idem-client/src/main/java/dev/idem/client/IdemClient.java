@@ -25,7 +25,7 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * The Java client of Idem's HTTP API (SPEC sections 2 and 7). Thread-safe; make one per base URL and key and share it.
+ * The Java client of Idem's HTTP API (docs/api.md, docs/client.md). Thread-safe; make one per base URL and key and share it.
  *
  * <pre>{@code
  * IdemClient idem = IdemClient.create(IdemClientConfig.builder("http://127.0.0.1:8080").apiKey("sk_test_…").build());

@@ -5,7 +5,7 @@ import java.util.stream.Collectors;
 
 /**
  * An operational event Idem can tell a project about by sending a signed delivery to its {@code alert_endpoint}
- * (SPEC section 2, "Alerts"). The wire name is the delivery's {@code Idem-Event-Type} and the body's {@code type}.
+ * (docs/alerts.md). The wire name is the delivery's {@code Idem-Event-Type} and the body's {@code type}.
  */
 public enum AlertEvent {
     /** A delivery used up its retries (or its replay failed) and is now {@code dead}. */

@@ -3,7 +3,7 @@ package dev.idem.core;
 import java.util.Objects;
 
 /**
- * A schedule's {@code flow_control} (SPEC section 2): every schedule of one tenant given the same {@code key} shares at
+ * A schedule's {@code flow_control} (docs/api.md, "Flow control, fairness and {@code --max-in-flight}"): every schedule of one tenant given the same {@code key} shares at
  * most {@code parallelism} attempts in flight and {@code rate} attempts started per second, across all nodes. Either
  * limit may be absent (null), not both.
  */

@@ -2,7 +2,7 @@ package dev.idem.core;
 
 import java.util.Locale;
 
-/** Which other services' header names a delivery also carries (SPEC section 3). */
+/** Which other services' header names a delivery also carries (docs/wire.md, "Header profiles"). */
 public enum HeaderProfile {
     STANDARD,
     RRULE,

@@ -5,7 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * How long Idem remembers a caller's key (SPEC section 2, docs/api.md "Three kinds of idempotency"): an
+ * How long Idem remembers a caller's key (docs/api.md "Three kinds of idempotency"): an
  * {@code Idempotency-Key} replays its first response for {@link #LENGTH} from its first use, and a {@code dedup_id}
  * (users' and internal one-shots': source events, alerts) returns its first schedule for {@link #LENGTH} from the
  * first create ({@link DedupReservation}). Both kinds of row live in the request-idempotency table; the pruner deletes

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.TreeMap;
 
 /**
- * Resuming a paused schedule (SPEC section 2): its {@code catch_up} policy applies to every occurrence whose time
+ * Resuming a paused schedule (docs/api.md, "Pause, resume, catch-up"): its {@code catch_up} policy applies to every occurrence whose time
  * passed while it was paused, whether it was already written as a delivery (within the materialiser's horizon
  * when the pause began) or not. The missed occurrences are those at or before now that no attempt has touched:
  * written ones still {@code scheduled} with no attempt, and the rule's occurrences from the cursor up to now. A

@@ -37,7 +37,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Node liveness (issue 11) with engines in this JVM on one PostgreSQL database, on real time with a short takeover
+ * Node liveness with engines in this JVM on one PostgreSQL database, on real time with a short takeover
  * window. Other incarnations are written straight into the node registry: a process that ended on this machine, or a
  * node on another machine that stops renewing. The real-process tests (kill -9, SIGSTOP, a cut database connection)
  * are {@code FailoverIT} in idem-cli.

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The engine under real receivers that hang, answer slowly or recover, on real time (SPEC section 4: one receiver
+ * The engine under real receivers that hang, answer slowly or recover, on real time (docs/api.md, "Flow control, fairness": one receiver
  * cannot hold up another). Assertions are on behaviour (on time against the due instant with generous bounds, limits
  * never exceeded, nothing lost), never on throughput.
  */

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * How long a client may take to send a request (issue 18.7: slow senders must not hold what other requests need).
+ * How long a client may take to send a request (slow senders must not hold what other requests need).
  *
  * @param headers from the first byte of a request to the end of its header block; a connection that takes longer
  *     is closed (there is no request to answer yet)

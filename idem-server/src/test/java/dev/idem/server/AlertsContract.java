@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Alerts end to end (SPEC section 2): a node, a receiver that fails on purpose and an alert receiver that records what
+ * Alerts end to end (docs/alerts.md): a node, a receiver that fails on purpose and an alert receiver that records what
  * reaches it. Each alert arrives once, signed with the project's signing secret, with its event in
  * {@code Idem-Event-Type} and the ids in its body; it is a delivery like any other (listed, fetched by id) but not a
  * schedule the user sees. A dead alert, an event not chosen and a project without an alert endpoint raise nothing:

@@ -42,7 +42,7 @@ import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
- * SPEC section 5 in a real headless browser: Debian's chromium driven through its own chromedriver (nothing
+ * The dashboard (docs/operations.md, "The dashboard") in a real headless browser: Debian's chromium driven through its own chromedriver (nothing
  * is downloaded: both paths are given, so Selenium Manager is never asked), against a real node on SQLite
  * with real receivers. A machine without chromium fails this test rather than skipping it, as a missing
  * database does: {@code apt-get install -y chromium chromium-driver} (.ci/run does it when missing).

@@ -12,7 +12,7 @@ import java.time.Instant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** SPEC section 2, "Signing secret": after a rotation deliveries carry the old secret's signature too, for 24 h. */
+/** docs/security.md, signing secrets: after a rotation deliveries carry the old secret's signature too, for 24 h. */
 class SigningSecretRotationTest {
     @TempDir
     Path dir;

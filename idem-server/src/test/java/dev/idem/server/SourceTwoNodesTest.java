@@ -31,7 +31,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Two nodes on one PostgreSQL database: a provider's duplicates and retries are forwarded once (issue 14, item 2). */
+/** Two nodes on one PostgreSQL database: a provider's duplicates and retries are forwarded once. */
 class SourceTwoNodesTest {
     private static final String SECRET = "whsec_two_nodes";
 

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Inbound sources (issue 14) over HTTP against a real store and a loopback destination; one subclass per store. */
+/** Inbound sources over HTTP against a real store and a loopback destination; one subclass per store. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class SourcesContractTest {
     static final String STRIPE_SECRET = "whsec_test_stripe_endpoint_secret";

@@ -4,7 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 
 /**
- * The JSON body sent when a schedule has no payload of its own (SPEC section 3).
+ * The JSON body sent when a schedule has no payload of its own (docs/wire.md).
  *
  * @param executionId set for header profile {@code rrule}, else null
  * @param eventType null when the schedule has none
@@ -22,7 +22,7 @@ public record Envelope(
         String inputValue,
         String executionId) {
 
-    /** The envelope as UTF-8 JSON, fields in the SPEC's order. */
+    /** The envelope as UTF-8 JSON, fields in the order docs/wire.md gives. */
     public byte[] toJson() {
         StringBuilder b = new StringBuilder(256).append('{');
         field(b, "schedule_id", scheduleId).append(',');

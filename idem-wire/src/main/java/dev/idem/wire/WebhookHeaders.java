@@ -3,7 +3,7 @@ package dev.idem.wire;
 import java.util.Locale;
 import java.util.Set;
 
-/** Header names of a delivery on the wire (SPEC section 3). */
+/** Header names of a delivery on the wire (docs/wire.md). */
 public final class WebhookHeaders {
     public static final String WEBHOOK_ID = "webhook-id";
     public static final String WEBHOOK_TIMESTAMP = "webhook-timestamp";

@@ -31,7 +31,7 @@ import java.util.jar.JarFile;
 import java.util.stream.Stream;
 
 /**
- * The build's check that a module exposes only its API (issue 16): the public types outside {@code internal}
+ * The build's check that a module exposes only its API: the public types outside {@code internal}
  * packages are a checked-in list ({@code src/test/resources/api-surface.txt}), so adding or removing API is a
  * visible diff, and no public or protected signature of those types mentions a type from any {@code internal}
  * package (this module's or another's), so internals never become API by the back door. Used by each published

@@ -30,13 +30,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Node failover (SPEC section 4, issue 11) with the fat jar as users run it: nodes are {@code idem serve} processes on one
+ * Node failover (docs/api.md, "Nodes and failover") with the fat jar as users run it: nodes are {@code idem serve} processes on one
  * PostgreSQL database (or one SQLite file), killed, paused and cut off their database with signals and a TCP proxy,
  * delivering to a receiver on loopback. Times are measured from the signal to the receiver's arrivals; the long runs
  * carry the tag {@code slow}.
  */
 class FailoverIT {
-    /** SPEC section 4: a dead node's claims are taken over within this. */
+    /** docs/api.md, "Nodes and failover": a dead node's claims are taken over within this. */
     static final Duration TAKEOVER_PROMISE = Duration.ofSeconds(15);
 
     @TempDir
@@ -178,7 +178,7 @@ class FailoverIT {
     /**
      * Kills (SIGKILL) whichever of two nodes holds more claims while {@code n} requests are in flight to a receiver that
      * answers in {@code answer}; checks that every claim of the dead node is sent again, as the next attempt, within the
-     * SPEC's 15 s, and returns what it measured.
+     * documented 15 s, and returns what it measured.
      */
     private Takeover killOneOfTwo(int n) throws Exception {
         JarNode a = node("node-a", "node-a");
@@ -338,7 +338,7 @@ class FailoverIT {
         Set<String> heldNotStarted =
                 held.stream().filter(id -> !sent.contains(id)).collect(Collectors.toSet());
 
-        // taken over while it is stopped, within the SPEC's 15 s
+        // taken over while it is stopped, within the documented 15 s
         await().atMost(TAKEOVER_PROMISE)
                 .pollInterval(Duration.ofMillis(100))
                 .until(() -> claims().values().stream().noneMatch(o -> o.startsWith(paused.name + "#")));

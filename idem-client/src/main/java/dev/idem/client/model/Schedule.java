@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A schedule as the API returns it (SPEC section 2). Fields the API adds later are ignored by this version of the
+ * A schedule as the API returns it (docs/api.md). Fields the API adds later are ignored by this version of the
  * client; {@code null} means the API did not send the field or sent null. Durations are the API's short form
  * ({@code "30s"}, {@code "1h"}); statuses are the API's strings ({@code active}, {@code paused}, {@code completed},
  * {@code deleted}), so a status added later still reads.

@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The schedule fields a create and an update share (SPEC section 2), written into the request body in the order they
+ * The schedule fields a create and an update share (docs/api.md), written into the request body in the order they
  * are set. Idem validates them; this only shapes the JSON. {@link #param} sets a field this client does not know yet.
  */
 public abstract class ScheduleFields<B extends ScheduleFields<B>> {

@@ -18,7 +18,7 @@ import java.util.random.RandomGenerator;
 import javax.sql.DataSource;
 
 /**
- * The transactional outbox (SPEC section 7): {@link #enqueue} writes a schedule request into a table of your own
+ * The transactional outbox (docs/client.md): {@link #enqueue} writes a schedule request into a table of your own
  * database, in your transaction, next to your business writes; an {@link OutboxRelay} sends it to Idem later with
  * {@code Idempotency-Key} = the row's id. Commit, and the schedule will exist exactly once; roll back, and it never
  * will.

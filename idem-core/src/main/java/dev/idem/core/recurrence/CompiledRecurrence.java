@@ -14,7 +14,7 @@ import java.util.Set;
 /**
  * The one {@link Recurrence} implementation, for RRULE and cron alike: a {@link LocalSource}
  * of nominal times, mapped to instants by {@link ZonedStream}, then UNTIL, COUNT and EXDATE
- * in that order (SPEC: EXDATE removes occurrences after COUNT is applied).
+ * in that order (docs/scheduling.md: EXDATE removes occurrences after COUNT is applied).
  */
 final class CompiledRecurrence implements Recurrence {
 

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A recurrence as a user gave it (SPEC section 2): an RFC 5545 rule or a cron expression,
+ * A recurrence as a user gave it (docs/scheduling.md): an RFC 5545 rule or a cron expression,
  * the IANA zone it is evaluated in, and the optional RFC 5545 fields.
  *
  * @param kind       {@link Kind#RRULE} or {@link Kind#CRON}

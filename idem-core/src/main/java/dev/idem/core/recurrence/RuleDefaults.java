@@ -42,7 +42,7 @@ public record RuleDefaults(String rule, LocalDateTime dtstart) {
 
     /**
      * The first local date-time on a whole {@code unit} whose instant is at or after {@code now}. Local
-     * date-times are read as SPEC says (a skipped one moves forward by the gap, an ambiguous one is the first of
+     * date-times are read as docs/scheduling.md says (a skipped one moves forward by the gap, an ambiguous one is the first of
      * the two), so in the second pass of a fall-back overlap no local time of the overlap is ahead of
      * {@code now}: the anchor is then the end of the overlap.
      */

@@ -10,7 +10,7 @@ import java.util.Comparator;
 import java.util.PriorityQueue;
 
 /**
- * Maps a cursor's nominal local times to instants under SPEC's conventions and yields them in
+ * Maps a cursor's nominal local times to instants under the conventions of docs/scheduling.md and yields them in
  * strictly increasing instant order.
  *
  * <p>A time in a spring-forward gap moves forward by the gap's length

@@ -4,7 +4,7 @@
  * {@link dev.idem.core.recurrence.Recurrence}). The scheduler, the preview endpoint and the CLI
  * all go through it, so what a user previews is what fires.
  *
- * <h2>Conventions (SPEC section 2, "Recurrence conventions")</h2>
+ * <h2>Conventions (docs/scheduling.md, "Time zones and daylight saving")</h2>
  * <ul>
  *   <li>DTSTART is the anchor; it is an occurrence only when it matches the rule, and COUNT
  *       counts matches only. BYSETPOS picks from a period's full set before times earlier than

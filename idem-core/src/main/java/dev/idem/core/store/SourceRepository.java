@@ -5,7 +5,7 @@ import dev.idem.core.Source;
 import dev.idem.core.Tenant;
 import java.util.Optional;
 
-/** Inbound sources (issue 14), scoped by tenant except for the ingest route's lookup by id. */
+/** Inbound sources (docs/sources.md), scoped by tenant except for the ingest route's lookup by id. */
 public interface SourceRepository {
     void insert(Source source);
 

@@ -16,7 +16,7 @@ public interface StoreTx {
 
     StatsRepository stats();
 
-    /** Inbound sources (issue 14). */
+    /** Inbound sources (docs/sources.md). */
     SourceRepository sources();
 
     /** Per-tenant settings (alert endpoint and events). */

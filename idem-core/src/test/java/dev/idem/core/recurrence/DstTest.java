@@ -13,7 +13,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * SPEC conventions at DST transitions: a local time in a spring-forward gap moves forward by
+ * The documented conventions (docs/scheduling.md, "Time zones and daylight saving") at DST transitions: a local time in a spring-forward gap moves forward by
  * the gap's length (and is labelled with the time actually on the clock); an ambiguous
  * fall-back time is the first of its two instants. Same for RRULE and cron.
  */

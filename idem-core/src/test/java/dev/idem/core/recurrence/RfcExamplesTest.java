@@ -230,7 +230,7 @@ class RfcExamplesTest {
                 "FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-2",
                 at9("1997-09: 29; 1997-10: 30; 1997-11: 27; 1997-12: 30; 1998-01: 29; 1998-02: 26; 1998-03: 30")));
         // RFC erratum: the RFC lists 15:00 too, but 15:00 EDT is 19:00Z, after a UTC UNTIL of 17:00Z;
-        // SPEC compares a UTC UNTIL with each instant, so 09:00 and 12:00 EDT (13:00Z, 16:00Z).
+        // docs/scheduling.md: Idem compares a UTC UNTIL with each instant, so 09:00 and 12:00 EDT (13:00Z, 16:00Z).
         e.add(finite(
                 "every 3 hours from 09:00 (UTC UNTIL compared with instants)",
                 "1997-09-02T09:00",

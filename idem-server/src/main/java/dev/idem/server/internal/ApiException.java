@@ -1,7 +1,7 @@
 package dev.idem.server.internal;
 
 /**
- * An error the API answers with, in the SPEC's shape. Mapped to HTTP in one place ({@link ErrorMapper}).
+ * An error the API answers with, in the documented error shape (docs/api.md). Mapped to HTTP in one place ({@link ErrorMapper}).
  */
 public final class ApiException extends RuntimeException {
     private final int status;
@@ -64,7 +64,7 @@ public final class ApiException extends RuntimeException {
                 java.util.Map.of("Retry-After", Long.toString(retryAfterSeconds)));
     }
 
-    /** An inbound source's request whose signature did not verify (SPEC section 2, inbound sources). */
+    /** An inbound source's request whose signature did not verify (docs/sources.md). */
     public static ApiException badSignature(String reason) {
         return new ApiException(
                 403, "authentication_error", "BAD_SIGNATURE", "The signature did not verify: " + reason, null);

@@ -7,7 +7,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 
 /**
- * The dashboard's static files (SPEC section 5: page, scripts, style sheet, icon), read from the classpath once. The page holds no data
+ * The dashboard's static files (page, scripts, style sheet, icon), read from the classpath once. The page holds no data
  * and needs no key: its script asks the API under {@code /v1} with the key the user types in. The policy
  * header lets the page run only its own script and talk only to this origin, so text that slipped into the
  * DOM as markup still could not run or load anything.

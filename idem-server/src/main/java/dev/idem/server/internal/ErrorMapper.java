@@ -10,7 +10,7 @@ import io.javalin.http.MethodNotAllowedResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The one place errors become HTTP responses: always the SPEC shape, with the request id. */
+/** The one place errors become HTTP responses: always the documented shape (docs/api.md), with the request id. */
 public final class ErrorMapper {
     private static final Logger log = LoggerFactory.getLogger(ErrorMapper.class);
     private static final java.util.Set<String> UNREADABLE = java.util.Set.of(
@@ -159,14 +159,14 @@ public final class ErrorMapper {
         ctx.status(e.status()).contentType("application/json").result(Json.bytes(body(e, RequestIds.of(ctx))));
     }
 
-    /** The SPEC's error shape: {@code {"error": {...}}}. */
+    /** The API's error shape: {@code {"error": {...}}}. */
     static ObjectNode body(ApiException e, String requestId) {
         ObjectNode body = Json.object();
         body.set("error", error(e, requestId));
         return body;
     }
 
-    /** The error object of the SPEC's shape (what goes under {@code "error"}). */
+    /** The error object of the API's shape (what goes under {@code "error"}). */
     static ObjectNode error(ApiException e, String requestId) {
         ObjectNode err = Json.object();
         err.put("type", e.type());

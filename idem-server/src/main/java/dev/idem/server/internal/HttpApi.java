@@ -11,7 +11,7 @@ import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
-/** Routes of the HTTP API (SPEC section 2) on Javalin. */
+/** Routes of the HTTP API (docs/api.md) on Javalin. */
 public final class HttpApi {
     static final int MAX_BODY_BYTES = 256 * 1024;
     private static final String PREVIEW_PATH = "/v1/recurrence/preview";

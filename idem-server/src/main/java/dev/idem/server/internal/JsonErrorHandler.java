@@ -10,7 +10,7 @@ import org.eclipse.jetty.util.Callback;
 
 /**
  * Errors Jetty answers itself, before a request reaches the API (a path it cannot decode, a header too
- * large): still the SPEC's JSON error shape with a {@code Request-Id}, never Jetty's HTML page.
+ * large): still the API's JSON error shape with a {@code Request-Id}, never Jetty's HTML page.
  */
 final class JsonErrorHandler extends ErrorHandler {
     private final IdGenerator ids;

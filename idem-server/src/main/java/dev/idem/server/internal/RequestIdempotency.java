@@ -18,7 +18,7 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * Runs a mutation once per {@code Idempotency-Key} (SPEC section 2, "Request idempotency"). The key is
+ * Runs a mutation once per {@code Idempotency-Key} (docs/api.md, "Three kinds of idempotency"). The key is
  * first taken by an in-progress record in its own short transaction; the mutation and its stored
  * response then commit together, so a crash between them leaves neither and, once the in-progress lock
  * expires, the key can be used again. Only 2xx responses are stored: an error releases the key.

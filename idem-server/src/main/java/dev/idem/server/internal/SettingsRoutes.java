@@ -12,7 +12,7 @@ import java.util.Set;
 
 /**
  * {@code GET /v1/settings} and {@code PATCH /v1/settings}: a tenant's alert endpoint and the events that raise an alert
- * (SPEC section 2, "Alerts"; the alerts themselves are raised by the store when it records an outcome). A PATCH
+ * (docs/alerts.md; the alerts themselves are raised by the store when it records an outcome). A PATCH
  * changes the fields it gives and keeps the others; {@code "alert_endpoint": null} turns alerts off.
  */
 final class SettingsRoutes {

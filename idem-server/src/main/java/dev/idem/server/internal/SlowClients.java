@@ -16,7 +16,7 @@ import org.eclipse.jetty.util.component.LifeCycle;
 import org.eclipse.jetty.util.thread.Scheduler;
 
 /**
- * Slow or stalled senders cannot hold what other requests need (issue 18.7: about 260 connections trickling a body
+ * Slow or stalled senders cannot hold what other requests need (about 260 connections trickling a body
  * with a valid key made a GET wait 29 s, each holding one of Jetty's 250 request threads in a blocking read).
  * <ul>
  *   <li>A request's body is read asynchronously, with no request thread, before the API sees the request (Jetty's

@@ -4,7 +4,7 @@ import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 
 /**
- * The routes of inbound sources (issue 14, SPEC section 2): {@code /v1/sources} (API key, request idempotency like every
+ * The routes of inbound sources (docs/sources.md): {@code /v1/sources} (API key, request idempotency like every
  * mutation) and the public ingest route {@code POST /in/{source_id}} (no API key: the provider's signature is the
  * credential). Registered by one line in {@link HttpApi}.
  */

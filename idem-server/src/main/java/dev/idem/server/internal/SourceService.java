@@ -10,7 +10,7 @@ import dev.idem.core.store.StoreTx;
 import java.time.Clock;
 import java.time.Instant;
 
-/** The {@code /v1/sources} operations (issue 14); the ingest route is {@link SourceIngest}. */
+/** The {@code /v1/sources} operations; the ingest route is {@link SourceIngest}. */
 final class SourceService {
     private final Store store;
     private final IdGenerator ids;

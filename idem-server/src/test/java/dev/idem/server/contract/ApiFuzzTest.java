@@ -40,7 +40,7 @@ import net.jqwik.api.lifecycle.BeforeContainer;
 import net.jqwik.api.statistics.Statistics;
 
 /**
- * Fuzzing the API (SPEC section 2: "no input can cause a 5xx or a partial write"): random, structured
+ * Fuzzing the API (docs/api.md, "Validation": no input can cause a 5xx or a partial write): random, structured
  * and mutated bodies for {@code POST /v1/schedules} and {@code PATCH /v1/schedules/{id}}, arbitrary
  * bytes, and random query strings for the lists and the preview. Every answer is below 500, matches
  * openapi.json, and a 400 leaves no row (counted in the SQLite file) and no change.

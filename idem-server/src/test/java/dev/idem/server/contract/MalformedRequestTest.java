@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Requests a well-behaved HTTP client would not send (broken escapes, odd methods, lying lengths),
- * written to the socket as raw bytes: never a 5xx, and always the SPEC error shape with the
+ * written to the socket as raw bytes: never a 5xx, and always the documented error shape with the
  * {@code Request-Id} header, never a bare HTML page, and nothing written.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -156,7 +156,7 @@ class MalformedRequestTest {
         assertSpecError(r, requestLine);
     }
 
-    /** Jetty refuses these paths before Javalin sees them; the answer must still be the SPEC's JSON error, not Jetty's HTML page. */
+    /** Jetty refuses these paths before Javalin sees them; the answer must still be the API's JSON error, not Jetty's HTML page. */
     @ParameterizedTest(name = "{0}")
     @ValueSource(
             strings = {
@@ -172,7 +172,7 @@ class MalformedRequestTest {
         assertSpecError(r, requestLine);
     }
 
-    /** Requests Jetty refuses before routing (a header block or a URI too large): still the SPEC's JSON error with a Request-Id. */
+    /** Requests Jetty refuses before routing (a header block or a URI too large): still the API's JSON error with a Request-Id. */
     @org.junit.jupiter.api.Test
     void whatJettyRefusesBeforeRoutingIsStillInTheSpecShape() throws IOException {
         Raw hugeHeader = send("GET /v1/schedules HTTP/1.1\r\nHost: x\r\n" + AUTH + "X-Big: " + "a".repeat(64 * 1024)

@@ -557,7 +557,7 @@ class OpenApiContractTest {
         call(401, "GET", "/v1/signing-secret", null, null);
         call(401, "POST", "/v1/signing-secret/rotate", null, null);
 
-        // inbound sources (issue 14): CRUD under the API key, ingest under the provider's signature
+        // inbound sources: CRUD under the API key, ingest under the provider's signature
         String srcBody =
                 "{\"name\":\"stripe\",\"verify\":{\"scheme\":\"stripe\",\"secret\":\"whsec_walk\"},\"destination\":\""
                         + ok.url("/src") + "\"}";

@@ -15,7 +15,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * SPEC section 2, {@code payload} "sent verbatim" (issue 18.5): the receiver gets the bytes the caller wrote for
+ * docs/api.md, "{@code payload}: the exact bytes": the receiver gets the bytes the caller wrote for
  * the payload value (numbers as spelled, big integers, key order, escapes, spacing), signed over those bytes, and
  * the API shows the same text back; through create, PATCH and an unrelated PATCH, on every store.
  */

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * SPEC section 2, "Request idempotency": one key makes one object however many requests race with it;
+ * docs/api.md, "Three kinds of idempotency": one key makes one object however many requests race with it;
  * the first response is replayed byte for byte; another request under the key is a 409; an error does
  * not use the key up; keys belong to one (project, mode). (The crash between write and commit and the
  * 24-hour expiry are tested with the server's internals and a moving clock elsewhere.)
@@ -170,7 +170,7 @@ abstract class RequestIdempotencyContract {
         }
     }
 
-    /** SPEC section 1: any number of nodes share one database; a key is taken once whichever nodes the retries reach. */
+    /** docs/production.md: any number of nodes share one database; a key is taken once whichever nodes the retries reach. */
     @Test
     void concurrentCreatesWithOneKeyOrOneDedupIdAcrossTwoNodesCreateExactlyOneSchedule() throws Exception {
         ServerConfig config = new ServerConfig(

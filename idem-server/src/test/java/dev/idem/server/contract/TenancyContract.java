@@ -21,7 +21,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * SPEC section 2: every object lives in one (project, mode) and is invisible from any other: 404 (never
+ * docs/api.md, "Keys, tenancy, rate limits": every object lives in one (project, mode) and is invisible from any other: 404 (never
  * 403, never its data) on every endpoint that takes an id or a cursor, absent from lists, untouched by
  * foreign mutations; signing secrets, dedup ids and Idempotency-Keys are per (project, mode) too.
  * Four tenants: project {@code default} test and live, and project {@code other} test and live.

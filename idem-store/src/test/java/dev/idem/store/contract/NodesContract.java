@@ -23,7 +23,7 @@ import java.util.List;
 import java.util.function.BiPredicate;
 import org.junit.jupiter.api.Test;
 
-/** The node liveness records (issue 11), on every dialect. */
+/** The node liveness records, on every dialect. */
 abstract class NodesContract extends StoreTestBase {
     static final NodeProcess PROCESS =
             new NodeProcess("host-1", "host-1/boot/pid:[1]", 4242, Instant.parse("2029-12-31T23:00:00Z"));
