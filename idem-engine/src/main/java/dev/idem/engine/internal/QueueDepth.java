@@ -7,8 +7,8 @@ import java.time.Clock;
  * The queue-depth gauge ({@code idem_queue_depth}), counted at the reaper's beat, but never for more than a
  * {@link #SPACING}th of the time: a count that took {@code d} is not taken again until {@code SPACING × d} after it
  * began. The count reads every pending row (PostgreSQL has no exact estimate for part of a table), so it grows with
- * the backlog: 0.2–0.85 s per count with 280,000 deliveries due at once on the bench's machine (idem-engine/README.md,
- * "What is left"), on every node at every beat. Under such a backlog the gauge is that much older; an empty or
+ * the backlog: 0.2–0.85 s per count with 280,000 deliveries due at once on the bench's machine
+ * (idem-bench/runs/2026-11-27-engine-design-log.md, "Stop 27"), on every node at every beat. Under such a backlog the gauge is that much older; an empty or
  * small queue is counted at every beat as before, and so is any queue after the clock went back ({@link CostSpacing}).
  */
 final class QueueDepth {
