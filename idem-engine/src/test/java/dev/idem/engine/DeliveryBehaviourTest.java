@@ -779,6 +779,9 @@ abstract class DeliveryBehaviourTest {
         engine.wakeUp();
         await().atMost(5, SECONDS).until(() -> receiver.requests().size() == 1);
         long lagMs = receiver.requests().get(0).arrivedMillis() - due.toEpochMilli();
-        assertThat(lagMs).as("lag from due time to arrival, ms").isBetween(-1L, 150L);
+        // Not a speed figure (the bench measures lag): the row must be started by the dispatcher's timer at its
+        // instant, never early, and not by the next poll 5 s after the start (4.3 s late). Half the poll interval
+        // tells the two apart on a machine loaded enough to delay a timer by a second.
+        assertThat(lagMs).as("lag from due time to arrival, ms").isBetween(-1L, 2_500L);
     }
 }
