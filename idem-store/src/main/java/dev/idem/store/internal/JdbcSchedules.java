@@ -66,7 +66,7 @@ final class JdbcSchedules implements ScheduleRepository {
     /** The values of {@link #ROUTING} for a schedule, in that order. */
     static Object[] routing(Schedule s) {
         dev.idem.core.FlowControl fc = s.definition().flowControl();
-        if (fc != null) JdbcDeliveryQueue.flowControlWritten();
+        if (fc != null) Claims.flowControlWritten();
         return new Object[] {
             s.definition().destination(),
             fc == null ? null : fc.scopedKey(s.tenant()),
