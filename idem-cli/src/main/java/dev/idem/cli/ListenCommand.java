@@ -179,7 +179,7 @@ public final class ListenCommand implements Callable<Integer> {
 
     private static String describe(String url) {
         if (url == null || url.isBlank()) return "memory";
-        return url.replaceAll("(?i)(password=)[^&;]*", "$1***").replaceAll("//([^:/@]+):[^@/]+@", "//$1:***@");
+        return dev.idem.store.StoreConfig.redact(url);
     }
 
     private static String rootMessage(Throwable t) {

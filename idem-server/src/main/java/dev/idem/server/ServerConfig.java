@@ -154,7 +154,7 @@ public record ServerConfig(
                 && !databaseUrl.startsWith("jdbc:postgresql:")
                 && !databaseUrl.startsWith("jdbc:sqlite:"))
             throw new IllegalArgumentException("--database-url must start with jdbc:postgresql: (or jdbc:sqlite:), got "
-                    + databaseUrl.replaceAll("password=[^&]*", "password=***"));
+                    + dev.idem.store.StoreConfig.redact(databaseUrl));
         if (bootstrapKey != null) {
             try {
                 dev.idem.server.internal.ApiKeys.validateShape(bootstrapKey, dev.idem.core.Mode.TEST);
@@ -232,7 +232,7 @@ public record ServerConfig(
     public String describe() {
         String db = databaseUrl == null
                 ? "sqlite in " + dataDir.toAbsolutePath()
-                : databaseUrl.replaceAll("password=[^&]*", "password=***");
+                : dev.idem.store.StoreConfig.redact(databaseUrl);
         return "node " + nodeId + " on http://" + host + ":" + port + ", store " + db
                 + (allowPrivateEndpoints ? ", private endpoints ALLOWED" : "")
                 + (rateLimitPerSecond == 0 ? ", no rate limit" : ", rate limit " + rateLimitPerSecond + "/s per key")

@@ -90,9 +90,14 @@ public record StoreConfig(
                 + "': use jdbc:postgresql://host[:port]/database or jdbc:sqlite:/path/to/idem.db");
     }
 
-    /** The URL without a {@code password=} value, for messages and logs. */
-    static String redact(String url) {
-        return url.replaceAll("(?i)(password=)[^&;]*", "$1***");
+    /**
+     * A database or Redis URL fit for messages and logs: the value of any {@code password=} parameter and the password
+     * of any {@code user:password@} part are replaced by {@code ***}. The one redaction every module uses, so a form
+     * one of them misses cannot leak through another's log line.
+     */
+    public static String redact(String url) {
+        if (url == null) return null;
+        return url.replaceAll("(?i)(password=)[^&;]*", "$1***").replaceAll("//([^:/@]+):[^@/]+@", "//$1:***@");
     }
 
     /** Never shows the password. */

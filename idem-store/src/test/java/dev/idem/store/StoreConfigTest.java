@@ -60,4 +60,16 @@ class StoreConfigTest {
                 .doesNotContain("topsecret")
                 .contains("password=***");
     }
+
+    @Test
+    void redactionHidesPasswordParametersAndUserInfoPasswordsInEveryForm() {
+        assertThat(StoreConfig.redact("jdbc:postgresql://h/db?user=u&password=hunter2&ssl=true"))
+                .isEqualTo("jdbc:postgresql://h/db?user=u&password=***&ssl=true");
+        assertThat(StoreConfig.redact("jdbc:mariadb://h/db;PASSWORD=hunter2;x=1"))
+                .isEqualTo("jdbc:mariadb://h/db;PASSWORD=***;x=1");
+        assertThat(StoreConfig.redact("redis://default:hunter2@127.0.0.1:6379/0"))
+                .isEqualTo("redis://default:***@127.0.0.1:6379/0");
+        assertThat(StoreConfig.redact("jdbc:sqlite:/var/lib/idem/idem.db"))
+                .isEqualTo("jdbc:sqlite:/var/lib/idem/idem.db");
+    }
 }
