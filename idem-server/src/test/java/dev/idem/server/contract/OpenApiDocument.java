@@ -30,7 +30,10 @@ import java.util.regex.Pattern;
 public final class OpenApiDocument {
     static final String BASE = "https://idem.invalid/openapi.json";
     static final List<String> METHODS = List.of("get", "put", "post", "delete", "options", "head", "patch", "trace");
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Refuses a key given twice in one object: parsers keep one of them silently, so a merge can hide a path. */
+    private static final ObjectMapper JSON =
+            new ObjectMapper().enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+
     public final byte[] bytes;
     public final JsonNode root;
     private final SchemaRegistry registry;
