@@ -20,12 +20,14 @@ public final class Receiver {
     private final KeyExtractor keys;
     private final Inbox inbox;
     private final boolean transactional;
+    private final ReceiverTracing tracing;
 
     private Receiver(Builder b) {
         this.verifier = b.verifier;
         this.keys = b.keys;
         this.inbox = b.inbox;
         this.transactional = b.transactional == null ? inbox instanceof TransactionalInbox : b.transactional;
+        this.tracing = b.tracing;
         if (transactional && !(inbox instanceof TransactionalInbox)) {
             throw new IllegalArgumentException("transactional mode needs a JdbcInbox, not "
                     + inbox.getClass().getSimpleName());
@@ -48,6 +50,11 @@ public final class Receiver {
      */
     public Receipt receive(Function<String, String> headers, byte[] rawBody, Handler handler) throws Exception {
         Objects.requireNonNull(handler, "handler");
+        return tracing.trace(headers, () -> receiveUntraced(headers, rawBody, handler));
+    }
+
+    private Receipt receiveUntraced(Function<String, String> headers, byte[] rawBody, Handler handler)
+            throws Exception {
         SignatureCheck check = verifier.verify(headers, rawBody);
         // the key of a refused request too: listeners log it, and it costs at most one hash of the body
         String key = keys.extract(headers, rawBody);
@@ -106,6 +113,7 @@ public final class Receiver {
         private final Inbox inbox;
         private KeyExtractor keys = KeyExtractor.standard();
         private Boolean transactional;
+        private ReceiverTracing tracing = ReceiverTracing.automatic();
 
         private Builder(Verifier verifier, Inbox inbox) {
             this.verifier = Objects.requireNonNull(verifier, "verifier");
@@ -121,6 +129,16 @@ public final class Receiver {
         /** Run handlers inside the claiming transaction (default: true over a {@link TransactionalInbox}, else false). */
         public Builder transactional(boolean transactional) {
             this.transactional = transactional;
+            return this;
+        }
+
+        /**
+         * Whether each request runs in a span continuing the delivery's {@code traceparent} (default
+         * {@link ReceiverTracing#automatic()}: when the OpenTelemetry API is on the class path and an SDK is
+         * registered globally).
+         */
+        public Builder tracing(ReceiverTracing tracing) {
+            this.tracing = Objects.requireNonNull(tracing, "tracing");
             return this;
         }
 

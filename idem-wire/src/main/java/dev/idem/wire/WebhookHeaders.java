@@ -17,6 +17,10 @@ public final class WebhookHeaders {
     public static final String EVENT_TYPE = "Idem-Event-Type";
     public static final String USER_AGENT = "User-Agent";
     public static final String CONTENT_TYPE = "Content-Type";
+    /** W3C Trace Context: the trace a delivery belongs to, and the tracing systems' own state beside it. */
+    public static final String TRACEPARENT = "traceparent";
+
+    public static final String TRACESTATE = "tracestate";
 
     /** Profile {@code rrule}. */
     public static final String RRULE_EXECUTION_ID = "X-RRule-Execution-Id";

@@ -6,7 +6,9 @@ import dev.idem.receiver.InboxPruner;
 import dev.idem.receiver.JdbcInbox;
 import dev.idem.receiver.KeyExtractor;
 import dev.idem.receiver.MemoryInbox;
+import dev.idem.receiver.OpenTelemetryTracing;
 import dev.idem.receiver.Receiver;
+import dev.idem.receiver.ReceiverTracing;
 import dev.idem.receiver.Verifier;
 import dev.idem.receiver.servlet.IdemReceiverFilter;
 import java.time.Clock;
@@ -15,6 +17,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -32,7 +35,12 @@ import org.springframework.core.Ordered;
  * and, in a servlet application, the {@link IdemReceiverFilter} around that Receiver on
  * {@code idem.receiver.url-patterns}. Every bean backs off when the application defines its own.
  */
-@AutoConfiguration(afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
+@AutoConfiguration(
+        afterName = {
+            "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+            "org.springframework.boot.opentelemetry.autoconfigure.OpenTelemetrySdkAutoConfiguration",
+            "io.opentelemetry.instrumentation.spring.autoconfigure.OpenTelemetryAutoConfiguration"
+        })
 @ConditionalOnProperty(prefix = "idem.receiver", name = "enabled", matchIfMissing = true)
 @EnableConfigurationProperties(IdemReceiverProperties.class)
 public class IdemReceiverAutoConfiguration {
@@ -106,9 +114,16 @@ public class IdemReceiverAutoConfiguration {
     /** Verify → key → inbox → handler; handlers run in the claiming transaction over a JDBC inbox by default. */
     @Bean
     @ConditionalOnMissingBean
-    public Receiver idemReceiver(Verifier verifier, KeyExtractor keys, Inbox inbox, IdemReceiverProperties props) {
+    public Receiver idemReceiver(
+            Verifier verifier,
+            KeyExtractor keys,
+            Inbox inbox,
+            IdemReceiverProperties props,
+            ObjectProvider<ReceiverTracing> tracing) {
         Receiver.Builder b = Receiver.builder(verifier, inbox).keys(keys);
         if (props.getTransactional() != null) b.transactional(props.getTransactional());
+        ReceiverTracing t = tracing.getIfUnique();
+        if (t != null) b.tracing(t);
         return b.build();
     }
 
@@ -119,6 +134,22 @@ public class IdemReceiverAutoConfiguration {
         InboxPruner pruner = new InboxPruner(inbox, window, Clock.systemUTC());
         if (!props.getPruneInterval().isZero()) pruner.start(props.getPruneInterval());
         return pruner;
+    }
+
+    /**
+     * Spans through the application's {@code OpenTelemetry} bean (Spring Boot's OpenTelemetry setup defines one)
+     * rather than {@code GlobalOpenTelemetry}, which Boot does not register. The filter is ordered after Boot's
+     * server observation filter, so its HTTP server span is current and becomes the handler span's parent.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.opentelemetry.api.OpenTelemetry")
+    static class TracingConfiguration {
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnBean(io.opentelemetry.api.OpenTelemetry.class)
+        ReceiverTracing idemReceiverTracing(io.opentelemetry.api.OpenTelemetry openTelemetry) {
+            return OpenTelemetryTracing.of(openTelemetry);
+        }
     }
 
     /** The filter, in servlet applications. */
