@@ -45,7 +45,7 @@ class OpenExistingTest {
 
     @Test
     void aPostgresDatabaseWithoutTheSchemaIsRefusedAndLeftEmpty() throws Exception {
-        try (TestDatabase db = TestStores.postgresDatabase()) {
+        try (TestDatabase db = TestStores.emptyPostgresDatabase()) {
             assertThatThrownBy(() -> JdbcStores.openExisting(db.config(), Clock.systemUTC()))
                     .isInstanceOf(StoreNotFoundException.class)
                     .hasMessageContaining("has no Idem tables");

@@ -32,7 +32,7 @@ import java.util.function.Function;
  */
 public final class TestStores {
     private static final String PREFIX = "idem_store_";
-    private static final Duration ABANDONED_AFTER = Duration.ofHours(6);
+    static final Duration ABANDONED_AFTER = Duration.ofHours(6);
     private static boolean sweptAbandoned;
     static final List<String> TABLES = List.of(
             "nodes",
@@ -93,13 +93,30 @@ public final class TestStores {
         };
     }
 
-    /** A fresh PostgreSQL database {@code idem_store_<epoch seconds>_<random>}, dropped on close. */
+    /**
+     * A fresh PostgreSQL database {@code idem_store_<epoch seconds>_<random>} with the schema already migrated, dropped
+     * on close: a copy of {@link PostgresTemplate}'s database ({@code CREATE DATABASE … TEMPLATE}), which costs a
+     * fraction of running every migration again. Opening a store on it runs Flyway as always (it finds nothing to do).
+     */
     public static TestDatabase postgresDatabase() {
+        return postgresDatabase(true);
+    }
+
+    /**
+     * A fresh PostgreSQL database without any table, dropped on close: for the tests of what a store does with a
+     * database it did not migrate itself (an empty one, one at an older version).
+     */
+    public static TestDatabase emptyPostgresDatabase() {
+        return postgresDatabase(false);
+    }
+
+    private static TestDatabase postgresDatabase(boolean migrated) {
         dropAbandonedOnce();
         String name = PREFIX + Instant.now().getEpochSecond() + "_"
                 + UUID.randomUUID().toString().replace("-", "").substring(0, 12).toLowerCase(Locale.ROOT);
-        admin("CREATE DATABASE " + name);
-        String url = adminUrl().replaceFirst("/[^/?]*(\\?|$)", "/" + name + "$1");
+        if (migrated) PostgresTemplate.cloneInto(name);
+        else admin("CREATE DATABASE " + name);
+        String url = urlOf(name);
         // A keyset of its own, as a node has: every store opened on this database seals with it.
         StoreConfig config = StoreConfig.of(url, user(), password())
                 .withDatabaseClock(false)
@@ -161,22 +178,27 @@ public final class TestStores {
         }
     }
 
-    private static String adminUrl() {
+    /** The JDBC URL of database {@code name} on the test server. */
+    static String urlOf(String name) {
+        return adminUrl().replaceFirst("/[^/?]*(\\?|$)", "/" + name + "$1");
+    }
+
+    static String adminUrl() {
         String url = System.getenv("IDEM_TEST_PG_URL");
         return url == null || url.isBlank() ? "jdbc:postgresql://127.0.0.1:5432/postgres" : url;
     }
 
-    private static String user() {
+    static String user() {
         String u = System.getenv("IDEM_TEST_PG_USER");
         return u == null || u.isBlank() ? "postgres" : u;
     }
 
-    private static String password() {
+    static String password() {
         String p = System.getenv("IDEM_TEST_PG_PASSWORD");
         return p == null || p.isBlank() ? null : p;
     }
 
-    private static Properties props() {
+    static Properties props() {
         Properties p = new Properties();
         p.setProperty("user", user());
         if (password() != null) p.setProperty("password", password());
@@ -184,7 +206,7 @@ public final class TestStores {
         return p;
     }
 
-    private static void admin(String statement) {
+    static void admin(String statement) {
         try (Connection c = DriverManager.getConnection(adminUrl(), props());
                 Statement s = c.createStatement()) {
             s.execute(statement);
