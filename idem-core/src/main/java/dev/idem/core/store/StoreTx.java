@@ -31,6 +31,9 @@ public interface StoreTx {
     /** Event types, with their JSON Schemas. */
     EventTypeRepository eventTypes();
 
+    /** Portal links and sessions, portal settings, the audit log. */
+    PortalRepository portal();
+
     /**
      * Signals {@link Store#onDeliveriesDue} subscribers, on every node, once this transaction commits
      * (nothing is sent when it rolls back). Call it after writing a delivery that is due now or soon.

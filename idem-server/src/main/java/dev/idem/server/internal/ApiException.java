@@ -32,6 +32,11 @@ public final class ApiException extends RuntimeException {
         return new ApiException(401, "authentication_error", code, message, null);
     }
 
+    /** Authenticated, but what it authenticates (a portal session) is not allowed this. */
+    public static ApiException forbidden(String code, String message) {
+        return new ApiException(403, "permission_error", code, message, null);
+    }
+
     public static ApiException notFound(String what, String id) {
         return new ApiException(404, "not_found_error", "resource_missing", "No such " + what + ": '" + id + "'", "id");
     }

@@ -11,7 +11,7 @@ import java.time.Clock;
 import java.time.Duration;
 
 /**
- * Resolves {@code Authorization: Bearer sk_…} to a tenant by the key's SHA-256, then applies the key's rate limit.
+ * Resolves {@code Authorization: Bearer sk_…} (or a portal session's {@code ps_…}, narrowed by {@link PortalGuard}) to a tenant by the key's SHA-256, then applies the key's rate limit.
  * A key found active is remembered for {@link #CACHE_TTL} (Caffeine, bounded): revoking a key takes effect on every
  * node within that time, and a node under load stops paying a read transaction per request for it (measured in
  * docs/api.md, "Keys, tenancy, rate limits"). Unknown and revoked keys are never cached: a key just created works
@@ -25,11 +25,13 @@ public final class Authenticator {
     private final Store store;
     private final RateLimiter limiter;
     private final Cache<String, ApiKey> active;
+    private final PortalAuth portal;
 
     /** @param clock the cache's time (a test that moves it sees a revocation take effect) */
     public Authenticator(Store store, RateLimiter limiter, Clock clock) {
         this.store = store;
         this.limiter = limiter;
+        this.portal = new PortalAuth(store, clock);
         Ticker ticker = () -> clock.millis() * 1_000_000L;
         this.active = Caffeine.newBuilder()
                 .expireAfterWrite(CACHE_TTL)
@@ -45,7 +47,17 @@ public final class Authenticator {
                     "missing_api_key", "No API key given: send 'Authorization: Bearer sk_test_…'");
         if (!header.regionMatches(true, 0, "Bearer ", 0, 7))
             throw ApiException.unauthenticated("invalid_authorization", "Authorization must be 'Bearer <api key>'");
-        String hash = ApiKeys.hash(header.substring(7).trim());
+        String token = header.substring(7).trim();
+        if (PortalTokens.isPortalToken(token)) {
+            // one path for both: a portal session is a key narrowed to one application and its capabilities
+            PortalScope scope = portal.authenticate(ctx, token);
+            limiter.acquire(scope.access().id());
+            ctx.attribute(ATTR, scope.access().tenant());
+            scope.attach(ctx);
+            PortalGuard.check(ctx, scope, store);
+            return;
+        }
+        String hash = ApiKeys.hash(token);
         ApiKey key = active.getIfPresent(hash);
         if (key == null) {
             key = store.inReadTransaction(tx -> tx.apiKeys().findByHash(hash))

@@ -173,6 +173,7 @@ public final class HttpApi {
             SourceRoutes.install(r, s);
             SettingsRoutes.install(r, s);
             FanoutRoutes.install(r, s);
+            PortalRoutes.install(r, s);
         });
     }
 

@@ -31,9 +31,12 @@ public final class RequestIdempotency {
     private final Store store;
     private final Clock clock;
 
+    private final dev.idem.core.IdGenerator auditIds;
+
     public RequestIdempotency(Store store, Clock clock) {
         this.store = store;
         this.clock = clock;
+        this.auditIds = new dev.idem.core.IdGenerator(clock, new java.security.SecureRandom());
     }
 
     /** Runs {@code mutation} in one transaction (with the key's record when the header is present) and answers. */
@@ -41,13 +44,13 @@ public final class RequestIdempotency {
         String key = ctx.header(HEADER);
         ApiResponse response;
         if (key == null) {
-            response = store.inTransaction(mutation);
+            response = store.inTransaction(tx -> audited(ctx, tx, mutation));
         } else {
             String fingerprint = fingerprint(ctx, key);
             if (replayed(ctx, claim(tenant, key, fingerprint))) return;
             try {
                 response = store.inTransaction(tx -> {
-                    ApiResponse r = mutation.apply(tx);
+                    ApiResponse r = audited(ctx, tx, mutation);
                     tx.idempotency()
                             .complete(tenant, key, r.status(), new Stored(r.headers(), Json.bytes(r.body())).encode());
                     return r;
@@ -64,6 +67,11 @@ public final class RequestIdempotency {
             }
         }
         answer(ctx, response);
+    }
+
+    /** The mutation's response; a change a portal session made is recorded in the same transaction. */
+    private ApiResponse audited(Context ctx, StoreTx tx, Function<StoreTx, ApiResponse> mutation) {
+        return PortalAudit.record(ctx, tx, mutation.apply(tx), auditIds, clock.instant());
     }
 
     private static void answer(Context ctx, ApiResponse response) {

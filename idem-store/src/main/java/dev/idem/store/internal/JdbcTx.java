@@ -92,6 +92,11 @@ final class JdbcTx implements StoreTx {
     }
 
     @Override
+    public dev.idem.core.store.PortalRepository portal() {
+        return new JdbcPortal(sql);
+    }
+
+    @Override
     public void notifyDeliveriesDue() {
         if (signalled) return;
         signalled = true;

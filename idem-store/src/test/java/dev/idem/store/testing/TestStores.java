@@ -35,6 +35,10 @@ public final class TestStores {
     static final Duration ABANDONED_AFTER = Duration.ofHours(6);
     private static boolean sweptAbandoned;
     static final List<String> TABLES = List.of(
+            "audit_log",
+            "portal_sessions",
+            "portal_access",
+            "portal_settings",
             "nodes",
             "attempts",
             "deliveries",
