@@ -14,6 +14,12 @@ public enum OutboxDialect {
     MYSQL,
     SQLITE;
 
+    /**
+     * The W3C trace context of the transaction that wrote the row, so the relay's call continues that trace. Added
+     * to tables made before they existed by {@link #addTraceColumns}.
+     */
+    private static final String TRACE_COLUMNS = "traceparent VARCHAR(55), tracestate VARCHAR(512)";
+
     private static final String COLUMNS = "id VARCHAR(64) NOT NULL PRIMARY KEY, "
             + "request %s NOT NULL, "
             + "status VARCHAR(16) NOT NULL, "
@@ -24,7 +30,8 @@ public enum OutboxDialect {
             + "schedule_id VARCHAR(64), "
             + "last_error TEXT, "
             + "created_at BIGINT NOT NULL, "
-            + "sent_at BIGINT";
+            + "sent_at BIGINT, "
+            + TRACE_COLUMNS;
 
     public static OutboxDialect of(Connection c) throws SQLException {
         String name = c.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT);
@@ -49,9 +56,23 @@ public enum OutboxDialect {
                         + " (available_at) WHERE status = 'pending'");
     }
 
+    /** Params: id, request, available at, created at, traceparent, tracestate. */
     public String insert(String table) {
         return "INSERT INTO " + table
-                + " (id, request, status, attempts, available_at, created_at) VALUES (?, ?, 'pending', 0, ?, ?)";
+                + " (id, request, status, attempts, available_at, created_at, traceparent, tracestate)"
+                + " VALUES (?, ?, 'pending', 0, ?, ?, ?, ?)";
+    }
+
+    /** Probes whether a table has the trace columns: fails on a table made before them. */
+    public String probeTraceColumns(String table) {
+        return "SELECT traceparent, tracestate FROM " + table + " WHERE 1 = 0";
+    }
+
+    /** Adds the trace columns to a table made before them (one statement each: SQLite adds one at a time). */
+    public List<String> addTraceColumns(String table) {
+        return List.of(
+                "ALTER TABLE " + table + " ADD COLUMN traceparent VARCHAR(55)",
+                "ALTER TABLE " + table + " ADD COLUMN tracestate VARCHAR(512)");
     }
 
     /** Whether one {@code UPDATE … RETURNING} claims a batch (PostgreSQL, SQLite); else {@link #selectForClaim} then {@link #claimByIds}. */
@@ -75,12 +96,12 @@ public enum OutboxDialect {
     public String claimReturning(String table) {
         return "UPDATE " + table + claimSet() + " WHERE id IN (" + due(table)
                 + (this == POSTGRESQL ? " FOR UPDATE SKIP LOCKED" : "")
-                + ") RETURNING id, request, attempts, first_sent_at";
+                + ") RETURNING id, request, attempts, first_sent_at, traceparent, tracestate";
     }
 
     /** MySQL, first half of a claim transaction: lock up to n due rows, skipping locked ones. Params: now, n. */
     public String selectForClaim(String table) {
-        return "SELECT id, request, attempts, first_sent_at FROM " + table
+        return "SELECT id, request, attempts, first_sent_at, traceparent, tracestate FROM " + table
                 + " WHERE status = 'pending' AND available_at <= ? ORDER BY available_at, id LIMIT ? FOR UPDATE SKIP LOCKED";
     }
 
@@ -115,7 +136,7 @@ public enum OutboxDialect {
     }
 
     public String select(String table) {
-        return "SELECT id, request, status, attempts, available_at, claimed_by, first_sent_at, schedule_id, last_error, created_at, sent_at FROM "
+        return "SELECT id, request, status, attempts, available_at, claimed_by, first_sent_at, schedule_id, last_error, created_at, sent_at, traceparent, tracestate FROM "
                 + table + " WHERE id = ?";
     }
 

@@ -53,7 +53,7 @@ public final class Transport {
                 : options.idempotencyKey() != null
                         ? options.idempotencyKey()
                         : config.idempotencyKeys().get();
-        HttpRequest request = request(call, key);
+        HttpRequest request = request(call, key, options);
         for (int attempt = 1; ; attempt++) {
             IdemException failure;
             try {
@@ -84,7 +84,7 @@ public final class Transport {
         }
     }
 
-    private HttpRequest request(ApiCall<?> call, String key) {
+    private HttpRequest request(ApiCall<?> call, String key, RequestOptions options) {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(config.baseUrl() + call.path()))
                 .timeout(config.requestTimeout())
                 .header("Accept", "application/json")
@@ -92,6 +92,14 @@ public final class Transport {
         if (config.apiKey() != null) b.header("Authorization", "Bearer " + config.apiKey());
         if (key != null) b.header("Idempotency-Key", key);
         if (call.body() != null) b.header("Content-Type", "application/json");
+        if (options.traceparent() != null) {
+            b.header("traceparent", options.traceparent());
+            if (options.tracestate() != null && !options.tracestate().isEmpty())
+                b.header("tracestate", options.tracestate());
+        } else {
+            // the caller's span, so Idem's spans (and every attempt of what this call creates) join its trace
+            TraceContext.current().forEach(b::header);
+        }
         b.method(
                 call.method(),
                 call.body() == null

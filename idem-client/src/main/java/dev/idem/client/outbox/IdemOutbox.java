@@ -1,6 +1,7 @@
 package dev.idem.client.outbox;
 
 import dev.idem.client.internal.OutboxDialect;
+import dev.idem.client.internal.TraceContext;
 import dev.idem.client.model.ScheduleCreate;
 import java.security.SecureRandom;
 import java.sql.Connection;
@@ -12,6 +13,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.random.RandomGenerator;
@@ -69,13 +71,31 @@ public final class IdemOutbox {
         try (Connection c = dataSource.getConnection()) {
             boolean auto = c.getAutoCommit();
             c.setAutoCommit(true);
-            try (Statement s = c.createStatement()) {
-                for (String sql : OutboxDialect.of(c).createTable(table)) s.execute(sql);
+            try {
+                OutboxDialect d = OutboxDialect.of(c);
+                try (Statement s = c.createStatement()) {
+                    for (String sql : d.createTable(table)) s.execute(sql);
+                }
+                // a table made by an earlier version lacks the trace columns: add them
+                if (!hasTraceColumns(c, d)) {
+                    try (Statement s = c.createStatement()) {
+                        for (String sql : d.addTraceColumns(table)) s.execute(sql);
+                    }
+                }
             } finally {
                 c.setAutoCommit(auto);
             }
         } catch (SQLException e) {
             throw new OutboxException("cannot create the outbox table " + table + ": " + e.getMessage(), e);
+        }
+    }
+
+    private boolean hasTraceColumns(Connection c, OutboxDialect d) {
+        try (Statement s = c.createStatement()) {
+            s.executeQuery(d.probeTraceColumns(table)).close();
+            return true;
+        } catch (SQLException e) {
+            return false;
         }
     }
 
@@ -100,6 +120,12 @@ public final class IdemOutbox {
                 ps.setString(2, request.toJson());
                 ps.setLong(3, now.toEpochMilli());
                 ps.setLong(4, now.toEpochMilli());
+                // the producer's trace: the relay's later call continues it rather than the relay's own
+                Map<String, String> trace = TraceContext.current();
+                String traceparent = trace.get("traceparent");
+                boolean traced = TraceContext.validTraceparent(traceparent);
+                ps.setString(5, traced ? traceparent : null);
+                ps.setString(6, traced ? trace.get("tracestate") : null);
                 ps.executeUpdate();
             }
             return id;
@@ -128,7 +154,9 @@ public final class IdemOutbox {
                         rs.getString(8),
                         rs.getString(9),
                         instant(rs, 10),
-                        instant(rs, 11)));
+                        instant(rs, 11),
+                        rs.getString(12),
+                        rs.getString(13)));
             }
         } catch (SQLException e) {
             throw new OutboxException("cannot read outbox row " + id + " from " + table + ": " + e.getMessage(), e);

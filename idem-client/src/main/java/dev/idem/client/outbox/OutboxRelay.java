@@ -6,6 +6,7 @@ import dev.idem.client.RequestOptions;
 import dev.idem.client.Sleeper;
 import dev.idem.client.internal.Backoff;
 import dev.idem.client.internal.OutboxDialect;
+import dev.idem.client.internal.TraceContext;
 import dev.idem.client.model.Schedule;
 import dev.idem.client.model.ScheduleCreate;
 import dev.idem.wire.KeyWindow;
@@ -131,7 +132,7 @@ public final class OutboxRelay implements AutoCloseable {
             return false;
         }
         try {
-            Schedule s = client.schedules().create(request, RequestOptions.idempotencyKey(row.id));
+            Schedule s = client.schedules().create(request, row.options());
             if (update(row.id, d -> d.markSent(table), s.id(), clock.instant().toEpochMilli(), row.id, token) == 0)
                 log.log(
                         System.Logger.Level.WARNING,
@@ -215,7 +216,13 @@ public final class OutboxRelay implements AutoCloseable {
             ps.executeUpdate();
         }
         return rows.stream()
-                .map(r -> new Claimed(r.id, r.request, r.attempts, r.firstSentAt != null ? r.firstSentAt : now))
+                .map(r -> new Claimed(
+                        r.id,
+                        r.request,
+                        r.attempts,
+                        r.firstSentAt != null ? r.firstSentAt : now,
+                        r.traceparent,
+                        r.tracestate))
                 .toList();
     }
 
@@ -225,17 +232,27 @@ public final class OutboxRelay implements AutoCloseable {
         try (rs) {
             while (rs.next()) {
                 long first = rs.getLong(4);
+                Instant firstSentAt = rs.wasNull() ? null : Instant.ofEpochMilli(first);
                 rows.add(new Claimed(
                         rs.getString(1),
                         rs.getString(2),
                         rs.getInt(3) + attemptsAdded,
-                        rs.wasNull() ? null : Instant.ofEpochMilli(first)));
+                        firstSentAt,
+                        rs.getString(5),
+                        rs.getString(6)));
             }
         }
         return rows;
     }
 
-    private record Claimed(String id, String request, int attempts, Instant firstSentAt) {}
+    private record Claimed(
+            String id, String request, int attempts, Instant firstSentAt, String traceparent, String tracestate) {
+        /** The row's key, and the trace of the transaction that wrote it when it had one (else the relay's). */
+        RequestOptions options() {
+            RequestOptions o = RequestOptions.idempotencyKey(id);
+            return TraceContext.validTraceparent(traceparent) ? o.withTraceContext(traceparent, tracestate) : o;
+        }
+    }
 
     private int update(String rowId, java.util.function.Function<OutboxDialect, String> sql, Object... params) {
         try (Connection c = dataSource.getConnection()) {

@@ -13,6 +13,8 @@ import java.time.Instant;
  * @param claimedBy the relay claim holding it now, or null
  * @param scheduleId the created schedule's id, once sent
  * @param lastError why the last attempt failed, or null
+ * @param traceparent the W3C trace context of the transaction that enqueued the row, or null when it had none
+ * @param tracestate the tracestate beside it, or null
  */
 public record OutboxRow(
         String id,
@@ -25,7 +27,9 @@ public record OutboxRow(
         String scheduleId,
         String lastError,
         Instant createdAt,
-        Instant sentAt) {
+        Instant sentAt,
+        String traceparent,
+        String tracestate) {
     public boolean isSent() {
         return "sent".equals(status);
     }

@@ -43,7 +43,22 @@ public final class ScriptedServer implements AutoCloseable {
     }
 
     /** A request as received. */
-    public record Received(String method, String path, String idempotencyKey, String authorization, String body) {}
+    public record Received(
+            String method,
+            String path,
+            String idempotencyKey,
+            String authorization,
+            String body,
+            Map<String, List<String>> headers) {
+        /** A header's first value by name, any case; null when absent. */
+        public String header(String name) {
+            return headers.entrySet().stream()
+                    .filter(e -> e.getKey().equalsIgnoreCase(name))
+                    .map(e -> e.getValue().get(0))
+                    .findFirst()
+                    .orElse(null);
+        }
+    }
 
     public ScriptedServer() throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
@@ -54,7 +69,8 @@ public final class ScriptedServer implements AutoCloseable {
                     ex.getRequestURI().toString(),
                     ex.getRequestHeaders().getFirst("Idempotency-Key"),
                     ex.getRequestHeaders().getFirst("Authorization"),
-                    new String(body, StandardCharsets.UTF_8)));
+                    new String(body, StandardCharsets.UTF_8),
+                    Map.copyOf(ex.getRequestHeaders())));
             Answer a = script.poll();
             if (a == null) a = last;
             else last = a;
