@@ -1,6 +1,7 @@
 package dev.idem.engine;
 
 import dev.idem.core.IdGenerator;
+import dev.idem.core.outcome.OutcomeDecider;
 import dev.idem.core.store.Store;
 import dev.idem.engine.internal.DeliveryAttempt;
 import dev.idem.engine.internal.Dispatcher;
@@ -11,7 +12,6 @@ import dev.idem.engine.internal.LockedRandom;
 import dev.idem.engine.internal.Maintenance;
 import dev.idem.engine.internal.Materialiser;
 import dev.idem.engine.internal.NamedThreads;
-import dev.idem.engine.internal.OutcomeDecider;
 import dev.idem.engine.internal.Recorder;
 import dev.idem.engine.internal.RequestBuilder;
 import dev.idem.engine.internal.SecretCache;

@@ -39,6 +39,12 @@ public record AttemptResult(
         return error == null;
     }
 
+    /** What the outcome rules ({@link dev.idem.core.outcome.OutcomeDecider}) read of this result. */
+    public dev.idem.core.outcome.AttemptReport report() {
+        return new dev.idem.core.outcome.AttemptReport(
+                startedAt, durationMs, statusCode, error, responseBody, retryAfter);
+    }
+
     /**
      * This result with another start: the instant the request was signed at, so the recorded start is the instant its
      * {@code webhook-timestamp} and envelope were made from, and the request can be rebuilt exactly from it.

@@ -2,6 +2,7 @@ package dev.idem.engine.internal;
 
 import dev.idem.core.Delivery;
 import dev.idem.core.SigningSecrets;
+import dev.idem.core.outcome.OutcomeDecider;
 import dev.idem.core.store.DeliveryQueue.Claim;
 import dev.idem.core.store.DeliveryQueue.Outcome;
 import dev.idem.core.store.StoreException;
@@ -124,7 +125,7 @@ public final class DeliveryAttempt implements Dispatcher.AttemptStarter {
         try {
             metrics.attempt(EngineMetrics.resultOf(result), result.durationMs());
             outcome = decider.decide(
-                    claim.delivery(), claim.schedule(), claim.delivery().attemptCount(), result);
+                    claim.delivery(), claim.schedule(), claim.delivery().attemptCount(), result.report());
         } catch (RuntimeException | Error e) {
             log.error(
                     "the outcome of delivery {} attempt {} could not be decided; its lease will expire and it goes out again",

@@ -2,6 +2,7 @@ package dev.idem.store.internal;
 
 import dev.idem.core.Attempt;
 import dev.idem.core.Schedule;
+import dev.idem.core.outcome.OutcomeBatch;
 import dev.idem.core.store.DeliveryQueue.Outcome;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -12,12 +13,11 @@ import java.util.Set;
 /** Completion by JDBC batches, one row per statement: right for SQLite, where a statement costs no round trip. */
 final class BatchCompletion extends Completion {
     @Override
-    void insertAttempts(Sql sql, List<Outcome> outcomes) {
+    void insertAttempts(Sql sql, List<Attempt> attempts) {
         sql.batch(
                 "INSERT INTO attempts (" + Rows.ATTEMPT + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                outcomes.stream()
-                        .map(o -> {
-                            Attempt a = o.attempt();
+                attempts.stream()
+                        .map(a -> {
                             return new Object[] {
                                 a.id(),
                                 a.deliveryId(),
@@ -62,29 +62,24 @@ final class BatchCompletion extends Completion {
     }
 
     @Override
-    Locked lockCounters(Sql sql, Set<String> scheduleIds, Set<String> withFailures, Set<String> finalIn) {
-        // SQLite's write transaction already excludes every other writer: no row locks to take.
-        Map<String, Counter> out = new HashMap<>();
-        Set<String> ended = new java.util.HashSet<>();
+    Map<String, OutcomeBatch.Stored> lockSchedules(
+            Sql sql, Set<String> scheduleIds, Set<String> withFailures, Set<String> finalIn) {
+        // SQLite's write transaction already excludes every other writer: no row locks to take, and reading a schedule
+        // the batch does not change costs nothing that matters here
+        Map<String, OutcomeBatch.Stored> out = new HashMap<>();
         for (List<String> chunk : JdbcDeliveryQueue.chunks(List.copyOf(scheduleIds))) {
             sql.query(
                     "SELECT id, consecutive_failures, auto_pause_after, status, next_fire_at IS NULL FROM schedules"
                             + " WHERE id IN (" + Sql.marks(chunk.size()) + ")",
-                    rs -> {
-                        String id = rs.getString(1);
-                        String status = rs.getString(4);
-                        if (rs.getInt(2) != 0 || withFailures.contains(id))
-                            out.put(id, new Counter(rs.getInt(2), rs.getInt(3), PAUSABLE.contains(status)));
-                        if (finalIn.contains(id) && rs.getBoolean(5) && SETTLEABLE.contains(status)) ended.add(id);
-                        return id;
-                    },
+                    rs -> out.put(
+                            rs.getString(1), stored(rs.getInt(2), rs.getInt(3), rs.getString(4), rs.getBoolean(5))),
                     chunk.toArray());
         }
-        return new Locked(out, ended);
+        return out;
     }
 
     @Override
-    void updateCounters(Sql sql, List<NewCounter> changes, long now) {
+    void updateCounters(Sql sql, List<OutcomeBatch.CounterChange> changes, long now) {
         sql.batch(
                 "UPDATE schedules SET consecutive_failures = ?, status = CASE WHEN ? = 1 THEN 'paused' ELSE status END, "
                         + "paused_reason = CASE WHEN ? = 1 THEN '" + Schedule.PAUSED_BY_FAILURES

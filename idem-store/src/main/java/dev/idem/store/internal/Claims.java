@@ -20,12 +20,20 @@ final class Claims {
     private final Dialect dialect;
     private final QueueClock clock;
     private final ClaimSql statements;
+    /** The ids of the attempts that say why a buried row was not sent. */
+    private final dev.idem.core.IdGenerator attemptIds;
 
-    Claims(Transactions transactions, Dialect dialect, QueueClock clock, ClaimSql statements) {
+    Claims(
+            Transactions transactions,
+            Dialect dialect,
+            QueueClock clock,
+            ClaimSql statements,
+            dev.idem.core.IdGenerator attemptIds) {
         this.transactions = transactions;
         this.dialect = dialect;
         this.clock = clock;
         this.statements = statements;
+        this.attemptIds = attemptIds;
     }
 
     List<Claim> claimDue(String owner, Duration lease, int limit, Duration lookahead, Fairness fairness) {
@@ -259,7 +267,6 @@ final class Claims {
     private record Undecodable(String deliveryId, int attempt, String error) {}
 
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(JdbcDeliveryQueue.class);
-    private static final dev.idem.core.IdGenerator ATTEMPT_IDS = dev.idem.core.IdGenerator.system();
 
     /**
      * Claimed rows that cannot be decoded (a definition written by a newer version, or damaged by hand) become
@@ -275,7 +282,7 @@ final class Claims {
                         + ") VALUES (?, ?, ?, ?, 0, NULL, ?, NULL) ON CONFLICT DO NOTHING",
                 buried.stream()
                         .map(b -> new Object[] {
-                            ATTEMPT_IDS.next("att"), b.deliveryId(), b.attempt(), now, "not sent: " + b.error()
+                            attemptIds.next("att"), b.deliveryId(), b.attempt(), now, "not sent: " + b.error()
                         })
                         .toList());
         sql.batch(

@@ -38,15 +38,19 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     private final String releaseSql;
 
     JdbcDeliveryQueue(
-            Transactions transactions, Dialect dialect, DueSignal signal, Clock clock, boolean databaseClock) {
+            Transactions transactions,
+            Dialect dialect,
+            DueSignal signal,
+            Clock clock,
+            boolean databaseClock,
+            dev.idem.core.IdGenerator ids) {
         this.transactions = transactions;
         this.signal = signal;
         this.clock = new QueueClock(dialect, clock, databaseClock);
         this.dialect = dialect;
         this.statements = new ClaimSql(dialect, this.clock);
-        this.claims = new Claims(transactions, dialect, this.clock, statements);
-        this.outcomeWriter = new OutcomeWriter(
-                dialect, signal, new dev.idem.core.IdGenerator(clock, new java.security.SecureRandom()));
+        this.claims = new Claims(transactions, dialect, this.clock, statements, ids);
+        this.outcomeWriter = new OutcomeWriter(dialect, signal, ids);
         String toQueue = this.clock.cte() + "UPDATE deliveries SET status = 'retrying', next_attempt_at = " + NOW
                 + ", lease_owner = NULL, lease_expires_at = NULL, updated_at = " + NOW
                 + " WHERE status = 'delivering' AND ";

@@ -46,7 +46,14 @@ public final class JdbcStore implements Store {
         this.transactions = new Transactions(dialect, () -> pool);
         // the node registry's renewals and takeovers, on a connection of their own
         this.livenessTransactions = new Transactions(dialect, this::livenessPool);
-        this.queue = new JdbcDeliveryQueue(transactions, dialect, signal, clock, databaseClock);
+        // the ids of what the queue writes itself (an alert's schedule and delivery, a buried row's attempt)
+        this.queue = new JdbcDeliveryQueue(
+                transactions,
+                dialect,
+                signal,
+                clock,
+                databaseClock,
+                new dev.idem.core.IdGenerator(clock, new java.security.SecureRandom()));
         this.nodes = new JdbcNodes(livenessTransactions, queue);
     }
 

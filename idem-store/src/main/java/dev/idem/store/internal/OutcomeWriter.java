@@ -1,22 +1,27 @@
 package dev.idem.store.internal;
 
 import dev.idem.core.IdGenerator;
+import dev.idem.core.outcome.OutcomeBatch;
 import dev.idem.core.store.DeliveryQueue.Completed;
 import dev.idem.core.store.DeliveryQueue.Outcome;
 import java.util.List;
+import java.util.Map;
 
-/** Applies one {@link dev.idem.core.store.DeliveryQueue#complete} in the caller's transaction. */
+/**
+ * Applies one {@link dev.idem.core.store.DeliveryQueue#complete} in the caller's transaction: the statements are
+ * {@link Completion}'s, what they write is {@link OutcomeBatch}'s to decide, the alerts {@link AlertWriter}'s to write.
+ */
 final class OutcomeWriter {
     private final Dialect dialect;
     private final DueSignal signal;
     private final Completion completion;
-    private final Alerts alerts;
+    private final AlertWriter alerts;
 
     OutcomeWriter(Dialect dialect, DueSignal signal, IdGenerator ids) {
         this.dialect = dialect;
         this.signal = signal;
         this.completion = dialect.completion();
-        this.alerts = new Alerts(ids);
+        this.alerts = new AlertWriter(ids);
     }
 
     /**
@@ -26,12 +31,18 @@ final class OutcomeWriter {
     record Written(Completed completed, boolean alerted) {}
 
     Written write(Sql sql, String owner, List<Outcome> outcomes, long now) {
-        Completion.Applied applied = completion.apply(sql, owner, outcomes, now);
-        Completed completed = applied.completed();
+        Map<String, String> scheduleOfApplied =
+                completion.updateDeliveries(sql, owner, OutcomeBatch.toApply(outcomes), now);
+        OutcomeBatch batch = OutcomeBatch.applied(outcomes, scheduleOfApplied);
+        completion.insertAttempts(sql, batch.attempts());
+        if (batch.nothingApplied()) return new Written(Completed.NONE, false);
+        OutcomeBatch.Effects effects =
+                batch.effects(completion.lockSchedules(sql, batch.schedules(), batch.withFailures(), batch.finalIn()));
+        if (!effects.counters().isEmpty()) completion.updateCounters(sql, effects.counters(), now);
         // a schedule whose last delivery just became final is completed, in the same transaction
-        Settlement.ofLockedSchedules(sql, applied.ended(), now);
-        // the alerts of what this batch made dead or paused, as durable as the outcomes (see Alerts)
-        boolean alerted = alerts.raise(new JdbcTx(sql, dialect, signal), sql, outcomes, completed, now);
-        return new Written(completed, alerted);
+        Settlement.ofLockedSchedules(sql, effects.mayComplete(), now);
+        // the alerts of what this batch made dead or paused, as durable as the outcomes (see AlertWriter)
+        boolean alerted = alerts.raise(new JdbcTx(sql, dialect, signal), sql, outcomes, effects.completed(), now);
+        return new Written(effects.completed(), alerted);
     }
 }

@@ -2,6 +2,7 @@ package dev.idem.store.internal;
 
 import dev.idem.core.Attempt;
 import dev.idem.core.Schedule;
+import dev.idem.core.outcome.OutcomeBatch;
 import dev.idem.core.store.DeliveryQueue.Outcome;
 import java.util.HashMap;
 import java.util.List;
@@ -14,8 +15,8 @@ import java.util.Set;
  */
 final class PgCompletion extends Completion {
     @Override
-    void insertAttempts(Sql sql, List<Outcome> outcomes) {
-        int n = outcomes.size();
+    void insertAttempts(Sql sql, List<Attempt> attempts) {
+        int n = attempts.size();
         String[] ids = new String[n];
         String[] deliveryIds = new String[n];
         Integer[] numbers = new Integer[n];
@@ -25,7 +26,7 @@ final class PgCompletion extends Completion {
         String[] errors = new String[n];
         String[] bodies = new String[n];
         for (int i = 0; i < n; i++) {
-            Attempt a = outcomes.get(i).attempt();
+            Attempt a = attempts.get(i);
             ids[i] = a.id();
             deliveryIds[i] = a.deliveryId();
             numbers[i] = a.number();
@@ -89,9 +90,9 @@ final class PgCompletion extends Completion {
     }
 
     @Override
-    Locked lockCounters(Sql sql, Set<String> scheduleIds, Set<String> withFailures, Set<String> finalIn) {
-        Map<String, Counter> out = new HashMap<>();
-        Set<String> ended = new java.util.HashSet<>();
+    Map<String, OutcomeBatch.Stored> lockSchedules(
+            Sql sql, Set<String> scheduleIds, Set<String> withFailures, Set<String> finalIn) {
+        Map<String, OutcomeBatch.Stored> out = new HashMap<>();
         // the rows the settlement completes are taken in this same ordered pass; FOR UPDATE re-reads a row changed
         // while it waited, so next_fire_at and status are as the lock holder left them
         sql.query(
@@ -99,20 +100,15 @@ final class PgCompletion extends Completion {
                         + "WHERE id = ANY(?::text[]) AND (consecutive_failures <> 0 OR id = ANY(?::text[]) OR "
                         + "(id = ANY(?::text[]) AND next_fire_at IS NULL AND " + SETTLEABLE_SQL + ")) "
                         + "ORDER BY id FOR UPDATE",
-                rs -> {
-                    String id = rs.getString(1);
-                    String status = rs.getString(4);
-                    if (finalIn.contains(id) && rs.getBoolean(5) && SETTLEABLE.contains(status)) ended.add(id);
-                    return out.put(id, new Counter(rs.getInt(2), rs.getInt(3), PAUSABLE.contains(status)));
-                },
+                rs -> out.put(rs.getString(1), stored(rs.getInt(2), rs.getInt(3), rs.getString(4), rs.getBoolean(5))),
                 sql.array("text", scheduleIds.toArray(new String[0])),
                 sql.array("text", withFailures.toArray(new String[0])),
                 sql.array("text", finalIn.toArray(new String[0])));
-        return new Locked(out, ended);
+        return out;
     }
 
     @Override
-    void updateCounters(Sql sql, List<NewCounter> changes, long now) {
+    void updateCounters(Sql sql, List<OutcomeBatch.CounterChange> changes, long now) {
         if (changes.isEmpty()) return;
         int n = changes.size();
         String[] ids = new String[n];

@@ -62,7 +62,7 @@ final class Settlement {
 
     /**
      * After outcomes were applied: completes those of {@code ended} (schedules whose rule has ended, active or paused,
-     * whose rows the caller locked after the outcomes' deliveries changed, in {@link Completion#lockCounters}) that are
+     * whose rows the caller locked after the outcomes' deliveries changed, in {@link Completion#lockSchedules}) that are
      * active and have no pending delivery. The statement starts after the locks were granted, so it sees every
      * transaction that held those rows before. {@link #afterOutcomes} ends here once it has found and locked them.
      */

@@ -1,4 +1,4 @@
-package dev.idem.engine.internal;
+package dev.idem.core.outcome;
 
 import dev.idem.core.Attempt;
 import dev.idem.core.Delivery;
@@ -10,28 +10,35 @@ import dev.idem.core.store.DeliveryQueue.Outcome;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
 import java.util.random.RandomGenerator;
 
 /**
- * Turns an attempt's result into the delivery's next state (SPEC section 3): a 2xx succeeds; anything else is
- * retried after the policy's backoff (or the receiver's {@code Retry-After}, clamped) while the policy allows
+ * Turns an attempt's result into the delivery's next state (docs/wire.md, "Outcomes, retries, dead letters"): a 2xx succeeds; anything else
+ * is retried after the policy's backoff (or the receiver's {@code Retry-After}, clamped) while the policy allows
  * another attempt by count and by age since the occurrence was due, else the delivery is dead.
  *
- * <p>A replay is one more attempt (SPEC section 2): a replayed delivery that fails is dead again, whether it was
- * dead or succeeded before.
+ * <p>A replay is one more attempt: a replayed delivery that fails is dead again, whether it was dead or succeeded
+ * before.
  */
 public final class OutcomeDecider {
     private final IdGenerator ids;
     private final RandomGenerator random;
     private final Clock clock;
 
+    /**
+     * @param ids makes the attempts' ids
+     * @param random draws the backoff's jitter
+     * @param clock the instant a retry's delay counts from
+     */
     public OutcomeDecider(IdGenerator ids, RandomGenerator random, Clock clock) {
-        this.ids = ids;
-        this.random = random;
-        this.clock = clock;
+        this.ids = Objects.requireNonNull(ids, "ids");
+        this.random = Objects.requireNonNull(random, "random");
+        this.clock = Objects.requireNonNull(clock, "clock");
     }
 
-    public Outcome decide(Delivery delivery, Schedule schedule, int attemptNumber, AttemptResult r) {
+    /** The outcome of attempt {@code attemptNumber} of {@code delivery} (of {@code schedule}) that produced {@code r}. */
+    public Outcome decide(Delivery delivery, Schedule schedule, int attemptNumber, AttemptReport r) {
         Attempt attempt = new Attempt(
                 ids.next("att"),
                 delivery.id(),

@@ -1,4 +1,4 @@
-package dev.idem.store.internal;
+package dev.idem.core.outcome;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,4 +1,4 @@
-package dev.idem.store.internal;
+package dev.idem.core.outcome;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

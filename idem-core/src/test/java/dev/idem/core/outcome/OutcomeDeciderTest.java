@@ -1,4 +1,4 @@
-package dev.idem.engine.internal;
+package dev.idem.core.outcome;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,48 +8,36 @@ import dev.idem.core.IdGenerator;
 import dev.idem.core.RetryPolicy;
 import dev.idem.core.Schedule;
 import dev.idem.core.store.DeliveryQueue.Outcome;
-import dev.idem.engine.testing.Defs;
-import dev.idem.wire.testing.MutableClock;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 class OutcomeDeciderTest {
     private static final Instant DUE = Instant.parse("2026-03-10T17:00:00Z");
-    private final MutableClock clock = new MutableClock(DUE.plusSeconds(1));
-    private final OutcomeDecider decider =
-            new OutcomeDecider(new IdGenerator(clock, new SplittableRandom(3)), new SplittableRandom(4), clock);
+    private Clock clock = Clock.fixed(DUE.plusSeconds(1), ZoneOffset.UTC);
+    private OutcomeDecider decider = decider();
     private final RetryPolicy policy =
             new RetryPolicy(3, Duration.ofSeconds(5), Duration.ofMinutes(10), Duration.ofHours(1));
-    private final Schedule schedule = Defs.schedule(
-            "sch_1",
-            Defs.TENANT,
-            Defs.retry(Defs.once("https://example.com/", DUE), policy, Duration.ofSeconds(5), 5),
-            DUE);
+    private final Schedule schedule = Fixtures.schedule("sch_1", Fixtures.once(DUE, policy, 5), DUE);
 
-    private AttemptResult failure(int status, Duration retryAfter) {
-        return new AttemptResult(
-                clock.instant(),
-                12,
-                status,
-                "HTTP " + status,
-                "busy",
-                Optional.ofNullable(retryAfter),
-                true,
-                AttemptResult.Congestion.ANSWER);
+    private OutcomeDecider decider() {
+        return new OutcomeDecider(new IdGenerator(clock, new SplittableRandom(3)), new SplittableRandom(4), clock);
+    }
+
+    private AttemptReport failure(int status, Duration retryAfter) {
+        return new AttemptReport(
+                clock.instant(), 12, status, "HTTP " + status, "busy", Optional.ofNullable(retryAfter));
     }
 
     @Test
     void a2xxSucceedsAndKeepsTheAttempt() {
-        Delivery d = Defs.claimed(schedule, "dlv_1", 1, 1);
+        Delivery d = Fixtures.claimed(schedule, "dlv_1", 1);
         Outcome o = decider.decide(
-                d,
-                schedule,
-                1,
-                new AttemptResult(
-                        clock.instant(), 7, 204, null, null, Optional.empty(), true, AttemptResult.Congestion.ANSWER));
+                d, schedule, 1, new AttemptReport(clock.instant(), 7, 204, null, null, Optional.empty()));
         assertThat(o.newStatus()).isEqualTo(DeliveryStatus.SUCCEEDED);
         assertThat(o.attempt().number()).isEqualTo(1);
         assertThat(o.attempt().statusCode()).isEqualTo(204);
@@ -60,7 +48,7 @@ class OutcomeDeciderTest {
     @Test
     void aFailureIsRetriedWithinTheJitteredCeiling() {
         for (int i = 0; i < 50; i++) {
-            Outcome o = decider.decide(Defs.claimed(schedule, "dlv_1", 1, 1), schedule, 1, failure(500, null));
+            Outcome o = decider.decide(Fixtures.claimed(schedule, "dlv_1", 1), schedule, 1, failure(500, null));
             assertThat(o.newStatus()).isEqualTo(DeliveryStatus.RETRYING);
             assertThat(o.nextAttemptAt())
                     .isBetween(clock.instant(), clock.instant().plus(policy.ceiling(1)));
@@ -71,7 +59,7 @@ class OutcomeDeciderTest {
 
     @Test
     void retryAfterIsHonouredWithinThePolicyBounds() {
-        Delivery d = Defs.claimed(schedule, "dlv_1", 1, 1);
+        Delivery d = Fixtures.claimed(schedule, "dlv_1", 1);
         assertThat(decider.decide(d, schedule, 1, failure(429, Duration.ofSeconds(90)))
                         .nextAttemptAt())
                 .isEqualTo(clock.instant().plusSeconds(90));
@@ -85,7 +73,7 @@ class OutcomeDeciderTest {
 
     @Test
     void theLastAllowedAttemptEndsDeadWithItsError() {
-        Outcome o = decider.decide(Defs.claimed(schedule, "dlv_1", 1, 3), schedule, 3, failure(500, null));
+        Outcome o = decider.decide(Fixtures.claimed(schedule, "dlv_1", 3), schedule, 3, failure(500, null));
         assertThat(o.newStatus()).isEqualTo(DeliveryStatus.DEAD);
         assertThat(o.nextAttemptAt()).isNull();
         assertThat(o.lastError()).isEqualTo("HTTP 500");
@@ -93,7 +81,7 @@ class OutcomeDeciderTest {
 
     @Test
     void aFailedReplayIsDeadEvenWithAttemptsLeft() {
-        Delivery d = Defs.claimed(schedule, "dlv_1", 1, 2);
+        Delivery d = Fixtures.claimed(schedule, "dlv_1", 2);
         Delivery replayed = new Delivery(
                 d.id(),
                 d.tenant(),
@@ -118,9 +106,10 @@ class OutcomeDeciderTest {
 
     @Test
     void aRetryPastMaxAgeIsNotScheduled() {
-        clock.set(DUE.plus(Duration.ofHours(1)));
+        clock = Clock.fixed(DUE.plus(Duration.ofHours(1)), ZoneOffset.UTC);
+        decider = decider();
         Outcome o = decider.decide(
-                Defs.claimed(schedule, "dlv_1", 1, 1), schedule, 1, failure(500, Duration.ofSeconds(30)));
+                Fixtures.claimed(schedule, "dlv_1", 1), schedule, 1, failure(500, Duration.ofSeconds(30)));
         assertThat(o.newStatus()).isEqualTo(DeliveryStatus.DEAD);
     }
 }
