@@ -7,9 +7,9 @@ import java.util.Objects;
  * A {@code dedup_id} reservation: the first schedule created under a key holds it for {@link IdempotencyWindow#LENGTH}
  * from {@code createdAt} ({@link DedupReservation}).
  *
- * @param key the reservation key, namespaced by its caller ({@code "dedup\n"} and a user's {@code dedup_id}, or an
- *     internal one-shot's origin and id); it contains a newline, which no {@code Idempotency-Key} header can, so a
- *     reservation never meets a request's {@link IdempotencyRecord} although both share one unique key in the store
+ * @param key the reservation key ({@link DedupKey#value()}); it contains a newline, which no {@code Idempotency-Key}
+ *     header can, so a reservation never meets a request's {@link IdempotencyRecord} although both share one unique key
+ *     in the store
  * @param scheduleId the schedule that holds the key
  */
 public record DedupClaim(Tenant tenant, String key, String scheduleId, Instant createdAt) {

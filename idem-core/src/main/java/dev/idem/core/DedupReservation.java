@@ -17,19 +17,19 @@ public final class DedupReservation {
      * Reserves {@code key} for {@code holderId} until {@link IdempotencyWindow#LENGTH} after {@code now}, or returns the
      * id that holds it. An expired reservation is replaced.
      *
-     * @param key the full key, namespaced by its caller (it must contain a newline)
      * @return empty when this call reserved the key; else the id of the holder
      */
-    public static Optional<String> reserve(StoreTx tx, Tenant tenant, String key, String holderId, Instant now) {
-        DedupClaim mine = new DedupClaim(tenant, key, holderId, now);
+    public static Optional<String> reserve(StoreTx tx, Tenant tenant, DedupKey key, String holderId, Instant now) {
+        DedupClaim mine = new DedupClaim(tenant, key.value(), holderId, now);
         for (int tries = 0; tries < 3; tries++) {
             if (tx.idempotency().tryInsertDedup(mine)) return Optional.empty();
-            Optional<DedupClaim> held = tx.idempotency().findDedup(tenant, key);
+            Optional<DedupClaim> held = tx.idempotency().findDedup(tenant, key.value());
             if (held.isEmpty()) continue;
             if (!IdempotencyWindow.expired(held.get().createdAt(), now))
                 return Optional.of(held.get().scheduleId());
-            tx.idempotency().deleteDedup(tenant, key);
+            tx.idempotency().deleteDedup(tenant, key.value());
         }
-        throw new IllegalStateException("dedup reservation did not settle after 3 tries for " + key.replace('\n', ' '));
+        throw new IllegalStateException("dedup reservation did not settle after 3 tries for "
+                + key.value().replace('\n', ' '));
     }
 }

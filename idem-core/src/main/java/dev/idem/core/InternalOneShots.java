@@ -114,7 +114,7 @@ public final class InternalOneShots {
         String id = ids.next("sch");
         if (r.dedupId() != null) {
             Optional<String> first =
-                    DedupReservation.reserve(tx, r.tenant(), dedupKey(r.origin(), r.dedupId()), id, now);
+                    DedupReservation.reserve(tx, r.tenant(), DedupKey.ofInternal(r.origin(), r.dedupId()), id, now);
             if (first.isPresent()) {
                 String deliveryId = tx.deliveries().list(r.tenant(), first.get(), null, 1, null).data().stream()
                         .findFirst()
@@ -144,12 +144,6 @@ public final class InternalOneShots {
         tx.deliveries().insertAll(plan.deliveries());
         tx.notifyDeliveriesDue();
         return new Created(id, plan.deliveries().get(0).id(), false);
-    }
-
-    /** The reservation key: apart from users' dedup ids ({@code "dedup\n" + id}) and from other origins and sources. */
-    static String dedupKey(Origin origin, String dedupId) {
-        return "internal-dedup\n" + origin.kind().wireName() + "\n"
-                + (origin.sourceId() == null ? "" : origin.sourceId()) + "\n" + dedupId;
     }
 
     private static String utf8(byte[] body) {

@@ -70,7 +70,7 @@ public final class Dispatcher {
      * {@link #CONFIRM_BEFORE} before its instant ({@link DeliveryQueue#confirmHeld}), so a pause, a delete or a change
      * of its schedule that lands while it is held still stops it.
      */
-    static final Duration LOOKAHEAD = Duration.ofSeconds(1);
+    static final Duration LOOKAHEAD = dev.idem.core.DueSoon.LOOKAHEAD;
     /**
      * How long before its instant a row held ahead is checked against its schedule; a row claimed this close to its
      * instant starts unchecked. A pause, delete or change committed within this much of an instant may therefore not

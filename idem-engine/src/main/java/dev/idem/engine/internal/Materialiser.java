@@ -28,8 +28,11 @@ public final class Materialiser {
     public static final int PAGE = 1_000;
     /** A run stops after this long even with work left (the next run goes on), so the maintenance thread's other tasks get a turn. */
     private static final long RUN_BUDGET_NANOS = TimeUnit.SECONDS.toNanos(5);
-    /** Rows due this soon wake the dispatchers at once; later ones are found by their timer (it re-reads every poll). */
-    private static final Duration WAKE_WITHIN = Duration.ofSeconds(1);
+    /**
+     * Rows inside the dispatchers' look-ahead wake them at once; later ones are found by their timer (it re-reads every
+     * poll). A run writes rows a horizon ahead (at least two poll intervals), so few of its rows are this close.
+     */
+    private static final Duration WAKE_WITHIN = dev.idem.core.DueSoon.LOOKAHEAD;
 
     private final Store store;
     private final IdGenerator ids;

@@ -2,6 +2,7 @@ package dev.idem.server.internal;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.idem.core.Delivery;
+import dev.idem.core.DueSoon;
 import dev.idem.core.IdGenerator;
 import dev.idem.core.Materialisation;
 import dev.idem.core.Page;
@@ -74,7 +75,7 @@ public final class ScheduleService {
                         "The delivery of one-shot schedule " + id
                                 + " is being attempted or has been; replay it or create a new schedule");
             tx.schedules().update(updated);
-            due = once.fireAt().isBefore(now.plus(Creation.SIGNAL_WITHIN));
+            due = DueSoon.signals(once.fireAt(), now);
         } else if (timingChanged) {
             int replaced = s.definition().recurring()
                     ? tx.deliveries()
@@ -91,7 +92,7 @@ public final class ScheduleService {
             List<Delivery> written =
                     Materialisation.materialise(tx, List.of(updated), horizonFor(updated, now), ids, now);
             if (next == null) tx.schedules().completeIfFinished(List.of(id), now);
-            due = written.stream().anyMatch(d -> d.scheduledFor().isBefore(now.plus(Creation.SIGNAL_WITHIN)));
+            due = written.stream().anyMatch(d -> DueSoon.signals(d.scheduledFor(), now));
         } else {
             tx.schedules().update(updated);
         }

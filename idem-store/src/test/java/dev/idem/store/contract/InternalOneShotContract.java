@@ -3,6 +3,7 @@ package dev.idem.store.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.idem.core.DedupKey;
 import dev.idem.core.DedupReservation;
 import dev.idem.core.Delivery;
 import dev.idem.core.DeliveryStatus;
@@ -114,8 +115,9 @@ abstract class InternalOneShotContract extends StoreTestBase {
         Created c = create(InternalOneShots.Request.of(
                         tenant, Origin.alert(), "https://ops.example/alerts", BODY, "application/json")
                 .withDedupId("evt_1"));
-        store.useTransaction(tx -> assertThat(DedupReservation.reserve(tx, tenant, "dedup\nevt_1", "sch_user", T0))
-                .isEmpty());
+        store.useTransaction(
+                tx -> assertThat(DedupReservation.reserve(tx, tenant, DedupKey.ofSchedule("evt_1"), "sch_user", T0))
+                        .isEmpty());
 
         assertThat(List.of(a, b, c)).extracting(Created::deduplicated).containsOnly(false);
         assertThat(List.of(a.scheduleId(), b.scheduleId(), c.scheduleId())).doesNotHaveDuplicates();
