@@ -91,6 +91,7 @@ public final class JdbcStores {
                 config,
                 clock,
                 () -> new HikariDataSource(liveness(config, dialect)),
+                () -> new HikariDataSource(probe(config, dialect)),
                 new SecretCipher(keys));
         try {
             SecretsAtRest.check(store, keys);
@@ -163,6 +164,16 @@ public final class JdbcStores {
         h.setValidationTimeout(2_000);
         h.setInitializationFailTimeout(-1);
         dialect.configureLiveness(h);
+        return h;
+    }
+
+    /**
+     * The readiness probe's own connection ({@link Store#isReachable()}), with the node registry's settings (a read on
+     * a silent network fails within seconds): a probe never queues behind the main pool or behind a takeover.
+     */
+    private static HikariConfig probe(StoreConfig config, Dialect dialect) {
+        HikariConfig h = liveness(config, dialect);
+        h.setPoolName("idem-probe-" + dialect.name());
         return h;
     }
 

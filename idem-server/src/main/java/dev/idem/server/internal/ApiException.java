@@ -95,6 +95,17 @@ public final class ApiException extends RuntimeException {
                 java.util.Map.of("Retry-After", Integer.toString(retryAfterSeconds)));
     }
 
+    /** The node did not take the request (too many in hand, or stopping): the client may retry after {@code retryAfterSeconds}. */
+    public static ApiException busy(String message, int retryAfterSeconds) {
+        return new ApiException(
+                503,
+                "api_error",
+                "node_busy",
+                message,
+                null,
+                java.util.Map.of("Retry-After", Integer.toString(retryAfterSeconds)));
+    }
+
     /** The store lost a COMMIT's answer and could not say whether it took effect: retry only what is idempotent. */
     public static ApiException outcomeUnknown(String message, int retryAfterSeconds) {
         return new ApiException(

@@ -22,6 +22,11 @@ public final class ErrorMapper {
 
     private ErrorMapper() {}
 
+    private static final long UNAVAILABLE_LOG_EVERY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
+    private static final java.util.concurrent.atomic.AtomicLong lastUnavailableLog =
+            new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - UNAVAILABLE_LOG_EVERY_NANOS);
+    private static final java.util.concurrent.atomic.AtomicLong unlogged = new java.util.concurrent.atomic.AtomicLong();
+
     /** Seconds a client is asked to wait after a 503: about one pool timeout, when the store has had a chance to come back. */
     static final int STORE_RETRY_AFTER_SECONDS = 2;
 
@@ -83,12 +88,26 @@ public final class ErrorMapper {
             return ApiException.internal(
                     "Something went wrong on our side; it is safe to retry. Request " + RequestIds.of(ctx));
         }
-        log.warn(
-                "store unavailable on {} {} (request {}): {}",
-                ctx.method(),
-                ctx.path(),
-                RequestIds.of(ctx),
-                e.getMessage());
+        long now = System.nanoTime();
+        long last = lastUnavailableLog.get();
+        // an outage under load fails thousands of requests a second: one line a second says it (the rest at debug)
+        if (now - last >= UNAVAILABLE_LOG_EVERY_NANOS && lastUnavailableLog.compareAndSet(last, now))
+            log.warn(
+                    "store unavailable on {} {} (request {}; {} more since the last such line): {}",
+                    ctx.method(),
+                    ctx.path(),
+                    RequestIds.of(ctx),
+                    unlogged.getAndSet(0),
+                    e.getMessage());
+        else {
+            unlogged.incrementAndGet();
+            log.debug(
+                    "store unavailable on {} {} (request {}): {}",
+                    ctx.method(),
+                    ctx.path(),
+                    RequestIds.of(ctx),
+                    e.getMessage());
+        }
         return ApiException.unavailable(
                 "The database is not answering right now; retry in a few seconds (with the same Idempotency-Key,"
                         + " a retried request is never applied twice)",
@@ -128,6 +147,11 @@ public final class ErrorMapper {
                         "The request did not arrive in time: send the headers and the whole body promptly"
                                 + (detail == null ? "" : " (" + detail + ")"));
             case 413 -> BodyLimits.over(path);
+            case 503 ->
+                ApiException.busy(
+                        "This node has more requests in hand than it serves at once and did not take this one; retry"
+                                + " in a few seconds",
+                        STORE_RETRY_AFTER_SECONDS);
             case 505 ->
                 ApiException.invalid(
                         "http_version_not_supported",

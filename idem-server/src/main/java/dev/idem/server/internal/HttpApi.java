@@ -41,6 +41,8 @@ public final class HttpApi {
             // larger than our limits (a batch's is the largest) so an
             // oversized body reaches us and gets the API's own 400
             config.http.maxRequestSize = 4L * ScheduleBatch.MAX_BODY_BYTES;
+            // innermost of the handlers in front of Javalin's: a request holds no admission while its body arrives
+            config.jetty.modifyServer(ApiAdmission::install);
             // every body Javalin would read is read before a request thread is
             // taken (a larger one is refused by its length)
             SlowClients.install(config, timeouts, config.http.maxRequestSize);
@@ -48,6 +50,9 @@ public final class HttpApi {
             config.jetty.modifyServer(server -> {
                 server.setStopTimeout(5_000);
                 server.setErrorHandler(new JsonErrorHandler(s.ids()));
+                // in front of the body loader and the admission bound: the probes never wait for a thread behind the
+                // API
+                server.insertHandler(new ProbeHandler(readiness, s.store().dialect(), s.ids()));
                 Metrics.instrument(server, s.metrics());
             });
             ErrorMapper.install(config);
@@ -61,14 +66,12 @@ public final class HttpApi {
             });
 
             r.get("/healthz", ctx -> json(ctx, 200, Json.object().put("status", "ok")));
+            // answered by ProbeHandler in front of Javalin; these routes serve the same paths with a query string
             r.get("/readyz", ctx -> {
                 boolean up = readiness.ready();
-                json(
-                        ctx,
-                        up ? 200 : 503,
-                        Json.object()
-                                .put("status", up ? "ready" : "store_unreachable")
-                                .put("store", s.store().dialect()));
+                ctx.status(up ? 200 : 503)
+                        .contentType("application/json")
+                        .result(ProbeHandler.readyBody(up, s.store().dialect()));
             });
             r.get("/openapi.json", ctx -> ctx.contentType("application/json").result(OpenApi.document()));
             r.get(

@@ -5,28 +5,42 @@ import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 
 /**
- * {@code /readyz} from a cached probe: a background thread asks the store for a trivial query every
- * {@link #PERIOD} and {@code /readyz} answers at once from the last answer, so a load balancer's check never
- * queues for a pool connection behind the API's requests or waits out a dead database's connection timeout.
- * A probe that has not finished for {@link #STALE_AFTER} counts as a failure: the store is hanging.
+ * {@code /readyz} from a cached probe: a background thread asks the store for a trivial query ({@link
+ * Store#isReachable()}, on a connection of its own, bounded to about a second for the connection and as much for the
+ * answer) every {@link #PERIOD}, and {@code /readyz} answers at once from the last answer, so a load balancer's check
+ * never queues behind the API's requests or waits out a dead database's timeouts.
+ *
+ * <p>An answer is good for {@link #FRESH_FOR} from when its probe finished, shorter than a probe may take: a probe that
+ * hangs (a database that stopped answering without closing its connections) turns readiness within that, not after
+ * the probe gives up. A database that refuses connections fails the next probe: readiness turns within a {@link
+ * #PERIOD}.
  */
 final class ReadinessProbe implements AutoCloseable {
-    static final Duration PERIOD = Duration.ofSeconds(1);
-    /** Longer than one probe can take (the pool's connection timeout plus the query timeout) and a period. */
-    static final Duration STALE_AFTER = Duration.ofSeconds(12);
+    static final Duration PERIOD = Duration.ofMillis(500);
+    /** How long a good answer stands: a period and a second, less than one hanging probe takes to fail. */
+    static final Duration FRESH_FOR = Duration.ofMillis(1500);
 
     /** The last answer: whether the store answered, and when (System.nanoTime) the probe that said so finished. */
     record State(boolean reachable, long at) {}
 
-    private final Store store;
+    private final BooleanSupplier probe;
+    private final LongSupplier nanoTime;
     private volatile State last;
     private ScheduledExecutorService thread;
 
     ReadinessProbe(Store store) {
-        this.store = store;
-        this.last = new State(false, System.nanoTime());
+        this(store::isReachable, System::nanoTime);
+    }
+
+    /** @param probe asks the store; @param nanoTime the clock of freshness (System.nanoTime; tests move their own) */
+    ReadinessProbe(BooleanSupplier probe, LongSupplier nanoTime) {
+        this.probe = probe;
+        this.nanoTime = nanoTime;
+        this.last = new State(false, nanoTime.getAsLong());
     }
 
     /** Probes once now (so the first {@code /readyz} is right), then every {@link #PERIOD} in the background. */
@@ -44,17 +58,17 @@ final class ReadinessProbe implements AutoCloseable {
     private void probe() {
         boolean up;
         try {
-            up = store.isReachable();
+            up = probe.getAsBoolean();
         } catch (RuntimeException e) {
             up = false;
         }
-        last = new State(up, System.nanoTime());
+        last = new State(up, nanoTime.getAsLong());
     }
 
-    /** Whether the store answered its last probe, and that probe is recent. Never blocks. */
+    /** Whether the store answered its last probe, and that answer is fresh. Never blocks. */
     boolean ready() {
         State s = last;
-        return s.reachable() && System.nanoTime() - s.at() < STALE_AFTER.toNanos();
+        return s.reachable() && nanoTime.getAsLong() - s.at() < FRESH_FOR.toNanos();
     }
 
     @Override

@@ -26,8 +26,11 @@ public final class JdbcStore implements Store {
     private final JdbcDeliveryQueue queue;
     private final JdbcNodes nodes;
     private final java.util.function.Supplier<HikariDataSource> livenessPoolFactory;
+    private final java.util.function.Supplier<HikariDataSource> probePoolFactory;
     private final SecretCipher cipher;
+    private final StoreGate gate;
     private HikariDataSource livenessPool;
+    private HikariDataSource probePool;
     private boolean closed;
 
     private JdbcStore(
@@ -37,13 +40,16 @@ public final class JdbcStore implements Store {
             Clock clock,
             boolean databaseClock,
             java.util.function.Supplier<HikariDataSource> livenessPoolFactory,
+            java.util.function.Supplier<HikariDataSource> probePoolFactory,
             SecretCipher cipher) {
         this.pool = pool;
+        this.probePoolFactory = probePoolFactory;
         this.cipher = cipher;
         this.dialect = dialect;
         this.signal = signal;
         this.livenessPoolFactory = livenessPoolFactory;
-        this.transactions = new Transactions(dialect, () -> pool);
+        this.gate = new StoreGate(pool, pool.getConnectionTimeout());
+        this.transactions = new Transactions(dialect, () -> pool, gate);
         // the node registry's renewals and takeovers, on a connection of their own
         this.livenessTransactions = new Transactions(dialect, this::livenessPool);
         // the ids of what the queue writes itself (an alert's schedule and delivery, a buried row's attempt)
@@ -59,8 +65,10 @@ public final class JdbcStore implements Store {
 
     /**
      * A store over a migrated pool; it owns the pool from now on, and the liveness pool {@code livenessPoolFactory}
-     * makes when the node registry is first used (a single connection, so a busy main pool never delays a renewal).
-     * Secrets are sealed and opened with {@code cipher}.
+     * makes when the node registry is first used (a single connection, so a busy main pool never delays a renewal),
+     * and the probe's pool {@code probePoolFactory} makes at the first {@link #isReachable()} (a single connection
+     * too, so neither a busy main pool nor a long takeover makes the database look gone). Secrets are sealed and
+     * opened with {@code cipher}.
      */
     public static JdbcStore create(
             HikariDataSource pool,
@@ -68,6 +76,7 @@ public final class JdbcStore implements Store {
             dev.idem.store.StoreConfig config,
             Clock clock,
             java.util.function.Supplier<HikariDataSource> livenessPoolFactory,
+            java.util.function.Supplier<HikariDataSource> probePoolFactory,
             SecretCipher cipher) {
         return new JdbcStore(
                 pool,
@@ -76,6 +85,7 @@ public final class JdbcStore implements Store {
                 clock,
                 config.databaseClock(),
                 livenessPoolFactory,
+                probePoolFactory,
                 cipher);
     }
 
@@ -118,6 +128,12 @@ public final class JdbcStore implements Store {
         return livenessPool;
     }
 
+    private synchronized HikariDataSource probePool() {
+        if (closed) throw new StoreException("the store is closed", null, false);
+        if (probePool == null) probePool = probePoolFactory.get();
+        return probePool;
+    }
+
     @Override
     public DeliveryQueue queue() {
         return queue;
@@ -143,14 +159,38 @@ public final class JdbcStore implements Store {
         return dialect.concurrentClaims();
     }
 
+    /**
+     * Asks the database {@code SELECT 1} on a connection of its own, never queued behind the main pool's callers,
+     * allowing {@link StoreGate#PROBE_BOUND} for the connection (the pool's own timeout for its very first one) and as
+     * much for the answer. An answer opens the gate of the main pool; a failure (connection refused or broken, an
+     * error) closes it, so that callers fail at once instead of waiting; no answer in time changes nothing there.
+     */
     @Override
     public boolean isReachable() {
-        try (Connection c = pool.getConnection();
-                Statement s = c.createStatement()) {
-            s.setQueryTimeout(5);
-            s.execute("SELECT 1");
+        try {
+            boolean first;
+            HikariDataSource probes;
+            synchronized (this) {
+                first = probePool == null;
+                probes = probePool();
+            }
+            try (Connection c = first ? probes.getConnection() : StoreGate.borrow(probes, StoreGate.PROBE_BOUND);
+                    Statement s = c.createStatement()) {
+                s.setQueryTimeout((int) Math.max(1, StoreGate.PROBE_BOUND.toSeconds()));
+                s.execute("SELECT 1");
+            }
+            gate.answered();
             return true;
-        } catch (SQLException | RuntimeException e) {
+        } catch (java.sql.SQLTransientConnectionException noConnection) {
+            // no connection within the bound: a failure only when connecting failed, else the database is slow
+            if (noConnection.getCause() != null) gate.failed();
+            return false;
+        } catch (SQLException e) {
+            // an answer that did not come within the bound (the statement was cancelled) says nothing either
+            if (!(e instanceof java.sql.SQLTimeoutException) && !"57014".equals(e.getSQLState())) gate.failed();
+            return false;
+        } catch (RuntimeException e) {
+            gate.failed();
             return false;
         }
     }
@@ -159,11 +199,14 @@ public final class JdbcStore implements Store {
     public void close() {
         signal.close();
         HikariDataSource liveness;
+        HikariDataSource probes;
         synchronized (this) {
             closed = true;
             liveness = livenessPool;
+            probes = probePool;
         }
         if (liveness != null) liveness.close();
+        if (probes != null) probes.close();
         pool.close();
     }
 }

@@ -17,11 +17,23 @@ final class Transactions {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Transactions.class);
     private final Dialect dialect;
     private final Supplier<HikariDataSource> pool;
+    /** What bounds the wait for a connection when the database stops answering; null: the pool's own timeout. */
+    private final StoreGate gate;
 
     /** @param pool the pool, asked at each transaction (the liveness pool is made on first use and refused once closed) */
     Transactions(Dialect dialect, Supplier<HikariDataSource> pool) {
+        this(dialect, pool, null);
+    }
+
+    /** On a pool whose connections are taken through {@code gate}. */
+    Transactions(Dialect dialect, Supplier<HikariDataSource> pool, StoreGate gate) {
         this.dialect = dialect;
         this.pool = pool;
+        this.gate = gate;
+    }
+
+    private Connection connection(HikariDataSource source) throws SQLException {
+        return gate == null ? source.getConnection() : gate.connection();
     }
 
     /** Work on a connection inside one transaction. */
@@ -52,7 +64,7 @@ final class Transactions {
             // The inner transaction would wait for the outer one's write lock forever.
             throw new IllegalStateException("store transactions do not nest: this thread is already inside one");
         lock.lock();
-        try (Connection c = source.getConnection()) {
+        try (Connection c = connection(source)) {
             try {
                 dialect.begin(c);
             } catch (SQLException e) {
@@ -96,7 +108,7 @@ final class Transactions {
     /** Runs {@code work}, which only reads, in one read-only transaction beside the writer (the dialect's way). */
     <T> T read(Work<T> work) {
         HikariDataSource source = pool.get();
-        try (Connection c = source.getConnection()) {
+        try (Connection c = connection(source)) {
             try {
                 dialect.beginRead(c);
             } catch (SQLException e) {
@@ -133,7 +145,7 @@ final class Transactions {
 
     /** Work on a connection in autocommit mode (single statements, reads). */
     <T> T autocommit(Work<T> work) {
-        try (Connection c = pool.get().getConnection()) {
+        try (Connection c = connection(pool.get())) {
             return work.run(new Sql(c));
         } catch (SQLException e) {
             throw Sql.failure("autocommit", e);
