@@ -11,6 +11,8 @@ import java.util.Objects;
  * @param nextAttemptAt when it may next be claimed (pending states only)
  * @param leaseOwner the node holding it while {@code DELIVERING}, else null
  * @param replayed whether it was made due again by a replay: then it gets one attempt, and a failure is dead again
+ * @param messageId the message this delivery carries to one of its endpoints (fan-out), else null
+ * @param endpointId the endpoint it goes to when it carries a message, else null
  */
 public record Delivery(
         String id,
@@ -27,9 +29,48 @@ public record Delivery(
         String lastError,
         Instant createdAt,
         Instant updatedAt,
-        boolean replayed) {
+        boolean replayed,
+        String messageId,
+        String endpointId) {
 
-    /** A delivery that was never replayed. */
+    /** A delivery that carries no message. */
+    public Delivery(
+            String id,
+            Tenant tenant,
+            String scheduleId,
+            Instant scheduledFor,
+            long sequence,
+            DeliveryStatus status,
+            int attemptCount,
+            Instant nextAttemptAt,
+            String idempotencyKey,
+            String leaseOwner,
+            Instant leaseExpiresAt,
+            String lastError,
+            Instant createdAt,
+            Instant updatedAt,
+            boolean replayed) {
+        this(
+                id,
+                tenant,
+                scheduleId,
+                scheduledFor,
+                sequence,
+                status,
+                attemptCount,
+                nextAttemptAt,
+                idempotencyKey,
+                leaseOwner,
+                leaseExpiresAt,
+                lastError,
+                createdAt,
+                updatedAt,
+                replayed,
+                null,
+                null);
+    }
+
+    /** A delivery that was never replayed and carries no message. */
     public Delivery(
             String id,
             Tenant tenant,
@@ -72,6 +113,35 @@ public record Delivery(
         Objects.requireNonNull(idempotencyKey, "idempotencyKey");
         Objects.requireNonNull(createdAt, "createdAt");
         Objects.requireNonNull(updatedAt, "updatedAt");
+        if ((messageId == null) != (endpointId == null))
+            throw new IllegalArgumentException("a delivery of a message names both the message and the endpoint");
+    }
+
+    /** Whether it carries a message to one endpoint (fan-out): then the message id is its {@code webhook-id}. */
+    public boolean ofMessage() {
+        return messageId != null;
+    }
+
+    /** This delivery carrying message {@code messageId} to endpoint {@code endpointId}, under {@code key}. */
+    public Delivery forMessage(String messageId, String endpointId, String key) {
+        return new Delivery(
+                id,
+                tenant,
+                scheduleId,
+                scheduledFor,
+                sequence,
+                status,
+                attemptCount,
+                nextAttemptAt,
+                key,
+                leaseOwner,
+                leaseExpiresAt,
+                lastError,
+                createdAt,
+                updatedAt,
+                replayed,
+                Objects.requireNonNull(messageId, "messageId"),
+                Objects.requireNonNull(endpointId, "endpointId"));
     }
 
     /** A new delivery for an occurrence, due at its scheduled time. */

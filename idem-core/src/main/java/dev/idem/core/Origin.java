@@ -4,7 +4,8 @@ import java.util.Locale;
 import java.util.Objects;
 
 /**
- * Who made a schedule that no user created: Idem itself, for an inbound source's event or an alert. A schedule made
+ * Who made a schedule that no user created: Idem itself, for an inbound source's event, an alert or a message's
+ * delivery to one endpoint. A schedule made
  * through the API has no origin (null). Such schedules are ordinary one-shots to the engine (claim, retries,
  * dead-letter, replay) but are hidden from the user's schedule lists.
  *
@@ -24,7 +25,9 @@ public record Origin(Kind kind, String sourceId) {
         /** An event received on an inbound source's ingest route, forwarded to the source's destination. */
         SOURCE,
         /** An operational alert sent to the project's alert endpoint. */
-        ALERT;
+        ALERT,
+        /** A message's delivery to one of the endpoints it fans out to (the delivery names both). */
+        MESSAGE;
 
         /** The stored and API form: {@code source}, {@code alert}. */
         public String wireName() {
@@ -53,5 +56,10 @@ public record Origin(Kind kind, String sourceId) {
     /** An alert. */
     public static Origin alert() {
         return new Origin(Kind.ALERT, null);
+    }
+
+    /** A message's delivery to one endpoint. */
+    public static Origin message() {
+        return new Origin(Kind.MESSAGE, null);
     }
 }

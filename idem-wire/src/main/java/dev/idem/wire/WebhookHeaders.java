@@ -15,6 +15,11 @@ public final class WebhookHeaders {
     public static final String ATTEMPT = "Idem-Attempt";
     public static final String SEQUENCE = "Idem-Sequence";
     public static final String EVENT_TYPE = "Idem-Event-Type";
+    /** On a message's delivery to one of its endpoints: the message id (also its {@code webhook-id}). */
+    public static final String MESSAGE_ID = "Idem-Message-Id";
+    /** On a message's delivery: the endpoint it goes to. */
+    public static final String ENDPOINT_ID = "Idem-Endpoint-Id";
+
     public static final String USER_AGENT = "User-Agent";
     public static final String CONTENT_TYPE = "Content-Type";
     /** W3C Trace Context: the trace a delivery belongs to, and the tracing systems' own state beside it. */
@@ -46,6 +51,8 @@ public final class WebhookHeaders {
                     ATTEMPT,
                     SEQUENCE,
                     EVENT_TYPE,
+                    MESSAGE_ID,
+                    ENDPOINT_ID,
                     USER_AGENT,
                     RRULE_EXECUTION_ID,
                     RRULE_SCHEDULED_FOR,

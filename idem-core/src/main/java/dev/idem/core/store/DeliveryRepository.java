@@ -56,6 +56,9 @@ public interface DeliveryRepository {
      */
     Page<Delivery> listBySource(Tenant tenant, String sourceId, DeliveryStatus status, int limit, String startingAfter);
 
+    /** The deliveries of message {@code messageId} (one per endpoint it went to), oldest first. */
+    List<Delivery> ofMessage(Tenant tenant, String messageId);
+
     /** Attempts of a delivery, by number ascending. */
     List<Attempt> attempts(String deliveryId);
 

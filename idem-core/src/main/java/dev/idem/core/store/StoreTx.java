@@ -34,6 +34,9 @@ public interface StoreTx {
     /** Portal links and sessions, portal settings, the audit log. */
     PortalRepository portal();
 
+    /** Messages: events fanned out to endpoints. */
+    MessageRepository messages();
+
     /**
      * Signals {@link Store#onDeliveriesDue} subscribers, on every node, once this transaction commits
      * (nothing is sent when it rolls back). Call it after writing a delivery that is due now or soon.

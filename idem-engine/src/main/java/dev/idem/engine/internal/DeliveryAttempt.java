@@ -1,7 +1,6 @@
 package dev.idem.engine.internal;
 
 import dev.idem.core.Delivery;
-import dev.idem.core.SigningSecrets;
 import dev.idem.core.outcome.OutcomeDecider;
 import dev.idem.core.store.DeliveryQueue.Claim;
 import dev.idem.core.store.DeliveryQueue.Outcome;
@@ -61,9 +60,9 @@ public final class DeliveryAttempt implements Dispatcher.AttemptStarter {
 
     private void begin(Claim claim, Duration timeout, Dispatcher.Listener listener) {
         Delivery d = claim.delivery();
-        Optional<SigningSecrets> tenantSecrets;
+        Optional<java.util.function.Function<Instant, java.util.List<dev.idem.wire.SigningSecret>>> signing;
         try {
-            tenantSecrets = secrets.get(d.tenant());
+            signing = secrets.forDelivery(d);
         } catch (StoreException e) {
             log.warn(
                     "delivery {} not attempted: its signing secret could not be read ({}); it goes back to the queue",
@@ -74,20 +73,21 @@ public final class DeliveryAttempt implements Dispatcher.AttemptStarter {
         }
         Instant now = clock.instant();
         try {
-            if (tenantSecrets.isEmpty()) {
+            if (signing.isEmpty()) {
                 finish(
                         claim,
                         AttemptResult.notSent(
                                 now,
-                                "no signing secret exists for project "
-                                        + d.tenant().projectId() + " ("
+                                "no signing secret exists for "
+                                        + (d.ofMessage() ? "endpoint " + d.endpointId() + " of " : "")
+                                        + "project " + d.tenant().projectId() + " ("
                                         + d.tenant().mode().wireName()
                                         + " mode): nothing was sent; retried until one exists"),
                         listener);
                 return;
             }
             DeliveryRequest request = builder.build(
-                    d, claim.schedule(), d.attemptCount(), tenantSecrets.get().activeAt(now), now);
+                    d, claim.schedule(), d.attemptCount(), signing.get().apply(now), now);
             metrics.lag(Duration.between(Dispatcher.dueAt(d), clock.instant()));
             sender.send(request, timeout, new HttpSender.Callback() {
                 @Override

@@ -31,7 +31,8 @@ public final class RequestBuilder {
 
     /**
      * @param attempt this attempt's 1-based number
-     * @param secrets the tenant's active secrets, current first; all sign during a rotation
+     * @param secrets the active secrets, current first (a message's delivery: its endpoint's, else the tenant's); all
+     *     sign during a rotation
      * @param now the attempt's time: {@code webhook-timestamp} and the envelope's {@code executed_at}
      */
     public DeliveryRequest build(
@@ -54,9 +55,11 @@ public final class RequestBuilder {
         });
         h.put(WebhookHeaders.CONTENT_TYPE, def.contentType());
         h.put(WebhookHeaders.USER_AGENT, USER_AGENT);
-        h.put(WebhookHeaders.WEBHOOK_ID, delivery.id());
+        // a message's webhook-id is the message's, the same for every endpoint it goes to and every attempt
+        String webhookId = delivery.ofMessage() ? delivery.messageId() : delivery.id();
+        h.put(WebhookHeaders.WEBHOOK_ID, webhookId);
         h.put(WebhookHeaders.WEBHOOK_TIMESTAMP, Long.toString(ts));
-        h.put(WebhookHeaders.WEBHOOK_SIGNATURE, WebhookSigner.sign(secrets, delivery.id(), ts, body));
+        h.put(WebhookHeaders.WEBHOOK_SIGNATURE, WebhookSigner.sign(secrets, webhookId, ts, body));
         h.put(WebhookHeaders.IDEMPOTENCY_KEY, delivery.idempotencyKey());
         h.put(WebhookHeaders.SCHEDULE_ID, schedule.id());
         h.put(WebhookHeaders.DELIVERY_ID, delivery.id());
@@ -65,6 +68,10 @@ public final class RequestBuilder {
         h.put(WebhookHeaders.SEQUENCE, Long.toString(delivery.sequence()));
         if (def.eventType() != null) h.put(WebhookHeaders.EVENT_TYPE, def.eventType());
         if (fromSource) h.put(Origin.SOURCE_ID_HEADER, schedule.origin().sourceId());
+        if (delivery.ofMessage()) {
+            h.put(WebhookHeaders.MESSAGE_ID, delivery.messageId());
+            h.put(WebhookHeaders.ENDPOINT_ID, delivery.endpointId());
+        }
         if (def.headerProfile() == HeaderProfile.RRULE) {
             h.put(WebhookHeaders.RRULE_EXECUTION_ID, delivery.id());
             h.put(WebhookHeaders.RRULE_SCHEDULED_FOR, scheduledFor);

@@ -10,7 +10,8 @@ import java.util.Set;
 
 /**
  * The routes of sending webhooks to customers: {@code /v1/applications}, {@code /v1/endpoints},
- * {@code /v1/event-types} and {@code POST /v1/filters/test} (docs/endpoints.md). Every mutation runs under request
+ * {@code /v1/event-types}, {@code POST /v1/filters/test} (docs/endpoints.md) and {@code /v1/messages}
+ * (docs/sending-webhooks.md). Every mutation runs under request
  * idempotency. Registered by one line in {@link HttpApi}.
  */
 final class FanoutRoutes {
@@ -35,6 +36,23 @@ final class FanoutRoutes {
                 "/v1/endpoints/{id}/secret/rotate",
                 mutation(s, (tx, ctx, body) -> secrets.rotate(tx, tenant(ctx), ctx.pathParam("id"), body)));
         r.post("/v1/filters/test", mutation(s, (tx, ctx, body) -> ApiResponse.ok(filterTest(body))));
+
+        MessageService messages = new MessageService(s.store(), s.ids(), s.clock());
+        r.post("/v1/messages", mutation(s, (tx, ctx, body) -> messages.send(tx, tenant(ctx), body)));
+        r.get(
+                "/v1/messages",
+                ctx -> HttpApi.json(
+                        ctx,
+                        200,
+                        messages.list(
+                                tenant(ctx),
+                                emptyAsNull(ctx.queryParam("event_type")),
+                                emptyAsNull(ctx.queryParam("application")),
+                                emptyAsNull(ctx.queryParam("since")),
+                                emptyAsNull(ctx.queryParam("until")),
+                                Pagination.limit(ctx),
+                                Pagination.startingAfter(ctx))));
+        r.get("/v1/messages/{id}", ctx -> HttpApi.json(ctx, 200, messages.get(tenant(ctx), ctx.pathParam("id"))));
     }
 
     /** The five routes of {@code resource} under {@code base}, the one-object routes keyed by path parameter {@code key}. */

@@ -35,7 +35,10 @@ final class RequestViews {
         Instant rotatedAt = secrets.map(RequestViews::rotatedAt).orElse(null);
         String omitted = null;
         List<SigningSecret> signing = null;
-        if (secrets.isEmpty()) omitted = "no signing secret exists for this project and mode";
+        if (d.ofMessage())
+            omitted = "a message's delivery is signed with its endpoint's own secret (" + d.endpointId()
+                    + "), which this view does not open";
+        else if (secrets.isEmpty()) omitted = "no signing secret exists for this project and mode";
         else if (rotatedAt != null && at.isBefore(rotatedAt))
             omitted = "the attempt predates the signing secret's rotation at " + Json.time(rotatedAt)
                     + "; the secrets that signed it are not all kept";

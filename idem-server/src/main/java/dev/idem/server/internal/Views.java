@@ -101,6 +101,10 @@ public final class Views {
         o.put("object", "delivery");
         o.put("livemode", d.tenant().mode() == dev.idem.core.Mode.LIVE);
         o.put("schedule_id", d.scheduleId());
+        if (d.ofMessage()) {
+            o.put("message_id", d.messageId());
+            o.put("endpoint_id", d.endpointId());
+        }
         o.put("status", d.status().wireName());
         o.put("scheduled_for", Json.time(d.scheduledFor()));
         o.put("sequence", d.sequence());

@@ -127,6 +127,30 @@ final class FanoutApiWalk {
         call(400, "POST", "/v1/filters/test", "{\"filter\":{\"$nor\":[]},\"payload\":{}}");
         unauthenticated("POST", "/v1/filters/test", test);
 
+        // messages: the endpoint above (invoice.*, its filter cleared), enabled again, receives this one
+        call(200, "PATCH", "/v1/endpoints/" + epId, "{\"disabled\":false}");
+        String msg = "{\"event_type\":\"invoice.paid\",\"payload\":{\"amount\":5,\"data\":{\"amount\":1500}},"
+                + "\"dedup_id\":\"walk-msg\"}";
+        var sent = once(201, "POST", "/v1/messages", msg, "walk-msg");
+        assertThat(sent.json().get("deliveries").asInt()).isEqualTo(1);
+        String msgId = sent.json().get("id").asText();
+        once(409, "POST", "/v1/messages", "{}", "walk-msg");
+        assertThat(call(200, "POST", "/v1/messages", msg.replace("1500", "1600"))
+                        .json()
+                        .get("id")
+                        .asText())
+                .isEqualTo(msgId);
+        call(400, "POST", "/v1/messages", "{\"event_type\":\"invoice.paid\",\"payload\":{}}");
+        unauthenticated("POST", "/v1/messages", msg);
+        call(200, "GET", "/v1/messages?event_type=invoice.paid&limit=5", null);
+        call(200, "GET", "/v1/messages?application=walk_cust&since=2026-01-01T00:00:00Z", null);
+        call(400, "GET", "/v1/messages?since=yesterday", null);
+        call(404, "GET", "/v1/messages?starting_after=msg_nosuchmessage", null);
+        unauthenticated("GET", "/v1/messages", null);
+        call(200, "GET", "/v1/messages/" + msgId, null);
+        call(404, "GET", "/v1/messages/msg_nosuchmessage", null);
+        unauthenticated("GET", "/v1/messages/" + msgId, null);
+
         // deletions
         once(200, "DELETE", "/v1/endpoints/" + epId, null, "walk-ep-d");
         once(409, "DELETE", "/v1/endpoints/" + epId, "{}", "walk-ep-d");

@@ -42,11 +42,13 @@ final class JdbcDeliveries implements DeliveryRepository {
                 d.leaseExpiresAt(),
                 d.lastError(),
                 d.createdAt(),
-                d.updatedAt()
+                d.updatedAt(),
+                d.messageId(),
+                d.endpointId()
             });
         return sql.multiRowUpdate(
                 "INSERT INTO deliveries (" + Rows.DELIVERY + ") VALUES ",
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 rows,
                 " ON CONFLICT DO NOTHING");
     }
@@ -95,6 +97,17 @@ final class JdbcDeliveries implements DeliveryRepository {
                     "DELETE FROM deliveries WHERE id IN (" + Sql.marks(chunk.size()) + ") AND " + NEVER_ATTEMPTED,
                     chunk.toArray());
         return n;
+    }
+
+    @Override
+    public List<Delivery> ofMessage(Tenant tenant, String messageId) {
+        return sql.query(
+                "SELECT " + Rows.DELIVERY_READ
+                        + " FROM deliveries WHERE message_id = ? AND project_id = ? AND mode = ? ORDER BY id",
+                Rows::delivery,
+                messageId,
+                tenant.projectId(),
+                Rows.mode(tenant.mode()));
     }
 
     @Override

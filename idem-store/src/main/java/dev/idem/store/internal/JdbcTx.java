@@ -97,6 +97,11 @@ final class JdbcTx implements StoreTx {
     }
 
     @Override
+    public dev.idem.core.store.MessageRepository messages() {
+        return new JdbcMessages(sql);
+    }
+
+    @Override
     public void notifyDeliveriesDue() {
         if (signalled) return;
         signalled = true;

@@ -43,7 +43,8 @@ final class Rows {
     static final String DEFINITION_REVISION = "definition_revision";
 
     static final String DELIVERY = "id, project_id, mode, schedule_id, scheduled_for, sequence, status, attempt_count, "
-            + "next_attempt_at, idempotency_key, lease_owner, lease_expires_at, last_error, created_at, updated_at";
+            + "next_attempt_at, idempotency_key, lease_owner, lease_expires_at, last_error, created_at, updated_at, "
+            + "message_id, endpoint_id";
     /** What reads return: the inserted columns plus those only later writes set. */
     static final String DELIVERY_READ = DELIVERY + ", replayed";
 
@@ -108,7 +109,9 @@ final class Rows {
                 rs.getString("last_error"),
                 instant(rs, "created_at"),
                 instant(rs, "updated_at"),
-                rs.getBoolean("replayed"));
+                rs.getBoolean("replayed"),
+                rs.getString("message_id"),
+                rs.getString("endpoint_id"));
     }
 
     static Attempt attempt(ResultSet rs) throws SQLException {

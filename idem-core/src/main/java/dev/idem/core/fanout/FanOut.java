@@ -1,0 +1,93 @@
+package dev.idem.core.fanout;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.idem.core.Delivery;
+import dev.idem.core.HeaderProfile;
+import dev.idem.core.IdGenerator;
+import dev.idem.core.Origin;
+import dev.idem.core.RetryPolicy;
+import dev.idem.core.Schedule;
+import dev.idem.core.ScheduleDefinition;
+import dev.idem.core.ScheduleStatus;
+import dev.idem.core.Timing;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * Fan-out as a pure step: a message and the endpoints that could receive it become the rows to write. Each chosen
+ * endpoint ({@link Subscribers#select}) gets one delivery, due at once, carried by an internal one-shot of origin
+ * {@link Origin.Kind#MESSAGE} to the endpoint's URL with its headers and the payload verbatim: so the engine claims,
+ * retries, dead-letters and replays it like any other delivery, and a hanging endpoint holds up only its own.
+ *
+ * <p>The one-shot never pauses itself ({@code auto_pause_after} 0): an endpoint's failures are its health, not a
+ * schedule's.
+ */
+public final class FanOut {
+    private FanOut() {}
+
+    /**
+     * What one message writes.
+     *
+     * @param message the message with its delivery count set
+     * @param schedules the one-shots, one per chosen endpoint, in the candidates' order
+     * @param deliveries their deliveries, in the same order
+     */
+    public record Plan(Message message, List<Schedule> schedules, List<Delivery> deliveries) {
+        public Plan {
+            schedules = List.copyOf(schedules);
+            deliveries = List.copyOf(deliveries);
+        }
+    }
+
+    /**
+     * The rows of {@code message} fanned out among {@code candidates} (the active endpoints of its tenant, or of its
+     * application).
+     *
+     * @param payload the payload's JSON tree, which filters read
+     */
+    public static Plan plan(
+            Message message, Collection<Endpoint> candidates, JsonNode payload, IdGenerator ids, Instant now) {
+        List<Endpoint> chosen = Subscribers.select(candidates, message.applicationId(), message.eventType(), payload);
+        List<Schedule> schedules = new ArrayList<>(chosen.size());
+        List<Delivery> deliveries = new ArrayList<>(chosen.size());
+        for (Endpoint e : chosen) {
+            if (!e.tenant().equals(message.tenant()))
+                throw new IllegalArgumentException(
+                        "endpoint " + e.id() + " is not of message " + message.id() + "'s project and mode");
+            ScheduleDefinition def = new ScheduleDefinition(
+                    e.url(),
+                    new Timing.Once(now),
+                    message.payloadJson(),
+                    null,
+                    "application/json",
+                    e.headers(),
+                    message.eventType(),
+                    null,
+                    null,
+                    RetryPolicy.DEFAULT,
+                    ScheduleDefinition.DEFAULT_TIMEOUT,
+                    0,
+                    HeaderProfile.STANDARD,
+                    null);
+            // written with its cursor past its one occurrence and its sequence at 1, as a materialised one-shot is
+            Schedule s = new Schedule(
+                    ids.next("sch"),
+                    message.tenant(),
+                    ScheduleStatus.ACTIVE,
+                    def,
+                    null,
+                    0,
+                    null,
+                    1,
+                    now,
+                    now,
+                    Origin.message());
+            schedules.add(s);
+            deliveries.add(Delivery.scheduled(ids.next("dlv"), s, now, 1, now)
+                    .forMessage(message.id(), e.id(), message.idempotencyKeyFor(e.id())));
+        }
+        return new Plan(message.withDeliveries(deliveries.size()), schedules, deliveries);
+    }
+}

@@ -1,0 +1,33 @@
+package dev.idem.core.fanout;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.idem.core.IdGenerator;
+import dev.idem.core.store.StoreTx;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * Sends a message in the caller's transaction: stores it once and writes one delivery per subscribed endpoint
+ * ({@link FanOut}), in one multi-row insert each for the one-shots and the deliveries, and signals the dispatchers at
+ * commit. A message whose id exists already (a scheduled occurrence's derived id, met a second time) writes nothing.
+ */
+public final class MessageSending {
+    private MessageSending() {}
+
+    /**
+     * @param message the message, its delivery count still 0
+     * @param payload the payload's JSON tree, which endpoints' filters read
+     * @return the message as stored with its delivery count, or empty when a message with its id existed already
+     */
+    public static Optional<Message> send(StoreTx tx, IdGenerator ids, Message message, JsonNode payload, Instant now) {
+        FanOut.Plan plan = FanOut.plan(
+                message, tx.endpoints().active(message.tenant(), message.applicationId()), payload, ids, now);
+        if (!tx.messages().insert(plan.message())) return Optional.empty();
+        if (!plan.deliveries().isEmpty()) {
+            tx.schedules().insertAll(plan.schedules());
+            tx.deliveries().insertAll(plan.deliveries());
+            tx.notifyDeliveriesDue();
+        }
+        return Optional.of(plan.message());
+    }
+}

@@ -1,0 +1,125 @@
+package dev.idem.server.internal;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.idem.core.DedupKey;
+import dev.idem.core.DedupReservation;
+import dev.idem.core.IdGenerator;
+import dev.idem.core.Page;
+import dev.idem.core.Tenant;
+import dev.idem.core.fanout.EventType;
+import dev.idem.core.fanout.Message;
+import dev.idem.core.fanout.MessageSending;
+import dev.idem.core.store.Store;
+import dev.idem.core.store.StoreTx;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The {@code /v1/messages} operations. A message is checked whole before anything is written (event type name, the
+ * application, the payload against its event type's schema), then stored with its fan-out in the request's
+ * transaction ({@link MessageSending}).
+ */
+final class MessageService {
+    static final Set<String> FIELDS = Set.of("event_type", "application", "payload", "idempotency_key", "dedup_id");
+
+    private final Store store;
+    private final IdGenerator ids;
+    private final Clock clock;
+
+    MessageService(Store store, IdGenerator ids, Clock clock) {
+        this.store = store;
+        this.ids = ids;
+        this.clock = clock;
+    }
+
+    ApiResponse send(StoreTx tx, Tenant tenant, ObjectNode body) {
+        Fields f = Fields.of(body).only(FIELDS);
+        String eventType = f.requiredString("event_type", EventType.MAX_NAME_LENGTH);
+        EventType.nameProblem(eventType).ifPresent(p -> {
+            throw ApiException.invalid("parameter_invalid", "event_type", "event_type: " + p);
+        });
+        String reference = f.string("application", dev.idem.core.fanout.Application.MAX_UID_LENGTH);
+        JsonNode raw = f.raw("payload");
+        if (raw == null || raw.isMissingNode())
+            throw ApiException.invalid("parameter_missing", "payload", "Missing required parameter: payload");
+        String payload = JsonBody.text(raw);
+        String idempotencyKey = f.string("idempotency_key", 255);
+        String dedupId = f.string("dedup_id", 255);
+        String applicationId = reference == null
+                ? null
+                : FanoutFields.liveApplication(tx, tenant, reference, "application")
+                        .id();
+        tx.eventTypes()
+                .find(tenant, eventType)
+                .ifPresent(t -> FanoutFields.conform(t.schema(), payload, "payload", "payload_invalid"));
+        Instant now = clock.instant();
+        String id = ids.next("msg");
+        if (dedupId != null) {
+            var first = DedupReservation.reserve(tx, tenant, DedupKey.ofMessage(dedupId), id, now);
+            if (first.isPresent())
+                return new ApiResponse(
+                        200, MessageViews.message(find(tx, tenant, first.get())), Map.of("Idem-Deduplicated", "true"));
+        }
+        Message m = Message.sent(id, tenant, eventType, applicationId, payload, idempotencyKey, dedupId, now);
+        Message sent = MessageSending.send(tx, ids, m, tree(payload), now)
+                .orElseThrow(() -> new IllegalStateException("a new message id " + id + " was taken"));
+        return new ApiResponse(201, MessageViews.message(sent), Map.of());
+    }
+
+    ObjectNode get(Tenant tenant, String id) {
+        return store.inReadTransaction(tx -> {
+            Message m = find(tx, tenant, id);
+            return MessageViews.withDeliveries(m, tx.deliveries().ofMessage(tenant, id));
+        });
+    }
+
+    ObjectNode list(
+            Tenant tenant, String eventType, String application, String since, String until, int limit, String after) {
+        Instant from = time(since, "since");
+        Instant to = time(until, "until");
+        return store.inReadTransaction(tx -> {
+            if (after != null) find(tx, tenant, after);
+            String applicationId = application == null
+                    ? null
+                    : tx.applications()
+                            .find(tenant, application)
+                            .orElseThrow(() -> ApiException.invalid(
+                                    "application_unknown",
+                                    "application",
+                                    "No application with id or uid '" + application + "'"))
+                            .id();
+            Page<Message> page = tx.messages().list(tenant, eventType, applicationId, from, to, limit, after);
+            return Views.list("/v1/messages", page, MessageViews::message);
+        });
+    }
+
+    private static Message find(StoreTx tx, Tenant tenant, String id) {
+        return tx.messages().find(tenant, id).orElseThrow(() -> ApiException.notFound("message", id));
+    }
+
+    private static Instant time(String v, String param) {
+        if (v == null) return null;
+        try {
+            return OffsetDateTime.parse(v).toInstant();
+        } catch (DateTimeParseException e) {
+            throw ApiException.invalid(
+                    "parameter_invalid_time",
+                    param,
+                    param + " must be an RFC 3339 instant with an offset, e.g. 2026-03-10T17:00:00Z");
+        }
+    }
+
+    private static JsonNode tree(String json) {
+        try {
+            return Json.MAPPER.readTree(json);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a payload the body parser accepted did not parse again", e);
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package dev.idem.store.internal;
+
+import dev.idem.core.Page;
+import dev.idem.core.Tenant;
+import dev.idem.core.fanout.Message;
+import dev.idem.core.store.MessageRepository;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** Table {@code messages}: one row per message, written once (the primary key decides between two writers). */
+final class JdbcMessages implements MessageRepository {
+    private static final String COLUMNS = "id, project_id, mode, event_type, application_id, payload, idempotency_key, "
+            + "dedup_id, schedule_id, scheduled_for, deliveries, created_at";
+    private final Sql sql;
+
+    JdbcMessages(Sql sql) {
+        this.sql = sql;
+    }
+
+    @Override
+    public boolean insert(Message m) {
+        return sql.update(
+                        "INSERT INTO messages (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                                + "ON CONFLICT DO NOTHING",
+                        m.id(),
+                        m.tenant().projectId(),
+                        Rows.mode(m.tenant().mode()),
+                        m.eventType(),
+                        m.applicationId(),
+                        m.payloadJson(),
+                        m.idempotencyKey(),
+                        m.dedupId(),
+                        m.scheduleId(),
+                        m.scheduledFor(),
+                        m.deliveries(),
+                        m.createdAt())
+                == 1;
+    }
+
+    @Override
+    public Optional<Message> find(Tenant tenant, String id) {
+        return sql.one(
+                "SELECT " + COLUMNS + " FROM messages WHERE id = ? AND project_id = ? AND mode = ?",
+                JdbcMessages::row,
+                id,
+                tenant.projectId(),
+                Rows.mode(tenant.mode()));
+    }
+
+    @Override
+    public Page<Message> list(
+            Tenant tenant,
+            String eventType,
+            String applicationId,
+            Instant since,
+            Instant until,
+            int limit,
+            String startingAfter) {
+        StringBuilder q = new StringBuilder("SELECT " + COLUMNS + " FROM messages WHERE project_id = ? AND mode = ?");
+        List<Object> args = new ArrayList<>(List.of(tenant.projectId(), Rows.mode(tenant.mode())));
+        if (eventType != null) {
+            q.append(" AND event_type = ?");
+            args.add(eventType);
+        }
+        if (applicationId != null) {
+            q.append(" AND application_id = ?");
+            args.add(applicationId);
+        }
+        if (since != null) {
+            q.append(" AND created_at >= ?");
+            args.add(since);
+        }
+        if (until != null) {
+            q.append(" AND created_at < ?");
+            args.add(until);
+        }
+        return Pages.after(sql, q.toString(), args, startingAfter, limit, JdbcMessages::row);
+    }
+
+    private static Message row(ResultSet rs) throws SQLException {
+        return new Message(
+                rs.getString("id"),
+                Rows.tenant(rs, ""),
+                rs.getString("event_type"),
+                rs.getString("application_id"),
+                rs.getString("payload"),
+                rs.getString("idempotency_key"),
+                rs.getString("dedup_id"),
+                rs.getString("schedule_id"),
+                Sql.instant(rs, "scheduled_for"),
+                rs.getInt("deliveries"),
+                Sql.instant(rs, "created_at"));
+    }
+}
