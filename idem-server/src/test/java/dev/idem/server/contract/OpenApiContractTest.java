@@ -805,7 +805,7 @@ class OpenApiContractTest {
     }
 
     @Test
-    void aNodeWhoseStoreIsGoneAnswers500And503AsDocumented(@TempDir Path other) {
+    void aNodeWhoseStoreIsGoneAnswers503AsDocumented(@TempDir Path other) {
         Store store = TestStores.sqlite(other, Clock.systemUTC());
         try (ContractServer broken = ContractServer.start(store, other, true, false)) {
             store.close();
@@ -822,9 +822,13 @@ class OpenApiContractTest {
                     KEY,
                     "{\"endpoint\":\"https://example.com\",\"fire_at\":\"2035-01-01T00:00:00Z\"}");
             assertThat(ready.status()).isEqualTo(503);
-            assertThat(list.status()).isEqualTo(500);
-            assertThat(create.status()).isEqualTo(500);
+            // the store's gate has seen it fail (the probe, or a connection refused), so callers fail at once with
+            // the retryable store_unavailable (docs/api.md, "Errors the transport and the database cause")
+            assertThat(list.status()).isEqualTo(503);
+            assertThat(create.status()).isEqualTo(503);
             assertThat(list.json().at("/error/type").asText()).isEqualTo("api_error");
+            assertThat(list.json().at("/error/code").asText()).isEqualTo("store_unavailable");
+            assertThat(create.header("Retry-After")).isEqualTo("2");
             assertThat(doc.check(new OpenApiDocument.Operation("get", "/readyz"), ready))
                     .isEmpty();
             assertThat(doc.check(new OpenApiDocument.Operation("get", "/v1/schedules"), list))
