@@ -128,7 +128,7 @@ public record ScheduleDefinition(
                 v);
     }
 
-    /** The destination (scheme, host, port) of the endpoint: the unit of fairness between receivers. */
+    /** The destination (the endpoint's URL without its query, {@link Destination}): the unit of fairness between receivers. */
     public String destination() {
         return Destination.of(endpoint);
     }

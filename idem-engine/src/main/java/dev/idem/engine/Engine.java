@@ -260,9 +260,14 @@ public final class Engine implements AutoCloseable {
         return dispatcher.attemptsInFlight();
     }
 
-    /** Destinations this node currently sends fewer attempts at once, because they time out, refuse or reset. */
+    /** Destinations (endpoint URLs) this node currently sends fewer attempts at once, because they time out or reset. */
     public int destinationsThrottled() {
         return dispatcher.destinationsThrottled();
+    }
+
+    /** Hosts this node currently gives fewer connections at once because connecting to them fails (refused, unreachable). */
+    public int hostsThrottled() {
+        return dispatcher.hostsThrottled();
     }
 
     private static void sleepQuietly(long ms) {

@@ -20,6 +20,8 @@ import java.util.Objects;
  *   <li>{@code batchSize}: deliveries claimed per claim transaction (1–1000);</li>
  *   <li>{@code maxInFlight}: deliveries this node holds at once (1–1,000,000): attempts on the wire, waiting for their
  *       destination, or whose outcome is being written; {@code --max-in-flight};</li>
+ *   <li>{@code maxConnectionsPerHost}: attempts on the wire at once to one host and port, shared among its paths
+ *       (1–1,000,000; default {@value #DEFAULT_MAX_CONNECTIONS_PER_HOST}); idem-engine/README.md, "Paths and hosts";</li>
  *   <li>{@code lease}: how long a claim is held before another node may reclaim it; longer than
  *       {@code maxRequestTimeout}, so a live node's request always finishes inside its lease;</li>
  *   <li>{@code maxRequestTimeout}: the ceiling on a schedule's per-attempt timeout (at most 60 s, the SPEC's limit);</li>
@@ -52,6 +54,11 @@ public final class EngineConfig {
     public static final int DEFAULT_BATCH = 500;
     /** The SPEC's default for {@code --max-in-flight}. */
     public static final int DEFAULT_MAX_IN_FLIGHT = 10_000;
+    /**
+     * Attempts on the wire at once to one host and port, whatever their paths: a receiving host is one process or
+     * gateway, and many paths of it (each with its own limit) must not open more connections to it than this.
+     */
+    public static final int DEFAULT_MAX_CONNECTIONS_PER_HOST = 1_000;
     /** The most deliveries one node may hold at once. */
     public static final int MAX_IN_FLIGHT_LIMIT = 1_000_000;
     /** The shortest retention: a delivery stays readable (and replayable) at least this long after it finished. */
@@ -60,6 +67,7 @@ public final class EngineConfig {
     private final String nodeId;
     private final int batchSize;
     private final int maxInFlight;
+    private final int maxConnectionsPerHost;
     private final Duration lease;
     private final Duration maxRequestTimeout;
     private final Duration materialiserHorizon;
@@ -75,6 +83,7 @@ public final class EngineConfig {
         this.nodeId = b.nodeId;
         this.batchSize = b.batchSize;
         this.maxInFlight = b.maxInFlight;
+        this.maxConnectionsPerHost = b.maxConnectionsPerHost;
         this.lease = b.lease;
         this.maxRequestTimeout = b.maxRequestTimeout;
         this.materialiserHorizon = b.materialiserHorizon;
@@ -97,6 +106,9 @@ public final class EngineConfig {
         if (maxInFlight < 1 || maxInFlight > MAX_IN_FLIGHT_LIMIT)
             throw new IllegalArgumentException(
                     "maxInFlight must be between 1 and " + MAX_IN_FLIGHT_LIMIT + ", got " + maxInFlight);
+        if (maxConnectionsPerHost < 1 || maxConnectionsPerHost > MAX_IN_FLIGHT_LIMIT)
+            throw new IllegalArgumentException("maxConnectionsPerHost must be between 1 and " + MAX_IN_FLIGHT_LIMIT
+                    + ", got " + maxConnectionsPerHost);
         positive("maxRequestTimeout", maxRequestTimeout);
         if (maxRequestTimeout.compareTo(SPEC_MAX_TIMEOUT) > 0)
             throw new IllegalArgumentException("maxRequestTimeout must be at most 60s, got " + maxRequestTimeout);
@@ -158,6 +170,7 @@ public final class EngineConfig {
         b.nodeId = nodeId;
         b.batchSize = batchSize;
         b.maxInFlight = maxInFlight;
+        b.maxConnectionsPerHost = maxConnectionsPerHost;
         b.lease = lease;
         b.maxRequestTimeout = maxRequestTimeout;
         b.materialiserHorizon = materialiserHorizon;
@@ -181,6 +194,10 @@ public final class EngineConfig {
 
     public int maxInFlight() {
         return maxInFlight;
+    }
+
+    public int maxConnectionsPerHost() {
+        return maxConnectionsPerHost;
     }
 
     public Duration lease() {
@@ -225,7 +242,8 @@ public final class EngineConfig {
 
     @Override
     public String toString() {
-        return "EngineConfig{node " + nodeId + ", batch " + batchSize + ", in flight " + maxInFlight + ", lease "
+        return "EngineConfig{node " + nodeId + ", batch " + batchSize + ", in flight " + maxInFlight + ", per host "
+                + maxConnectionsPerHost + ", lease "
                 + lease
                 + ", request ceiling " + maxRequestTimeout + ", horizon " + materialiserHorizon + ", poll "
                 + pollInterval
@@ -243,6 +261,7 @@ public final class EngineConfig {
         private String nodeId;
         private int batchSize = DEFAULT_BATCH;
         private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
+        private int maxConnectionsPerHost = DEFAULT_MAX_CONNECTIONS_PER_HOST;
         private Duration lease = Duration.ofSeconds(90);
         private Duration maxRequestTimeout = SPEC_MAX_TIMEOUT;
         private Duration materialiserHorizon = Duration.ofSeconds(60);
@@ -268,6 +287,11 @@ public final class EngineConfig {
 
         public Builder maxInFlight(int maxInFlight) {
             this.maxInFlight = maxInFlight;
+            return this;
+        }
+
+        public Builder maxConnectionsPerHost(int maxConnectionsPerHost) {
+            this.maxConnectionsPerHost = maxConnectionsPerHost;
             return this;
         }
 

@@ -22,6 +22,7 @@ class EngineConfigTest {
         assertThat(defaults.nodeId()).isEqualTo("node-a");
         assertThat(defaults.batchSize()).isEqualTo(EngineConfig.DEFAULT_BATCH);
         assertThat(defaults.maxInFlight()).isEqualTo(EngineConfig.DEFAULT_MAX_IN_FLIGHT);
+        assertThat(defaults.maxConnectionsPerHost()).isEqualTo(1_000);
         assertThat(defaults.lease()).isEqualTo(Duration.ofSeconds(90));
         assertThat(defaults.materialiserHorizon()).isEqualTo(Duration.ofSeconds(60));
         assertThat(defaults.pollInterval()).isEqualTo(Duration.ofMillis(500));
@@ -42,6 +43,7 @@ class EngineConfigTest {
                 .nodeId("node-b")
                 .batchSize(7)
                 .maxInFlight(70)
+                .maxConnectionsPerHost(9)
                 .lease(Duration.ofSeconds(40))
                 .maxRequestTimeout(Duration.ofSeconds(30))
                 .materialiserHorizon(Duration.ofSeconds(3))
@@ -92,6 +94,11 @@ class EngineConfigTest {
         assertThatThrownBy(() -> defaults.toBuilder().batchSize(0).build()).hasMessageContaining("batchSize");
         assertThatThrownBy(() -> defaults.toBuilder().batchSize(1001).build()).hasMessageContaining("batchSize");
         assertThatThrownBy(() -> defaults.toBuilder().maxInFlight(0).build()).hasMessageContaining("maxInFlight");
+        assertThatThrownBy(() -> defaults.toBuilder().maxConnectionsPerHost(0).build())
+                .hasMessageContaining("maxConnectionsPerHost");
+        assertThatThrownBy(() ->
+                        defaults.toBuilder().maxConnectionsPerHost(1_000_001).build())
+                .hasMessageContaining("maxConnectionsPerHost");
         assertThatThrownBy(() -> defaults.toBuilder().nodeId(" ").build()).hasMessageContaining("nodeId");
         assertThatThrownBy(() ->
                         defaults.toBuilder().retention(Duration.ofMinutes(5)).build())

@@ -191,8 +191,8 @@ abstract class ReceiversUnderLoadTest {
         assertThat(logged.list)
                 .extracting(e -> e.getFormattedMessage().replaceAll("\\d+", "N"))
                 .containsExactly(
-                        "destination http://N.N.N.N:N throttled after N timeouts, refused connections or resets: at most N attempt(s) at once until it answers again",
-                        "destination http://N.N.N.N:N answering again: no longer throttled");
+                        "destination http://N.N.N.N:N/slow throttled after N timeouts or resets: at most N attempt(s) at once until it answers again",
+                        "destination http://N.N.N.N:N/slow answering again: no longer throttled");
         for (Delivery d : all) {
             int attempts = world.attempts(d.id()).size();
             assertThat(attempts)

@@ -37,7 +37,7 @@ public interface DeliveryQueue {
      * a slow claim does not make them late and a steady trickle costs one claim per many rows. Retries are taken
      * when due. The caller must not send a delivery before its {@code nextAttemptAt}.
      *
-     * <p>Destinations (scheme, host, port) interleave: the claim takes the earliest due row of each destination
+     * <p>Destinations (endpoint URLs without their query, {@link dev.idem.core.Destination}) interleave: the claim takes the earliest due row of each destination
      * first, then the second of each, and so on, and at most {@code fairness.freeFor(destination)} rows of each; a
      * destination with no free slot gets none, so its backlog stays in the table. The claim reads bounded windows of
      * due rows (the earliest and the latest), so another destination's rows due in the middle of a full destination's

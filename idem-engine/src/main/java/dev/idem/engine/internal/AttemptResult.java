@@ -29,8 +29,13 @@ public record AttemptResult(
         ANSWER,
         /** It asked to slow down (429, 503): neither more nor fewer at once; {@code Retry-After} spaces this delivery. */
         BACK_OFF,
-        /** A timeout, a refused or failed connection, a reset: fewer at once, down to a single probe. */
+        /** A response timeout, a reset, a connection closed unanswered: fewer at once on this path, down to a single probe. */
         DROP,
+        /**
+         * No connection: refused, unreachable, a connect timeout, a name that does not resolve, a failed TLS handshake.
+         * The host's trouble, not the path's: fewer connections at once to the host, for all its paths.
+         */
+        UNREACHABLE,
         /** Nothing reached it (refused endpoint, bad header, a request that could not be built). */
         NONE
     }

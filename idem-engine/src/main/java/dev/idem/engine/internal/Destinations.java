@@ -1,23 +1,27 @@
 package dev.idem.engine.internal;
 
+import dev.idem.core.Destination;
 import dev.idem.core.store.DeliveryQueue.Fairness;
 import dev.idem.engine.internal.AttemptResult.Congestion;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The node's in-memory state per destination (scheme, host, port): its {@link AdaptiveLimit}, the deliveries
- * claimed for it and not yet answered, those on the wire, and those waiting for one of its slots. Claims ask
- * {@link #fairness()} how many rows of each destination they may take, so a congested destination's backlog stays in
- * the table; a destination whose limit falls below the starting one is throttled, logged once when it becomes so and
- * once when it recovers. State of a destination idle for {@link #IDLE_NANOS} is forgotten.
+ * The node's in-memory state per destination (an endpoint URL without its query, {@link Destination}) and, under them,
+ * per host and port ({@link HostState}). Each destination has its {@link AdaptiveLimit}: response timeouts and resets
+ * shrink it, answers grow it, so one hanging path of a host holds a single probe while the host's other paths go on.
+ * The host holds what is the host's: a cap on connections at once shared among its paths in turn, and throttling after
+ * failed connects. Claims ask {@link #fairness()} how many rows of each destination they may take, so a congested
+ * destination's backlog stays in the table; a destination whose limit falls below the starting one is throttled, logged
+ * once when it becomes so and once when it recovers, and likewise a host. State idle for {@link #IDLE_NANOS} is
+ * forgotten.
  *
  * @param <T> what waits for a slot
  */
@@ -34,156 +38,147 @@ final class Destinations<T> {
 
     private final int initial;
     private final int max;
-    private final Map<String, State<T>> states = new ConcurrentHashMap<>();
-
-    private static final class State<T> {
-        final AdaptiveLimit limit;
-        /** Claimed and not answered yet: on the wire, waiting for a slot, or held until due. */
-        int active;
-        /** On the wire. */
-        int started;
-
-        final ArrayDeque<Waiting<T>> waiting = new ArrayDeque<>();
-        boolean throttled;
-        int drops;
-        long lastUsedNanos = System.nanoTime();
-        /** Answers in the current and the previous {@link #RATE_BUCKET_NANOS}: what the destination took lately. */
-        int answersNow;
-
-        int answersBefore;
-        long bucketStartNanos = System.nanoTime();
-
-        /** Answers in the last one to two buckets. */
-        int recentAnswers(long now) {
-            long elapsed = now - bucketStartNanos;
-            if (elapsed >= RATE_BUCKET_NANOS) {
-                answersBefore = elapsed >= 2 * RATE_BUCKET_NANOS ? 0 : answersNow;
-                answersNow = 0;
-                bucketStartNanos = now - elapsed % RATE_BUCKET_NANOS;
-            }
-            return answersNow + answersBefore;
-        }
-
-        State(int initial, int max) {
-            limit = new AdaptiveLimit(initial, max);
-        }
-    }
-
-    private record Waiting<T>(T item, long sinceNanos) {}
+    private final int perHost;
+    private final Map<String, HostState<T>> hosts = new ConcurrentHashMap<>();
 
     /**
      * @param initial the limit of a destination not seen before (or forgotten)
      * @param max the most any destination may have in flight (the node's own bound)
+     * @param perHost the most attempts on the wire at once to one host and port, all its destinations together
      */
-    Destinations(int initial, int max) {
+    Destinations(int initial, int max, int perHost) {
         this.initial = Math.min(initial, max);
         this.max = max;
+        this.perHost = perHost;
     }
 
-    private State<T> state(String key) {
-        return states.computeIfAbsent(key, k -> new State<>(initial, max));
+    /** Runs {@code f} on the destination's state under its host's monitor. */
+    private <R> R on(String key, BiFunction<HostState<T>, PathState<T>, R> f) {
+        String hostKey = Destination.hostOf(key);
+        while (true) {
+            HostState<T> h = hosts.computeIfAbsent(hostKey, k -> new HostState<>(k, perHost));
+            synchronized (h) {
+                if (h.removed) continue;
+                PathState<T> p = h.paths.computeIfAbsent(key, k -> new PathState<>(k, initial, max));
+                return f.apply(h, p);
+            }
+        }
+    }
+
+    private HostState<T> hostOf(String key) {
+        return hosts.get(Destination.hostOf(key));
     }
 
     /**
      * How many more of each destination the next claim may take: its limit and what it answered lately, less what is
-     * claimed and not answered yet. A destination not listed may have {@code initial}.
+     * claimed and not answered yet, within its host's share. A destination not listed may have {@code initial}.
      */
     Fairness fairness() {
         Map<String, Integer> free = new HashMap<>();
         long now = System.nanoTime();
-        states.forEach((key, s) -> {
-            synchronized (s) {
-                long room = (long) s.limit.get() + s.recentAnswers(now) - s.active;
-                int f = (int) Math.max(0, Math.min(max, room));
-                if (f != initial) free.put(key, f);
+        for (HostState<T> h : hosts.values()) {
+            synchronized (h) {
+                h.fairness(now, max).forEach((key, f) -> {
+                    if (f != initial) free.put(key, f);
+                });
             }
-        });
+        }
         return new Fairness(free, initial);
     }
 
     /** Counts a claimed delivery against its destination until {@link #answered}. */
     void claimed(String key) {
-        State<T> s = state(key);
-        synchronized (s) {
-            s.active++;
-            s.lastUsedNanos = System.nanoTime();
-        }
+        on(key, (h, p) -> {
+            p.active++;
+            h.active++;
+            p.lastUsedNanos = System.nanoTime();
+            return null;
+        });
     }
 
     /** Takes a slot for {@code item} and returns true, or parks it until one frees (then {@link #answered} returns it). */
     boolean startOrWait(String key, T item) {
-        State<T> s = state(key);
-        synchronized (s) {
-            if (s.started < s.limit.get() && s.waiting.isEmpty()) {
-                s.started++;
-                return true;
-            }
-            s.waiting.add(new Waiting<>(item, System.nanoTime()));
-            return false;
-        }
+        return on(key, (h, p) -> h.startOrWait(p, item));
     }
 
     /**
      * An attempt of {@code key} ended with {@code signal} after {@code rttNanos} on the wire: frees its slot, adapts the
-     * limit, and returns the waiting items that may start now (their slots taken).
+     * limits, and returns the waiting items that may start now (their slots taken), of this destination or another of
+     * its host.
      */
     List<T> answered(String key, Congestion signal, long rttNanos) {
-        State<T> s = state(key);
         List<T> next = new ArrayList<>(1);
-        String change = null;
+        String[] change = new String[2];
         long now = System.nanoTime();
-        synchronized (s) {
+        on(key, (h, p) -> {
             if (signal == Congestion.ANSWER) {
                 // wanted: on the wire and due but waiting (rows claimed ahead of their instant are not wanted yet)
-                s.limit.onAnswer(s.started + s.waiting.size(), rttNanos, now);
-                s.recentAnswers(now);
-                s.answersNow++;
+                p.limit.onAnswer(p.started + p.waiting.size(), rttNanos, now);
+                p.countAnswer(now);
             }
-            s.started--;
-            s.active--;
-            s.lastUsedNanos = now;
+            h.ended(p);
+            p.lastUsedNanos = now;
+            h.lastUsedNanos = now;
             if (signal == Congestion.DROP) {
-                s.limit.onDrop();
-                s.drops++;
+                p.limit.onDrop();
+                p.drops++;
             }
-            boolean throttled = s.limit.throttled();
-            if (throttled != s.throttled) {
-                s.throttled = throttled;
-                change = throttled
-                        ? "throttled after " + s.drops + " timeouts, refused connections or resets: at most "
-                                + s.limit.get() + " attempt(s) at once until it answers again"
+            if (signal == Congestion.ANSWER || signal == Congestion.BACK_OFF) h.connected();
+            if (signal == Congestion.UNREACHABLE) h.connectFailed();
+            boolean throttled = p.limit.throttled();
+            if (throttled != p.throttled) {
+                p.throttled = throttled;
+                change[0] = throttled
+                        ? "throttled after " + p.drops + " timeouts or resets: at most " + p.limit.get()
+                                + " attempt(s) at once until it answers again"
                         : "answering again: no longer throttled";
-                if (!throttled) s.drops = 0;
+                if (!throttled) p.drops = 0;
             }
-            while (!s.waiting.isEmpty() && s.started < s.limit.get()) {
-                s.started++;
-                next.add(s.waiting.poll().item());
+            boolean hostThrottled = h.belowInitial(initial);
+            if (hostThrottled != h.throttled) {
+                h.throttled = hostThrottled;
+                change[1] = hostThrottled
+                        ? "throttled after " + h.failedConnects + " failed connects: at most " + h.limit()
+                                + " connection(s) at once for all its paths until one is made"
+                        : "accepting connections again: no longer throttled";
             }
-        }
-        if (change != null) log.info("destination {} {}", key, change);
+            h.drain(next);
+            return null;
+        });
+        if (change[0] != null) log.info("destination {} {}", key, change[0]);
+        if (change[1] != null) log.info("host {} {}", Destination.hostOf(key), change[1]);
         return next;
     }
 
     /** Takes back a claimed delivery that was never started (given back to the queue). */
     void forget(String key) {
-        State<T> s = state(key);
-        synchronized (s) {
-            s.active--;
-        }
+        on(key, (h, p) -> {
+            p.active--;
+            h.active--;
+            return null;
+        });
     }
 
     /** Removes and returns the items that have waited longer than {@code nanos}; they no longer count as claimed. */
     List<T> waitedLongerThan(long nanos) {
         List<T> out = new ArrayList<>();
         long now = System.nanoTime();
-        for (Iterator<Map.Entry<String, State<T>>> it = states.entrySet().iterator(); it.hasNext(); ) {
-            State<T> s = it.next().getValue();
-            synchronized (s) {
-                while (!s.waiting.isEmpty() && now - s.waiting.peek().sinceNanos() > nanos) {
-                    out.add(s.waiting.poll().item());
-                    s.active--;
+        for (Iterator<HostState<T>> it = hosts.values().iterator(); it.hasNext(); ) {
+            HostState<T> h = it.next();
+            synchronized (h) {
+                for (PathState<T> p : List.copyOf(h.paths.values())) {
+                    while (!p.waiting.isEmpty() && now - p.waiting.peek().sinceNanos() > nanos) {
+                        out.add(p.waiting.poll().item());
+                        p.active--;
+                        h.active--;
+                    }
+                    h.busy(p);
+                    if (p.active == 0 && !p.throttled && now - p.lastUsedNanos > IDLE_NANOS) h.forget(p);
                 }
-                if (s.active == 0 && !s.throttled && now - s.lastUsedNanos > IDLE_NANOS) it.remove();
+                if (h.paths.isEmpty() && h.active == 0 && !h.throttled && now - h.lastUsedNanos > IDLE_NANOS) {
+                    h.removed = true;
+                    it.remove();
+                }
             }
         }
         return out;
@@ -197,9 +192,20 @@ final class Destinations<T> {
     /** Destinations whose limit drops have brought below the starting one. */
     int throttled() {
         int n = 0;
-        for (State<T> s : states.values()) {
-            synchronized (s) {
-                if (s.throttled) n++;
+        for (HostState<T> h : hosts.values()) {
+            synchronized (h) {
+                for (PathState<T> p : h.paths.values()) if (p.throttled) n++;
+            }
+        }
+        return n;
+    }
+
+    /** Hosts whose failed connects have brought their connections at once below a new destination's limit. */
+    int hostsThrottled() {
+        int n = 0;
+        for (HostState<T> h : hosts.values()) {
+            synchronized (h) {
+                if (h.throttled) n++;
             }
         }
         return n;
@@ -207,10 +213,11 @@ final class Destinations<T> {
 
     /** The current limit of a destination (tests, logs). */
     int limitOf(String key) {
-        State<T> s = states.get(key);
-        if (s == null) return initial;
-        synchronized (s) {
-            return s.limit.get();
+        HostState<T> h = hostOf(key);
+        if (h == null) return initial;
+        synchronized (h) {
+            PathState<T> p = h.paths.get(key);
+            return p == null ? initial : p.limit.get();
         }
     }
 }

@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * Claims due deliveries and starts their attempts, without a thread per attempt.
  *
  * <p>Bounds: a node holds at most {@link EngineConfig#maxInFlight()} claims not yet recorded (on the wire, waiting
- * for a destination slot, or whose outcome the recorder has not written), and each destination (scheme, host, port)
- * at most its {@link AdaptiveLimit}. A claim asks the store for at most the free slots of each destination
+ * for a destination slot, or whose outcome the recorder has not written), each destination (an endpoint URL without
+ * its query) at most its {@link AdaptiveLimit}, and each host and port at most {@link EngineConfig#maxConnectionsPerHost()}
+ * on the wire, shared among its destinations in turn ({@link HostState}). A claim asks the store for at most the free slots of each destination
  * ({@link Destinations#fairness()}), interleaving destinations, so a congested destination's backlog stays in the
  * table (no lease, no memory) and never delays another's due rows. A claimed delivery that cannot start within
  * {@link #MAX_WAIT} (its destination's limit shrank meanwhile) is given back unattempted ({@link DeliveryQueue#unclaim}),
@@ -192,7 +193,8 @@ public final class Dispatcher {
         this.workers = workers;
         this.timer = timer;
         this.starter = starter;
-        this.destinations = new Destinations<>(INITIAL_DESTINATION_LIMIT, config.maxInFlight());
+        this.destinations =
+                new Destinations<>(INITIAL_DESTINATION_LIMIT, config.maxInFlight(), config.maxConnectionsPerHost());
         this.minBusyClaim = Math.max(1, Math.min(config.batchSize() / 4, config.maxInFlight() / 4));
     }
 
@@ -225,6 +227,11 @@ public final class Dispatcher {
     /** Destinations currently sent fewer attempts at once because they time out, refuse or reset. */
     public int destinationsThrottled() {
         return destinations.throttled();
+    }
+
+    /** Hosts currently given fewer connections at once because connecting to them fails. */
+    public int hostsThrottled() {
+        return destinations.hostsThrottled();
     }
 
     /** A destination's current limit of attempts at once (tests). */
@@ -400,17 +407,28 @@ public final class Dispatcher {
     }
 
     /** Counts the claims against their destinations and starts each at its due instant. */
-    private void accept(List<Claim> claims, String owner, Fairness fairness) {
+    private void accept(List<Claim> claimed, String owner, Fairness fairness) {
         long now = System.nanoTime();
         Map<String, Integer> perDestination = new HashMap<>();
         // the key parses the endpoint as a URI: once per claim, not once per use
-        List<String> keys = new ArrayList<>(claims.size());
-        for (Claim c : claims) {
+        Map<String, java.util.ArrayDeque<Claim>> byDestination = new java.util.LinkedHashMap<>();
+        for (Claim c : claimed) {
             String d = c.schedule().definition().destination();
-            keys.add(d);
+            byDestination.computeIfAbsent(d, k -> new java.util.ArrayDeque<>()).add(c);
             perDestination.merge(d, 1, Integer::sum);
             destinations.claimed(d);
         }
+        // started in turn (the first of every destination, then the second...), whatever order the store returned them
+        // in: the paths of one host share its connections, and those started first would otherwise take them all
+        List<Claim> claims = new ArrayList<>(claimed.size());
+        List<String> keys = new ArrayList<>(claimed.size());
+        while (!byDestination.isEmpty())
+            for (var it = byDestination.entrySet().iterator(); it.hasNext(); ) {
+                var e = it.next();
+                claims.add(e.getValue().poll());
+                keys.add(e.getKey());
+                if (e.getValue().isEmpty()) it.remove();
+            }
         boolean filled = false;
         for (Map.Entry<String, Integer> e : perDestination.entrySet()) {
             if (e.getValue() >= fairness.freeFor(e.getKey())) {

@@ -209,7 +209,7 @@ public final class HttpSender implements AutoCloseable {
             ex.future = client.execute(producer, new LimitedResponseConsumer(), null, context, ex);
             if (ex.done.get()) ex.future.cancel(true);
         } catch (RuntimeException e) {
-            ex.finish(failure(ex, "request could not be sent: " + message(e)));
+            ex.finish(failure(ex, "request could not be sent: " + message(e), false));
         }
     }
 
@@ -291,7 +291,7 @@ public final class HttpSender implements AutoCloseable {
 
         @Override
         public void failed(Exception e) {
-            finish(failure(this, describe(e, uri, timeout)));
+            finish(failure(this, describe(e, uri, timeout), noConnection(e)));
         }
 
         @Override
@@ -300,7 +300,8 @@ public final class HttpSender implements AutoCloseable {
         }
 
         void expire() {
-            if (finish(failure(this, "timeout: no complete response within " + timeout.toMillis() + "ms"))) cancel();
+            if (finish(failure(this, "timeout: no complete response within " + timeout.toMillis() + "ms", false)))
+                cancel();
         }
 
         void abort() {
@@ -339,11 +340,12 @@ public final class HttpSender implements AutoCloseable {
         return new AttemptResult(ex.startedAt, ms, status, error, r.body(), retryAfter, true, signal);
     }
 
-    private static AttemptResult failure(Exchange ex, String error) {
-        // a refused host (the guard) sent nothing and says nothing about the destination's health
+    private static AttemptResult failure(Exchange ex, String error, boolean noConnection) {
+        // a refused host (the guard) sent nothing and says nothing about the destination's health; no connection at
+        // all is the host's trouble, whatever the path; a timeout or reset on a connection is the path's
         Congestion signal = error.startsWith("endpoint refused") || error.startsWith("request could not")
                 ? Congestion.NONE
-                : Congestion.DROP;
+                : noConnection ? Congestion.UNREACHABLE : Congestion.DROP;
         return new AttemptResult(ex.startedAt, elapsedMs(ex.t0), null, error, null, Optional.empty(), true, signal);
     }
 
@@ -360,6 +362,18 @@ public final class HttpSender implements AutoCloseable {
                 return "the value holds a line break or a character outside Latin-1";
         }
         return null;
+    }
+
+    /**
+     * Whether the attempt never had a connection: refused, unreachable, a connect timeout, a name that does not resolve,
+     * a TLS handshake that failed. A response timeout is not among them, even one that expired while connecting.
+     */
+    private static boolean noConnection(Throwable t) {
+        return t instanceof java.net.UnknownHostException
+                || t instanceof ConnectTimeoutException
+                || t instanceof ConnectException
+                || t instanceof HttpHostConnectException
+                || t instanceof javax.net.ssl.SSLException;
     }
 
     private static String describe(Throwable t, URI uri, Duration timeout) {

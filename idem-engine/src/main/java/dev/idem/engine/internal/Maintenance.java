@@ -40,7 +40,9 @@ public final class Maintenance {
 
     /** Returns expired leases to the queue and samples the queue depth; returns how many leases it reclaimed. */
     public int reap() {
-        store.queue().fillRouting(500);
+        // after an upgrade that cleared every schedule's destination key, up to 10,000 a run (2,000/s at the default
+        // reaper interval) rather than 500: until its key is filled a schedule is a destination of its own in claims
+        for (int i = 0; i < MAX_BATCHES_PER_RUN && store.queue().fillRouting(PRUNE_BATCH) == PRUNE_BATCH; i++) {}
         int n = store.queue().reapExpired();
         if (n > 0) {
             metrics.reclaimed(n);

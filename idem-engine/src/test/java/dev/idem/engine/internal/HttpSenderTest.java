@@ -135,6 +135,22 @@ class HttpSenderTest {
         assertThat(r.succeeded()).isFalse();
         assertThat(r.error()).startsWith("timeout");
         assertThat(r.durationMs()).isBetween(500L, 3000L);
+        assertThat(r.congestion()).as("a response timeout is the path's").isEqualTo(AttemptResult.Congestion.DROP);
+    }
+
+    @Test
+    void aRefusedConnectionIsTheHostsTroubleNotThePaths() throws Exception {
+        int port;
+        try (ServerSocket closed = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = closed.getLocalPort();
+        }
+        sender = new HttpSender(EndpointGuard.of(true), Clock.systemUTC(), 4);
+
+        AttemptResult r = send(request("http://127.0.0.1:" + port + "/hook"), Duration.ofSeconds(5));
+
+        assertThat(r.succeeded()).isFalse();
+        assertThat(r.error()).startsWith("connection failed: could not connect to 127.0.0.1:" + port);
+        assertThat(r.congestion()).isEqualTo(AttemptResult.Congestion.UNREACHABLE);
     }
 
     @Test
@@ -297,6 +313,7 @@ class HttpSenderTest {
             assertThat(r.error())
                     .startsWith(
                             "TLS handshake with 127.0.0.1:" + https.getAddress().getPort() + " failed");
+            assertThat(r.congestion()).as("no connection: the host's").isEqualTo(AttemptResult.Congestion.UNREACHABLE);
             assertThat(handled.get())
                     .as("no request reached the receiver's handler")
                     .isZero();

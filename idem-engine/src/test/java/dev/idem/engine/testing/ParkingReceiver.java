@@ -34,7 +34,7 @@ public final class ParkingReceiver implements AutoCloseable {
     public record Hang() implements Mode {}
 
     /** One request as it arrived. */
-    public record Arrival(String deliveryId, int attempt, long arrivedMillis) {}
+    public record Arrival(String deliveryId, int attempt, long arrivedMillis, String path) {}
 
     static {
         System.setProperty("sun.net.httpserver.nodelay", "true");
@@ -53,10 +53,17 @@ public final class ParkingReceiver implements AutoCloseable {
     private final AtomicInteger open = new AtomicInteger();
     private final AtomicInteger maxOpen = new AtomicInteger();
     private volatile Mode mode;
+    /** Modes of paths that differ from {@link #mode}, by path prefix. */
+    private final Map<String, Mode> byPrefix = new ConcurrentHashMap<>();
 
     public ParkingReceiver(Mode mode) throws IOException {
+        this(mode, 0);
+    }
+
+    /** A receiver on {@code port} of the loopback address (0: any free one). */
+    public ParkingReceiver(Mode mode, int port) throws IOException {
         this.mode = mode;
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 4096);
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 4096);
         server.setExecutor(handlers);
         server.createContext("/", this::handle);
         server.start();
@@ -70,6 +77,32 @@ public final class ParkingReceiver implements AutoCloseable {
     public void mode(Mode m) {
         this.mode = m;
         if (!(m instanceof Hang)) for (HttpExchange ex : parked) answer(ex);
+    }
+
+    /**
+     * From now on requests whose path starts with {@code prefix} are treated so (the longest matching prefix wins);
+     * switching away from {@link Hang} answers that prefix's parked ones at once.
+     */
+    public void mode(String prefix, Mode m) {
+        byPrefix.put(prefix, m);
+        if (!(m instanceof Hang))
+            for (HttpExchange ex : parked) if (modeOf(ex.getRequestURI().getPath()) == m) answer(ex);
+    }
+
+    private Mode modeOf(String path) {
+        Mode m = mode;
+        int longest = -1;
+        for (Map.Entry<String, Mode> e : byPrefix.entrySet())
+            if (path.startsWith(e.getKey()) && e.getKey().length() > longest) {
+                longest = e.getKey().length();
+                m = e.getValue();
+            }
+        return m;
+    }
+
+    /** Requests received on paths starting with {@code prefix}. */
+    public List<Arrival> arrivals(String prefix) {
+        return arrivals.stream().filter(a -> a.path().startsWith(prefix)).toList();
     }
 
     public List<Arrival> arrivals() {
@@ -90,6 +123,13 @@ public final class ParkingReceiver implements AutoCloseable {
         return open.get();
     }
 
+    /** Requests on paths starting with {@code prefix} received and not yet answered (parked). */
+    public int parked(String prefix) {
+        return (int) parked.stream()
+                .filter(ex -> ex.getRequestURI().getPath().startsWith(prefix))
+                .count();
+    }
+
     public int maxOpen() {
         return maxOpen.get();
     }
@@ -106,16 +146,18 @@ public final class ParkingReceiver implements AutoCloseable {
         String id = ex.getRequestHeaders().getFirst("webhook-id");
         String attempt = ex.getRequestHeaders().getFirst("Idem-Attempt");
         maxOpen.accumulateAndGet(open.incrementAndGet(), Math::max);
-        arrivals.add(new Arrival(id, attempt == null ? 0 : Integer.parseInt(attempt), System.currentTimeMillis()));
+        String path = ex.getRequestURI().getPath();
+        arrivals.add(
+                new Arrival(id, attempt == null ? 0 : Integer.parseInt(attempt), System.currentTimeMillis(), path));
         if (id != null)
             perDelivery.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
-        Mode m = mode;
+        Mode m = modeOf(path);
         if (m instanceof Answer a) {
             if (a.delay().isZero()) answer(ex);
             else timer.schedule(() -> answer(ex), a.delay().toMillis(), TimeUnit.MILLISECONDS);
         } else {
             parked.add(ex);
-            if (!(mode instanceof Hang)) answer(ex);
+            if (!(modeOf(path) instanceof Hang)) answer(ex);
         }
     }
 

@@ -17,22 +17,33 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 
-/** One tenant in a real store, and the writes the server's create path would do. */
+/** One tenant (project and mode) in a real store, and the writes the server's create path would do. */
 public final class World {
     public final Store store;
     public final Clock clock;
     public final SigningSecret secret;
+    public final dev.idem.core.Tenant tenant;
     private final IdGenerator ids;
 
     public World(Store store, Clock clock) {
+        this(store, clock, Defs.TENANT);
+    }
+
+    /** Another tenant of the same store: its project and signing secret are made if missing. */
+    public World(Store store, Clock clock, dev.idem.core.Tenant tenant) {
         this.store = store;
+        this.tenant = tenant;
         this.clock = clock;
         this.ids = new IdGenerator(clock, new java.security.SecureRandom());
         this.secret = SigningSecret.generate(new SplittableRandom(7));
         store.useTransaction(tx -> {
-            if (tx.projects().find(Defs.TENANT.projectId()).isEmpty())
-                tx.projects().insert(new Project(Defs.TENANT.projectId(), "default", clock.instant()));
-            tx.signingSecrets().save(new SigningSecrets(Defs.TENANT, secret));
+            if (tx.projects().find(tenant.projectId()).isEmpty())
+                tx.projects()
+                        .insert(new Project(
+                                tenant.projectId(),
+                                tenant.equals(Defs.TENANT) ? "default" : tenant.projectId(),
+                                clock.instant()));
+            tx.signingSecrets().save(new SigningSecrets(tenant, secret));
         });
     }
 
@@ -57,10 +68,7 @@ public final class World {
                 List<Schedule> schedules = new ArrayList<>(chunk.size());
                 for (ScheduleDefinition def : chunk) {
                     Materialisation.Plan plan = Materialisation.forNew(
-                            Defs.schedule(ids.next("sch"), Defs.TENANT, def, now),
-                            now.plus(Duration.ofDays(400)),
-                            ids,
-                            now);
+                            Defs.schedule(ids.next("sch"), tenant, def, now), now.plus(Duration.ofDays(400)), ids, now);
                     schedules.add(plan.advanced(now));
                     if (!plan.deliveries().isEmpty())
                         batch.add(plan.deliveries().get(0));
@@ -80,7 +88,7 @@ public final class World {
             List<ScheduleDefinition> chunk = defs.subList(from, Math.min(defs.size(), from + 500));
             store.useTransaction(tx -> {
                 for (ScheduleDefinition def : chunk)
-                    tx.schedules().insert(Defs.schedule(ids.next("sch"), Defs.TENANT, def, clock.instant()));
+                    tx.schedules().insert(Defs.schedule(ids.next("sch"), tenant, def, clock.instant()));
             });
         }
     }
@@ -88,19 +96,19 @@ public final class World {
     /** A schedule only (its first occurrence is left to the materialiser). */
     public Schedule createScheduleOnly(ScheduleDefinition def) {
         return store.inTransaction(tx -> {
-            Schedule s = Defs.schedule(ids.next("sch"), Defs.TENANT, def, clock.instant());
+            Schedule s = Defs.schedule(ids.next("sch"), tenant, def, clock.instant());
             tx.schedules().insert(s);
             return s;
         });
     }
 
     public Delivery delivery(String id) {
-        return store.inTransaction(tx -> tx.deliveries().find(Defs.TENANT, id))
+        return store.inTransaction(tx -> tx.deliveries().find(tenant, id))
                 .orElseThrow(() -> new AssertionError("no delivery " + id));
     }
 
     public Schedule schedule(String id) {
-        return store.inTransaction(tx -> tx.schedules().find(Defs.TENANT, id))
+        return store.inTransaction(tx -> tx.schedules().find(tenant, id))
                 .orElseThrow(() -> new AssertionError("no schedule " + id));
     }
 
@@ -110,7 +118,7 @@ public final class World {
             List<Delivery> out = new ArrayList<>();
             String after = null;
             while (true) {
-                dev.idem.core.Page<Delivery> page = tx.deliveries().list(Defs.TENANT, null, null, 100, after);
+                dev.idem.core.Page<Delivery> page = tx.deliveries().list(tenant, null, null, 100, after);
                 out.addAll(page.data());
                 if (!page.hasMore() || page.data().isEmpty()) return out;
                 after = page.data().get(page.data().size() - 1).id();
