@@ -240,8 +240,7 @@ abstract class BulkReplayContract {
         Project p = project();
         Project other = project();
         String a = schedule(p, "/filter-a");
-        String b = schedule(
-                p, "/filter-b"); // the same host and port as a: the endpoint filter is exact
+        String b = schedule(p, "/filter-b"); // the same host and port as a: the endpoint filter is exact
         String gone = schedule(p, "/filter-gone");
         Instant now = Instant.now();
         List<String> aOld = dead(p, a, 2, now.minus(Duration.ofHours(3)));
