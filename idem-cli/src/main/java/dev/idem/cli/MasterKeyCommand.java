@@ -191,7 +191,7 @@ final class MasterKeyCommand {
                 } else {
                     o.println("primary " + keys.primaryId() + "; keyset " + String.join(", ", keys.ids()));
                     for (Map.Entry<String, Map<String, Long>> c :
-                            census.byColumn().entrySet()) o.println(c.getKey() + ": " + c.getValue());
+                            census.byColumn().entrySet()) o.println(c.getKey() + ": " + counts(c.getValue()));
                     o.println(census.notUnder(keys.primaryId()) + " not under the primary"
                             + (unused.isEmpty()
                                     ? ""
@@ -200,6 +200,18 @@ final class MasterKeyCommand {
                 o.flush();
                 return 0;
             }
+        }
+
+        /** {@code 3 under mk_…, 1 under mk_…}, {@code 2 in plain text}, or {@code nothing stored}. */
+        static String counts(Map<String, Long> byKey) {
+            if (byKey.isEmpty()) return "nothing stored";
+            return new java.util.TreeMap<>(byKey)
+                    .entrySet().stream()
+                            .map(e -> e.getValue()
+                                    + (e.getKey().equals(Resealing.PLAINTEXT)
+                                            ? " in plain text"
+                                            : " under " + e.getKey()))
+                            .collect(java.util.stream.Collectors.joining(", "));
         }
     }
 }

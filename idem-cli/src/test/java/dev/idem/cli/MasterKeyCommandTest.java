@@ -3,7 +3,9 @@ package dev.idem.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.core.Mode;
+import dev.idem.core.SecretRotation;
 import dev.idem.core.SigningSecrets;
+import dev.idem.core.Source;
 import dev.idem.core.Tenant;
 import dev.idem.core.store.Store;
 import dev.idem.core.store.StoreTx;
@@ -20,6 +22,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -100,7 +103,7 @@ class MasterKeyCommandTest {
         String[] store = {"--data-dir", data.toString(), "--master-key-file", keys.toString()};
 
         Cli before = idem(concat(new String[] {"keys", "master", "status"}, store));
-        assertThat(before.out()).contains("signing_secrets.current_secret: {" + first + "=250}");
+        assertThat(before.out()).contains("signing_secrets.current_secret: 250 under " + first);
         assertThat(before.out()).contains("250 not under the primary");
 
         Cli rewrap = idem(concat(new String[] {"keys", "master", "rewrap"}, store));
@@ -123,6 +126,101 @@ class MasterKeyCommandTest {
                             .current())
                     .isEqualTo(secret);
         }
+    }
+
+    @Test
+    void statusNamesEverySecretColumnAndHowManyOfItsValuesEachKeySeals() throws Exception {
+        Path keys = dir.resolve("keys.json");
+        Path data = dir.resolve("data");
+        idem("keys", "master", "generate", "--out", keys.toString());
+        String first = MasterKeyFile.load(keys).primaryId();
+        SecureRandom random = new SecureRandom();
+        try (Store store =
+                JdbcStores.open(StoreConfig.sqlite(data).withMasterKeys(MasterKeyFile.load(keys)), Clock.systemUTC())) {
+            store.useTransaction(tx -> {
+                for (int i = 0; i < 3; i++)
+                    tx.signingSecrets()
+                            .save(new SigningSecrets(
+                                    new Tenant("proj_" + i, Mode.TEST), SigningSecret.generate(random)));
+                for (int i = 0; i < 4; i++) tx.sources().insert(source("src_old_" + i, List.of()));
+            });
+        }
+        idem("keys", "master", "generate", "--add-to", keys.toString());
+        idem("keys", "master", "promote", "--keyset", keys.toString());
+        String second = MasterKeyFile.load(keys).primaryId();
+        try (Store store =
+                JdbcStores.open(StoreConfig.sqlite(data).withMasterKeys(MasterKeyFile.load(keys)), Clock.systemUTC())) {
+            Tenant rotated = new Tenant("proj_0", Mode.TEST);
+            store.useTransaction(tx -> tx.signingSecrets()
+                    .save(tx.signingSecrets()
+                            .find(rotated)
+                            .orElseThrow()
+                            .rotatedTo(SigningSecret.generate(random), java.time.Instant.now())));
+            store.useTransaction(tx -> {
+                tx.sources().insert(source("src_new_0", List.of()));
+                tx.sources()
+                        .insert(source(
+                                "src_new_1",
+                                List.of(new SecretRotation.Retired<>(
+                                        "replaced", java.time.Instant.now().plusSeconds(3600)))));
+            });
+        }
+        String[] store = {"--data-dir", data.toString(), "--master-key-file", keys.toString()};
+
+        Cli status = idem(concat(new String[] {"keys", "master", "status"}, store));
+        assertThat(status.code()).as(status.err()).isZero();
+        String[] ids = new java.util.TreeSet<>(List.of(first, second)).toArray(String[]::new);
+        assertThat(status.out().lines().toList())
+                .containsExactly(
+                        "primary " + second + "; keyset "
+                                + String.join(", ", MasterKeyFile.load(keys).ids()),
+                        "signing_secrets.current_secret: " + both(ids, first, 2, second, 1),
+                        "signing_secrets.previous_secrets: 1 under " + second,
+                        "sources.secret: " + both(ids, first, 4, second, 2),
+                        "sources.previous_secrets: 1 under " + second,
+                        "endpoints.secret: nothing stored",
+                        "endpoints.previous_secrets: nothing stored",
+                        "6 not under the primary");
+
+        Cli json = idem(concat(new String[] {"keys", "master", "status", "--json"}, store));
+        var root = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json.out());
+        assertThat(root.get("sealed").get("sources.secret").get(first).asLong()).isEqualTo(4);
+        assertThat(root.get("sealed").get("sources.secret").get(second).asLong())
+                .isEqualTo(2);
+        assertThat(root.get("sealed")
+                        .get("signing_secrets.previous_secrets")
+                        .get(second)
+                        .asLong())
+                .isEqualTo(1);
+        assertThat(root.get("sealed").get("endpoints.secret").size()).isZero();
+        assertThat(root.get("not_under_primary").asLong()).isEqualTo(6);
+        assertThat(root.get("unused")).isEmpty();
+    }
+
+    /** Two keys' counts in the order status prints them (by key id). */
+    private static String both(String[] sortedIds, String a, int na, String b, int nb) {
+        java.util.Map<String, Integer> n = java.util.Map.of(a, na, b, nb);
+        return n.get(sortedIds[0]) + " under " + sortedIds[0] + ", " + n.get(sortedIds[1]) + " under " + sortedIds[1];
+    }
+
+    private static Source source(String id, List<SecretRotation.Retired<String>> retired) {
+        java.time.Instant t = java.time.Instant.parse("2030-01-01T00:00:00Z");
+        return new Source(
+                id,
+                new Tenant("proj_0", Mode.TEST),
+                id,
+                "hmac_sha256",
+                "provider-secret-" + id,
+                retired,
+                "X-Sig",
+                "hex",
+                java.time.Duration.ofMinutes(5),
+                "https://internal.example/x",
+                "auto",
+                10,
+                false,
+                t,
+                t);
     }
 
     @Test

@@ -66,4 +66,11 @@ class SecretCacheTest {
         }
         assertThat(cache.size()).isLessThanOrEqualTo(10);
     }
+
+    @Test
+    void theNodesCacheKeepsOpenedSecretsForASecondAtMostAndForABoundedNumberOfTenants() {
+        // what docs/security.md promises: the bounds the two tests above check, as every node runs them
+        assertThat(SecretCache.TTL).isLessThanOrEqualTo(java.time.Duration.ofSeconds(1));
+        assertThat(SecretCache.MAX_TENANTS).isLessThanOrEqualTo(10_000);
+    }
 }

@@ -16,8 +16,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * The ingest route's source by id, with the unauthenticated caller's ids kept apart from the sources that exist, so
  * that a flood of made-up ids can never get a real provider's event refused:
  * <ul>
- *   <li>sources that exist are kept ({@link #known}, Caffeine, bounded) and read again at most every
- *       {@link #FRESH_FOR} (a change on another node shows within that), never charged to any budget;</li>
+ *   <li>the ids of sources that exist are kept ({@link #known}, Caffeine, bounded); a source as read (its opened
+ *       secrets with it) is kept for {@link #FRESH_FOR} at most ({@link #opened}), then read again (a change on another
+ *       node shows within that), never charged to any budget: an opened provider secret lives in memory no longer
+ *       than that, and for at most {@link #LIMIT} sources;</li>
  *   <li>which ids exist is learnt from the store in one scan of the ids created since the last one, at most every
  *       {@link #SCAN_EVERY} and only when an id not yet known is asked for (the first scan reads them all), so a source
  *       created on another node, or before this node started, is known without a read of its own;</li>
@@ -41,28 +43,37 @@ final class SourceLookup {
     /** Store reads a second per node for ids that are neither known nor recently missing. */
     static final int UNKNOWN_LOOKUPS_PER_SECOND = 500;
 
-    private static final int LIMIT = 100_000;
-
-    /** A source that exists; {@code source} null until first read (learnt by a scan), {@code readAt} in clock millis. */
-    private record Known(Source source, long readAt) {}
+    /** How many ids, and how many read sources, are kept at most. */
+    static final int LIMIT = 100_000;
 
     private final Store store;
     private final Clock clock;
     private final RateLimiter unknownLookups;
-    private final Cache<String, Known> known;
+    private final Cache<String, Boolean> known;
+    private final Cache<String, Source> opened;
     private final Cache<String, Boolean> missing;
     private final ReentrantLock scanning = new ReentrantLock();
     private volatile long nextScanAt = Long.MIN_VALUE;
     private volatile Instant scannedFrom = Instant.EPOCH;
 
     SourceLookup(Store store, Clock clock) {
+        this(store, clock, LIMIT);
+    }
+
+    SourceLookup(Store store, Clock clock, int limit) {
         this.store = store;
         this.clock = clock;
         this.unknownLookups = new RateLimiter(0, clock);
         Ticker ticker = () -> TimeUnit.MILLISECONDS.toNanos(clock.millis());
-        this.known = Caffeine.newBuilder().maximumSize(LIMIT).build();
+        this.known = Caffeine.newBuilder().maximumSize(limit).build();
+        this.opened = Caffeine.newBuilder()
+                .maximumSize(limit)
+                .expireAfterWrite(FRESH_FOR)
+                .ticker(ticker)
+                .executor(Runnable::run)
+                .build();
         this.missing = Caffeine.newBuilder()
-                .maximumSize(LIMIT)
+                .maximumSize(limit)
                 .expireAfterWrite(MISSING_FOR)
                 .ticker(ticker)
                 .build();
@@ -70,11 +81,11 @@ final class SourceLookup {
 
     /** The source, not deleted; 404 when there is none, 429 when an unknown id finds the lookup budget spent. */
     Source find(String id) {
-        Known k = known.getIfPresent(id);
-        if (k == null && missing.getIfPresent(id) == null && scanForNewIds()) k = known.getIfPresent(id);
-        if (k != null) {
-            long now = clock.millis();
-            if (k.source() != null && now - k.readAt() < FRESH_FOR.toMillis()) return k.source();
+        boolean exists = known.getIfPresent(id) != null;
+        if (!exists && missing.getIfPresent(id) == null && scanForNewIds()) exists = known.getIfPresent(id) != null;
+        if (exists) {
+            Source fresh = opened.getIfPresent(id);
+            if (fresh != null) return fresh;
             return read(id).orElseThrow(() -> ApiException.notFound("source", id));
         }
         if (missing.getIfPresent(id) != null) throw ApiException.notFound("source", id);
@@ -85,17 +96,25 @@ final class SourceLookup {
     /** Drops what is kept about {@code id} after its change on this node (other nodes see it within {@link #FRESH_FOR}). */
     void forget(String id) {
         known.invalidate(id);
+        opened.invalidate(id);
         missing.invalidate(id);
     }
 
+    /** Sources held as read, opened secrets and all (for tests of the bounds). */
+    long openedCount() {
+        opened.cleanUp();
+        return opened.estimatedSize();
+    }
+
     private Optional<Source> read(String id) {
-        long now = clock.millis();
         Optional<Source> s = store.inReadTransaction(tx -> tx.sources().findForIngest(id));
         if (s.isPresent()) {
-            known.put(id, new Known(s.get(), now));
+            known.put(id, Boolean.TRUE);
+            opened.put(id, s.get());
             missing.invalidate(id);
         } else {
             known.invalidate(id);
+            opened.invalidate(id);
             missing.put(id, Boolean.TRUE);
         }
         return s;
@@ -115,7 +134,7 @@ final class SourceLookup {
             Instant from = scannedFrom;
             Instant started = clock.instant();
             for (String id : store.inReadTransaction(tx -> tx.sources().idsCreatedSince(from)))
-                known.asMap().putIfAbsent(id, new Known(null, 0));
+                known.asMap().putIfAbsent(id, Boolean.TRUE);
             scannedFrom = started.minus(SCAN_OVERLAP);
             return true;
         } finally {
