@@ -65,7 +65,12 @@ final class NodeProcess implements AutoCloseable {
     }
 
     NodeProcess awaitReady() {
-        await().atMost(Duration.ofSeconds(90)).ignoreExceptions().until(() -> {
+        return awaitReady(Duration.ofSeconds(90));
+    }
+
+    /** Waits until {@code /readyz} answers 200, for a test that starts several nodes on a busy machine. */
+    NodeProcess awaitReady(Duration atMost) {
+        await().atMost(atMost).ignoreExceptions().until(() -> {
             if (!process.isAlive())
                 throw new AssertionError(
                         "the node exited with " + process.exitValue() + ": " + Files.readString(stderr));
