@@ -31,7 +31,8 @@ public final class InternalOneShots {
     /**
      * What to deliver.
      *
-     * @param body the request body, sent byte for byte; it must be UTF-8 (definitions store text)
+     * @param body the request body, sent byte for byte: any bytes (kept as text when they are storable UTF-8 text,
+     *     else as base64, {@link ScheduleDefinition#bodyBase64()})
      * @param headers extra request headers; names reserved by the wire format are dropped by the engine
      * @param eventType sent as {@code Idem-Event-Type}, or null
      * @param dedupId when set, a second create with the same id, origin kind and source within
@@ -107,10 +108,12 @@ public final class InternalOneShots {
      * Writes the one-shot and its delivery, due at {@code now}, in {@code tx}, and signals the dispatchers at commit;
      * or, when its dedup id is taken, returns the first one and writes nothing.
      *
-     * @throws IllegalArgumentException when the body is not UTF-8 or a field is invalid for a definition
+     * @throws IllegalArgumentException when a field is invalid for a definition
      */
     public static Created create(StoreTx tx, IdGenerator ids, Request r, Instant now) {
-        String text = utf8(r.body());
+        String text = storableText(r.body());
+        boolean base64 = text == null;
+        if (base64) text = java.util.Base64.getEncoder().encodeToString(r.body());
         String id = ids.next("sch");
         if (r.dedupId() != null) {
             Optional<String> first =
@@ -137,7 +140,9 @@ public final class InternalOneShots {
                 r.timeout(),
                 0,
                 HeaderProfile.STANDARD,
-                null);
+                null,
+                null,
+                base64);
         Schedule s = new Schedule(id, r.tenant(), ScheduleStatus.ACTIVE, def, now, 0, null, 0, now, now, r.origin());
         Materialisation.Plan plan = Materialisation.forNew(s, now, ids, now);
         tx.schedules().insertAll(List.of(plan.advanced(now)));
@@ -146,16 +151,22 @@ public final class InternalOneShots {
         return new Created(id, plan.deliveries().get(0).id(), false);
     }
 
-    private static String utf8(byte[] body) {
+    /**
+     * The body as text when every store keeps it as such: strict UTF-8 without U+0000 (which PostgreSQL's text and
+     * JSON types refuse); else null, and it is kept as base64.
+     */
+    static String storableText(byte[] body) {
+        String text;
         try {
-            return StandardCharsets.UTF_8
+            text = StandardCharsets.UTF_8
                     .newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
                     .decode(ByteBuffer.wrap(body))
                     .toString();
         } catch (CharacterCodingException e) {
-            throw new IllegalArgumentException("an internal delivery's body must be UTF-8 text", e);
+            return null;
         }
+        return text.indexOf('\u0000') >= 0 ? null : text;
     }
 }

@@ -261,6 +261,80 @@ abstract class SourcesContractTest {
     }
 
     @Test
+    void anHmacSourceForwardsBodiesThatAreNotUtf8TextByteForByteAndIdemsSignatureCoversThem() throws Exception {
+        JsonNode s = createSource(
+                "{\"scheme\":\"hmac_sha256\",\"secret\":\"shpss_1\",\"header\":\"X-Hmac\",\"encoding\":\"base64\"}",
+                "");
+        String id = s.get("id").asText();
+        String dest = s.get("destination").asText();
+        java.io.ByteArrayOutputStream zipped = new java.io.ByteArrayOutputStream();
+        try (var gz = new java.util.zip.GZIPOutputStream(zipped)) {
+            gz.write("{\"id\":\"evt_gz\"}".getBytes(StandardCharsets.UTF_8));
+        }
+        byte[] every = new byte[256];
+        for (int i = 0; i < 256; i++) every[i] = (byte) (255 - i);
+        Map<String, byte[]> bodies = new java.util.LinkedHashMap<>();
+        bodies.put(
+                "application/x-www-form-urlencoded; charset=iso-8859-1",
+                "name=Zo\u00eb&city=K\u00f6ln".getBytes(StandardCharsets.ISO_8859_1));
+        bodies.put("application/gzip", zipped.toByteArray());
+        bodies.put("application/octet-stream", every);
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        Map<String, String> deliveryOf = new java.util.HashMap<>();
+        for (var e : bodies.entrySet()) {
+            String mac = HmacSha256Verifier.sign("shpss_1", HmacSha256Verifier.Encoding.BASE64, e.getValue());
+            var r = http.send(
+                    java.net.http.HttpRequest.newBuilder(
+                                    java.net.URI.create("http://127.0.0.1:" + node.server.port() + "/in/" + id))
+                            .header("X-Hmac", mac)
+                            .header("Content-Type", e.getKey())
+                            .POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(e.getValue()))
+                            .build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).as(e.getKey() + ": " + r.body()).isEqualTo(200);
+            deliveryOf.put(
+                    e.getKey(),
+                    new com.fasterxml.jackson.databind.ObjectMapper()
+                            .readTree(r.body())
+                            .get("delivery_id")
+                            .asText());
+        }
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> receivedAt(dest).size() == bodies.size());
+        String secret = node.call("GET", "/v1/signing-secret", null)
+                .json()
+                .get("secret")
+                .asText();
+        var verifier = new StandardWebhooksVerifier(
+                List.of(SigningSecret.parse(secret)), StandardWebhooksVerifier.DEFAULT_TOLERANCE, Clock.systemUTC());
+        for (LoopbackReceiver.Received got : receivedAt(dest)) {
+            String type = got.header("Content-Type");
+            assertThat(bodies).containsKey(type);
+            assertThat(got.body()).as(type).isEqualTo(bodies.get(type));
+            assertThat(verifier.verify(
+                                    got.header("webhook-id"),
+                                    got.header("webhook-timestamp"),
+                                    got.header("webhook-signature"),
+                                    got.body())
+                            .valid())
+                    .as(type)
+                    .isTrue();
+            // the delivery's request shows bytes that are not text as base64, and says so
+            String deliveryId = deliveryOf.get(type);
+            await().atMost(Duration.ofSeconds(15))
+                    .until(() -> node.call("GET", "/v1/deliveries/" + deliveryId, null)
+                            .json()
+                            .hasNonNull("request"));
+            JsonNode request = node.call("GET", "/v1/deliveries/" + deliveryId, null)
+                    .json()
+                    .get("request");
+            assertThat(request.get("body_encoding").asText()).isEqualTo("base64");
+            assertThat(java.util.Base64.getDecoder().decode(request.get("body").asText()))
+                    .isEqualTo(bodies.get(type));
+        }
+    }
+
+    @Test
     void aJsonPointerDedupReadsTheEventIdFromTheBody() {
         JsonNode s = createSource("{\"scheme\":\"github\",\"secret\":\"gh\"}", ",\"dedup\":\"json:/event/id\"");
         String body = "{\"event\":{\"id\":42}}";

@@ -87,8 +87,9 @@ public final class RequestBuilder {
 
     static byte[] body(Delivery delivery, Schedule schedule, int attempt, Instant now) {
         ScheduleDefinition def = schedule.definition();
-        if (def.payloadJson() != null) return def.payloadJson().getBytes(StandardCharsets.UTF_8);
-        if (def.body() != null) return def.body().getBytes(StandardCharsets.UTF_8);
+        // the payload's text, or the body's bytes (decoded when stored as base64), byte for byte
+        byte[] given = def.bodyBytes();
+        if (given != null) return given;
         String executionId = def.headerProfile() == HeaderProfile.RRULE ? delivery.id() : null;
         return new Envelope(
                         schedule.id(),

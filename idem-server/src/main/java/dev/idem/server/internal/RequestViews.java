@@ -60,9 +60,24 @@ final class RequestViews {
         r.headers().forEach((k, v) -> {
             if (signed || !isSignature(k)) headers.put(k, v);
         });
-        o.put("body", new String(r.body(), StandardCharsets.UTF_8));
+        // text as text; bytes that are not (an inbound source's binary event) as base64, and body_encoding says which
+        String text = text(r.body());
+        o.put("body", text != null ? text : java.util.Base64.getEncoder().encodeToString(r.body()));
+        o.put("body_encoding", text != null ? "text" : "base64");
         o.put("signature_omitted", omitted);
         return o;
+    }
+
+    /** The bytes as text when they are strict UTF-8, else null. */
+    private static String text(byte[] body) {
+        try {
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .decode(java.nio.ByteBuffer.wrap(body))
+                    .toString();
+        } catch (java.nio.charset.CharacterCodingException e) {
+            return null;
+        }
     }
 
     private static boolean isSignature(String header) {

@@ -69,9 +69,7 @@ public final class SourceIngest {
         UnaryOperator<String> header = caseInsensitive(headers);
         SignatureCheck check = SourceSchemes.verify(source, header, body, clock);
         if (!check.valid()) throw ApiException.badSignature(check.reason());
-        if (!utf8(body))
-            throw ApiException.invalid(
-                    "body_not_utf8", null, "The body is not UTF-8 text; Idem forwards text bodies only");
+        // any bytes the signature covers are the event (a Latin-1 form post, gzip, binary): kept and forwarded as sent
         String eventId = eventId(source, header, body);
         Instant now = clock.instant();
         InternalOneShots.Request req = InternalOneShots.Request.of(
@@ -149,15 +147,6 @@ public final class SourceIngest {
         Map<String, String> lower = new java.util.HashMap<>();
         headers.forEach((k, v) -> lower.put(k.toLowerCase(Locale.ROOT), v));
         return name -> lower.get(name.toLowerCase(Locale.ROOT));
-    }
-
-    private static boolean utf8(byte[] body) {
-        try {
-            StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(body));
-            return true;
-        } catch (java.nio.charset.CharacterCodingException e) {
-            return false;
-        }
     }
 
     /** The request's headers, a repeated name's values joined by ", " (as HTTP allows). */

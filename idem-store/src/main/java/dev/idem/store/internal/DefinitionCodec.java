@@ -32,6 +32,8 @@ final class DefinitionCodec {
         n.set("timing", TimingCodec.write(d.timing()));
         putNullable(n, "payload_json", d.payloadJson());
         putNullable(n, "body", d.body());
+        // bytes that are not storable text (an inbound source's binary event) are kept as base64, marked so
+        if (d.bodyBase64()) n.put("body_encoding", "base64");
         n.put("content_type", d.contentType());
         ObjectNode headers = n.putObject("headers");
         d.headers().forEach(headers::put);
@@ -112,7 +114,8 @@ final class DefinitionCodec {
                 required(n, "auto_pause_after").asInt(),
                 HeaderProfile.parse(text(n, "header_profile")),
                 text(n, "metadata_json"),
-                flowControl(n.get("flow_control")));
+                flowControl(n.get("flow_control")),
+                "base64".equals(text(n, "body_encoding")));
     }
 
     private static FlowControl flowControl(JsonNode fc) {

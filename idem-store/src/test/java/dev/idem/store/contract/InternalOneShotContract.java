@@ -147,13 +147,39 @@ abstract class InternalOneShotContract extends StoreTestBase {
     }
 
     @Test
-    void aBodyThatIsNotUtf8IsRefusedAndNothingIsWritten() {
-        byte[] latin1 = "caf\u00e9".getBytes(StandardCharsets.ISO_8859_1);
-        assertThatThrownBy(() -> create(InternalOneShots.Request.of(
-                        tenant, Origin.alert(), "https://ops.example/a", latin1, "text/plain")))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("UTF-8");
-        assertThat(store.queue().claimDue("node-a", Duration.ofSeconds(30), 10)).isEmpty();
+    void anyBytesAreKeptByteForByteAsTextWhenTheyAreTextAndAsBase64WhenNot() throws Exception {
+        byte[] every = new byte[256];
+        for (int i = 0; i < 256; i++) every[i] = (byte) i;
+        java.io.ByteArrayOutputStream zipped = new java.io.ByteArrayOutputStream();
+        try (var gz = new java.util.zip.GZIPOutputStream(zipped)) {
+            gz.write("{\"id\":\"evt_1\"}".getBytes(StandardCharsets.UTF_8));
+        }
+        Map<String, byte[]> bodies = new java.util.LinkedHashMap<>();
+        bodies.put("latin1", "name=caf\u00e9&x=\u00ff".getBytes(StandardCharsets.ISO_8859_1));
+        bodies.put("gzip", zipped.toByteArray());
+        bodies.put("every byte", every);
+        bodies.put("utf8 with NUL", "a\u0000b".getBytes(StandardCharsets.UTF_8));
+        bodies.put("utf8", "{\"caf\u00e9\":\"\u2603\"}".getBytes(StandardCharsets.UTF_8));
+        for (var e : bodies.entrySet())
+            create(InternalOneShots.Request.of(
+                            tenant,
+                            Origin.source("src_1"),
+                            "https://ops.example/" + e.getKey().replace(' ', '-'),
+                            e.getValue(),
+                            "application/octet-stream")
+                    .withDedupId(e.getKey()));
+
+        List<Claim> claims = store.queue().claimDue("node-a", Duration.ofSeconds(30), 10);
+        assertThat(claims).hasSize(bodies.size());
+        for (Claim c : claims) {
+            String name = c.schedule()
+                    .definition()
+                    .endpoint()
+                    .substring("https://ops.example/".length())
+                    .replace('-', ' ');
+            assertThat(c.schedule().definition().bodyBytes()).as(name).isEqualTo(bodies.get(name));
+            assertThat(c.schedule().definition().bodyBase64()).as(name).isEqualTo(!name.equals("utf8"));
+        }
     }
 
     @Test
