@@ -38,6 +38,7 @@ final class PortalRoutes {
                                     ctx.pathParam("id"),
                                     session == null || session.isEmpty() ? null : session));
         });
+        PortalPage.install(r, s.store());
         r.post(PortalAuth.EXCHANGE_PATH, ctx -> answer(ctx, access.exchange(linkScope(ctx))));
         r.get("/v1/portal/session", ctx -> HttpApi.json(ctx, 200, access.session(sessionScope(ctx))));
         r.get("/v1/audit-log", ctx -> {

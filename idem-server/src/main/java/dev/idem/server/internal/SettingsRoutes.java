@@ -13,11 +13,12 @@ import java.util.Set;
 /**
  * {@code GET /v1/settings} and {@code PATCH /v1/settings}: a tenant's alert endpoint and the events that raise an alert
  * (docs/alerts.md; the alerts themselves are raised by the store when it records an outcome). A PATCH
- * changes the fields it gives and keeps the others; {@code "alert_endpoint": null} turns alerts off.
+ * changes the fields it gives and keeps the others; {@code "alert_endpoint": null} turns alerts off. {@code portal}
+ * holds the customer portal's branding and the origins that may embed it ({@link PortalSettingsFields}).
  */
 final class SettingsRoutes {
     static final String PATH = "/v1/settings";
-    private static final Set<String> FIELDS = Set.of("alert_endpoint", "alert_events");
+    private static final Set<String> FIELDS = Set.of("alert_endpoint", "alert_events", "portal");
 
     private SettingsRoutes() {}
 
@@ -27,15 +28,28 @@ final class SettingsRoutes {
                 ctx -> HttpApi.json(
                         ctx,
                         200,
-                        view(s.store().inReadTransaction(tx -> tx.settings().find(Authenticator.tenant(ctx))))));
+                        s.store()
+                                .inReadTransaction(tx -> view(
+                                        tx.settings().find(Authenticator.tenant(ctx)),
+                                        tx.portal().settings(Authenticator.tenant(ctx))))));
         r.patch(PATH, ctx -> {
             HttpApi.checkSize(ctx);
-            Change change = parse(s.schedules().parser(), HttpApi.body(ctx));
+            ObjectNode body = HttpApi.body(ctx);
+            Change change = parse(s.schedules().parser(), body);
             Tenant tenant = Authenticator.tenant(ctx);
+            // checked whole against today's values before anything is saved: bad input changes nothing
+            Fields portal = Fields.of(body).object("portal");
+            if (portal != null)
+                PortalSettingsFields.apply(dev.idem.core.portal.PortalSettings.defaults(tenant), portal);
             s.idempotency().run(ctx, tenant, tx -> {
                 ProjectSettings next = change.applyTo(tx.settings().find(tenant));
                 tx.settings().save(next);
-                return ApiResponse.ok(view(next));
+                dev.idem.core.portal.PortalSettings branding = tx.portal().settings(tenant);
+                if (portal != null) {
+                    branding = PortalSettingsFields.apply(branding, portal);
+                    tx.portal().saveSettings(branding);
+                }
+                return ApiResponse.ok(view(next, branding));
             });
         });
     }
@@ -84,12 +98,13 @@ final class SettingsRoutes {
         return out;
     }
 
-    static ObjectNode view(ProjectSettings s) {
+    static ObjectNode view(ProjectSettings s, dev.idem.core.portal.PortalSettings portal) {
         ObjectNode o = Json.object();
         o.put("object", "settings");
         o.put("alert_endpoint", s.alertEndpoint());
         ArrayNode events = o.putArray("alert_events");
         s.alertEvents().forEach(e -> events.add(e.wireName()));
+        o.set("portal", PortalSettingsFields.view(portal));
         return o;
     }
 }

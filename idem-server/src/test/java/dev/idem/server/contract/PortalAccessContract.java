@@ -375,4 +375,55 @@ abstract class PortalAccessContract {
                 .isEmpty();
         assertThat(key("GET", "/v1/audit-log", null).json().get("data").size()).isGreaterThanOrEqualTo(2);
     }
+
+    @Test
+    void thePageOfALinkMayBeEmbeddedOnlyWhereTheSettingsSayAndBadSettingsChangeNothing() {
+        String app = app("embedding");
+        String page = "/portal/a/" + link(app, "{}").get("id").asText();
+        assertThat(api.call("GET", page, null, null).header("Content-Security-Policy"))
+                .contains("frame-ancestors 'none'", "script-src 'self'", "img-src 'self';")
+                .doesNotContain("unsafe");
+        assertThat(api.call("GET", "/portal/a/pa_unknown", null, null).header("Content-Security-Policy"))
+                .contains("frame-ancestors 'none'");
+        assertThat(api.call("GET", "/portal", null, null).header("Referrer-Policy"))
+                .isEqualTo("no-referrer");
+
+        long before = rows.count("portal_settings");
+        assertRefused(
+                key(
+                        "PATCH",
+                        "/v1/settings",
+                        "{\"portal\":{\"frame_ancestors\":[\"https://a.example; script-src *\"]}}"),
+                "parameter_invalid",
+                "portal.frame_ancestors[0]",
+                "an origin with a directive in it");
+        assertRefused(
+                key(
+                        "PATCH",
+                        "/v1/settings",
+                        "{\"alert_events\":[],\"portal\":{\"logo_url\":\"http://a.example/l.png\"}}"),
+                "parameter_invalid",
+                "portal.logo_url",
+                "a logo over http");
+        assertRefused(
+                key("PATCH", "/v1/settings", "{\"portal\":{\"primary_color\":\"red;\"}}"),
+                "parameter_invalid",
+                "portal.primary_color",
+                "a colour that is not #rrggbb");
+        assertThat(rows.count("portal_settings")).isEqualTo(before);
+        assertThat(key("GET", "/v1/settings", null).json().get("alert_events")).isNotEmpty();
+
+        var saved = key(
+                "PATCH",
+                "/v1/settings",
+                "{\"portal\":{\"frame_ancestors\":[\"https://shop.example\",\"https://*.acme.example:8443\"],"
+                        + "\"logo_url\":\"https://cdn.example:444/logo.svg\"}}");
+        assertThat(saved.status()).as(saved.raw()).isEqualTo(200);
+        assertThat(api.call("GET", page, null, null).header("Content-Security-Policy"))
+                .contains("frame-ancestors https://shop.example https://*.acme.example:8443")
+                .contains("img-src 'self' https://cdn.example:444;");
+        key("PATCH", "/v1/settings", "{\"portal\":{\"frame_ancestors\":[],\"logo_url\":null}}");
+        assertThat(api.call("GET", page, null, null).header("Content-Security-Policy"))
+                .contains("frame-ancestors 'none'");
+    }
 }

@@ -54,6 +54,25 @@ final class PortalApiWalk {
         call(404, "GET", "/v1/audit-log?application=app_nosuchapp", key, null);
         call(401, "GET", "/v1/audit-log", null, null);
 
+        // the page: no key, no data
+        call(200, "GET", "/portal", null, null);
+        call(200, "GET", "/portal/a/" + link.json().get("id").asText(), null, null);
+        call(200, "GET", "/portal/portal.js", null, null);
+        call(200, "GET", "/portal/portal.css", null, null);
+
+        // the portal's branding and embedding live in the settings
+        String portal = "{\"portal\":{\"display_name\":\"Acme\",\"primary_color\":\"#aa3300\","
+                + "\"frame_ancestors\":[\"https://shop.example.com\"]}}";
+        var settings = call(200, "PATCH", "/v1/settings", key, portal);
+        assertThat(settings.json().at("/portal/display_name").asText()).isEqualTo("Acme");
+        call(400, "PATCH", "/v1/settings", key, "{\"portal\":{\"primary_color\":\"red\"}}");
+        call(
+                200,
+                "PATCH",
+                "/v1/settings",
+                key,
+                "{\"portal\":{\"display_name\":null,\"primary_color\":null," + "\"frame_ancestors\":[]}}");
+
         call(200, "DELETE", base + "?session=walk", key, null);
         call(404, "DELETE", "/v1/applications/app_nosuchapp/portal-access", key, null);
         call(401, "GET", "/v1/portal/session", session, null);

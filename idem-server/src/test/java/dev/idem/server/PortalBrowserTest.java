@@ -1,0 +1,393 @@
+package dev.idem.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpServer;
+import dev.idem.core.store.Store;
+import dev.idem.store.testing.TestStores;
+import java.io.File;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.logging.LoggingPreferences;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The customer portal in Debian's headless chromium (as the dashboard's tests): a link's session sees only its own
+ * application's endpoints and the API answers 404 for another's; a read-only link shows no edit control and the API
+ * refuses an edit made by hand; the API's 400 appears next to its field; revoking ends a session already open; the
+ * link's token is in no request URL, Referer or node log line; no view breaks the page's policy; a site the project
+ * did not name cannot embed it. Screenshots go to {@code target/portal-screenshots/}.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class PortalBrowserTest {
+    static final Path SCREENSHOTS = Path.of("target", "portal-screenshots");
+
+    @TempDir
+    static Path dir;
+
+    Store store;
+    TestNode node;
+    LoopbackReceiver receiver;
+    HttpServer embedder;
+    WebDriver browser;
+    WebDriverWait wait;
+    String base;
+    final ListAppender<ILoggingEvent> nodeLog = new ListAppender<>();
+
+    @BeforeAll
+    void start() throws Exception {
+        nodeLog.start();
+        ((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).addAppender(nodeLog);
+        store = TestStores.sqlite(dir, Clock.systemUTC());
+        receiver = new LoopbackReceiver();
+        node = new TestNode(store, dir, Clock.systemUTC(), 0);
+        base = "http://127.0.0.1:" + node.server.port();
+        embedder = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        embedder.createContext("/", ex -> {
+            String q = ex.getRequestURI().getRawQuery();
+            String link = java.net.URLDecoder.decode(q.substring("link=".length()), StandardCharsets.UTF_8);
+            byte[] page = ("<!doctype html><title>Shop</title><h1>Shop settings</h1>"
+                            + "<iframe id=portal title=Webhooks width=1200 height=700 src=\"" + link + "\"></iframe>")
+                    .getBytes(StandardCharsets.UTF_8);
+            ex.getResponseHeaders().set("Content-Type", "text/html; charset=utf-8");
+            ex.sendResponseHeaders(200, page.length);
+            ex.getResponseBody().write(page);
+            ex.close();
+        });
+        embedder.start();
+        browser = openBrowser(dir.resolve("profile"));
+        wait = new WebDriverWait(browser, Duration.ofSeconds(30));
+        Files.createDirectories(SCREENSHOTS);
+    }
+
+    /** The dashboard's chromium, with its network log on too (to read every request's URL and Referer). */
+    static WebDriver openBrowser(Path profile) {
+        System.setProperty("webdriver.chrome.driver", DashboardBrowserTest.CHROMEDRIVER);
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(DashboardBrowserTest.CHROMIUM);
+        options.addArguments(
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-dev-shm-usage",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-extensions",
+                "--window-size=1300,900",
+                "--user-data-dir=" + profile);
+        LoggingPreferences logs = new LoggingPreferences();
+        logs.enable(LogType.BROWSER, Level.ALL);
+        logs.enable(LogType.PERFORMANCE, Level.ALL);
+        options.setCapability("goog:loggingPrefs", logs);
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(new File(DashboardBrowserTest.CHROMEDRIVER))
+                .usingAnyFreePort()
+                .build();
+        WebDriver driver = new ChromeDriver(service, options);
+        driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30)).scriptTimeout(Duration.ofSeconds(20));
+        return driver;
+    }
+
+    @AfterAll
+    void stop() {
+        try {
+            if (browser != null) browser.quit();
+        } finally {
+            if (embedder != null) embedder.stop(0);
+            if (node != null) node.close();
+            if (receiver != null) receiver.close();
+            if (store != null) store.close();
+            ((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).detachAppender(nodeLog);
+        }
+    }
+
+    @BeforeEach
+    void freshTab() {
+        browser.get("about:blank");
+        ((JavascriptExecutor) browser).executeScript("try { sessionStorage.clear(); } catch (e) {}");
+        browser.manage().logs().get(LogType.BROWSER);
+        browser.manage().logs().get(LogType.PERFORMANCE);
+    }
+
+    private ApiClientForTests.Reply call(String method, String path, String body) {
+        return node.call(method, path, body);
+    }
+
+    private String id(ApiClientForTests.Reply r) {
+        assertThat(r.status()).as(r.raw()).isBetween(200, 201);
+        return r.json().get("id").asText();
+    }
+
+    private String app(String uid) {
+        return id(call("POST", "/v1/applications", "{\"name\":\"Customer " + uid + "\",\"uid\":\"" + uid + "\"}"));
+    }
+
+    private String endpoint(String app, String path) {
+        return id(call(
+                "POST",
+                "/v1/endpoints",
+                "{\"url\":\"" + receiver.url(path) + "\",\"application\":\"" + app + "\",\"description\":\"" + path
+                        + "\"}"));
+    }
+
+    private JsonNode link(String app, String body) {
+        var r = call("POST", "/v1/applications/" + app + "/portal-access", body);
+        assertThat(r.status()).as(r.raw()).isEqualTo(201);
+        return r.json();
+    }
+
+    /** Opens {@code url} and waits for the portal to show its endpoints. */
+    private void openPortal(String url) {
+        browser.get(url);
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("app")));
+        wait.until(
+                d -> !d.findElements(By.cssSelector("#endpoint-list .endpoint")).isEmpty()
+                        || d.findElement(By.id("no-endpoints")).isDisplayed());
+    }
+
+    private Object js(String script, Object... args) {
+        return ((JavascriptExecutor) browser).executeScript(script, args);
+    }
+
+    /** A request made by hand from the page, with the session the page holds: {status, code}. */
+    @SuppressWarnings("unchecked")
+    private List<Object> byHand(String method, String path, String body) {
+        return (List<Object>) ((JavascriptExecutor) browser)
+                .executeAsyncScript(
+                        "const done = arguments[arguments.length - 1];"
+                                + "fetch(arguments[1], {method: arguments[0], headers: {Authorization: 'Bearer ' +"
+                                + " sessionStorage.getItem('idem.portal.session'), 'Content-Type': 'application/json'},"
+                                + " body: arguments[2]}).then(r => r.json().then(j => done([r.status, j.error ?"
+                                + " j.error.code : null])));",
+                        method,
+                        path,
+                        body);
+    }
+
+    private void screenshot(String name) throws Exception {
+        Files.write(SCREENSHOTS.resolve(name + ".png"), ((TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES));
+    }
+
+    private void assertNoPolicyViolation() {
+        List<String> violations = browser.manage().logs().get(LogType.BROWSER).getAll().stream()
+                .map(LogEntry::getMessage)
+                .filter(m -> m.contains("Content Security Policy") || m.contains("Refused to"))
+                .toList();
+        assertThat(violations).as("policy violations in the console").isEmpty();
+    }
+
+    private List<String> endpointIds() {
+        return browser.findElements(By.cssSelector("#endpoint-list .endpoint")).stream()
+                .map(e -> e.getAttribute("data-id"))
+                .toList();
+    }
+
+    @Test
+    void aLinksSessionSeesOnlyItsOwnEndpointsAndTheApiAnswers404ForAnothers() throws Exception {
+        String mine = app("browser_mine");
+        String theirs = app("browser_theirs");
+        String myEndpoint = endpoint(mine, "/mine");
+        String theirEndpoint = endpoint(theirs, "/theirs");
+        call(
+                "POST",
+                "/v1/event-types",
+                "{\"name\":\"invoice.paid\",\"description\":\"An invoice was paid\","
+                        + "\"example\":{\"data\":{\"amount\":1500}}}");
+        openPortal(link(mine, "{\"capabilities\":[\"view\",\"manage_endpoints\",\"view_secrets\",\"rotate_secrets\"]}")
+                .get("url")
+                .asText());
+        assertThat(endpointIds()).containsExactly(myEndpoint);
+        assertThat(browser.getPageSource()).doesNotContain(theirEndpoint).doesNotContain("/theirs");
+        screenshot("endpoints");
+        assertThat(byHand("GET", "/v1/endpoints/" + theirEndpoint, null)).containsExactly(404L, "resource_missing");
+        assertThat(byHand("PATCH", "/v1/endpoints/" + theirEndpoint, "{\"disabled\":true}"))
+                .containsExactly(404L, "resource_missing");
+        assertThat(byHand("GET", "/v1/endpoints/" + myEndpoint, null).get(0)).isEqualTo(200L);
+
+        browser.findElement(By.cssSelector(".endpoint .secret-reveal")).click();
+        wait.until(d ->
+                d.findElement(By.cssSelector(".endpoint .secret")).getText().contains("whsec_"));
+        browser.findElement(By.id("nav-event-types")).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector(".event-type")));
+        assertThat(browser.findElement(By.id("type-list")).getText()).contains("invoice.paid", "An invoice was paid");
+        screenshot("event-types");
+        assertNoPolicyViolation();
+    }
+
+    @Test
+    void aReadOnlyLinkShowsNoEditControlAndTheApiRefusesAnEditByHand() throws Exception {
+        String app = app("browser_readonly");
+        String ep = endpoint(app, "/readonly");
+        openPortal(link(app, "{\"capabilities\":[\"view\"]}").get("url").asText());
+        assertThat(endpointIds()).containsExactly(ep);
+        for (String control :
+                List.of("#add-endpoint", ".edit", ".toggle", ".delete", ".secret-reveal", ".secret-rotate"))
+            assertThat(browser.findElements(By.cssSelector(control)).stream().filter(e -> e.isDisplayed()))
+                    .as(control)
+                    .isEmpty();
+        screenshot("read-only");
+        assertThat(byHand("PATCH", "/v1/endpoints/" + ep, "{\"disabled\":true}"))
+                .containsExactly(403L, "portal_capability_missing");
+        assertThat(call("GET", "/v1/endpoints/" + ep, null)
+                        .json()
+                        .get("disabled")
+                        .asBoolean())
+                .isFalse();
+        assertNoPolicyViolation();
+    }
+
+    @Test
+    void anEndpointIsAddedEditedAndDisabledAndTheApis400StandsNextToItsField() throws Exception {
+        String app = app("browser_manage");
+        call("POST", "/v1/event-types", "{\"name\":\"order.shipped\",\"example\":{\"data\":{\"weight\":3}}}");
+        openPortal(link(app, "{}").get("url").asText());
+        assertThat(browser.findElement(By.id("no-endpoints")).isDisplayed()).isTrue();
+        browser.findElement(By.id("add-endpoint")).click();
+        browser.findElement(By.id("ep-url")).sendKeys("ftp://example.com/hook");
+        browser.findElement(By.id("ep-save")).click();
+        String apiSays = call(
+                        "POST", "/v1/endpoints", "{\"url\":\"ftp://example.com/hook\",\"application\":\"" + app + "\"}")
+                .json()
+                .at("/error/message")
+                .asText();
+        wait.until(d -> !d.findElement(By.id("err-url")).getText().isEmpty());
+        assertThat(browser.findElement(By.id("err-url")).getText()).isEqualTo(apiSays);
+        assertThat(browser.findElement(By.id("ep-url")).getAttribute("aria-invalid"))
+                .isEqualTo("true");
+        screenshot("add-refused");
+        assertThat(call("GET", "/v1/endpoints?application=" + app, null).json().get("data"))
+                .isEmpty();
+
+        browser.findElement(By.id("ep-url")).clear();
+        browser.findElement(By.id("ep-url")).sendKeys(receiver.url("/added"));
+        browser.findElement(By.id("type-order.shipped")).click();
+        browser.findElement(By.id("ep-filter")).sendKeys("{\"data.weight\": {\"$gte\": 2}}");
+        browser.findElement(By.id("filter-try")).click();
+        wait.until(d -> d.findElement(By.id("filter-result")).getText().contains("matches"));
+        screenshot("filter-tried");
+        browser.findElement(By.id("ep-save")).click();
+        wait.until(d -> endpointIds().size() == 1);
+        JsonNode added =
+                call("GET", "/v1/endpoints?application=" + app, null).json().at("/data/0");
+        assertThat(added.get("url").asText()).isEqualTo(receiver.url("/added"));
+        assertThat(added.get("event_types").toString()).isEqualTo("[\"order.shipped\"]");
+        assertThat(added.at("/filter/data.weight/$gte").asInt()).isEqualTo(2);
+
+        browser.findElement(By.cssSelector(".endpoint .toggle")).click();
+        wait.until(d ->
+                d.findElement(By.cssSelector(".endpoint .toggle")).getText().equals("Enable"));
+        assertThat(call("GET", "/v1/endpoints/" + added.get("id").asText(), null)
+                        .json()
+                        .get("disabled")
+                        .asBoolean())
+                .isTrue();
+        var audit = call("GET", "/v1/audit-log?application=" + app, null).json().get("data");
+        assertThat(audit.findValuesAsText("action")).containsExactly("endpoint.update", "endpoint.create");
+        assertNoPolicyViolation();
+    }
+
+    @Test
+    void revokingTheLinkEndsASessionAlreadyOpen() throws Exception {
+        String app = app("browser_revoke");
+        endpoint(app, "/revoke");
+        openPortal(link(app, "{\"session\":\"ticket-7\"}").get("url").asText());
+        call("DELETE", "/v1/applications/" + app + "/portal-access?session=ticket-7", null);
+        browser.findElement(By.id("nav-endpoints")).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("ended")));
+        assertThat(browser.findElement(By.id("ended-title")).getText()).isEqualTo("This portal link has been revoked");
+        assertThat(browser.findElement(By.id("app")).isDisplayed()).isFalse();
+        screenshot("revoked");
+        // reopening the page does not bring it back
+        browser.navigate().refresh();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("ended")));
+        assertNoPolicyViolation();
+    }
+
+    @Test
+    void theLinksTokenIsInNoRequestUrlRefererOrNodeLog() throws Exception {
+        String app = app("browser_token");
+        endpoint(app, "/token");
+        JsonNode link = link(app, "{}");
+        String token = link.get("token").asText();
+        openPortal(link.get("url").asText());
+        assertThat(browser.getCurrentUrl()).doesNotContain(token).doesNotContain("#token");
+        assertThat((String) js("return document.referrer")).doesNotContain(token);
+        List<String> network = browser.manage().logs().get(LogType.PERFORMANCE).getAll().stream()
+                .map(LogEntry::getMessage)
+                .filter(m -> m.contains("\"Network.requestWillBeSent\""))
+                .toList();
+        assertThat(network).as("the page's requests were logged").isNotEmpty();
+        for (String event : network) {
+            JsonNode request = ApiClientForTests.JSON.readTree(event).at("/message/params/request");
+            assertThat(request.path("url").asText("")).doesNotContain(token);
+            assertThat(request.at("/headers/Referer").asText("")).doesNotContain(token);
+        }
+        assertThat(nodeLog.list.stream().map(ILoggingEvent::getFormattedMessage))
+                .noneMatch(m -> m.contains(token));
+        assertNoPolicyViolation();
+    }
+
+    @Test
+    void aSiteTheProjectDidNotNameCannotEmbedThePortal() throws Exception {
+        String app = app("browser_embed");
+        endpoint(app, "/embed");
+        String shop = "http://127.0.0.1:" + embedder.getAddress().getPort();
+        String page = shop + "/?link=";
+        browser.get(page + java.net.URLEncoder.encode(link(app, "{}").get("url").asText(), StandardCharsets.UTF_8));
+        wait.until(d -> d.manage().logs().get(LogType.BROWSER).getAll().stream()
+                .anyMatch(e -> e.getMessage().contains("frame-ancestors")));
+        browser.switchTo().frame("portal");
+        assertThat(browser.findElements(By.cssSelector("#app .endpoint"))).isEmpty();
+        browser.switchTo().defaultContent();
+        screenshot("embedding-refused");
+
+        var settings = call(
+                "PATCH",
+                "/v1/settings",
+                "{\"portal\":{\"frame_ancestors\":[\"" + shop + "\"],"
+                        + "\"display_name\":\"Acme Webhooks\",\"primary_color\":\"#0a7d32\"}}");
+        assertThat(settings.status()).as(settings.raw()).isEqualTo(200);
+        browser.get(page + java.net.URLEncoder.encode(link(app, "{}").get("url").asText(), StandardCharsets.UTF_8));
+        browser.switchTo().frame("portal");
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("#app .endpoint")));
+        assertThat(browser.findElement(By.id("brand-name")).getText()).isEqualTo("Acme Webhooks");
+        browser.switchTo().defaultContent();
+        screenshot("embedded");
+        assertNoPolicyViolation();
+        call(
+                "PATCH",
+                "/v1/settings",
+                "{\"portal\":{\"frame_ancestors\":[],\"display_name\":null,\"primary_color\":null}}");
+    }
+}
