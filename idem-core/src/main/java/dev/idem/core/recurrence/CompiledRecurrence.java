@@ -107,11 +107,11 @@ final class CompiledRecurrence implements Recurrence {
         while (out.size() < n) {
             Occurrence o = walk.next();
             if (o == null) {
-                return new Preview(out, walk.stoppedEarly());
+                return new Preview(out, walk.stoppedEarly(), walk.examined());
             }
             out.add(o);
         }
-        return new Preview(out, false);
+        return new Preview(out, false, walk.examined());
     }
 
     /**
@@ -227,6 +227,11 @@ final class CompiledRecurrence implements Recurrence {
         /** Whether the walk ended because the search budget ran out, not because the rule ended. */
         boolean stoppedEarly() {
             return stoppedEarly;
+        }
+
+        /** The dates or periods the walk examined (0 for a walk with nothing to search). */
+        long examined() {
+            return stream == null ? 0 : stream.examined();
         }
 
         /** The next match within UNTIL and COUNT, EXDATEs included (they do not change the count). */

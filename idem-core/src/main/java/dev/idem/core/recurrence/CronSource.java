@@ -218,6 +218,12 @@ final class CronSource implements LocalSource {
             private final ZonedDateTime[] ahead = new ZonedDateTime[alternatives.size()];
 
             private final boolean[] searched = new boolean[alternatives.size()];
+            private long searches;
+
+            @Override
+            public long examined() {
+                return searches;
+            }
 
             @Override
             public LocalDateTime next() {
@@ -229,6 +235,7 @@ final class CronSource implements LocalSource {
                     if (!searched[i] || (ahead[i] != null && !ahead[i].isAfter(last))) {
                         ahead[i] = alternatives.get(i).nextExecution(last).orElse(null);
                         searched[i] = true;
+                        searches++;
                     }
                     if (ahead[i] != null && (best == null || ahead[i].isBefore(best))) {
                         best = ahead[i];

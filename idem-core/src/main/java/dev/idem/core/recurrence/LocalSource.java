@@ -32,5 +32,8 @@ interface LocalSource {
         default boolean stoppedEarly() {
             return false;
         }
+
+        /** The units of work spent so far: dates or periods examined (a cron source counts its searches). */
+        long examined();
     }
 }

@@ -19,6 +19,12 @@ public final class Recurrences {
     public static final int MAX_PREVIEW = 1000;
 
     /**
+     * Dates or periods one preview may examine for all its occurrences together; the search stops there and the
+     * preview says so ({@link Preview#stoppedEarly()}). One period examined past it at most: a year's 366 dates.
+     */
+    public static final long PREVIEW_BUDGET = RuleExpander.PREVIEW_BUDGET;
+
+    /**
      * Largest COUNT accepted. A counted rule is walked once from DTSTART to find its last
      * occurrence, so COUNT bounds that work: about 0.06 s of CPU for a million occurrences of a
      * dense rule (FREQ=SECONDLY, FREQ=DAILY;BYHOUR=9), 0.2–0.3 s for FREQ=MINUTELY;BYHOUR=9;BYMINUTE=0

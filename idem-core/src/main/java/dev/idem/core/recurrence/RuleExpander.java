@@ -155,6 +155,11 @@ final class RuleExpander implements LocalSource {
             return stoppedEarly;
         }
 
+        @Override
+        public long examined() {
+            return spent;
+        }
+
         private long expandDays(LocalDateTime start) {
             period.reset(dayTimes);
             LocalDate first = start.toLocalDate();

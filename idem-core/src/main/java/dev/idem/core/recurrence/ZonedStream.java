@@ -50,6 +50,11 @@ final class ZonedStream {
         return cursor.stoppedEarly();
     }
 
+    /** The source's units of work spent so far (see {@link LocalSource.Cursor#examined()}). */
+    long examined() {
+        return cursor.examined();
+    }
+
     /** The next occurrence, or null when the source has none. */
     Item next() {
         while (true) {

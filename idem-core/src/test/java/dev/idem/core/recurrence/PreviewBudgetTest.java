@@ -24,6 +24,7 @@ class PreviewBudgetTest {
         Preview p = r.previewSearch(null, 1000);
 
         assertThat(p.stoppedEarly()).isTrue();
+        assertThat(p.examined()).isBetween(RuleExpander.PREVIEW_BUDGET, Recurrences.PREVIEW_BUDGET + 1);
         assertThat(p.occurrences()).hasSizeBetween(1, (int) (RuleExpander.PREVIEW_BUDGET / 3601) + 1);
         // what it found is the rule's own beginning: the unbudgeted query of the same span agrees
         Instant last = p.occurrences().get(p.occurrences().size() - 1).utc();
@@ -43,6 +44,7 @@ class PreviewBudgetTest {
                 .previewSearch(null, 1000);
         assertThat(leapDays.occurrences()).hasSize(1000);
         assertThat(leapDays.stoppedEarly()).isFalse();
+        assertThat(leapDays.examined()).isBetween(1_000_000L, Recurrences.PREVIEW_BUDGET);
     }
 
     @Test

@@ -25,6 +25,23 @@ public final class PreviewService {
 
     /** @param params the query parameters, one value each */
     public ObjectNode preview(Map<String, String> params) {
+        Preview found = search(params);
+        ObjectNode out = Json.object();
+        ArrayNode list = out.putArray("occurrences");
+        for (Occurrence o : found.occurrences())
+            list.addObject().put("local", Views.LOCAL.format(o.local())).put("utc", Json.time(o.utc()));
+        // the route needs no key, so one call's search is bounded; say when that, not the rule's end, made the list
+        // short
+        out.put("stopped_early", found.stoppedEarly());
+        return out;
+    }
+
+    /**
+     * What {@link #preview} lists, with the work its search did ({@link Preview#examined()}).
+     *
+     * @param params the query parameters, one value each
+     */
+    public Preview search(Map<String, String> params) {
         for (String p : params.keySet())
             if (!PARAMS.contains(p))
                 throw ApiException.invalid("parameter_unknown", p, "Received unknown parameter: " + p);
@@ -64,15 +81,7 @@ public final class PreviewService {
                 CatchUp.LATEST);
         // a cron occurrence at this very instant is a schedule's first
         // (Timing.first includes now), so the preview's too
-        Preview found = timing.recurrence().previewSearch(now.minusNanos(1), n);
-        ObjectNode out = Json.object();
-        ArrayNode list = out.putArray("occurrences");
-        for (Occurrence o : found.occurrences())
-            list.addObject().put("local", Views.LOCAL.format(o.local())).put("utc", Json.time(o.utc()));
-        // the route needs no key, so one call's search is bounded; say when that, not the rule's end, made the list
-        // short
-        out.put("stopped_early", found.stoppedEarly());
-        return out;
+        return timing.recurrence().previewSearch(now.minusNanos(1), n);
     }
 
     private static String blank(String s) {
