@@ -87,7 +87,9 @@ class PortalBrowserTest {
         });
         embedder.start();
         browser = openBrowser(dir.resolve("profile"));
+        // the page redraws a list after each change: an element read while it is replaced is looked up again
         wait = new WebDriverWait(browser, Duration.ofSeconds(30));
+        wait.ignoring(org.openqa.selenium.StaleElementReferenceException.class);
         Files.createDirectories(SCREENSHOTS);
     }
 
