@@ -128,6 +128,25 @@ public final class Bench {
                         }
                     }
                 }
+                if (options.sameHostDue() > 0 && options.steadySeconds() > 0 && !contenders.isEmpty()) {
+                    out.printf(
+                            "== %,d due at once to a path that never answers, beside a healthy path of the same host and port at %d/s for %d s%n",
+                            options.sameHostDue(), options.healthyRate(), options.steadySeconds());
+                    for (Contender c : contenders) {
+                        c.between();
+                        try (Receiver sameHost = Receiver.sameHost()) {
+                            phases.add(print(
+                                    out,
+                                    c.steadyBesideHanging(
+                                            "samehost" + options.healthyRate(),
+                                            options.healthyRate(),
+                                            options.steadySeconds(),
+                                            sameHost,
+                                            sameHost,
+                                            options.sameHostDue())));
+                        }
+                    }
+                }
             } finally {
                 for (Contender c : contenders) {
                     try {

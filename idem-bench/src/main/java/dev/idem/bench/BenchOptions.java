@@ -30,6 +30,8 @@ import java.util.Locale;
  * @param healthyRate the healthy destination's deliveries per second in that phase
  * @param nodes nodes each contender runs on its one database, all in this JVM: Idem engines, each with its own
  *     store and pool, or db-scheduler schedulers, each with its own pool (writing stays one writer)
+ * @param sameHostDue as {@code hangingDue}, but the hanging path and the healthy one are two paths of one host and port
+ *     ({@code /hang/b} and {@code /ok/a}); 0 skips the phase
  */
 public record BenchOptions(
         String jdbcBase,
@@ -52,7 +54,8 @@ public record BenchOptions(
         int slowMillis,
         int hangingDue,
         int healthyRate,
-        int nodes) {
+        int nodes,
+        int sameHostDue) {
 
     /** The list components are copied, so a caller's list changed later does not change the options. */
     public BenchOptions {
@@ -83,7 +86,8 @@ public record BenchOptions(
                 250,
                 1_000,
                 20,
-                1);
+                1,
+                0);
     }
 
     /** A run of a few seconds that only checks the harness works (the smoke test uses it). */
@@ -141,6 +145,7 @@ public record BenchOptions(
                 case "--hanging" -> b.hangingDue = count(name, v, 0);
                 case "--healthy-rate" -> b.healthyRate = count(name, v, 1);
                 case "--nodes" -> b.nodes = count(name, v, 1);
+                case "--same-host" -> b.sameHostDue = count(name, v, 0);
                 default -> throw new IllegalArgumentException("unknown option " + name + "\n" + usage());
             }
         }
@@ -173,6 +178,7 @@ public record BenchOptions(
         int hangingDue;
         int healthyRate;
         int nodes;
+        int sameHostDue;
 
         Builder(BenchOptions from) {
             jdbcBase = from.jdbcBase;
@@ -196,6 +202,7 @@ public record BenchOptions(
             hangingDue = from.hangingDue;
             healthyRate = from.healthyRate;
             nodes = from.nodes;
+            sameHostDue = from.sameHostDue;
         }
 
         BenchOptions build() {
@@ -220,7 +227,8 @@ public record BenchOptions(
                     slowMillis,
                     hangingDue,
                     healthyRate,
-                    nodes);
+                    nodes,
+                    sameHostDue);
         }
     }
 
@@ -244,6 +252,8 @@ public record BenchOptions(
                   --slow N --slow-ms M    N due at once to one receiver answering each after M ms, 0 skips [5000, 250]
                   --hanging N --healthy-rate R   N due at once to a receiver that never answers, beside a healthy
                                           one receiving R/s for --seconds; 0 skips [1000, 20]
+                  --same-host N           as --hanging, the two being paths of one host and port (/hang/b hangs,
+                                          /ok/a answers at once); 0 skips [0]
                   --nodes N               nodes per contender on its one database, all in this JVM: N Idem
                                           engines (a store and pool each), N db-scheduler schedulers (a pool
                                           each); one writer, completions counted across the nodes [1]""";

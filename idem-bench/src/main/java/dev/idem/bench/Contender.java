@@ -111,8 +111,13 @@ abstract class Contender implements AutoCloseable {
         long base = completed();
         long t0 = System.nanoTime();
         if (hanging != null) {
-            hanging.begin(hangingDue, null);
-            writeAll(label + "h", hanging.url(), hangingDue, i -> due);
+            // a same-host receiver counts its healthy path only: its tally is the target's
+            if (hanging != target) hanging.begin(hangingDue, null);
+            writeAll(
+                    label + "h",
+                    hanging.servesHangingPath() ? hanging.hangingUrl() : hanging.url(),
+                    hangingDue,
+                    i -> due);
         }
         writeAll(label, target.url(), n, i -> due.plus(offset.apply(i)));
         long insertNanos = System.nanoTime() - t0;

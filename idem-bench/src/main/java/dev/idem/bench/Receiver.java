@@ -40,6 +40,9 @@ public final class Receiver implements AutoCloseable {
     private final java.time.Duration answerAfter;
 
     private volatile boolean hang;
+    /** Paths under this prefix are answered at once and counted, the others hang uncounted ({@link #sameHost}); null: one path. */
+    private final String answeredPrefix;
+
     private final java.util.concurrent.ScheduledExecutorService timer;
     private final Set<HttpExchange> parked = ConcurrentHashMap.newKeySet();
     private volatile Tally tally = new Tally(0, null);
@@ -122,6 +125,7 @@ public final class Receiver implements AutoCloseable {
     }
 
     private Receiver(java.time.Duration answerAfter) throws IOException {
+        this.answeredPrefix = null;
         this.answerAfter = answerAfter;
         this.hang = false;
         this.timer = null;
@@ -133,10 +137,19 @@ public final class Receiver implements AutoCloseable {
 
     /** A receiver that reads each request and never answers it, until {@link #release()}. */
     public static Receiver hanging() throws IOException {
-        return new Receiver(null, true);
+        return new Receiver(null, true, null);
     }
 
-    private Receiver(java.time.Duration answerAfter, boolean hang) throws IOException {
+    /**
+     * Two paths of one host and port: {@link #url()} ({@code /ok/a}) is answered at once and counted by {@link #begin};
+     * {@link #hangingUrl()} ({@code /hang/b}) is read and never answered until {@link #release()}, and not counted.
+     */
+    public static Receiver sameHost() throws IOException {
+        return new Receiver(null, true, "/ok/");
+    }
+
+    private Receiver(java.time.Duration answerAfter, boolean hang, String answeredPrefix) throws IOException {
+        this.answeredPrefix = answeredPrefix;
         this.answerAfter = answerAfter;
         this.hang = hang;
         this.timer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
@@ -176,6 +189,7 @@ public final class Receiver implements AutoCloseable {
     }
 
     public Receiver(boolean jdk, int threads) throws IOException {
+        this.answeredPrefix = null;
         this.answerAfter = null;
         this.hang = false;
         this.timer = null;
@@ -196,7 +210,17 @@ public final class Receiver implements AutoCloseable {
         int port = socket != null
                 ? socket.port()
                 : delayed != null ? delayed.port() : server.getAddress().getPort();
-        return "http://127.0.0.1:" + port + "/hook";
+        return "http://127.0.0.1:" + port + (answeredPrefix != null ? "/ok/a" : "/hook");
+    }
+
+    /** Of a {@link #sameHost} receiver: the path that hangs, on the same host and port as {@link #url()}. */
+    public String hangingUrl() {
+        return "http://127.0.0.1:" + server.getAddress().getPort() + "/hang/b";
+    }
+
+    /** Whether {@link #hangingUrl()} is a path of this receiver's host (a {@link #sameHost} receiver). */
+    boolean servesHangingPath() {
+        return answeredPrefix != null;
     }
 
     /** Starts counting a new run; signatures are checked against {@code secret} when it is not null. */
@@ -211,23 +235,27 @@ public final class Receiver implements AutoCloseable {
     }
 
     private void handle(HttpExchange ex) throws IOException {
+        boolean answeredPath;
         try {
             byte[] body;
             try (InputStream in = ex.getRequestBody()) {
                 body = in.readAllBytes();
             }
             var h = ex.getRequestHeaders();
-            record(
-                    h.getFirst("webhook-id"),
-                    h.getFirst("webhook-timestamp"),
-                    h.getFirst("webhook-signature"),
-                    h.getFirst("Idem-Scheduled-For"),
-                    body);
+            answeredPath =
+                    answeredPrefix != null && ex.getRequestURI().getPath().startsWith(answeredPrefix);
+            if (answeredPrefix == null || answeredPath)
+                record(
+                        h.getFirst("webhook-id"),
+                        h.getFirst("webhook-timestamp"),
+                        h.getFirst("webhook-signature"),
+                        h.getFirst("Idem-Scheduled-For"),
+                        body);
         } catch (IOException | RuntimeException e) {
             ex.close();
             throw e;
         }
-        if (hang) {
+        if (hang && !answeredPath) {
             parked.add(ex);
             if (!hang) answer(ex);
         } else if (answerAfter != null && !answerAfter.isZero()) {
