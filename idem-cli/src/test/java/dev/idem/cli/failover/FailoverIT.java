@@ -28,13 +28,21 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Node failover (docs/api.md, "Nodes and failover") with the fat jar as users run it: nodes are {@code idem serve} processes on one
  * PostgreSQL database (or one SQLite file), killed, paused and cut off their database with signals and a TCP proxy,
  * delivering to a receiver on loopback. Times are measured from the signal to the receiver's arrivals; the long runs
  * carry the tag {@code slow}.
+ *
+ * <p>The scenarios run at the same time (idem-cli's failsafe configuration enables JUnit's parallel execution): each
+ * has its own database, temporary directory, receiver, proxy and ports, and most of a scenario is waiting (a receiver
+ * answering in 2 s, a node stopped for 20 s, a takeover window of 10 s), so one after another they took minutes of
+ * an idle machine. The promises they check are the product's under that load too.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class FailoverIT {
     /** docs/api.md, "Nodes and failover": a dead node's claims are taken over within this. */
     static final Duration TAKEOVER_PROMISE = Duration.ofSeconds(15);

@@ -25,6 +25,14 @@ final class JarNode implements AutoCloseable {
     }
 
     static final String KEY = "sk_test_failover_0123456789";
+
+    /**
+     * Nodes booting at once: the scenarios run concurrently and a JVM's start is mostly CPU, so a dozen started
+     * together on two cores each took minutes; two at a time, each boots about as fast as alone. A node holds its
+     * permit from launch until it is ready, exits or is closed.
+     */
+    private static final java.util.concurrent.Semaphore BOOTS = new java.util.concurrent.Semaphore(2, true);
+
     private static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -32,12 +40,20 @@ final class JarNode implements AutoCloseable {
     final int port;
     final Path log;
     private final Process process;
+    private final java.util.concurrent.atomic.AtomicBoolean booting =
+            new java.util.concurrent.atomic.AtomicBoolean(true);
 
     private JarNode(String name, int port, Path log, Process process) {
         this.name = name;
         this.port = port;
         this.log = log;
         this.process = process;
+        process.onExit().thenRun(this::booted);
+    }
+
+    /** Gives the boot permit back, once. */
+    private void booted() {
+        if (booting.compareAndSet(true, false)) BOOTS.release();
     }
 
     /**
@@ -48,7 +64,7 @@ final class JarNode implements AutoCloseable {
      */
     static JarNode launch(Path dir, String name, String nodeId, String databaseUrl, String databaseUser, Path dataDir)
             throws IOException {
-        Path jar = Path.of("target", "idem.jar");
+        Path jar = Path.of("target", "idem.jar").toAbsolutePath();
         if (!Files.exists(jar))
             throw new IllegalStateException("the fat jar is built in the package phase: " + jar.toAbsolutePath());
         int port = freePort();
@@ -68,29 +84,41 @@ final class JarNode implements AutoCloseable {
         if (nodeId != null) cmd.addAll(List.of("--node-id", nodeId));
         if (databaseUrl != null) cmd.addAll(List.of("--database-url", databaseUrl));
         else cmd.addAll(List.of("--data-dir", dataDir.toString()));
-        ProcessBuilder pb = new ProcessBuilder(cmd);
+        // each node in the scenario's directory: what a node writes beside itself (the first start's keys) stays
+        // there, apart from the other scenarios running at the same time, and out of the source tree
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
         pb.environment().keySet().removeIf(k -> k.startsWith("IDEM_"));
         if (databaseUser != null) pb.environment().put("IDEM_DATABASE_USER", databaseUser);
         if (databaseUrl != null) pb.environment().put("IDEM_MASTER_KEY", MASTER_KEY);
         Path log = dir.resolve(name + ".log");
         pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-        return new JarNode(name, port, log, pb.start());
+        BOOTS.acquireUninterruptibly();
+        try {
+            return new JarNode(name, port, log, pb.start());
+        } catch (IOException | RuntimeException e) {
+            BOOTS.release();
+            throw e;
+        }
     }
 
     /** Waits until {@code /readyz} answers 200 (the engine has joined the store's nodes by then). */
     JarNode awaitReady() throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive())
-                throw new IllegalStateException(name + " exited with " + process.exitValue() + ":\n" + log());
-            try {
-                if (get("/readyz").statusCode() == 200) return this;
-            } catch (IOException notYet) {
-                // not listening yet
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            while (System.nanoTime() < deadline) {
+                if (!process.isAlive())
+                    throw new IllegalStateException(name + " exited with " + process.exitValue() + ":\n" + log());
+                try {
+                    if (get("/readyz").statusCode() == 200) return this;
+                } catch (IOException notYet) {
+                    // not listening yet
+                }
+                Thread.sleep(100);
             }
-            Thread.sleep(100);
+            throw new IllegalStateException(name + " not ready after 90 s:\n" + log());
+        } finally {
+            booted();
         }
-        throw new IllegalStateException(name + " not ready after 90 s:\n" + log());
     }
 
     long pid() {
@@ -162,6 +190,7 @@ final class JarNode implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
+        booted();
         if (!process.isAlive()) return;
         signal("CONT"); // a paused node cannot act on SIGTERM
         process.destroy();
