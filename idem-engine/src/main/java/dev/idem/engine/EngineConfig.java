@@ -24,7 +24,7 @@ import java.util.Objects;
  *       (1–1,000,000; default {@value #DEFAULT_MAX_CONNECTIONS_PER_HOST}); idem-engine/README.md, "Paths and hosts";</li>
  *   <li>{@code lease}: how long a claim is held before another node may reclaim it; longer than
  *       {@code maxRequestTimeout}, so a live node's request always finishes inside its lease;</li>
- *   <li>{@code maxRequestTimeout}: the ceiling on a schedule's per-attempt timeout (at most 60 s, the SPEC's limit);</li>
+ *   <li>{@code maxRequestTimeout}: the ceiling on a schedule's per-attempt timeout (at most 60 s, the documented limit);</li>
  *   <li>{@code materialiserHorizon}: how far ahead occurrences become delivery rows; at least twice
  *       {@code pollInterval};</li>
  *   <li>{@code pollInterval}: the longest the dispatcher and materialiser sleep without a wake-up (at least 10 ms): it
@@ -44,15 +44,15 @@ import java.util.Objects;
  * </ul>
  */
 public final class EngineConfig {
-    /** The SPEC's ceiling on a per-attempt timeout. */
-    public static final Duration SPEC_MAX_TIMEOUT = Duration.ofSeconds(60);
+    /** The documented ceiling on a per-attempt timeout (docs/api.md: {@code timeout} is at most 60 s). */
+    public static final Duration MAX_TIMEOUT = dev.idem.core.ScheduleDefinition.MAX_TIMEOUT;
     /**
      * Deliveries per claim. A claim's cost is mostly its round trip and commit: with claims taking 100 ms on a loaded
      * machine, batches of 100 capped a node near 1,000 deliveries/s; 500 doubled a burst's rate in the same conditions
      * (idem-bench, 2026-11-26). A destination's free slots still bound what one claim takes of it.
      */
     public static final int DEFAULT_BATCH = 500;
-    /** The SPEC's default for {@code --max-in-flight}. */
+    /** The documented default of {@code --max-in-flight}. */
     public static final int DEFAULT_MAX_IN_FLIGHT = 10_000;
     /**
      * Attempts on the wire at once to one host and port, whatever their paths: a receiving host is one process or
@@ -110,7 +110,7 @@ public final class EngineConfig {
             throw new IllegalArgumentException("maxConnectionsPerHost must be between 1 and " + MAX_IN_FLIGHT_LIMIT
                     + ", got " + maxConnectionsPerHost);
         positive("maxRequestTimeout", maxRequestTimeout);
-        if (maxRequestTimeout.compareTo(SPEC_MAX_TIMEOUT) > 0)
+        if (maxRequestTimeout.compareTo(MAX_TIMEOUT) > 0)
             throw new IllegalArgumentException("maxRequestTimeout must be at most 60s, got " + maxRequestTimeout);
         positive("lease", lease);
         if (lease.compareTo(maxRequestTimeout) <= 0)
@@ -152,7 +152,7 @@ public final class EngineConfig {
      * leases, 60 s request ceiling, a 60 s materialiser horizon (100,000 cron schedules sharing an instant are written
      * in 6–19 s on a loaded 2-core machine; idem-engine/README.md, "Materialising in sets"), 500 ms poll, reaper every
      * 5 s, 30 days retention, 10 s shutdown grace, private endpoints refused, liveness renewed every 2 s with a 10 s
-     * takeover window (SPEC section 4: a dead node's claims are taken over within 15 s; see the engine README for what
+     * takeover window (docs/api.md, "Nodes and failover": a dead node's claims are taken over within 15 s; see the engine README for what
      * the figures add up to).
      */
     public static Builder builder() {
@@ -263,7 +263,7 @@ public final class EngineConfig {
         private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
         private int maxConnectionsPerHost = DEFAULT_MAX_CONNECTIONS_PER_HOST;
         private Duration lease = Duration.ofSeconds(90);
-        private Duration maxRequestTimeout = SPEC_MAX_TIMEOUT;
+        private Duration maxRequestTimeout = MAX_TIMEOUT;
         private Duration materialiserHorizon = Duration.ofSeconds(60);
         private Duration pollInterval = Duration.ofMillis(500);
         private Duration reaperInterval = Duration.ofSeconds(5);

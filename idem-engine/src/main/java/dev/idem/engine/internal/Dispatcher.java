@@ -350,8 +350,8 @@ public final class Dispatcher {
      * every due row of the full destinations with its schedule, so rows of another destination in the middle of such a
      * backlog wait up to a second behind a small backlog, about a minute behind 280,000 rows. On its own thread because
      * it can take most of a second behind a large backlog, which a claim loop running it spent not claiming: a healthy
-     * destination's p99 lag beside 200,000 hanging rows was 126–341 ms that way, 8.6–11.2 ms with this loop
-     * (idem-engine/README.md, "What is left", stop 28).
+     * destination's p99 lag beside 200,000 hanging rows was a few hundred milliseconds that way, ten with this loop
+     * (idem-bench/runs/2026-11-27T1323-pass-over-thread-ab.txt).
      */
     public Runnable passOverLoop() {
         return this::passOver;

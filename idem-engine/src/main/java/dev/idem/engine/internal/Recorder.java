@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
  * the outcomes queued meanwhile (thousands) were written one transaction at a time, the node's thread waiting on one
  * database backend, so one of two cores sat idle for the last third of the burst (measured: 6,000 outcomes queued
  * when the last request ended, drained in 280 ms with the machine 50–60% busy). Below a full batch the helper stays
- * asleep: two writers taking small batches all the time cost more CPU per delivery (stop 24, 186–207 against 169–179
- * µs) for no gain.
+ * asleep: two writers taking small batches all the time cost more CPU per delivery for no gain
+ * (idem-bench/runs/2026-11-27T0214-two-recorders-ab.txt).
  */
 public final class Recorder implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(Recorder.class);

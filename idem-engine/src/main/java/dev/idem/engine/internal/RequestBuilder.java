@@ -23,7 +23,7 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Builds an attempt's body and headers (SPEC section 3). The body is the payload or raw body verbatim, else the
+ * Builds an attempt's body and headers (docs/wire.md). The body is the payload or raw body verbatim, else the
  * envelope; the signature covers exactly the bytes sent.
  */
 public final class RequestBuilder {

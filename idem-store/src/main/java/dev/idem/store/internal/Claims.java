@@ -291,7 +291,8 @@ final class Claims {
                 buried.stream()
                         .map(b -> new Object[] {"not sent: " + b.error(), now, b.deliveryId(), owner})
                         .toList());
-        // a one-shot whose delivery is dead now has nothing left to attempt (SPEC section 2), as after any outcome
+        // a one-shot whose delivery is dead now has nothing left to attempt (docs/api.md, "Statuses"), as after any
+        // outcome
         Settlement.afterOutcomes(
                 sql, dialect, buried.stream().map(Undecodable::deliveryId).toList(), now);
         for (Undecodable b : buried)
