@@ -6,7 +6,7 @@ import dev.idem.client.internal.TraceContext;
  * Per-call options. Without them a mutating call gets a fresh {@code Idempotency-Key} that it keeps across its own
  * retries; give your own key to make a call idempotent across processes (the outbox relay gives each row's id).
  * Every call carries the caller's current trace context when the application has OpenTelemetry
- * (docs/tracing.md); {@link #traceContext} sends a given one instead.
+ * (docs/tracing.md); {@link #withTraceContext} sends a given one instead.
  */
 public final class RequestOptions {
     private static final RequestOptions NONE = new RequestOptions(null, null, null);
