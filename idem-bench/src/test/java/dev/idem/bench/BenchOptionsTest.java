@@ -40,7 +40,8 @@ class BenchOptionsTest {
                 Arguments.of("--slow-ms", "100", "slowMillis", 100),
                 Arguments.of("--hanging", "7", "hangingDue", 7),
                 Arguments.of("--healthy-rate", "3", "healthyRate", 3),
-                Arguments.of("--nodes", "2", "nodes", 2));
+                Arguments.of("--nodes", "2", "nodes", 2),
+                Arguments.of("--same-host", "5", "sameHostDue", 5));
     }
 
     @ParameterizedTest(name = "{0} {1}")
@@ -87,6 +88,7 @@ class BenchOptionsTest {
         assertThat(o.hangingDue()).isEqualTo(1_000);
         assertThat(o.healthyRate()).isEqualTo(20);
         assertThat(o.nodes()).isEqualTo(1);
+        assertThat(o.sameHostDue()).isZero();
         assertThat(BenchOptions.parse(new String[0])).isEqualTo(o);
     }
 
