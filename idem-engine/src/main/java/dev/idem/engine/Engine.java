@@ -260,7 +260,7 @@ public final class Engine implements AutoCloseable {
         return dispatcher.attemptsInFlight();
     }
 
-    /** Destinations (endpoint URLs) this node currently sends fewer attempts at once, because they time out or reset. */
+    /** Destinations (endpoint URLs) this node now sends fewer attempts at once: they time out, reset or answer 5xx. */
     public int destinationsThrottled() {
         return dispatcher.destinationsThrottled();
     }

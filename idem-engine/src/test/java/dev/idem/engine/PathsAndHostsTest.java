@@ -170,6 +170,35 @@ abstract class PathsAndHostsTest {
     }
 
     @Test
+    void aPathAnswering5xxIsThrottledOnItsOwnWhileItsHostAndTheHostsOtherPathsGoOn() throws Exception {
+        ParkingReceiver r = receiver(0);
+        r.mode("/fail/", new ParkingReceiver.Fail(503));
+        World w = new World(store, clock);
+        RetryPolicy everySecond =
+                new RetryPolicy(100, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofHours(1));
+        List<ScheduleDefinition> failing = new ArrayList<>();
+        for (int i = 0; i < 40; i++)
+            failing.add(
+                    Defs.retry(Defs.once(r.url("/fail/b"), clock.instant()), everySecond, Duration.ofSeconds(5), 0));
+        w.createEach(failing);
+        Engine engine = engine(Engines.fast("node-a"));
+
+        await().atMost(30, SECONDS).until(() -> engine.destinationsThrottled() == 1);
+        Map<String, Instant> due = spread(w, r.url("/ok/a"), clock.instant().plusMillis(200), 100, 5);
+        await().atMost(30, SECONDS).until(() -> r.arrivals("/ok/").size() == due.size());
+
+        assertThat(r.arrivals("/ok/"))
+                .extracting(Arrival::deliveryId)
+                .containsExactlyInAnyOrderElementsOf(due.keySet());
+        assertThat(engine.destinationsThrottled())
+                .as("only the failing path is throttled: its sibling on the same host is not")
+                .isEqualTo(1);
+        assertThat(engine.hostsThrottled())
+                .as("a 5xx is the path's trouble: the host answered")
+                .isZero();
+    }
+
+    @Test
     void aHostThatRefusesConnectionsThrottlesAllItsPathsUntilItAcceptsAgain() throws Exception {
         int port;
         try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {

@@ -9,8 +9,9 @@ import java.util.concurrent.TimeUnit;
  * half of it wanted: as Netflix's AIMD limiter does, so a fast destination that needs 20 connections is not opened
  * 10,000) and the destination's answers are not slowing down: by one per answer below its threshold, so it doubles
  * every round trip and a slow but healthy destination reaches thousands within a few seconds, by one per round trip
- * above it. Each timeout, refused connection or reset halves it, down to 1: a single probe, whose answer starts the
- * growth again. A 429 or 503 changes nothing (the delivery's own {@code Retry-After} spaces it).
+ * above it. Each response timeout, reset or 5xx answer halves it, down to 1: a single probe, whose answer starts the
+ * growth again (a failed connect is the host's, {@link HostState}). A 429 changes nothing (the delivery's own
+ * {@code Retry-After} spaces it).
  *
  * <p><b>Why the round trip counts.</b> Without it a burst to a fast destination grew the limit by one per answer
  * as long as rows were waiting, to thousands of connections (measured: 2,000 connections for a burst of 10,000 to a

@@ -25,10 +25,15 @@ public record AttemptResult(
         Congestion congestion) {
     /** The destination's signal. */
     public enum Congestion {
-        /** It answered (any status but 429 and 503): it can take more at once. */
+        /** It answered (any status but 429 and a 5xx): it can take more at once. */
         ANSWER,
-        /** It asked to slow down (429, 503): neither more nor fewer at once; {@code Retry-After} spaces this delivery. */
+        /** It asked to slow down (429): neither more nor fewer at once; {@code Retry-After} spaces this delivery. */
         BACK_OFF,
+        /**
+         * It answered with a 5xx (503 included): the path is failing or overloaded, so fewer at once on this path, as
+         * a drop. The host answered, so its connections are not cut: a failing path is the path's trouble alone.
+         */
+        SERVER_ERROR,
         /** A response timeout, a reset, a connection closed unanswered: fewer at once on this path, down to a single probe. */
         DROP,
         /**

@@ -15,10 +15,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The node's in-memory state per destination (an endpoint URL without its query, {@link Destination}) and, under them,
- * per host and port ({@link HostState}). Each destination has its {@link AdaptiveLimit}: response timeouts and resets
- * shrink it, answers grow it, so one hanging path of a host holds a single probe while the host's other paths go on.
- * The host holds what is the host's: a cap on connections at once shared among its paths in turn, and throttling after
- * failed connects. Claims ask {@link #fairness()} how many rows of each destination they may take, so a congested
+ * per host and port ({@link HostState}). Each destination has its {@link AdaptiveLimit}: response timeouts, resets and
+ * 5xx answers shrink it, other answers grow it, so one hanging or failing path of a host holds a single probe while the
+ * host's other paths go on. The host holds what is the host's: a cap on connections at once shared among its paths in
+ * turn, and throttling after failed connects. Claims ask {@link #fairness()} how many rows of each destination they may take, so a congested
  * destination's backlog stays in the table; a destination whose limit falls below the starting one is throttled, logged
  * once when it becomes so and once when it recovers, and likewise a host. State idle for {@link #IDLE_NANOS} is
  * forgotten.
@@ -119,17 +119,19 @@ final class Destinations<T> {
             h.ended(p);
             p.lastUsedNanos = now;
             h.lastUsedNanos = now;
-            if (signal == Congestion.DROP) {
+            if (signal == Congestion.DROP || signal == Congestion.SERVER_ERROR) {
                 p.limit.onDrop();
                 p.drops++;
             }
-            if (signal == Congestion.ANSWER || signal == Congestion.BACK_OFF) h.connected();
+            // any response means the host took the connection, a 5xx included
+            if (signal == Congestion.ANSWER || signal == Congestion.BACK_OFF || signal == Congestion.SERVER_ERROR)
+                h.connected();
             if (signal == Congestion.UNREACHABLE) h.connectFailed();
             boolean throttled = p.limit.throttled();
             if (throttled != p.throttled) {
                 p.throttled = throttled;
                 change[0] = throttled
-                        ? "throttled after " + p.drops + " timeouts or resets: at most " + p.limit.get()
+                        ? "throttled after " + p.drops + " timeouts, resets or 5xx answers: at most " + p.limit.get()
                                 + " attempt(s) at once until it answers again"
                         : "answering again: no longer throttled";
                 if (!throttled) p.drops = 0;
@@ -218,6 +220,15 @@ final class Destinations<T> {
         synchronized (h) {
             PathState<T> p = h.paths.get(key);
             return p == null ? initial : p.limit.get();
+        }
+    }
+
+    /** The current connections at once of a host and port ({@code scheme://host:port}; tests). */
+    int hostLimitOf(String hostKey) {
+        HostState<T> h = hosts.get(hostKey);
+        if (h == null) return perHost;
+        synchronized (h) {
+            return h.limit();
         }
     }
 }

@@ -336,7 +336,9 @@ public final class HttpSender implements AutoCloseable {
                 ? "HTTP " + status + ": redirect not followed"
                         + (r.location() == null ? "" : " (Location: " + r.location() + ")")
                 : "HTTP " + status;
-        Congestion signal = status == 429 || status == 503 ? Congestion.BACK_OFF : Congestion.ANSWER;
+        // a 5xx is the path failing (shrink it, as a timeout does); the host answered, so it keeps its connections
+        Congestion signal =
+                status >= 500 ? Congestion.SERVER_ERROR : status == 429 ? Congestion.BACK_OFF : Congestion.ANSWER;
         return new AttemptResult(ex.startedAt, ms, status, error, r.body(), retryAfter, true, signal);
     }
 

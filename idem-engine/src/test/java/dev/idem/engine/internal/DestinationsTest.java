@@ -39,6 +39,28 @@ class DestinationsTest {
     }
 
     @Test
+    void fiveHundredsShrinkTheirPathOnlyAndCountAsConnectionsMadeForTheHost() {
+        Destinations<String> d = new Destinations<>(64, 10_000, 1_000);
+        assertThat(offer(d, "/fail", 64)).hasSize(64);
+        assertThat(offer(d, "/ok", 64)).hasSize(64);
+        // the host first loses connections (refused), so the 5xx answers' effect on it shows
+        d.answered(HOST + "/ok", Congestion.UNREACHABLE, 1_000_000);
+        int hostLimitAfterRefusal = d.hostLimitOf(HOST);
+        for (int i = 0; i < 10; i++) d.answered(HOST + "/fail", Congestion.SERVER_ERROR, 1_000_000);
+        assertThat(d.limitOf(HOST + "/fail"))
+                .as("halved per 5xx down to one probe")
+                .isEqualTo(1);
+        assertThat(d.throttled()).isEqualTo(1);
+        for (int i = 0; i < 10; i++) d.answered(HOST + "/ok", Congestion.ANSWER, 1_000_000);
+        assertThat(d.limitOf(HOST + "/ok")).as("its sibling keeps growing").isGreaterThan(64);
+        assertThat(d.throttled()).as("only the failing path is throttled").isEqualTo(1);
+        assertThat(d.hostLimitOf(HOST))
+                .as("each 5xx is a connection the host took: the host grows back")
+                .isGreaterThan(hostLimitAfterRefusal);
+        assertThat(d.hostsThrottled()).isZero();
+    }
+
+    @Test
     void theHostsCapIsSharedInTurnAndHangingPathsLeaveRoomForANewcomer() {
         int cap = 200;
         Destinations<String> d = new Destinations<>(64, 10_000, cap);

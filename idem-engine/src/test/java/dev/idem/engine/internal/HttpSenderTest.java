@@ -154,6 +154,27 @@ class HttpSenderTest {
     }
 
     @Test
+    void aFiveHundredIsThePathsTroubleA429AsksToSlowDownAndOtherStatusesAreAnswers() throws Exception {
+        java.util.Queue<Integer> statuses =
+                new java.util.concurrent.ConcurrentLinkedQueue<>(java.util.List.of(500, 503, 504, 429, 404, 200));
+        String url = serve(out -> write(out, "HTTP/1.1 " + statuses.poll() + " X\r\ncontent-length: 0\r\n\r\n"));
+        sender = new HttpSender(EndpointGuard.of(true), Clock.systemUTC(), 4);
+
+        java.util.List<AttemptResult.Congestion> signals = new java.util.ArrayList<>();
+        for (int i = 0; i < 6; i++)
+            signals.add(send(request(url), Duration.ofSeconds(5)).congestion());
+
+        assertThat(signals)
+                .containsExactly(
+                        AttemptResult.Congestion.SERVER_ERROR,
+                        AttemptResult.Congestion.SERVER_ERROR,
+                        AttemptResult.Congestion.SERVER_ERROR,
+                        AttemptResult.Congestion.BACK_OFF,
+                        AttemptResult.Congestion.ANSWER,
+                        AttemptResult.Congestion.ANSWER);
+    }
+
+    @Test
     void theFirstKibOfAResponseIsKeptAndASmallBodyLeavesTheConnectionForTheNextRequest() throws Exception {
         String body = "y".repeat(3000);
         String url = serve(out -> write(

@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A loopback receiver that holds no thread per request, so it can have thousands open at once: it answers 200 after
- * a delay from a timer, or parks the exchange unanswered (a hanging receiver) until its mode changes or it closes.
+ * a delay from a timer, answers a fixed failing status, or parks the exchange unanswered (a hanging receiver) until its mode changes or it closes.
  * Counts requests per {@code webhook-id}, requests open now, and the most ever open at once.
  */
 public final class ParkingReceiver implements AutoCloseable {
@@ -32,6 +32,9 @@ public final class ParkingReceiver implements AutoCloseable {
 
     /** Never answers while this mode lasts. */
     public record Hang() implements Mode {}
+
+    /** Answers {@code status} at once (a failing receiver: a 5xx). */
+    public record Fail(int status) implements Mode {}
 
     /** One request as it arrived. */
     public record Arrival(String deliveryId, int attempt, long arrivedMillis, String path) {}
@@ -152,7 +155,8 @@ public final class ParkingReceiver implements AutoCloseable {
         if (id != null)
             perDelivery.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
         Mode m = modeOf(path);
-        if (m instanceof Answer a) {
+        if (m instanceof Fail f) answer(ex, f.status());
+        else if (m instanceof Answer a) {
             if (a.delay().isZero()) answer(ex);
             else timer.schedule(() -> answer(ex), a.delay().toMillis(), TimeUnit.MILLISECONDS);
         } else {
@@ -162,9 +166,13 @@ public final class ParkingReceiver implements AutoCloseable {
     }
 
     private void answer(HttpExchange ex) {
+        answer(ex, 200);
+    }
+
+    private void answer(HttpExchange ex, int status) {
         parked.remove(ex);
         try {
-            ex.sendResponseHeaders(200, -1);
+            ex.sendResponseHeaders(status, -1);
         } catch (IOException e) {
             // the sender gave up on it (deadline): the connection is gone
         } finally {
