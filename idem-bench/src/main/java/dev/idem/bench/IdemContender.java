@@ -103,6 +103,16 @@ final class IdemContender extends Contender {
         return "idem";
     }
 
+    /** The first node's store (it writes the schedules). */
+    Store store() {
+        return store;
+    }
+
+    /** The one tenant every schedule of the run belongs to. */
+    Tenant tenant() {
+        return tenant;
+    }
+
     @Override
     SigningSecret secret() {
         return secret;

@@ -94,6 +94,10 @@ abstract class DeliveryBehaviourTest {
         return store.inTransaction(tx -> tx.deliveries().find(Defs.TENANT, id));
     }
 
+    java.util.Optional<Schedule> findSchedule(String id) {
+        return store.inTransaction(tx -> tx.schedules().find(Defs.TENANT, id));
+    }
+
     /** Moves time past the next attempt of a retrying delivery and wakes the dispatcher. */
     void nextRetryIsDue(String deliveryId) {
         awaitStatus(deliveryId, DeliveryStatus.RETRYING);
@@ -729,7 +733,7 @@ abstract class DeliveryBehaviourTest {
     }
 
     @Test
-    void finishedDeliveriesAreGoneAfterTheRetentionAndPendingOnesStay() {
+    void finishedDeliveriesAndTheirCompletedOneShotsAreGoneAfterTheRetentionAndPendingOnesStay() {
         start();
         Delivery done = world.create(once());
         engine.wakeUp();
@@ -740,11 +744,32 @@ abstract class DeliveryBehaviourTest {
         clock.advance(Duration.ofDays(29));
         engine.pruneNow();
         assertThat(find(done.id())).isPresent();
+        assertThat(findSchedule(done.scheduleId())).isPresent();
         clock.advance(Duration.ofDays(2));
         engine.pruneNow();
         assertThat(find(done.id())).isEmpty();
         assertThat(world.attempts(done.id())).isEmpty();
-        if (later != null) assertThat(find(later.id())).isPresent();
+        assertThat(findSchedule(done.scheduleId())).isEmpty();
+        assertThat(find(later.id())).isPresent();
+        assertThat(findSchedule(later.scheduleId())).isPresent();
+    }
+
+    @Test
+    void underARetentionShorterThanTheDedupWindowACompletedOneShotOutlivesItsDeliveryUntilTheWindowEnds() {
+        start(Engines.fast("node-a").toBuilder().retention(Duration.ofHours(1)).build());
+        Delivery done = world.create(once());
+        engine.wakeUp();
+        awaitStatus(done.id(), DeliveryStatus.SUCCEEDED);
+        await().atMost(10, SECONDS)
+                .until(() -> world.schedule(done.scheduleId()).status() == dev.idem.core.ScheduleStatus.COMPLETED);
+
+        clock.advance(Duration.ofHours(2));
+        engine.pruneNow();
+        assertThat(find(done.id())).isEmpty();
+        assertThat(findSchedule(done.scheduleId())).isPresent();
+        clock.advance(Duration.ofHours(23));
+        engine.pruneNow();
+        assertThat(findSchedule(done.scheduleId())).isEmpty();
     }
 
     @Test

@@ -215,6 +215,19 @@ public interface DeliveryQueue {
     /** Deletes up to {@code limit} finished deliveries (and their attempts) last updated before {@code before}. */
     int pruneFinished(Instant before, int limit);
 
+    /**
+     * Deletes up to {@code limit} schedules that are over ({@code completed} or {@code deleted}), last changed before
+     * {@code before} and with no delivery left (their deliveries already pruned by {@link #pruneFinished}); returns how
+     * many. An active or paused schedule is never deleted, whatever its age: a recurring schedule stays while it lives.
+     */
+    int pruneSettledSchedules(Instant before, int limit);
+
+    /**
+     * Deletes up to {@code limit} messages created before {@code before} with no delivery left (each delivery of a
+     * message is pruned by {@link #pruneFinished} first); returns how many.
+     */
+    int pruneMessages(Instant before, int limit);
+
     /** Pending deliveries (scheduled, retrying, delivering): the queue depth metric. */
     long depth();
 

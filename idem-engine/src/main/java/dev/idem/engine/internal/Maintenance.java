@@ -11,7 +11,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The reaper (expired leases back to the queue, so a dead node's deliveries go out again with the same id and
  * key: the backstop behind {@link Liveness}'s takeover) and the pruner (finished deliveries and attempts past
- * retention, idempotency records and dedup reservations past {@link IdempotencyWindow#LENGTH}, records of nodes that
+ * retention; then completed and deleted schedules, the internal one-shots behind source events, alerts and messages
+ * among them, and messages, once their last delivery is gone and both retention and {@link IdempotencyWindow#LENGTH}
+ * have passed; idempotency records and dedup reservations past {@link IdempotencyWindow#LENGTH}; records of nodes that
  * ended a day ago), in small batches so no transaction is long.
  */
 public final class Maintenance {
@@ -53,26 +55,39 @@ public final class Maintenance {
         return n;
     }
 
-    /** Deletes a bounded number of batches of expired rows; returns how many deliveries and records it deleted. */
+    /**
+     * Deletes a bounded number of batches of each kind of expired row; returns how many rows it deleted. Finished
+     * deliveries (with their attempts) go first: a settled schedule or a message goes only once its last delivery has,
+     * so it stays readable, and a dead delivery replayable, for the whole retention.
+     */
     public int prune() {
         Instant now = clock.instant();
         Instant deliveriesBefore = now.minus(retention);
-        int total = 0;
-        for (int i = 0; i < MAX_BATCHES_PER_RUN; i++) {
-            int n = store.queue().pruneFinished(deliveriesBefore, PRUNE_BATCH);
-            total += n;
-            if (n < PRUNE_BATCH) break;
-        }
         Instant keysBefore = now.minus(IdempotencyWindow.LENGTH);
-        for (int i = 0; i < MAX_BATCHES_PER_RUN; i++) {
-            int n = store.inTransaction(tx -> tx.idempotency().pruneCreatedBefore(keysBefore, PRUNE_BATCH));
-            total += n;
-            if (n < PRUNE_BATCH) break;
-        }
+        // a dedup reservation names the schedule or message it returns to a repeated create: keep that one at least
+        // as long as the reservation, even under a retention shorter than the window
+        Instant historyBefore = deliveriesBefore.isBefore(keysBefore) ? deliveriesBefore : keysBefore;
+        int total = batches(limit -> store.queue().pruneFinished(deliveriesBefore, limit));
+        total += batches(limit -> store.queue().pruneSettledSchedules(historyBefore, limit));
+        total += batches(limit -> store.queue().pruneMessages(historyBefore, limit));
+        total += batches(limit -> store.inTransaction(tx -> tx.idempotency().pruneCreatedBefore(keysBefore, limit)));
         // a node id per process by default (host name + pid): records of stopped and dead ones would pile up
         total += store.nodes().pruneEnded(now.minus(NODE_RECORD_RETENTION));
         if (total > 0)
-            log.debug("pruned {} finished deliveries, expired idempotency records and ended node records", total);
+            log.debug(
+                    "pruned {} finished deliveries, settled schedules, messages, expired idempotency records and ended node records",
+                    total);
+        return total;
+    }
+
+    /** Runs {@code batch} until it deletes less than a full batch, at most {@link #MAX_BATCHES_PER_RUN} times. */
+    private static int batches(java.util.function.IntUnaryOperator batch) {
+        int total = 0;
+        for (int i = 0; i < MAX_BATCHES_PER_RUN; i++) {
+            int n = batch.applyAsInt(PRUNE_BATCH);
+            total += n;
+            if (n < PRUNE_BATCH) break;
+        }
         return total;
     }
 }

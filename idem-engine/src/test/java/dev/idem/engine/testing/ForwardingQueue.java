@@ -77,6 +77,16 @@ public abstract class ForwardingQueue implements DeliveryQueue {
     }
 
     @Override
+    public int pruneSettledSchedules(Instant before, int limit) {
+        return real.pruneSettledSchedules(before, limit);
+    }
+
+    @Override
+    public int pruneMessages(Instant before, int limit) {
+        return real.pruneMessages(before, limit);
+    }
+
+    @Override
     public long depth() {
         return real.depth();
     }

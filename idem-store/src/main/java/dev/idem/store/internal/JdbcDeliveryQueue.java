@@ -23,7 +23,6 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     /** Keeps IN lists well under every driver's parameter limit. */
     private static final int CHUNK = 500;
 
-    private static final String FINISHED = "status IN ('succeeded', 'dead', 'cancelled')";
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(JdbcDeliveryQueue.class);
 
     private final Transactions transactions;
@@ -256,22 +255,19 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     @Override
     public int pruneFinished(Instant before, int limit) {
         if (limit <= 0) return 0;
-        return retrying(() -> transactions.write(sql -> {
-            List<String> ids = sql.query(
-                    "DELETE FROM deliveries WHERE "
-                            + dialect.inSubquery(
-                                    "id",
-                                    "SELECT id FROM deliveries WHERE " + FINISHED
-                                            + " AND updated_at < ? ORDER BY updated_at LIMIT ?")
-                            + " AND " + FINISHED + " RETURNING id",
-                    rs -> rs.getString(1),
-                    before,
-                    limit);
-            for (List<String> chunk : chunks(ids))
-                sql.update(
-                        "DELETE FROM attempts WHERE delivery_id IN (" + Sql.marks(chunk.size()) + ")", chunk.toArray());
-            return ids.size();
-        }));
+        return retrying(() -> transactions.write(sql -> Pruning.finishedDeliveries(sql, dialect, before, limit)));
+    }
+
+    @Override
+    public int pruneSettledSchedules(Instant before, int limit) {
+        if (limit <= 0) return 0;
+        return retrying(() -> transactions.write(sql -> Pruning.settledSchedules(sql, dialect, before, limit)));
+    }
+
+    @Override
+    public int pruneMessages(Instant before, int limit) {
+        if (limit <= 0) return 0;
+        return retrying(() -> transactions.write(sql -> Pruning.messages(sql, dialect, before, limit)));
     }
 
     @Override

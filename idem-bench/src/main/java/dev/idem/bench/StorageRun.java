@@ -1,0 +1,132 @@
+package dev.idem.bench;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Properties;
+
+/**
+ * What history costs on PostgreSQL: N one-shots created and delivered (the benchmark's burst: written through the
+ * store ports as {@code POST /v1/schedules} writes them, a 2-byte-ish envelope body, delivered by one engine to the
+ * loopback receiver), then each table's and each index's bytes per delivery, after {@code VACUUM ANALYZE} (what
+ * autovacuum leaves) and after {@code VACUUM FULL} (the live rows alone); and how long the dashboard's counters
+ * ({@code GET /v1/stats}'s store read) take on the empty store and with that history.
+ * {@code java -cp idem-bench/target/idem-bench.jar dev.idem.bench.StorageRun [deliveries]}
+ */
+public final class StorageRun {
+    private static final String[] TABLES = {"schedules", "deliveries", "attempts", "idempotency_records", "messages"};
+
+    private StorageRun() {}
+
+    public static void main(String[] args) throws Exception {
+        int n = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
+        BenchOptions options = BenchOptions.parse(new String[] {"--db", "idem_storage", "--only", "idem"});
+        Postgres postgres = new Postgres(options);
+        try (Receiver receiver = new Receiver(options.jdkReceiver(), options.receiverThreads());
+                IdemContender idem = new IdemContender(options, receiver, postgres)) {
+            System.out.printf(Locale.ROOT, "stats read, empty store: %s%n", statsLatency(idem));
+            for (int done = 0; done < n; ) {
+                int part = Math.min(50_000, n - done);
+                Phase p = idem.burst("storage", part);
+                if (p.completed() != part || p.pendingAfter() != 0)
+                    throw new IllegalStateException("burst delivered " + p.completed() + " of " + part);
+                done += part;
+                System.out.printf(Locale.ROOT, "delivered %,d (%,.0f/s)%n", done, part / p.drainSeconds());
+            }
+            System.out.printf(Locale.ROOT, "stats read, %,d deliveries of history: %s%n", n, statsLatency(idem));
+            try (Connection c = connect(options, options.dbPrefix())) {
+                exec(c, "VACUUM ANALYZE");
+                System.out.printf(Locale.ROOT, "%nafter VACUUM ANALYZE (what autovacuum leaves):%n");
+                long total = sizes(c, n);
+                exec(c, "VACUUM FULL");
+                exec(c, "ANALYZE");
+                System.out.printf(Locale.ROOT, "%nafter VACUUM FULL (live rows only, pages packed):%n");
+                long packed = sizes(c, n);
+                System.out.printf(
+                        Locale.ROOT,
+                        "%nbytes per delivered one-shot, all tables and indexes: %,d after vacuum, %,d packed%n",
+                        total / n,
+                        packed / n);
+            }
+            System.out.printf(
+                    Locale.ROOT, "stats read after vacuum, %,d deliveries of history: %s%n", n, statsLatency(idem));
+        }
+        postgres.drop(options.dbPrefix());
+    }
+
+    /** Prints each table's rows, heap and index bytes per delivery; returns the total bytes. */
+    private static long sizes(Connection c, int n) throws Exception {
+        long total = 0;
+        System.out.printf(Locale.ROOT, "  %-40s %10s %14s %12s%n", "relation", "rows", "bytes", "per delivery");
+        for (String table : TABLES) {
+            long rows = one(c, "SELECT count(*) FROM " + table);
+            long all = one(c, "SELECT pg_total_relation_size('" + table + "')");
+            long heap = one(c, "SELECT pg_table_size('" + table + "')");
+            total += all;
+            System.out.printf(Locale.ROOT, "  %-40s %,10d %,14d %,12d%n", table + " (all)", rows, all, all / n);
+            System.out.printf(Locale.ROOT, "  %-40s %10s %,14d %,12d%n", "  heap + toast", "", heap, heap / n);
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT indexrelid::regclass::text, pg_relation_size(indexrelid) "
+                            + "FROM pg_index WHERE indrelid = '" + table + "'::regclass ORDER BY 1")) {
+                while (rs.next())
+                    System.out.printf(
+                            Locale.ROOT,
+                            "  %-40s %10s %,14d %,12d%n",
+                            "  " + rs.getString(1),
+                            "",
+                            rs.getLong(2),
+                            rs.getLong(2) / n);
+            }
+        }
+        long db = one(c, "SELECT pg_database_size(current_database())");
+        System.out.printf(Locale.ROOT, "  %-40s %10s %,14d %,12d%n", "these tables", "", total, total / n);
+        System.out.printf(Locale.ROOT, "  %-40s %10s %,14d%n", "whole database", "", db);
+        return total;
+    }
+
+    /** Median and max of 50 reads of one tenant's dashboard counters (after 5 unmeasured), in ms. */
+    private static String statsLatency(IdemContender idem) {
+        double[] ms = new double[55];
+        for (int i = 0; i < ms.length; i++) {
+            Instant now = Instant.now();
+            long t0 = System.nanoTime();
+            idem.store()
+                    .inReadTransaction(
+                            tx -> tx.stats().deliveryStats(idem.tenant(), now.minus(Duration.ofSeconds(60)), now));
+            ms[i] = (System.nanoTime() - t0) / 1e6;
+        }
+        double[] measured = Arrays.copyOfRange(ms, 5, ms.length);
+        Arrays.sort(measured);
+        return String.format(
+                Locale.ROOT,
+                "median %.2f ms, max %.2f ms (50 reads)",
+                measured[measured.length / 2],
+                measured[measured.length - 1]);
+    }
+
+    private static void exec(Connection c, String sql) throws Exception {
+        try (Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
+    private static long one(Connection c, String sql) throws Exception {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static Connection connect(BenchOptions options, String database) throws Exception {
+        Properties p = new Properties();
+        if (options.user() != null) p.setProperty("user", options.user());
+        if (options.password() != null) p.setProperty("password", options.password());
+        return DriverManager.getConnection(options.jdbcBase() + database, p);
+    }
+}
