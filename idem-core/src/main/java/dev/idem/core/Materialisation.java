@@ -1,5 +1,7 @@
 package dev.idem.core;
 
+import dev.idem.core.fanout.FanOutTarget;
+import dev.idem.core.fanout.ScheduledFanOut;
 import dev.idem.core.recurrence.Occurrence;
 import dev.idem.core.store.ScheduleRepository.CursorMove;
 import dev.idem.core.store.StoreTx;
@@ -9,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -22,6 +25,9 @@ import java.util.Set;
  * behind): the schedule's {@link CatchUp} policy decides which to write. A schedule whose rule has ended stays
  * {@code active} while a delivery is pending; it is completed when the last one is final (see
  * {@link dev.idem.core.store.ScheduleRepository#completeIfFinished}).
+ *
+ * <p>A schedule with a fan-out target ({@link ScheduledFanOut}) is materialised only up to now, never ahead: each
+ * due occurrence becomes a message fanned out to the endpoints subscribed at that moment.
  */
 public final class Materialisation {
     /** How late an occurrence may be materialised before it counts as missed. */
@@ -58,6 +64,9 @@ public final class Materialisation {
      * materialiser), a rule's occurrences up to {@code horizon}. Write {@link Plan#advanced} and the deliveries.
      */
     public static Plan forNew(Schedule schedule, Instant horizon, IdGenerator ids, Instant now) {
+        // a fan-out's occurrences are messages, written by the materialiser once due (subscribers as it fires)
+        if (ScheduledFanOut.target(schedule).isPresent())
+            return new Plan(schedule, List.of(), schedule.nextFireAt(), schedule.lastSequence());
         Instant until = schedule.definition().timing() instanceof Timing.Once once ? once.fireAt() : horizon;
         return plan(schedule, until, ids, now, new Successors());
     }
@@ -83,14 +92,20 @@ public final class Materialisation {
             moves.add(new CursorMove(p.schedule().id(), p.schedule().nextFireAt(), p.next(), p.lastSequence()));
         Set<String> won = tx.schedules().advanceCursors(moves, now);
         List<Delivery> written = new ArrayList<>();
+        List<Delivery> fannedOut = new ArrayList<>();
         List<String> endedEmpty = new ArrayList<>();
         for (Plan p : plans) {
             if (!won.contains(p.schedule().id())) continue;
-            written.addAll(p.deliveries());
-            if (p.next() == null && p.deliveries().isEmpty())
+            Optional<FanOutTarget> target = ScheduledFanOut.target(p.schedule());
+            if (target.isPresent())
+                fannedOut.addAll(ScheduledFanOut.fire(tx, ids, p.schedule(), target.get(), p.deliveries(), now));
+            else written.addAll(p.deliveries());
+            // a fan-out has no deliveries of its own to wait for: it completes with its last occurrence
+            if (p.next() == null && (p.deliveries().isEmpty() || target.isPresent()))
                 endedEmpty.add(p.schedule().id());
         }
         tx.deliveries().insertAll(written);
+        written.addAll(fannedOut);
         if (!endedEmpty.isEmpty()) tx.schedules().completeIfFinished(endedEmpty, now);
         return written;
     }
@@ -98,6 +113,7 @@ public final class Materialisation {
     /** The occurrences of {@code s} from its cursor up to {@code horizon}, after the catch-up policy. */
     static Plan plan(Schedule s, Instant horizon, IdGenerator ids, Instant now, Successors successors) {
         Instant due = s.nextFireAt();
+        if (ScheduledFanOut.target(s).isPresent() && horizon.isAfter(now)) horizon = now;
         if (s.status() != ScheduleStatus.ACTIVE || due == null || due.isAfter(horizon))
             return new Plan(s, List.of(), due, s.lastSequence());
         Timing timing = s.definition().timing();

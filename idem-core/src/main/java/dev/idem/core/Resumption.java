@@ -78,7 +78,9 @@ public final class Resumption {
         s = s.withCursor(next, sequence, now);
         tx.schedules().update(s);
         tx.deliveries().cancelNeverAttempted(cancel, now);
-        tx.deliveries().insertAll(written);
+        var target = dev.idem.core.fanout.ScheduledFanOut.target(s);
+        if (target.isPresent()) dev.idem.core.fanout.ScheduledFanOut.fire(tx, ids, s, target.get(), written, now);
+        else tx.deliveries().insertAll(written);
         return settled(tx, s, now);
     }
 

@@ -20,6 +20,16 @@ public final class MessageSending {
      * @return the message as stored with its delivery count, or empty when a message with its id existed already
      */
     public static Optional<Message> send(StoreTx tx, IdGenerator ids, Message message, JsonNode payload, Instant now) {
+        return write(tx, ids, message, payload, now).map(FanOut.Plan::message);
+    }
+
+    /**
+     * As {@link #send}, answering with everything written.
+     *
+     * @return the plan written, or empty when a message with its id existed already
+     */
+    public static Optional<FanOut.Plan> write(
+            StoreTx tx, IdGenerator ids, Message message, JsonNode payload, Instant now) {
         FanOut.Plan plan = FanOut.plan(
                 message, tx.endpoints().active(message.tenant(), message.applicationId()), payload, ids, now);
         if (!tx.messages().insert(plan.message())) return Optional.empty();
@@ -28,6 +38,6 @@ public final class MessageSending {
             tx.deliveries().insertAll(plan.deliveries());
             tx.notifyDeliveriesDue();
         }
-        return Optional.of(plan.message());
+        return Optional.of(plan);
     }
 }

@@ -28,11 +28,36 @@ final class Creation {
     /** The results, in order; a delivery due soon has signalled the dispatchers ({@link StoreTx#notifyDeliveriesDue()}). */
     List<Result> create(StoreTx tx, Tenant tenant, List<ScheduleParser.Parsed> items, Instant now) {
         List<ScheduleCreation.Request> requests = items.stream()
-                .map(p -> new ScheduleCreation.Request(p.definition(), p.dedupId()))
+                .map(p -> new ScheduleCreation.Request(resolved(tx, tenant, p), p.dedupId()))
                 .toList();
         return creation.create(tx, tenant, requests, now).stream()
                 .map(r -> answer(tx, tenant, r, now))
                 .toList();
+    }
+
+    /**
+     * The definition with a fan-out target's application named by id, checked in the transaction before anything is
+     * written: the application exists and is not deleted, and the payload conforms to the event type's schema when
+     * it has one (each message is sent with it). A URL schedule's definition as it is.
+     */
+    static dev.idem.core.ScheduleDefinition resolved(StoreTx tx, Tenant tenant, ScheduleParser.Parsed p) {
+        var target = dev.idem.core.fanout.FanOutTarget.of(p.definition().endpoint());
+        if (target.isEmpty()) return p.definition();
+        String applicationId = p.targetApplication() == null
+                ? null
+                : FanoutFields.liveApplication(tx, tenant, p.targetApplication(), "target.application")
+                        .id();
+        String eventType = target.get().eventType();
+        tx.eventTypes()
+                .find(tenant, eventType)
+                .ifPresent(t -> FanoutFields.conform(
+                        t.schema(),
+                        p.definition().payloadJson() == null
+                                ? "{}"
+                                : p.definition().payloadJson(),
+                        "payload",
+                        "payload_invalid"));
+        return p.definition().withEndpoint(new dev.idem.core.fanout.FanOutTarget(eventType, applicationId).uri());
     }
 
     private static Result answer(StoreTx tx, Tenant tenant, ScheduleCreation.Result r, Instant now) {

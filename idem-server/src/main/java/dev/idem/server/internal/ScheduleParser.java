@@ -43,7 +43,25 @@ public final class ScheduleParser {
             "auto_pause_after",
             "header_profile",
             "metadata",
+            "flow_control",
+            "target");
+    /**
+     * The fields about one request, which a schedule with a {@code target} refuses (each endpoint's delivery uses that
+     * endpoint's own): the endpoint first, as the usual mistake, and the first given is named.
+     */
+    private static final List<String> NOT_WITH_TARGET = List.of(
+            "endpoint",
+            "body",
+            "content_type",
+            "headers",
+            "event_type",
+            "idempotency_key",
+            "retry",
+            "timeout",
+            "auto_pause_after",
+            "header_profile",
             "flow_control");
+
     private static final Set<String> RETRY_FIELDS = Set.of("max_attempts", "initial_backoff", "max_backoff", "max_age");
     private static final Set<String> FLOW_CONTROL_FIELDS = Set.of("key", "parallelism", "rate");
     private static final Pattern EVENT_TYPE = Pattern.compile("[A-Za-z0-9._:\\-/]{1,255}");
@@ -57,11 +75,21 @@ public final class ScheduleParser {
         this.endpointCheck = endpointCheck;
     }
 
-    /** The definition and the create-only {@code dedup_id}. */
-    public record Parsed(ScheduleDefinition definition, String dedupId) {}
+    /**
+     * The definition and the create-only {@code dedup_id}.
+     *
+     * @param targetApplication a fan-out target's {@code application} as given (an id or a uid, resolved in the
+     *     create's transaction: {@link Creation}), else null
+     */
+    public record Parsed(ScheduleDefinition definition, String dedupId, String targetApplication) {
+        public Parsed(ScheduleDefinition definition, String dedupId) {
+            this(definition, dedupId, null);
+        }
+    }
 
     public Parsed parseCreate(ObjectNode body, Instant now) {
         Fields f = Fields.of(body).only(CREATE_FIELDS);
+        if (f.has("target")) return parseTarget(f, now);
         String endpoint = endpoint(f);
         Timing timing = timing(f, now);
         String payload = null;
@@ -115,6 +143,45 @@ public final class ScheduleParser {
                         metadata)
                 .withFlowControl(flowControl(f));
         return new Parsed(def, dedupId);
+    }
+
+    /**
+     * A scheduled fan-out: {@code target} in place of {@code endpoint}. Each occurrence is a message to the endpoints
+     * subscribed when it fires, sent with each endpoint's own URL, headers and secret, so the fields about one request
+     * (endpoint, body, headers, retry…) are refused naming the first given.
+     */
+    private Parsed parseTarget(Fields f, Instant now) {
+        for (String field : NOT_WITH_TARGET)
+            if (f.has(field))
+                throw ApiException.invalid(
+                        "parameter_conflict",
+                        field,
+                        "Give target or " + field + ", not both: a schedule with a target sends each occurrence as "
+                                + "a message to every subscribed endpoint, with that endpoint's own settings");
+        Fields t = f.object("target").only(Set.of("event_type", "application"));
+        String eventType = t.requiredString("event_type", dev.idem.core.fanout.EventType.MAX_NAME_LENGTH);
+        dev.idem.core.fanout.EventType.nameProblem(eventType).ifPresent(p -> {
+            throw ApiException.invalid("parameter_invalid", t.name("event_type"), t.name("event_type") + ": " + p);
+        });
+        String application = t.string("application", dev.idem.core.fanout.Application.MAX_UID_LENGTH);
+        String payload = f.has("payload") ? JsonBody.text(f.raw("payload")) : null;
+        String dedupId = f.string("dedup_id", 255);
+        ScheduleDefinition def = new ScheduleDefinition(
+                new dev.idem.core.fanout.FanOutTarget(eventType, null).uri(),
+                timing(f, now),
+                payload,
+                null,
+                null,
+                null,
+                eventType,
+                null,
+                dedupId,
+                RetryPolicy.DEFAULT,
+                ScheduleDefinition.DEFAULT_TIMEOUT,
+                0,
+                HeaderProfile.STANDARD,
+                metadata(f));
+        return new Parsed(def, dedupId, application);
     }
 
     private String endpoint(Fields f) {

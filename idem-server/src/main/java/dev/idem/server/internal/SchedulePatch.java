@@ -23,7 +23,8 @@ final class SchedulePatch {
 
     private SchedulePatch() {}
 
-    static ScheduleDefinition apply(ScheduleParser parser, ScheduleDefinition current, ObjectNode patch, Instant now) {
+    static ScheduleParser.Parsed apply(
+            ScheduleParser parser, ScheduleDefinition current, ObjectNode patch, Instant now) {
         for (Iterator<String> it = patch.fieldNames(); it.hasNext(); ) {
             String f = it.next();
             if (IMMUTABLE.contains(f))
@@ -60,31 +61,29 @@ final class SchedulePatch {
             var e = it.next();
             JsonNode v = e.getValue();
             if (v.isNull()) merged.remove(e.getKey());
-            else if (e.getKey().equals("retry") && v.isObject())
+            else if (e.getKey().equals("retry") && v.isObject() && merged.has("retry"))
                 ((ObjectNode) merged.get("retry")).setAll((ObjectNode) v);
             else merged.set(e.getKey(), v);
         }
-        return parser.parseCreate(merged, now).definition();
+        return parser.parseCreate(merged, now);
     }
 
     /** The definition as the create body that would make it. */
     static ObjectNode asCreateBody(ScheduleDefinition d) {
         ObjectNode o = Json.object();
-        o.put("endpoint", d.endpoint());
-        if (d.timing() instanceof Timing.Once once) o.put("fire_at", Json.time(once.fireAt()));
-        if (d.timing() instanceof Timing.Recurring r) {
-            var spec = r.spec();
-            o.put(r.kind(), spec.expression());
-            o.put("timezone", spec.timezone().getId());
-            if (spec.dtstart() != null) o.put("dtstart", Views.LOCAL.format(spec.dtstart()));
-            if (!spec.exdates().isEmpty()) {
-                var ex = o.putArray("exdates");
-                spec.exdates().forEach(x -> ex.add(Views.LOCAL.format(x)));
-            }
-            if (spec.until() != null) o.put("until", Json.time(spec.until()));
-            if (spec.count() != null) o.put("count", spec.count());
-            o.put("catch_up", r.catchUp().wireName());
+        var target = dev.idem.core.fanout.FanOutTarget.of(d.endpoint());
+        if (target.isPresent()) {
+            // a fan-out's definition holds only what a target allows; the rest are the defaults it was made with
+            o.set("target", Views.target(target.get()));
+            if (target.get().applicationId() == null) ((ObjectNode) o.get("target")).remove("application");
+            timing(o, d);
+            if (d.payloadJson() != null) o.set("payload", JsonBody.verbatim(d.payloadJson()));
+            if (d.dedupId() != null) o.put("dedup_id", d.dedupId());
+            if (d.metadataJson() != null) o.set("metadata", Json.parseStored(d.metadataJson()));
+            return o;
         }
+        o.put("endpoint", d.endpoint());
+        timing(o, d);
         if (d.payloadJson() != null) o.set("payload", JsonBody.verbatim(d.payloadJson()));
         if (d.body() != null) {
             o.put("body", d.body());
@@ -104,5 +103,22 @@ final class SchedulePatch {
         if (d.metadataJson() != null) o.set("metadata", Json.parseStored(d.metadataJson()));
         if (d.flowControl() != null) o.set("flow_control", Views.flowControl(d.flowControl()));
         return o;
+    }
+
+    private static void timing(ObjectNode o, ScheduleDefinition d) {
+        if (d.timing() instanceof Timing.Once once) o.put("fire_at", Json.time(once.fireAt()));
+        if (d.timing() instanceof Timing.Recurring r) {
+            var spec = r.spec();
+            o.put(r.kind(), spec.expression());
+            o.put("timezone", spec.timezone().getId());
+            if (spec.dtstart() != null) o.put("dtstart", Views.LOCAL.format(spec.dtstart()));
+            if (!spec.exdates().isEmpty()) {
+                var ex = o.putArray("exdates");
+                spec.exdates().forEach(x -> ex.add(Views.LOCAL.format(x)));
+            }
+            if (spec.until() != null) o.put("until", Json.time(spec.until()));
+            if (spec.count() != null) o.put("count", spec.count());
+            o.put("catch_up", r.catchUp().wireName());
+        }
     }
 }

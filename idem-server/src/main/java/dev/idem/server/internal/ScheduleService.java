@@ -62,7 +62,7 @@ public final class ScheduleService {
         if (s.status() == ScheduleStatus.DELETED)
             throw ApiException.invalid(
                     "schedule_deleted", "id", "Schedule " + id + " is deleted and cannot be changed");
-        ScheduleDefinition def = SchedulePatch.apply(parser, s.definition(), body, now);
+        ScheduleDefinition def = Creation.resolved(tx, tenant, SchedulePatch.apply(parser, s.definition(), body, now));
         Schedule updated = s.withDefinition(def, now);
         boolean timingChanged = !def.timing().equals(s.definition().timing());
         boolean due = false;

@@ -33,7 +33,9 @@ public final class Views {
         o.put("livemode", s.tenant().mode() == dev.idem.core.Mode.LIVE);
         o.put("status", s.status().wireName());
         o.put("kind", d.timing().kind());
-        o.put("endpoint", d.endpoint());
+        var target = dev.idem.core.fanout.FanOutTarget.of(d.endpoint());
+        o.put("endpoint", target.isPresent() ? null : d.endpoint());
+        if (target.isPresent()) o.set("target", target(target.get()));
         if (d.timing() instanceof Timing.Once once) o.put("fire_at", Json.time(once.fireAt()));
         if (d.timing() instanceof Timing.Recurring r) recurrence(o, r);
         o.put("next_fire_at", Json.time(nextFireAt));
@@ -60,6 +62,14 @@ public final class Views {
         o.put("sequence", s.lastSequence());
         o.put("created_at", Json.time(s.createdAt()));
         o.put("updated_at", Json.time(s.updatedAt()));
+        return o;
+    }
+
+    /** A scheduled fan-out's {@code target}: its event type and application id (null for every application). */
+    static ObjectNode target(dev.idem.core.fanout.FanOutTarget t) {
+        ObjectNode o = Json.object();
+        o.put("event_type", t.eventType());
+        o.put("application", t.applicationId());
         return o;
     }
 
