@@ -16,6 +16,7 @@ import dev.idem.engine.internal.Recorder;
 import dev.idem.engine.internal.RequestBuilder;
 import dev.idem.engine.internal.SecretCache;
 import dev.idem.engine.internal.ThisProcess;
+import dev.idem.engine.internal.Wakeups;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.Objects;
@@ -53,6 +54,9 @@ public final class Engine implements AutoCloseable {
     private final Materialiser materialiser;
     private final Maintenance maintenance;
     private final Liveness liveness;
+    /** The dispatcher's wake-ups, made first: the liveness, materialiser, reaper and store signals call them. */
+    private final Wakeups wakeups = new Wakeups();
+
     private final java.util.List<Thread> dispatcherThreads = new java.util.ArrayList<>();
     private final java.util.List<Thread> recorderThreads = new java.util.ArrayList<>();
     private Store.Subscription dueSignals;
@@ -77,7 +81,6 @@ public final class Engine implements AutoCloseable {
         // building and signing requests is CPU work: one thread per core; the exchanges themselves need none
         this.workers = Executors.newFixedThreadPool(WORKERS, new NamedThreads("idem-send-" + node));
         this.timer = Executors.newSingleThreadScheduledExecutor(new NamedThreads("idem-timer-" + node));
-        Dispatcher[] wake = new Dispatcher[1];
         this.liveness = new Liveness(
                 store.nodes(),
                 node,
@@ -87,10 +90,10 @@ public final class Engine implements AutoCloseable {
                 ThisProcess.describe(),
                 metrics,
                 () -> {
-                    wake[0].wakeUp();
+                    wakeups.all();
                     store.queue().notifyDue();
                 },
-                () -> wake[0].wakeUp());
+                wakeups::all);
         metrics.liveness(liveness::mayClaim);
         this.recorder = new Recorder(store.queue(), liveness::owner, metrics);
         DeliveryAttempt attempt = new DeliveryAttempt(
@@ -101,11 +104,10 @@ public final class Engine implements AutoCloseable {
                 recorder,
                 metrics,
                 clock);
-        this.dispatcher = new Dispatcher(store.queue(), config, clock, workers, timer, attempt, liveness);
-        wake[0] = dispatcher;
+        this.dispatcher = new Dispatcher(store.queue(), config, clock, workers, timer, attempt, liveness, wakeups);
         metrics.load(dispatcher::attemptsInFlight, dispatcher::destinationsThrottled);
-        this.materialiser = new Materialiser(store, ids, clock, config.materialiserHorizon(), dispatcher::wakeUp);
-        this.maintenance = new Maintenance(store, clock, config.retention(), metrics, dispatcher::wakeUp);
+        this.materialiser = new Materialiser(store, ids, clock, config.materialiserHorizon(), wakeups::all);
+        this.maintenance = new Maintenance(store, clock, config.retention(), metrics, wakeups::all);
         this.maintenanceThread =
                 Executors.newSingleThreadScheduledExecutor(new NamedThreads("idem-maintenance-" + node));
         // SKIP LOCKED lets claims overlap on PostgreSQL; SQLite has one writer, so a second loop would only queue
@@ -140,7 +142,7 @@ public final class Engine implements AutoCloseable {
         liveness.start();
         recorderThreads.forEach(Thread::start);
         // LISTEN/NOTIFY on PostgreSQL: a delivery written due by any node's API wakes this dispatcher at once
-        dueSignals = store.onDeliveriesDue(dispatcher::wakeUp);
+        dueSignals = store.onDeliveriesDue(wakeups::all);
         dispatcherThreads.forEach(Thread::start);
         long poll = config.pollInterval().toMillis();
         maintenanceThread.scheduleWithFixedDelay(
@@ -163,7 +165,7 @@ public final class Engine implements AutoCloseable {
 
     /** Tells the dispatcher a delivery may be due now; cheap, callable from any thread, before or after start. */
     public void wakeUp() {
-        dispatcher.wakeUp();
+        wakeups.all();
     }
 
     public EngineConfig config() {

@@ -689,12 +689,8 @@ abstract class DeliveryBehaviourTest {
                 clock,
                 senders,
                 timer,
-                (claim, timeout, listener) -> {
-                    sentWithAttempt.merge(
-                            claim.delivery().id(), claim.delivery().attemptCount(), (a, b) -> -1);
-                    listener.answered(dev.idem.engine.internal.AttemptResult.Congestion.ANSWER);
-                    listener.finished();
-                });
+                new dev.idem.engine.testing.InstantAttempts(claim -> sentWithAttempt.merge(
+                        claim.delivery().id(), claim.delivery().attemptCount(), (a, b) -> -1)));
         Thread loop = new Thread(dispatcher.claimLoop());
         loop.start();
         try {

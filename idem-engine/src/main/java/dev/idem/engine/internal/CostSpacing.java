@@ -3,9 +3,8 @@ package dev.idem.engine.internal;
 /**
  * When a task whose cost grows with the backlog may run again: no sooner than {@code multiple} times its last duration
  * after it began (so it takes at most one part in {@code multiple} of the time of the thread that runs it and of a
- * database backend), nor sooner than {@code floorMillis} after it began. Used by the dispatcher's pass-over claim
- * ({@link Dispatcher#passOverLoop()}) and by the queue-depth gauge ({@link QueueDepth}), whose statements both read
- * every row of a backlog. Times are the engine clock's milliseconds; a clock that went back (a stepped system clock)
+ * database backend), nor sooner than {@code floorMillis} after it began. Used by the dispatcher's pass-over claim and
+ * by the queue-depth gauge, whose statements both read every row of a backlog. Times are the engine clock's milliseconds; a clock that went back (a stepped system clock)
  * does not hold the next run off for as long as it went back. One thread uses an instance.
  */
 final class CostSpacing {

@@ -5,22 +5,25 @@ import dev.idem.core.outcome.OutcomeDecider;
 import dev.idem.core.store.DeliveryQueue.Claim;
 import dev.idem.core.store.DeliveryQueue.Outcome;
 import dev.idem.core.store.StoreException;
-import dev.idem.engine.internal.AttemptResult.Congestion;
+import dev.idem.wire.SigningSecret;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One attempt of a claimed delivery: sign, send without waiting, and from the sender's callback decide the outcome
- * and hand it to the recorder. Whatever goes wrong inside (a request that cannot be built, an endpoint the client
- * rejects, any exception) is a recorded failed attempt that counts against the retry policy and auto-pause: an
+ * The attempts of claimed deliveries: {@link #send} signs and sends without waiting, {@link #record} decides the
+ * outcome and hands it to the recorder. Whatever goes wrong inside (a request that cannot be built, an endpoint the
+ * client rejects, any exception) is a recorded failed attempt that counts against the retry policy and auto-pause: an
  * attempt never leaves its delivery {@code delivering} with nothing recorded. The one exception is the store being
  * away while the signing secret is read: nothing was attempted, and the claim goes back to the queue.
  */
-public final class DeliveryAttempt implements Dispatcher.AttemptStarter {
+public final class DeliveryAttempt implements Attempts {
     private static final Logger log = LoggerFactory.getLogger(DeliveryAttempt.class);
 
     private final SecretCache secrets;
@@ -49,18 +52,18 @@ public final class DeliveryAttempt implements Dispatcher.AttemptStarter {
     }
 
     @Override
-    public void start(Claim claim, Duration timeout, Dispatcher.Listener listener) {
+    public CompletableFuture<Sent> send(Claim claim, Duration timeout) {
         LogIds.set(claim.delivery());
         try {
-            begin(claim, timeout, listener);
+            return sign(claim, timeout);
         } finally {
             LogIds.clear();
         }
     }
 
-    private void begin(Claim claim, Duration timeout, Dispatcher.Listener listener) {
+    private CompletableFuture<Sent> sign(Claim claim, Duration timeout) {
         Delivery d = claim.delivery();
-        Optional<java.util.function.Function<Instant, java.util.List<dev.idem.wire.SigningSecret>>> signing;
+        Optional<Function<Instant, List<SigningSecret>>> signing;
         try {
             signing = secrets.forDelivery(d);
         } catch (StoreException e) {
@@ -68,44 +71,33 @@ public final class DeliveryAttempt implements Dispatcher.AttemptStarter {
                     "delivery {} not attempted: its signing secret could not be read ({}); it goes back to the queue",
                     d.id(),
                     e.toString());
-            listener.notAttempted();
-            return;
+            return CompletableFuture.completedFuture(Sent.notAttempted());
         }
         Instant now = clock.instant();
+        if (signing.isEmpty())
+            return answered(AttemptResult.notSent(
+                    now,
+                    "no signing secret exists for "
+                            + (d.ofMessage() ? "endpoint " + d.endpointId() + " of " : "")
+                            + "project " + d.tenant().projectId() + " ("
+                            + d.tenant().mode().wireName()
+                            + " mode): nothing was sent; retried until one exists"));
+        CompletableFuture<Sent> sent = new CompletableFuture<>();
         try {
-            if (signing.isEmpty()) {
-                finish(
-                        claim,
-                        AttemptResult.notSent(
-                                now,
-                                "no signing secret exists for "
-                                        + (d.ofMessage() ? "endpoint " + d.endpointId() + " of " : "")
-                                        + "project " + d.tenant().projectId() + " ("
-                                        + d.tenant().mode().wireName()
-                                        + " mode): nothing was sent; retried until one exists"),
-                        listener);
-                return;
-            }
             DeliveryRequest request = builder.build(
                     d, claim.schedule(), d.attemptCount(), signing.get().apply(now), now);
-            metrics.lag(Duration.between(Dispatcher.dueAt(d), clock.instant()));
+            metrics.lag(Duration.between(Held.dueAt(d), clock.instant()));
             sender.send(request, timeout, new HttpSender.Callback() {
                 @Override
                 public void completed(AttemptResult result) {
-                    LogIds.set(claim.delivery());
-                    try {
-                        // recorded as started when signed (the sender reads its clock a moment later): GET
-                        // /v1/deliveries/{id} rebuilds the request from this instant, timestamp and signature alike
-                        finish(claim, result.startedAt(now), listener);
-                    } finally {
-                        LogIds.clear();
-                    }
+                    // recorded as started when signed (the sender reads its clock a moment later): GET
+                    // /v1/deliveries/{id} rebuilds the request from this instant, timestamp and signature alike
+                    sent.complete(Sent.answered(result.startedAt(now)));
                 }
 
                 @Override
                 public void aborted() {
-                    listener.answered(Congestion.NONE);
-                    listener.finished();
+                    sent.complete(Sent.aborted());
                 }
             });
         } catch (RuntimeException e) {
@@ -114,29 +106,37 @@ public final class DeliveryAttempt implements Dispatcher.AttemptStarter {
                     d.attemptCount(),
                     d.id(),
                     e);
-            finish(claim, AttemptResult.notSent(now, "the request could not be built or sent: " + e), listener);
+            sent.complete(Sent.answered(AttemptResult.notSent(now, "the request could not be built or sent: " + e)));
         }
+        return sent;
     }
 
-    /** Records the attempt's outcome; the listener hears of the answer at once and of the outcome once it is written. */
-    private void finish(Claim claim, AttemptResult result, Dispatcher.Listener listener) {
-        listener.answered(result.congestion());
+    private static CompletableFuture<Sent> answered(AttemptResult result) {
+        return CompletableFuture.completedFuture(Sent.answered(result));
+    }
+
+    @Override
+    public CompletableFuture<Void> record(Claim claim, AttemptResult result) {
+        Delivery d = claim.delivery();
+        LogIds.set(d);
         Outcome outcome;
         try {
             metrics.attempt(EngineMetrics.resultOf(result), result.durationMs());
-            outcome = decider.decide(
-                    claim.delivery(), claim.schedule(), claim.delivery().attemptCount(), result.report());
+            outcome = decider.decide(d, claim.schedule(), d.attemptCount(), result.report());
+            logOutcome(d, outcome);
         } catch (RuntimeException | Error e) {
             log.error(
                     "the outcome of delivery {} attempt {} could not be decided; its lease will expire and it goes out again",
-                    claim.delivery().id(),
-                    claim.delivery().attemptCount(),
+                    d.id(),
+                    d.attemptCount(),
                     e);
-            listener.finished();
-            return;
+            return CompletableFuture.completedFuture(null);
+        } finally {
+            LogIds.clear();
         }
-        logOutcome(claim.delivery(), outcome);
-        recorder.submit(outcome, listener::finished);
+        CompletableFuture<Void> written = new CompletableFuture<>();
+        recorder.submit(outcome, () -> written.complete(null));
+        return written;
     }
 
     /**

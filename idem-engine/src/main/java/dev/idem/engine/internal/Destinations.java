@@ -28,13 +28,6 @@ import org.slf4j.LoggerFactory;
 final class Destinations<T> {
     private static final Logger log = LoggerFactory.getLogger(Destinations.class);
     static final long IDLE_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(10);
-    /**
-     * A claim may take, beyond a destination's free slots, about as many rows as the destination answered in the last
-     * half second to second (two buckets of this length): they wait in memory and go on the wire as slots free, so the
-     * wire stays full between two claims. A destination that answers nothing (hanging, or new) gets no such rows, and
-     * what a claim takes beyond the limit drains within about a second, well before {@link Dispatcher#MAX_WAIT}.
-     */
-    static final long RATE_BUCKET_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(500);
 
     private final int initial;
     private final int max;

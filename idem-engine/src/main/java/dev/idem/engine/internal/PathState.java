@@ -9,6 +9,14 @@ import java.util.ArrayDeque;
  * @param <T> what waits for a slot
  */
 final class PathState<T> {
+    /**
+     * A claim may take, beyond a destination's free slots, about as many rows as the destination answered in the last
+     * half second to second (two buckets of this length): they wait in memory and go on the wire as slots free, so the
+     * wire stays full between two claims. A destination that answers nothing (hanging, or new) gets no such rows, and
+     * what a claim takes beyond the limit drains within about a second, well before a claimed row's longest wait (2 s).
+     */
+    static final long RATE_BUCKET_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(500);
+
     final String key;
     final AdaptiveLimit limit;
     /** Claimed and not answered yet: on the wire, waiting for a slot, or held until due. */
@@ -25,7 +33,7 @@ final class PathState<T> {
     boolean throttled;
     int drops;
     long lastUsedNanos = System.nanoTime();
-    /** Answers in the current and the previous {@link Destinations#RATE_BUCKET_NANOS}: what the path took lately. */
+    /** Answers in the current and the previous {@link #RATE_BUCKET_NANOS}: what the path took lately. */
     private int answersNow;
 
     private int answersBefore;
@@ -41,10 +49,10 @@ final class PathState<T> {
     /** Answers in the last one to two buckets. */
     int recentAnswers(long now) {
         long elapsed = now - bucketStartNanos;
-        if (elapsed >= Destinations.RATE_BUCKET_NANOS) {
-            answersBefore = elapsed >= 2 * Destinations.RATE_BUCKET_NANOS ? 0 : answersNow;
+        if (elapsed >= RATE_BUCKET_NANOS) {
+            answersBefore = elapsed >= 2 * RATE_BUCKET_NANOS ? 0 : answersNow;
             answersNow = 0;
-            bucketStartNanos = now - elapsed % Destinations.RATE_BUCKET_NANOS;
+            bucketStartNanos = now - elapsed % RATE_BUCKET_NANOS;
         }
         return answersNow + answersBefore;
     }

@@ -95,14 +95,13 @@ class DispatcherGateTest {
                 clock,
                 senders,
                 timer,
-                (claim, timeout, listener) -> {
+                new dev.idem.engine.testing.InstantAttempts(claim -> {
                     Delivery d = claim.delivery();
                     sentWithAttempt.merge(d.id(), d.attemptCount(), (a, b) -> -1);
                     store.queue().complete(owner.get(), List.of(Defs.succeeded(d, clock.instant())));
-                    listener.answered(AttemptResult.Congestion.ANSWER);
-                    listener.finished();
-                },
-                gate);
+                }),
+                gate,
+                new Wakeups());
         loop = new Thread(dispatcher.claimLoop());
         loop.start();
     }
