@@ -16,7 +16,8 @@ import java.util.Map;
 /**
  * The stored JSON form of a {@link ScheduleDefinition}, written field by field so that renaming a
  * Java component never changes what is on disk. Durations are milliseconds; the payload and metadata
- * stay the exact compact text the API received (they are strings here, not parsed trees).
+ * stay the exact compact text the API received (they are strings here, not parsed trees). Fields that are null or at
+ * their default are left out and read back as such; text written with every field present reads the same.
  */
 final class DefinitionCodec {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -26,29 +27,40 @@ final class DefinitionCodec {
     private DefinitionCodec() {}
 
     static String write(ScheduleDefinition d) {
+        // a field at its default or null is left out (the reader restores it): most schedules, every internal one-shot
+        // among them, keep their policy's defaults, and this text is a large part of a one-shot's row
         ObjectNode n = JSON.createObjectNode();
         n.put("v", VERSION);
         n.put("endpoint", d.endpoint());
         n.set("timing", TimingCodec.write(d.timing()));
-        putNullable(n, "payload_json", d.payloadJson());
-        putNullable(n, "body", d.body());
+        putIfSet(n, "payload_json", d.payloadJson());
+        putIfSet(n, "body", d.body());
         // bytes that are not storable text (an inbound source's binary event) are kept as base64, marked so
         if (d.bodyBase64()) n.put("body_encoding", "base64");
-        n.put("content_type", d.contentType());
-        ObjectNode headers = n.putObject("headers");
-        d.headers().forEach(headers::put);
-        putNullable(n, "event_type", d.eventType());
-        putNullable(n, "idempotency_key", d.idempotencyKey());
-        putNullable(n, "dedup_id", d.dedupId());
-        ObjectNode retry = n.putObject("retry");
-        retry.put("max_attempts", d.retry().maxAttempts());
-        retry.put("initial_backoff_ms", d.retry().initialBackoff().toMillis());
-        retry.put("max_backoff_ms", d.retry().maxBackoff().toMillis());
-        retry.put("max_age_ms", d.retry().maxAge().toMillis());
-        n.put("timeout_ms", d.timeout().toMillis());
-        n.put("auto_pause_after", d.autoPauseAfter());
-        n.put("header_profile", d.headerProfile().wireName());
-        putNullable(n, "metadata_json", d.metadataJson());
+        // the definition's own default for its body when absent: the reader gets it back by passing null
+        String defaultType = d.body() == null ? "application/json" : "text/plain; charset=utf-8";
+        if (!defaultType.equals(d.contentType())) putIfSet(n, "content_type", d.contentType());
+        if (!d.headers().isEmpty()) {
+            ObjectNode headers = n.putObject("headers");
+            d.headers().forEach(headers::put);
+        }
+        putIfSet(n, "event_type", d.eventType());
+        putIfSet(n, "idempotency_key", d.idempotencyKey());
+        putIfSet(n, "dedup_id", d.dedupId());
+        if (!d.retry().equals(RetryPolicy.DEFAULT)) {
+            ObjectNode retry = n.putObject("retry");
+            retry.put("max_attempts", d.retry().maxAttempts());
+            retry.put("initial_backoff_ms", d.retry().initialBackoff().toMillis());
+            retry.put("max_backoff_ms", d.retry().maxBackoff().toMillis());
+            retry.put("max_age_ms", d.retry().maxAge().toMillis());
+        }
+        if (!d.timeout().equals(ScheduleDefinition.DEFAULT_TIMEOUT))
+            n.put("timeout_ms", d.timeout().toMillis());
+        if (d.autoPauseAfter() != ScheduleDefinition.DEFAULT_AUTO_PAUSE_AFTER)
+            n.put("auto_pause_after", d.autoPauseAfter());
+        if (d.headerProfile() != HeaderProfile.STANDARD)
+            n.put("header_profile", d.headerProfile().wireName());
+        putIfSet(n, "metadata_json", d.metadataJson());
         if (d.flowControl() != null) {
             ObjectNode fc = n.putObject("flow_control");
             fc.put("key", d.flowControl().key());
@@ -88,17 +100,21 @@ final class DefinitionCodec {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("stored schedule definition is not JSON", e);
         }
-        JsonNode r = required(n, "retry");
-        RetryPolicy retry = new RetryPolicy(
-                required(r, "max_attempts").asInt(),
-                ms(r, "initial_backoff_ms"),
-                ms(r, "max_backoff_ms"),
-                ms(r, "max_age_ms"));
+        JsonNode r = n.get("retry");
+        RetryPolicy retry = r == null || r.isNull()
+                ? RetryPolicy.DEFAULT
+                : new RetryPolicy(
+                        required(r, "max_attempts").asInt(),
+                        ms(r, "initial_backoff_ms"),
+                        ms(r, "max_backoff_ms"),
+                        ms(r, "max_age_ms"));
         Map<String, String> headers = new LinkedHashMap<>();
-        for (Iterator<Map.Entry<String, JsonNode>> it = required(n, "headers").fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
-            headers.put(e.getKey(), e.getValue().asText());
-        }
+        JsonNode h = n.get("headers");
+        if (h != null)
+            for (Iterator<Map.Entry<String, JsonNode>> it = h.fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = it.next();
+                headers.put(e.getKey(), e.getValue().asText());
+            }
         return new ScheduleDefinition(
                 text(n, "endpoint"),
                 TimingCodec.read(required(n, "timing")),
@@ -110,9 +126,13 @@ final class DefinitionCodec {
                 text(n, "idempotency_key"),
                 text(n, "dedup_id"),
                 retry,
-                ms(n, "timeout_ms"),
-                required(n, "auto_pause_after").asInt(),
-                HeaderProfile.parse(text(n, "header_profile")),
+                n.hasNonNull("timeout_ms") ? ms(n, "timeout_ms") : ScheduleDefinition.DEFAULT_TIMEOUT,
+                n.hasNonNull("auto_pause_after")
+                        ? n.get("auto_pause_after").asInt()
+                        : ScheduleDefinition.DEFAULT_AUTO_PAUSE_AFTER,
+                n.hasNonNull("header_profile")
+                        ? HeaderProfile.parse(text(n, "header_profile"))
+                        : HeaderProfile.STANDARD,
                 text(n, "metadata_json"),
                 flowControl(n.get("flow_control")),
                 "base64".equals(text(n, "body_encoding")));
@@ -143,8 +163,7 @@ final class DefinitionCodec {
         return Duration.ofMillis(required(n, field).asLong());
     }
 
-    private static void putNullable(ObjectNode n, String field, String value) {
-        if (value == null) n.putNull(field);
-        else n.put(field, value);
+    private static void putIfSet(ObjectNode n, String field, String value) {
+        if (value != null) n.put(field, value);
     }
 }

@@ -37,7 +37,7 @@ final class JdbcDeliveries implements DeliveryRepository {
                 d.status().wireName(),
                 d.attemptCount(),
                 d.nextAttemptAt(),
-                d.idempotencyKey(),
+                Rows.storedKey(d),
                 d.leaseOwner(),
                 d.leaseExpiresAt(),
                 d.lastError(),

@@ -93,6 +93,19 @@ final class Rows {
         return kind == null ? null : new Origin(Origin.Kind.parse(kind), sourceId);
     }
 
+    /**
+     * A delivery's idempotency key as stored: empty when it is the delivery's own id (every delivery whose schedule sets
+     * no key), which saves a second copy of the id in each row; no key Idem sends is ever empty.
+     */
+    static String storedKey(Delivery d) {
+        return d.idempotencyKey().equals(d.id()) ? "" : d.idempotencyKey();
+    }
+
+    /** The idempotency key of delivery {@code id} from its {@link #storedKey stored form}. */
+    static String readKey(String stored, String id) {
+        return stored.isEmpty() ? id : stored;
+    }
+
     static Delivery delivery(ResultSet rs) throws SQLException {
         return new Delivery(
                 rs.getString("id"),
@@ -103,7 +116,7 @@ final class Rows {
                 DeliveryStatus.parse(rs.getString("status")),
                 rs.getInt("attempt_count"),
                 instant(rs, "next_attempt_at"),
-                rs.getString("idempotency_key"),
+                readKey(rs.getString("idempotency_key"), rs.getString("id")),
                 rs.getString("lease_owner"),
                 instant(rs, "lease_expires_at"),
                 rs.getString("last_error"),

@@ -354,4 +354,23 @@ abstract class DeliveryContract extends StoreTestBase {
                 ok ? null : "HTTP " + statusCode,
                 null);
     }
+
+    @Test
+    void aDeliveryReadsBackItsIdempotencyKeyWhetherItIsItsOwnIdOrTheSchedulesKey() {
+        Delivery own = delivery(schedule(tenant, T0), T0);
+        assertThat(own.idempotencyKey()).isEqualTo(own.id());
+        Schedule keyed = newSchedule(tenant, T0);
+        Schedule withKey = keyed.withDefinition(
+                withKeyAndAutoPause(
+                        keyed.definition(), "order-42", keyed.definition().autoPauseAfter()),
+                T0);
+        store.useTransaction(tx -> tx.schedules().insert(withKey));
+        Delivery theirs = delivery(withKey, T0);
+        assertThat(theirs.idempotencyKey()).isEqualTo("order-42");
+        for (Delivery x : List.of(own, theirs))
+            assertThat(store.inTransaction((StoreTx tx) -> tx.deliveries().find(tenant, x.id()))
+                            .orElseThrow()
+                            .idempotencyKey())
+                    .isEqualTo(x.idempotencyKey());
+    }
 }

@@ -145,6 +145,23 @@ abstract class ScheduleContract extends StoreTestBase {
     }
 
     @Test
+    void listingByStatusFindsCompletedAndActiveSchedulesAlike() {
+        Schedule done = newSchedule(tenant, T0).withStatus(ScheduleStatus.COMPLETED, null, T0);
+        Schedule live = newSchedule(tenant, T0);
+        Schedule gone = newSchedule(tenant, T0).withStatus(ScheduleStatus.DELETED, null, T0);
+        store.useTransaction(tx -> List.of(done, live, gone).forEach(tx.schedules()::insert));
+        for (ScheduleStatus status : List.of(ScheduleStatus.COMPLETED, ScheduleStatus.ACTIVE, ScheduleStatus.DELETED)) {
+            Schedule expected =
+                    status == ScheduleStatus.COMPLETED ? done : status == ScheduleStatus.ACTIVE ? live : gone;
+            assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().list(tenant, status, 10, null))
+                            .data())
+                    .as(status.wireName())
+                    .extracting(Schedule::id)
+                    .containsExactly(expected.id());
+        }
+    }
+
+    @Test
     void updateWritesEveryField() {
         Schedule s = schedule(tenant, T0);
         Schedule changed = s.withDefinition(s.definition().withEndpoint("https://example.org/new"), T0.plusSeconds(5))

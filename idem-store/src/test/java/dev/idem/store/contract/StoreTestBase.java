@@ -93,8 +93,15 @@ abstract class StoreTestBase {
     /** Inserts a schedule with the given auto-pause threshold. */
     Schedule scheduleWithAutoPause(int autoPauseAfter) {
         Instant now = clock.instant();
-        ScheduleDefinition d = definition(now);
-        d = new ScheduleDefinition(
+        ScheduleDefinition d = withKeyAndAutoPause(definition(now), null, autoPauseAfter);
+        Schedule s = new Schedule(ids.next("sch"), tenant, ScheduleStatus.ACTIVE, d, now, 0, null, 0, now, now);
+        store.useTransaction(tx -> tx.schedules().insert(s));
+        return s;
+    }
+
+    /** {@code d} with its idempotency key and auto-pause threshold replaced. */
+    static ScheduleDefinition withKeyAndAutoPause(ScheduleDefinition d, String idempotencyKey, int autoPauseAfter) {
+        return new ScheduleDefinition(
                 d.endpoint(),
                 d.timing(),
                 d.payloadJson(),
@@ -102,16 +109,13 @@ abstract class StoreTestBase {
                 d.contentType(),
                 d.headers(),
                 d.eventType(),
-                d.idempotencyKey(),
+                idempotencyKey,
                 d.dedupId(),
                 d.retry(),
                 d.timeout(),
                 autoPauseAfter,
                 d.headerProfile(),
                 d.metadataJson());
-        Schedule s = new Schedule(ids.next("sch"), tenant, ScheduleStatus.ACTIVE, d, now, 0, null, 0, now, now);
-        store.useTransaction(tx -> tx.schedules().insert(s));
-        return s;
     }
 
     /** Inserts a delivery of {@code s} due at {@code due}. */

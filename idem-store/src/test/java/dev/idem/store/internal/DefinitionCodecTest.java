@@ -41,7 +41,10 @@ class DefinitionCodecTest {
             HeaderProfile.RRULE,
             "{\"m\":true}");
 
-    /** The stored form is a contract with every existing database: this text must keep reading back. */
+    /**
+     * The stored form is a contract with every existing database: this text (every field written out, as it was before
+     * nulls and defaults were left out) must keep reading back.
+     */
     static final String STORED =
             "{\"v\":1,\"endpoint\":\"https://example.com/h\",\"timing\":{\"kind\":\"once\",\"fire_at\":1700000000123},"
                     + "\"payload_json\":\"{\\\"n\\\":1.50}\",\"body\":null,\"content_type\":\"application/json\",\"headers\":{\"X-A\":\"1\"},"
@@ -50,8 +53,49 @@ class DefinitionCodecTest {
                     + "\"auto_pause_after\":4,\"header_profile\":\"rrule\",\"metadata_json\":\"{\\\"m\\\":true}\"}";
 
     @Test
-    void writesTheDocumentedStoredForm() {
-        assertThat(DefinitionCodec.write(DEFINITION)).isEqualTo(STORED);
+    void writesTheDocumentedStoredFormLeavingOutNulls() {
+        assertThat(DefinitionCodec.write(DEFINITION))
+                .isEqualTo(STORED.replace("\"body\":null,\"content_type\":\"application/json\",", ""));
+    }
+
+    @Test
+    void aDefinitionAtEveryDefaultIsStoredAsItsEndpointAndTimingAloneAndReadsBackEqual() {
+        ScheduleDefinition d = new ScheduleDefinition(
+                "https://example.com/h",
+                new Timing.Once(Instant.ofEpochMilli(1_700_000_000_123L)),
+                null,
+                null,
+                null,
+                Map.of(),
+                null,
+                null,
+                null,
+                RetryPolicy.DEFAULT,
+                ScheduleDefinition.DEFAULT_TIMEOUT,
+                ScheduleDefinition.DEFAULT_AUTO_PAUSE_AFTER,
+                HeaderProfile.STANDARD,
+                null);
+        String stored = DefinitionCodec.write(d);
+        assertThat(stored)
+                .isEqualTo("{\"v\":1,\"endpoint\":\"https://example.com/h\","
+                        + "\"timing\":{\"kind\":\"once\",\"fire_at\":1700000000123}}");
+        assertThat(DefinitionCodec.read(stored)).isEqualTo(d);
+    }
+
+    @Test
+    void theDefaultsWrittenOutInFullReadTheSameAsLeftOut() {
+        String full = "{\"v\":1,\"endpoint\":\"https://example.com/h\",\"timing\":{\"kind\":\"once\",\"fire_at\":1},"
+                + "\"payload_json\":null,\"body\":null,\"content_type\":null,\"headers\":{},\"event_type\":null,"
+                + "\"idempotency_key\":null,\"dedup_id\":null,\"retry\":{\"max_attempts\":"
+                + RetryPolicy.DEFAULT.maxAttempts() + ",\"initial_backoff_ms\":"
+                + RetryPolicy.DEFAULT.initialBackoff().toMillis() + ",\"max_backoff_ms\":"
+                + RetryPolicy.DEFAULT.maxBackoff().toMillis() + ",\"max_age_ms\":"
+                + RetryPolicy.DEFAULT.maxAge().toMillis() + "},\"timeout_ms\":30000,\"auto_pause_after\":5,"
+                + "\"header_profile\":\"standard\",\"metadata_json\":null}";
+        assertThat(DefinitionCodec.read(full))
+                .isEqualTo(
+                        DefinitionCodec.read(
+                                "{\"v\":1,\"endpoint\":\"https://example.com/h\",\"timing\":{\"kind\":\"once\",\"fire_at\":1}}"));
     }
 
     @Test
