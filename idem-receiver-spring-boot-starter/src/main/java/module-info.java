@@ -4,10 +4,11 @@
  */
 module dev.idem.receiver.spring {
     requires transitive dev.idem.receiver;
-    requires spring.boot;
-    requires spring.boot.autoconfigure;
-    requires spring.beans;
-    requires spring.context;
+    // transitive: the auto-configuration's signatures and annotations name their types
+    requires transitive spring.boot;
+    requires transitive spring.boot.autoconfigure;
+    requires transitive spring.beans;
+    requires transitive spring.context;
     requires spring.core;
     requires org.slf4j;
     // what the application already has decides which inbox and filter are configured

@@ -7,10 +7,11 @@ module dev.idem.receiver {
     requires transitive dev.idem.wire;
     requires transitive java.sql;
     requires org.slf4j;
-    // each adapter's library is optional: only the adapters an application uses need theirs present
-    requires static jakarta.servlet;
-    requires static redis.clients.jedis;
-    requires static io.opentelemetry.api;
+    // each adapter's library is optional: only the adapters an application uses need theirs present; transitive
+    // because those adapters' signatures name its types (Filter, UnifiedJedis, OpenTelemetry)
+    requires static transitive jakarta.servlet;
+    requires static transitive redis.clients.jedis;
+    requires static transitive io.opentelemetry.api;
     requires static io.opentelemetry.context;
 
     exports dev.idem.receiver;
