@@ -1,9 +1,6 @@
 package dev.idem.cli;
 
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
+import dev.idem.core.Utf8;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -58,15 +55,6 @@ enum ListenPrint {
     }
 
     private static String utf8(byte[] body) {
-        try {
-            return StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(body))
-                    .toString();
-        } catch (CharacterCodingException e) {
-            return null;
-        }
+        return Utf8.decodeOrNull(body);
     }
 }

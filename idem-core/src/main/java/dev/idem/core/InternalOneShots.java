@@ -1,10 +1,6 @@
 package dev.idem.core;
 
 import dev.idem.core.store.StoreTx;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -156,17 +152,7 @@ public final class InternalOneShots {
      * JSON types refuse); else null, and it is kept as base64.
      */
     static String storableText(byte[] body) {
-        String text;
-        try {
-            text = StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(body))
-                    .toString();
-        } catch (CharacterCodingException e) {
-            return null;
-        }
-        return text.indexOf('\u0000') >= 0 ? null : text;
+        String text = Utf8.decodeOrNull(body);
+        return text == null || text.indexOf('\u0000') >= 0 ? null : text;
     }
 }

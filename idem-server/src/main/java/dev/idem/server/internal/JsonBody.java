@@ -9,11 +9,8 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.POJONode;
 import com.fasterxml.jackson.databind.util.RawValue;
+import dev.idem.core.Utf8;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 
 /**
  * Reads an API request body, once, into a tree:
@@ -70,17 +67,11 @@ final class JsonBody {
     }
 
     private static String utf8(byte[] body) {
-        try {
-            return StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(body))
-                    .toString();
-        } catch (CharacterCodingException e) {
+        String text = Utf8.decodeOrNull(body);
+        if (text == null)
             throw ApiException.invalid(
                     "invalid_json", null, "Request body is not valid UTF-8 (JSON must be sent as UTF-8)");
-        }
+        return text;
     }
 
     /** Reads the value at the current token; {@code path} names it in errors ({@code retry.max_age}, {@code exdates[2]}). */

@@ -6,10 +6,10 @@ import dev.idem.core.Delivery;
 import dev.idem.core.Schedule;
 import dev.idem.core.SecretRotation;
 import dev.idem.core.SigningSecrets;
+import dev.idem.core.Utf8;
 import dev.idem.engine.SentRequest;
 import dev.idem.wire.SigningSecret;
 import dev.idem.wire.WebhookHeaders;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -70,14 +70,7 @@ final class RequestViews {
 
     /** The bytes as text when they are strict UTF-8, else null. */
     private static String text(byte[] body) {
-        try {
-            return StandardCharsets.UTF_8
-                    .newDecoder()
-                    .decode(java.nio.ByteBuffer.wrap(body))
-                    .toString();
-        } catch (java.nio.charset.CharacterCodingException e) {
-            return null;
-        }
+        return Utf8.decodeOrNull(body);
     }
 
     private static boolean isSignature(String header) {
