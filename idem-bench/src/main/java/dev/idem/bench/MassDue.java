@@ -211,17 +211,14 @@ public final class MassDue {
                             postgres.url(opt.get("db")), base.user(), base.password(), 16, true, BenchKeys.KEYS),
                     Clock.systemUTC());
         }
-        ServerConfig config = new ServerConfig(
-                "127.0.0.1",
-                0,
-                dir,
-                null,
-                null,
-                null,
-                KEY,
-                true,
-                "massdue-" + ProcessHandle.current().pid() + "-" + index,
-                0);
+        ServerConfig config = ServerConfig.builder()
+                .port(0)
+                .dataDir(dir)
+                .bootstrapKey(KEY)
+                .allowPrivateEndpoints(true)
+                .nodeId("massdue-" + ProcessHandle.current().pid() + "-" + index)
+                .rateLimitPerSecond(0)
+                .build();
         EngineConfig engineConfig = EngineConfig.builder()
                 .nodeId("massdue-" + index)
                 .allowPrivateEndpoints(true)

@@ -131,8 +131,14 @@ public final class SourceIngestRun {
             Store store = JdbcStores.open(
                     new StoreConfig(postgres.url(db), base.user(), base.password(), 16, true, BenchKeys.KEYS),
                     Clock.systemUTC());
-            ServerConfig config =
-                    new ServerConfig("127.0.0.1", 0, dir, null, null, null, KEY, true, "sources-bench", 0);
+            ServerConfig config = ServerConfig.builder()
+                    .port(0)
+                    .dataDir(dir)
+                    .bootstrapKey(KEY)
+                    .allowPrivateEndpoints(true)
+                    .nodeId("sources-bench")
+                    .rateLimitPerSecond(0)
+                    .build();
             IdemServer server = IdemServer.start(
                     config,
                     store,

@@ -59,16 +59,15 @@ public final class KeysCommand {
         private <T> T opening(java.util.function.Function<ServerConfig, T> open) {
             ServerConfig config;
             try {
-                config = new ServerConfig(
-                        "127.0.0.1",
-                        0,
-                        dataDir,
-                        ServeCommand.blankToNull(databaseUrl),
-                        System.getenv("IDEM_DATABASE_USER"),
-                        System.getenv("IDEM_DATABASE_PASSWORD"),
-                        null,
-                        false,
-                        "idem-keys");
+                config = ServerConfig.builder()
+                        .port(0)
+                        .dataDir(dataDir)
+                        .database(
+                                ServeCommand.blankToNull(databaseUrl),
+                                System.getenv("IDEM_DATABASE_USER"),
+                                System.getenv("IDEM_DATABASE_PASSWORD"))
+                        .nodeId("idem-keys")
+                        .build();
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
             }

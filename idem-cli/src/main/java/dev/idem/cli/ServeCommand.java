@@ -1,6 +1,7 @@
 package dev.idem.cli;
 
 import dev.idem.core.Durations;
+import dev.idem.engine.EngineConfig;
 import dev.idem.engine.NodeIdInUseException;
 import dev.idem.server.DataDirInUseException;
 import dev.idem.server.IdemServer;
@@ -109,19 +110,21 @@ public final class ServeCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         ServerConfig config;
         try {
-            config = new ServerConfig(
-                    host,
-                    port,
-                    dataDir,
-                    blankToNull(databaseUrl),
-                    System.getenv("IDEM_DATABASE_USER"),
-                    System.getenv("IDEM_DATABASE_PASSWORD"),
-                    blankToNull(bootstrapKey),
-                    allowPrivateEndpoints,
-                    blankToNull(nodeId),
-                    rateLimit,
-                    retention,
-                    maxInFlight);
+            config = ServerConfig.builder()
+                    .host(host)
+                    .port(port)
+                    .dataDir(dataDir)
+                    .database(
+                            blankToNull(databaseUrl),
+                            System.getenv("IDEM_DATABASE_USER"),
+                            System.getenv("IDEM_DATABASE_PASSWORD"))
+                    .bootstrapKey(blankToNull(bootstrapKey))
+                    .allowPrivateEndpoints(allowPrivateEndpoints)
+                    .nodeId(blankToNull(nodeId))
+                    .rateLimitPerSecond(rateLimit)
+                    .retention(retention)
+                    .maxInFlight(maxInFlight)
+                    .build();
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -163,7 +166,7 @@ public final class ServeCommand implements Callable<Integer> {
         @Override
         public Duration convert(String value) {
             try {
-                return ServerConfig.checkRetention(Durations.parse(value));
+                return EngineConfig.checkRetention(Durations.parse(value));
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.TypeConversionException(e.getMessage());
             }
@@ -175,7 +178,7 @@ public final class ServeCommand implements Callable<Integer> {
         @Override
         public Integer convert(String value) {
             try {
-                return ServerConfig.checkMaxInFlight(Integer.parseInt(value.trim()));
+                return EngineConfig.checkMaxInFlight("--max-in-flight", Integer.parseInt(value.trim()));
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.TypeConversionException(
                         e instanceof NumberFormatException ? "'" + value + "' is not a whole number" : e.getMessage());

@@ -47,8 +47,14 @@ class ApiCommandsTest {
     @BeforeAll
     static void start() {
         store = TestStores.sqlite(dir, Clock.systemUTC());
-        ServerConfig config =
-                new ServerConfig("127.0.0.1", 0, dir, null, null, null, KEY, true, "cli-test-" + System.nanoTime(), 0);
+        ServerConfig config = ServerConfig.builder()
+                .port(0)
+                .dataDir(dir)
+                .bootstrapKey(KEY)
+                .allowPrivateEndpoints(true)
+                .nodeId("cli-test-" + System.nanoTime())
+                .rateLimitPerSecond(0)
+                .build();
         node = IdemServer.start(
                 config,
                 store,

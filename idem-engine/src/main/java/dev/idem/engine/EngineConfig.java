@@ -1,5 +1,6 @@
 package dev.idem.engine;
 
+import dev.idem.core.Durations;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -63,6 +64,8 @@ public final class EngineConfig {
     public static final int MAX_IN_FLIGHT_LIMIT = 1_000_000;
     /** The shortest retention: a delivery stays readable (and replayable) at least this long after it finished. */
     public static final Duration MIN_RETENTION = Duration.ofHours(1);
+    /** How long finished deliveries are kept unless configured otherwise. */
+    public static final Duration DEFAULT_RETENTION = Duration.ofDays(30);
 
     private final String nodeId;
     private final int batchSize;
@@ -103,9 +106,7 @@ public final class EngineConfig {
             throw new IllegalArgumentException("nodeId must be 1 to 200 characters, got '" + nodeId + "'");
         if (batchSize < 1 || batchSize > 1000)
             throw new IllegalArgumentException("batchSize must be between 1 and 1000, got " + batchSize);
-        if (maxInFlight < 1 || maxInFlight > MAX_IN_FLIGHT_LIMIT)
-            throw new IllegalArgumentException(
-                    "maxInFlight must be between 1 and " + MAX_IN_FLIGHT_LIMIT + ", got " + maxInFlight);
+        checkMaxInFlight("maxInFlight", maxInFlight);
         if (maxConnectionsPerHost < 1 || maxConnectionsPerHost > MAX_IN_FLIGHT_LIMIT)
             throw new IllegalArgumentException("maxConnectionsPerHost must be between 1 and " + MAX_IN_FLIGHT_LIMIT
                     + ", got " + maxConnectionsPerHost);
@@ -126,9 +127,7 @@ public final class EngineConfig {
                     "materialiserHorizon (" + materialiserHorizon + ") must be at least twice pollInterval ("
                             + pollInterval + ") so occurrences are written before they are due");
         positive("reaperInterval", reaperInterval);
-        positive("retention", retention);
-        if (retention.compareTo(MIN_RETENTION) < 0)
-            throw new IllegalArgumentException("retention must be at least 1h, got " + retention);
+        checkRetention(retention);
         Objects.requireNonNull(shutdownGrace, "shutdownGrace");
         if (shutdownGrace.isNegative())
             throw new IllegalArgumentException("shutdownGrace must not be negative, got " + shutdownGrace);
@@ -140,6 +139,35 @@ public final class EngineConfig {
             throw new IllegalArgumentException(
                     "takeoverWindow (" + takeoverWindow + ") must be at least four times livenessInterval ("
                             + livenessInterval + "), or one slow renewal would get a live node declared dead");
+    }
+
+    /**
+     * The bound on deliveries in flight, the one rule the engine and the command line's flag share.
+     *
+     * @param name what the value is called in the message ({@code maxInFlight}, {@code --max-in-flight})
+     * @return {@code maxInFlight} when it is between 1 and {@link #MAX_IN_FLIGHT_LIMIT}
+     * @throws IllegalArgumentException naming the value, the bounds and what it was, otherwise
+     */
+    public static int checkMaxInFlight(String name, int maxInFlight) {
+        if (maxInFlight < 1 || maxInFlight > MAX_IN_FLIGHT_LIMIT)
+            throw new IllegalArgumentException(
+                    name + " must be between 1 and " + MAX_IN_FLIGHT_LIMIT + " deliveries, got " + maxInFlight);
+        return maxInFlight;
+    }
+
+    /**
+     * The bound on retention, the one rule the engine and the command line's flag share.
+     *
+     * @return {@code retention} when it is at least {@link #MIN_RETENTION}
+     * @throws IllegalArgumentException saying the bound and why, otherwise
+     */
+    public static Duration checkRetention(Duration retention) {
+        Objects.requireNonNull(retention, "retention");
+        if (retention.compareTo(MIN_RETENTION) < 0)
+            throw new IllegalArgumentException("retention must be at least " + Durations.format(MIN_RETENTION)
+                    + " (finished deliveries stay readable and replayable that long), got "
+                    + Durations.format(retention));
+        return retention;
     }
 
     private static void positive(String name, Duration d) {
@@ -267,7 +295,7 @@ public final class EngineConfig {
         private Duration materialiserHorizon = Duration.ofSeconds(60);
         private Duration pollInterval = Duration.ofMillis(500);
         private Duration reaperInterval = Duration.ofSeconds(5);
-        private Duration retention = Duration.ofDays(30);
+        private Duration retention = DEFAULT_RETENTION;
         private Duration shutdownGrace = Duration.ofSeconds(10);
         private boolean allowPrivateEndpoints;
         private Duration livenessInterval = Duration.ofSeconds(2);

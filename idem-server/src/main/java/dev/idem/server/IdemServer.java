@@ -20,7 +20,6 @@ import dev.idem.server.internal.ScheduleService;
 import dev.idem.server.internal.SigningSecretService;
 import dev.idem.store.JdbcStores;
 import dev.idem.store.MasterKeys;
-import dev.idem.store.StoreConfig;
 import io.javalin.Javalin;
 import io.javalin.util.JavalinBindException;
 import io.javalin.util.JavalinException;
@@ -80,10 +79,7 @@ public final class IdemServer implements AutoCloseable {
                     config,
                     openStore(config, masterKeys),
                     true,
-                    EngineConfig.builder()
-                            .nodeId(config.nodeId())
-                            .maxInFlight(config.maxInFlight())
-                            .build(),
+                    config.engine(),
                     Clock.systemUTC(),
                     new SecureRandom(),
                     FirstStartKeys.forOutput(System.console() != null, config.dataDir(), System.out));
@@ -213,14 +209,7 @@ public final class IdemServer implements AutoCloseable {
                         "cannot create data directory " + config.dataDir().toAbsolutePath() + ": " + e.getMessage(), e);
             }
         }
-        return JdbcStores.open(storeConfig(config).withMasterKeys(masterKeys), Clock.systemUTC());
-    }
-
-    /** Where a node with {@code config} keeps its store. */
-    static StoreConfig storeConfig(ServerConfig config) {
-        return config.databaseUrl() == null
-                ? StoreConfig.sqlite(config.dataDir())
-                : StoreConfig.of(config.databaseUrl(), config.databaseUser(), config.databasePassword());
+        return JdbcStores.open(config.store().withMasterKeys(masterKeys), Clock.systemUTC());
     }
 
     private void closeLock() {

@@ -47,7 +47,7 @@ public final class KeyAdmin implements AutoCloseable {
     /** As {@link #open(ServerConfig)}, with the master keys a node uses ({@link IdemServer#start(ServerConfig, MasterKeys)}). */
     public static KeyAdmin open(ServerConfig config, dev.idem.store.MasterKeys masterKeys) {
         return new KeyAdmin(
-                JdbcStores.openExisting(IdemServer.storeConfig(config).withMasterKeys(masterKeys), Clock.systemUTC()),
+                JdbcStores.openExisting(config.store().withMasterKeys(masterKeys), Clock.systemUTC()),
                 true,
                 Clock.systemUTC(),
                 new SecureRandom());

@@ -25,7 +25,7 @@ public final class MasterKeyAdmin implements AutoCloseable {
      * @throws dev.idem.core.store.StoreNotFoundException when there is no store there
      */
     public static MasterKeyAdmin open(ServerConfig config, MasterKeys keys) {
-        Store store = JdbcStores.openExisting(IdemServer.storeConfig(config).withMasterKeys(keys), Clock.systemUTC());
+        Store store = JdbcStores.openExisting(config.store().withMasterKeys(keys), Clock.systemUTC());
         return new MasterKeyAdmin(store);
     }
 

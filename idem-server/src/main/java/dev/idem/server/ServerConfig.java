@@ -1,221 +1,168 @@
 package dev.idem.server;
 
 import dev.idem.core.Durations;
+import dev.idem.core.Mode;
 import dev.idem.engine.EngineConfig;
+import dev.idem.server.internal.ApiKeys;
+import dev.idem.store.StoreConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 
 /**
- * How a node runs; validated once, logged once (without secrets).
- *
- * @param databaseUrl a {@code jdbc:postgresql:} URL, or null for embedded SQLite in {@code dataDir}
- * @param bootstrapKey the test-mode API key to create on first start, or null to generate one
- * @param nodeId this node's name in leases; null means host name + pid
- * @param rateLimitPerSecond requests per second allowed per API key on this node (bursts of twice that); 0 turns it off
- * @param retention how long finished deliveries (succeeded, dead, cancelled) and their attempts are kept; at least
- *     {@link EngineConfig#MIN_RETENTION}
- * @param maxInFlight deliveries this node holds in flight at once ({@code --max-in-flight})
- * @param httpTimeouts how long a client may take to send a request; null means {@link HttpTimeouts#DEFAULTS}
+ * How a node runs: its HTTP side, composed with the {@link StoreConfig} it opens and the {@link EngineConfig} it runs.
+ * Built with {@link #builder()}; each value is validated once, by the config that owns it (the port, rate limit and
+ * bootstrap key here, the database URL by {@link StoreConfig}, the node id, in-flight bound and retention by {@link
+ * EngineConfig}), and logged once without secrets ({@link #describe()}).
  */
-public record ServerConfig(
-        String host,
-        int port,
-        Path dataDir,
-        String databaseUrl,
-        String databaseUser,
-        String databasePassword,
-        String bootstrapKey,
-        boolean allowPrivateEndpoints,
-        String nodeId,
-        int rateLimitPerSecond,
-        Duration retention,
-        int maxInFlight,
-        HttpTimeouts httpTimeouts) {
+public final class ServerConfig {
     public static final int DEFAULT_PORT = 8080;
     public static final int DEFAULT_RATE_LIMIT = 100;
-    public static final Duration DEFAULT_RETENTION = Duration.ofDays(30);
+    public static final Duration DEFAULT_RETENTION = EngineConfig.DEFAULT_RETENTION;
 
-    /** With the default HTTP timeouts. */
-    public ServerConfig(
-            String host,
-            int port,
-            Path dataDir,
-            String databaseUrl,
-            String databaseUser,
-            String databasePassword,
-            String bootstrapKey,
-            boolean allowPrivateEndpoints,
-            String nodeId,
-            int rateLimitPerSecond,
-            Duration retention,
-            int maxInFlight) {
-        this(
-                host,
-                port,
-                dataDir,
-                databaseUrl,
-                databaseUser,
-                databasePassword,
-                bootstrapKey,
-                allowPrivateEndpoints,
-                nodeId,
-                rateLimitPerSecond,
-                retention,
-                maxInFlight,
-                null);
-    }
+    private final String host;
+    private final int port;
+    private final Path dataDir;
+    private final String databaseUrl;
+    private final StoreConfig store;
+    private final String bootstrapKey;
+    private final int rateLimitPerSecond;
+    private final HttpTimeouts httpTimeouts;
+    private final EngineConfig engine;
 
-    /** With the default rate limit. */
-    public ServerConfig(
-            String host,
-            int port,
-            Path dataDir,
-            String databaseUrl,
-            String databaseUser,
-            String databasePassword,
-            String bootstrapKey,
-            boolean allowPrivateEndpoints,
-            String nodeId) {
-        this(
-                host,
-                port,
-                dataDir,
-                databaseUrl,
-                databaseUser,
-                databasePassword,
-                bootstrapKey,
-                allowPrivateEndpoints,
-                nodeId,
-                DEFAULT_RATE_LIMIT);
-    }
-
-    /** With the default retention. */
-    public ServerConfig(
-            String host,
-            int port,
-            Path dataDir,
-            String databaseUrl,
-            String databaseUser,
-            String databasePassword,
-            String bootstrapKey,
-            boolean allowPrivateEndpoints,
-            String nodeId,
-            int rateLimitPerSecond) {
-        this(
-                host,
-                port,
-                dataDir,
-                databaseUrl,
-                databaseUser,
-                databasePassword,
-                bootstrapKey,
-                allowPrivateEndpoints,
-                nodeId,
-                rateLimitPerSecond,
-                DEFAULT_RETENTION);
-    }
-
-    /** With the default in-flight bound. */
-    public ServerConfig(
-            String host,
-            int port,
-            Path dataDir,
-            String databaseUrl,
-            String databaseUser,
-            String databasePassword,
-            String bootstrapKey,
-            boolean allowPrivateEndpoints,
-            String nodeId,
-            int rateLimitPerSecond,
-            Duration retention) {
-        this(
-                host,
-                port,
-                dataDir,
-                databaseUrl,
-                databaseUser,
-                databasePassword,
-                bootstrapKey,
-                allowPrivateEndpoints,
-                nodeId,
-                rateLimitPerSecond,
-                retention,
-                EngineConfig.DEFAULT_MAX_IN_FLIGHT);
-    }
-
-    public ServerConfig {
-        Objects.requireNonNull(host, "host");
-        if (port < 0 || port > 65535)
-            throw new IllegalArgumentException("--port must be between 0 and 65535, got " + port);
-        if (databaseUrl == null)
-            Objects.requireNonNull(dataDir, "--data-dir is needed when no --database-url is given");
-        if (databaseUrl != null
-                && !databaseUrl.startsWith("jdbc:postgresql:")
-                && !databaseUrl.startsWith("jdbc:sqlite:"))
-            throw new IllegalArgumentException("--database-url must start with jdbc:postgresql: (or jdbc:sqlite:), got "
-                    + dev.idem.store.StoreConfig.redact(databaseUrl));
-        if (bootstrapKey != null) {
+    private ServerConfig(Builder b) {
+        host = Objects.requireNonNull(b.host, "host");
+        if (b.port < 0 || b.port > 65535)
+            throw new IllegalArgumentException("--port must be between 0 and 65535, got " + b.port);
+        port = b.port;
+        if (b.databaseUrl == null)
+            Objects.requireNonNull(b.dataDir, "--data-dir is needed when no --database-url is given");
+        dataDir = b.dataDir;
+        databaseUrl = b.databaseUrl;
+        try {
+            store = b.databaseUrl == null
+                    ? StoreConfig.sqlite(b.dataDir)
+                    : StoreConfig.of(b.databaseUrl, b.databaseUser, b.databasePassword);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--database-url: " + e.getMessage(), e);
+        }
+        if (b.bootstrapKey != null) {
             try {
-                dev.idem.server.internal.ApiKeys.validateShape(bootstrapKey, dev.idem.core.Mode.TEST);
+                ApiKeys.validateShape(b.bootstrapKey, Mode.TEST);
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("--bootstrap-key: " + e.getMessage(), e);
             }
         }
-        if (nodeId == null || nodeId.isBlank()) nodeId = defaultNodeId();
-        if (rateLimitPerSecond < 0 || rateLimitPerSecond > 1_000_000)
+        bootstrapKey = b.bootstrapKey;
+        if (b.rateLimitPerSecond < 0 || b.rateLimitPerSecond > 1_000_000)
             throw new IllegalArgumentException(
-                    "--rate-limit must be between 0 (off) and 1000000 requests per second, got " + rateLimitPerSecond);
-        checkRetention(retention);
-        checkMaxInFlight(maxInFlight);
-        if (httpTimeouts == null) httpTimeouts = HttpTimeouts.DEFAULTS;
-    }
-
-    public ServerConfig withHttpTimeouts(HttpTimeouts timeouts) {
-        return new ServerConfig(
-                host,
-                port,
-                dataDir,
-                databaseUrl,
-                databaseUser,
-                databasePassword,
-                bootstrapKey,
-                allowPrivateEndpoints,
-                nodeId,
-                rateLimitPerSecond,
-                retention,
-                maxInFlight,
-                timeouts);
+                    "--rate-limit must be between 0 (off) and 1000000 requests per second, got "
+                            + b.rateLimitPerSecond);
+        rateLimitPerSecond = b.rateLimitPerSecond;
+        httpTimeouts = b.httpTimeouts == null ? HttpTimeouts.DEFAULTS : b.httpTimeouts;
+        engine = EngineConfig.builder()
+                .nodeId(b.nodeId == null || b.nodeId.isBlank() ? defaultNodeId() : b.nodeId)
+                .maxInFlight(b.maxInFlight)
+                .retention(b.retention)
+                .allowPrivateEndpoints(b.allowPrivateEndpoints)
+                .build();
     }
 
     /**
-     * @return {@code maxInFlight} when it is between 1 and {@link EngineConfig#MAX_IN_FLIGHT_LIMIT}
-     * @throws IllegalArgumentException naming the flag, the bounds and the value, otherwise
+     * A builder with the defaults: 127.0.0.1:{@value #DEFAULT_PORT}, {@code ./idem-data}, embedded SQLite, a rate
+     * limit of {@value #DEFAULT_RATE_LIMIT} requests per second per key, the engine's defaults for retention and
+     * deliveries in flight, private endpoints refused, host name + pid as the node id.
      */
-    public static int checkMaxInFlight(int maxInFlight) {
-        if (maxInFlight < 1 || maxInFlight > EngineConfig.MAX_IN_FLIGHT_LIMIT)
-            throw new IllegalArgumentException("--max-in-flight must be between 1 and "
-                    + EngineConfig.MAX_IN_FLIGHT_LIMIT + " deliveries, got " + maxInFlight);
-        return maxInFlight;
+    public static Builder builder() {
+        return new Builder();
     }
 
-    /**
-     * @return {@code retention} when it is at least {@link EngineConfig#MIN_RETENTION}
-     * @throws IllegalArgumentException saying the bound and why, otherwise
-     */
-    public static Duration checkRetention(Duration retention) {
-        Objects.requireNonNull(retention, "retention");
-        if (retention.compareTo(EngineConfig.MIN_RETENTION) < 0)
-            throw new IllegalArgumentException(
-                    "retention must be at least " + Durations.format(EngineConfig.MIN_RETENTION)
-                            + " (finished deliveries stay readable and replayable that long), got "
-                            + Durations.format(retention));
-        return retention;
-    }
-
-    /** Defaults: 127.0.0.1:8080, {@code ./idem-data}, embedded SQLite. */
+    /** The defaults of {@link #builder()}. */
     public static ServerConfig defaults() {
-        return new ServerConfig("127.0.0.1", DEFAULT_PORT, Path.of("idem-data"), null, null, null, null, false, null);
+        return builder().build();
+    }
+
+    /** A builder holding this config's values. */
+    public Builder toBuilder() {
+        Builder b = new Builder()
+                .host(host)
+                .port(port)
+                .dataDir(dataDir)
+                .bootstrapKey(bootstrapKey)
+                .rateLimitPerSecond(rateLimitPerSecond)
+                .httpTimeouts(httpTimeouts)
+                .nodeId(engine.nodeId())
+                .maxInFlight(engine.maxInFlight())
+                .retention(engine.retention())
+                .allowPrivateEndpoints(engine.allowPrivateEndpoints());
+        if (databaseUrl != null) b.database(databaseUrl, store.user(), store.password());
+        return b;
+    }
+
+    public String host() {
+        return host;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** Where the embedded store, its keyset and its lock live; may be null when a {@link #databaseUrl()} is given. */
+    public Path dataDir() {
+        return dataDir;
+    }
+
+    /** The {@code jdbc:postgresql:} (or {@code jdbc:sqlite:}) URL given, or null for embedded SQLite in the data dir. */
+    public String databaseUrl() {
+        return databaseUrl;
+    }
+
+    /** The store this node opens (without master keys; {@link IdemServer#start(ServerConfig, dev.idem.store.MasterKeys)} adds them). */
+    public StoreConfig store() {
+        return store;
+    }
+
+    /**
+     * The engine this node runs: node id, in-flight bound, retention and private-endpoint policy from this config, the
+     * engine's defaults for the rest.
+     */
+    public EngineConfig engine() {
+        return engine;
+    }
+
+    /** The test-mode API key to create on first start, or null to generate one. */
+    public String bootstrapKey() {
+        return bootstrapKey;
+    }
+
+    /** Requests per second allowed per API key on this node (bursts of twice that); 0 is off. */
+    public int rateLimitPerSecond() {
+        return rateLimitPerSecond;
+    }
+
+    /** How long a client may take to send a request. */
+    public HttpTimeouts httpTimeouts() {
+        return httpTimeouts;
+    }
+
+    /** This node's name in leases: {@link #engine()}'s. */
+    public String nodeId() {
+        return engine.nodeId();
+    }
+
+    /** Whether endpoints on private addresses are allowed: {@link #engine()}'s. */
+    public boolean allowPrivateEndpoints() {
+        return engine.allowPrivateEndpoints();
+    }
+
+    /** How long finished deliveries are kept: {@link #engine()}'s. */
+    public Duration retention() {
+        return engine.retention();
+    }
+
+    /** Deliveries this node holds in flight at once: {@link #engine()}'s. */
+    public int maxInFlight() {
+        return engine.maxInFlight();
     }
 
     static String defaultNodeId() {
@@ -230,13 +177,113 @@ public record ServerConfig(
 
     /** For the start-up log line: no passwords, no keys. */
     public String describe() {
-        String db = databaseUrl == null
-                ? "sqlite in " + dataDir.toAbsolutePath()
-                : dev.idem.store.StoreConfig.redact(databaseUrl);
-        return "node " + nodeId + " on http://" + host + ":" + port + ", store " + db
-                + (allowPrivateEndpoints ? ", private endpoints ALLOWED" : "")
+        String db = databaseUrl == null ? "sqlite in " + dataDir.toAbsolutePath() : StoreConfig.redact(databaseUrl);
+        return "node " + nodeId() + " on http://" + host + ":" + port + ", store " + db
+                + (allowPrivateEndpoints() ? ", private endpoints ALLOWED" : "")
                 + (rateLimitPerSecond == 0 ? ", no rate limit" : ", rate limit " + rateLimitPerSecond + "/s per key")
-                + ", at most " + maxInFlight + " deliveries in flight, finished deliveries kept "
-                + Durations.format(retention);
+                + ", at most " + maxInFlight() + " deliveries in flight, finished deliveries kept "
+                + Durations.format(retention());
+    }
+
+    /** Never shows the password or the bootstrap key. */
+    @Override
+    public String toString() {
+        return "ServerConfig[" + describe() + "]";
+    }
+
+    /** Collects the values; {@link #build()} validates them. */
+    public static final class Builder {
+        private String host = "127.0.0.1";
+        private int port = DEFAULT_PORT;
+        private Path dataDir = Path.of("idem-data");
+        private String databaseUrl;
+        private String databaseUser;
+        private String databasePassword;
+        private String bootstrapKey;
+        private boolean allowPrivateEndpoints;
+        private String nodeId;
+        private int rateLimitPerSecond = DEFAULT_RATE_LIMIT;
+        private Duration retention = EngineConfig.DEFAULT_RETENTION;
+        private int maxInFlight = EngineConfig.DEFAULT_MAX_IN_FLIGHT;
+        private HttpTimeouts httpTimeouts;
+
+        private Builder() {}
+
+        public Builder host(String host) {
+            this.host = host;
+            return this;
+        }
+
+        /** 0 picks a free port. */
+        public Builder port(int port) {
+            this.port = port;
+            return this;
+        }
+
+        /** The embedded store's directory (needed when no database URL is given). */
+        public Builder dataDir(Path dataDir) {
+            this.dataDir = dataDir;
+            return this;
+        }
+
+        /**
+         * A database instead of embedded SQLite: a {@code jdbc:postgresql:} (or {@code jdbc:sqlite:}) URL, null for
+         * embedded SQLite; user and password may be null.
+         */
+        public Builder database(String url, String user, String password) {
+            this.databaseUrl = url;
+            this.databaseUser = user;
+            this.databasePassword = password;
+            return this;
+        }
+
+        /** The test-mode API key to create on first start; null generates one. */
+        public Builder bootstrapKey(String bootstrapKey) {
+            this.bootstrapKey = bootstrapKey;
+            return this;
+        }
+
+        public Builder allowPrivateEndpoints(boolean allow) {
+            this.allowPrivateEndpoints = allow;
+            return this;
+        }
+
+        /** This node's name in leases; null or blank means host name + pid. */
+        public Builder nodeId(String nodeId) {
+            this.nodeId = nodeId;
+            return this;
+        }
+
+        /** Requests per second per API key (bursts of twice that); 0 turns the limit off. */
+        public Builder rateLimitPerSecond(int rateLimitPerSecond) {
+            this.rateLimitPerSecond = rateLimitPerSecond;
+            return this;
+        }
+
+        /** How long finished deliveries (succeeded, dead, cancelled) and their attempts are kept. */
+        public Builder retention(Duration retention) {
+            this.retention = retention;
+            return this;
+        }
+
+        /** Deliveries this node holds in flight at once ({@code --max-in-flight}). */
+        public Builder maxInFlight(int maxInFlight) {
+            this.maxInFlight = maxInFlight;
+            return this;
+        }
+
+        /** How long a client may take to send a request; null means {@link HttpTimeouts#DEFAULTS}. */
+        public Builder httpTimeouts(HttpTimeouts httpTimeouts) {
+            this.httpTimeouts = httpTimeouts;
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException naming the flag or field, the accepted values and the value given
+         * @throws NullPointerException for a missing host, data directory (without a database URL) or retention
+         */
+        public ServerConfig build() {
+            return new ServerConfig(this);
+        }
     }
 }

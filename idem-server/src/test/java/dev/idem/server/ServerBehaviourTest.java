@@ -95,8 +95,14 @@ class ServerBehaviourTest {
         String nodeId = "bind-first-" + System.nanoTime();
         try (java.net.ServerSocket taken =
                 new java.net.ServerSocket(0, 50, java.net.InetAddress.getByName("127.0.0.1"))) {
-            ServerConfig config = new ServerConfig(
-                    "127.0.0.1", taken.getLocalPort(), dir, null, null, null, TestNode.TEST_KEY, true, nodeId, 0);
+            ServerConfig config = ServerConfig.builder()
+                    .port(taken.getLocalPort())
+                    .dataDir(dir)
+                    .bootstrapKey(TestNode.TEST_KEY)
+                    .allowPrivateEndpoints(true)
+                    .nodeId(nodeId)
+                    .rateLimitPerSecond(0)
+                    .build();
             assertThatThrownBy(() -> IdemServer.start(
                             config,
                             store,

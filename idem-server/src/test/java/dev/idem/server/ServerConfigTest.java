@@ -8,8 +8,12 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class ServerConfigTest {
+    static ServerConfig.Builder node() {
+        return ServerConfig.builder().port(0).dataDir(Path.of("data")).nodeId("n1");
+    }
+
     static ServerConfig withRetention(Duration retention) {
-        return new ServerConfig("127.0.0.1", 0, Path.of("data"), null, null, null, null, false, "n1", 100, retention);
+        return node().retention(retention).build();
     }
 
     @Test
@@ -33,24 +37,47 @@ class ServerConfigTest {
     @Test
     void aNodeHoldsTenThousandDeliveriesInFlightUnlessToldOtherwiseAndRefusesZero() {
         assertThat(ServerConfig.defaults().maxInFlight()).isEqualTo(10_000);
-        ServerConfig small = new ServerConfig(
-                "127.0.0.1", 0, Path.of("data"), null, null, null, null, false, "n1", 100, Duration.ofDays(1), 50);
+        ServerConfig small =
+                node().retention(Duration.ofDays(1)).maxInFlight(50).build();
         assertThat(small.describe()).contains("at most 50 deliveries in flight");
-        assertThatThrownBy(() -> new ServerConfig(
-                        "127.0.0.1",
-                        0,
-                        Path.of("data"),
-                        null,
-                        null,
-                        null,
-                        null,
-                        false,
-                        "n1",
-                        100,
-                        Duration.ofDays(1),
-                        0))
+        assertThatThrownBy(() -> node().maxInFlight(0).build())
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("--max-in-flight")
+                .hasMessageContaining("maxInFlight must be between 1 and 1000000")
                 .hasMessageContaining("got 0");
+    }
+
+    @Test
+    void theEngineAndTheStoreAreComposedFromTheNodesValues() {
+        ServerConfig config = node().allowPrivateEndpoints(true)
+                .retention(Duration.ofHours(5))
+                .maxInFlight(70)
+                .build();
+        assertThat(config.engine().nodeId()).isEqualTo("n1");
+        assertThat(config.engine().allowPrivateEndpoints()).isTrue();
+        assertThat(config.engine().retention()).isEqualTo(Duration.ofHours(5));
+        assertThat(config.engine().maxInFlight()).isEqualTo(70);
+        assertThat(config.store().dialect()).isEqualTo("sqlite");
+        assertThat(config.store().jdbcUrl()).endsWith("idem.db");
+
+        ServerConfig postgres =
+                node().database("jdbc:postgresql://db/idem", "idem", "s3cret").build();
+        assertThat(postgres.store().dialect()).isEqualTo("postgresql");
+        assertThat(postgres.store().user()).isEqualTo("idem");
+        assertThat(postgres.toBuilder().build().store()).isEqualTo(postgres.store());
+    }
+
+    @Test
+    void aDatabaseUrlOfAnotherKindIsRefusedNamingTheFlagWithoutItsPassword() {
+        assertThatThrownBy(() -> node().database("jdbc:mysql://u:hunter2@db/idem", null, null)
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("--database-url: ")
+                .hasMessageNotContaining("hunter2");
+    }
+
+    @Test
+    void aBlankNodeIdBecomesTheHostNameAndPid() {
+        assertThat(node().nodeId(" ").build().nodeId())
+                .endsWith("-" + ProcessHandle.current().pid());
     }
 }

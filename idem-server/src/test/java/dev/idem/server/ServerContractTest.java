@@ -49,7 +49,13 @@ abstract class ServerContractTest {
         store = openStore(dir, Clock.systemUTC());
         receiver = new LoopbackReceiver();
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
-        ServerConfig config = new ServerConfig("127.0.0.1", 0, dir, null, null, null, TEST_KEY, true, "test-node");
+        ServerConfig config = ServerConfig.builder()
+                .port(0)
+                .dataDir(dir)
+                .bootstrapKey(TEST_KEY)
+                .allowPrivateEndpoints(true)
+                .nodeId("test-node")
+                .build();
         server = IdemServer.start(
                 config,
                 store,

@@ -18,8 +18,14 @@ final class TestNode implements AutoCloseable {
 
     TestNode(Store store, Path dir, Clock clock, int rateLimit) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ServerConfig config = new ServerConfig(
-                "127.0.0.1", 0, dir, null, null, null, TEST_KEY, true, "node-" + System.nanoTime(), rateLimit);
+        ServerConfig config = ServerConfig.builder()
+                .port(0)
+                .dataDir(dir)
+                .bootstrapKey(TEST_KEY)
+                .allowPrivateEndpoints(true)
+                .nodeId("node-" + System.nanoTime())
+                .rateLimitPerSecond(rateLimit)
+                .build();
         server = IdemServer.start(
                 config,
                 store,

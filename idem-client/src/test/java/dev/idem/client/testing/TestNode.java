@@ -33,8 +33,14 @@ public final class TestNode implements AutoCloseable {
     }
 
     private void start() {
-        ServerConfig config = new ServerConfig(
-                "127.0.0.1", 0, dir, null, null, null, API_KEY, true, "client-test-" + System.nanoTime(), 0);
+        ServerConfig config = ServerConfig.builder()
+                .port(0)
+                .dataDir(dir)
+                .bootstrapKey(API_KEY)
+                .allowPrivateEndpoints(true)
+                .nodeId("client-test-" + System.nanoTime())
+                .rateLimitPerSecond(0)
+                .build();
         EngineConfig engine = EngineConfig.builder()
                 .nodeId("n")
                 .pollInterval(Duration.ofMillis(100))

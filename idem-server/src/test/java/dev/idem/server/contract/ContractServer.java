@@ -62,17 +62,14 @@ public final class ContractServer implements AutoCloseable {
             Store store, Path dataDir, boolean allowPrivateEndpoints, boolean ownsStore, int rateLimitPerSecond) {
         return start(
                 store,
-                new ServerConfig(
-                        "127.0.0.1",
-                        0,
-                        dataDir,
-                        null,
-                        null,
-                        null,
-                        TEST_KEY,
-                        allowPrivateEndpoints,
-                        "contract-node",
-                        rateLimitPerSecond),
+                ServerConfig.builder()
+                        .port(0)
+                        .dataDir(dataDir)
+                        .bootstrapKey(TEST_KEY)
+                        .allowPrivateEndpoints(allowPrivateEndpoints)
+                        .nodeId("contract-node")
+                        .rateLimitPerSecond(rateLimitPerSecond)
+                        .build(),
                 ownsStore);
     }
 

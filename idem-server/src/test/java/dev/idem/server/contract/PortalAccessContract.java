@@ -56,7 +56,14 @@ abstract class PortalAccessContract {
     @BeforeAll
     void start() throws Exception {
         db = database(dir);
-        ServerConfig config = new ServerConfig("127.0.0.1", 0, dir, null, null, null, KEY, true, "portal-node", 0);
+        ServerConfig config = ServerConfig.builder()
+                .port(0)
+                .dataDir(dir)
+                .bootstrapKey(KEY)
+                .allowPrivateEndpoints(true)
+                .nodeId("portal-node")
+                .rateLimitPerSecond(0)
+                .build();
         server = IdemServer.start(
                 config,
                 db.open(clock),

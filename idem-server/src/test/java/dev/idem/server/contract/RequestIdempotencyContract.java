@@ -173,8 +173,12 @@ abstract class RequestIdempotencyContract {
     /** docs/production.md: any number of nodes share one database; a key is taken once whichever nodes the retries reach. */
     @Test
     void concurrentCreatesWithOneKeyOrOneDedupIdAcrossTwoNodesCreateExactlyOneSchedule() throws Exception {
-        ServerConfig config = new ServerConfig(
-                "127.0.0.1", 0, dir, null, null, null, ContractServer.TEST_KEY, false, "contract-node-2");
+        ServerConfig config = ServerConfig.builder()
+                .port(0)
+                .dataDir(dir)
+                .bootstrapKey(ContractServer.TEST_KEY)
+                .nodeId("contract-node-2")
+                .build();
         try (IdemServer second = IdemServer.start(
                 config,
                 node.store,

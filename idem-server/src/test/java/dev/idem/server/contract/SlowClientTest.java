@@ -38,8 +38,15 @@ class SlowClientTest {
     Path dir;
 
     ContractServer node(HttpTimeouts timeouts) {
-        ServerConfig config = new ServerConfig("127.0.0.1", 0, dir, null, null, null, KEY, true, "slow-node", 0)
-                .withHttpTimeouts(timeouts);
+        ServerConfig config = ServerConfig.builder()
+                .port(0)
+                .dataDir(dir)
+                .bootstrapKey(KEY)
+                .allowPrivateEndpoints(true)
+                .nodeId("slow-node")
+                .rateLimitPerSecond(0)
+                .httpTimeouts(timeouts)
+                .build();
         return ContractServer.start(TestStores.sqlite(dir, Clock.systemUTC()), config, true);
     }
 
