@@ -37,4 +37,21 @@ class ScheduledFanOutTest {
         assertThat(ScheduledFanOut.messageId("sch_z", T))
                 .isLessThan(ScheduledFanOut.messageId("sch_a", T.plusSeconds(1)));
     }
+
+    @Test
+    void aTargetReadingTheTypeFromEachEventRoundTripsAndReadsAHeaderOrAJsonPointer() throws Exception {
+        var header = new FanOutTarget(null, "header:X-GitHub-Event", "app_1");
+        var pointer = new FanOutTarget(null, "json:/data/type&x", null);
+        assertThat(FanOutTarget.of(header.uri())).contains(header);
+        assertThat(FanOutTarget.of(pointer.uri())).contains(pointer);
+        var body =
+                new com.fasterxml.jackson.databind.ObjectMapper().readTree("{\"data\":{\"type&x\":\"invoice.paid\"}}");
+        java.util.function.UnaryOperator<String> headers = n -> n.equalsIgnoreCase("x-github-event") ? " push " : null;
+        assertThat(header.eventTypeOf(headers, body)).contains("push");
+        assertThat(pointer.eventTypeOf(headers, body)).contains("invoice.paid");
+        assertThat(pointer.eventTypeOf(headers, null)).isEmpty();
+        assertThat(header.eventTypeOf(n -> "not a name", body)).isEmpty();
+        assertThatThrownBy(() -> new FanOutTarget(null, "query:x", null)).hasMessageContaining("header:");
+        assertThatThrownBy(() -> new FanOutTarget("a.b", "header:X", null)).hasMessageContaining("event type");
+    }
 }

@@ -1,8 +1,13 @@
 package dev.idem.server.internal;
 
 import com.fasterxml.jackson.core.JsonPointer;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.idem.core.Source;
+import dev.idem.core.fanout.Application;
+import dev.idem.core.fanout.EventType;
+import dev.idem.core.fanout.FanOutTarget;
+import dev.idem.core.store.StoreTx;
 import dev.idem.wire.StripeSignatureVerifier;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,7 +31,7 @@ final class SourceFields {
     }
 
     /** A new source from a create body. */
-    Source create(String id, dev.idem.core.Tenant tenant, ObjectNode body, Instant now) {
+    Source create(StoreTx tx, String id, dev.idem.core.Tenant tenant, ObjectNode body, Instant now) {
         Fields f = Fields.of(body).only(FIELDS);
         Fields v = f.object("verify");
         if (v == null) throw ApiException.invalid("parameter_missing", "verify", "Missing required parameter: verify");
@@ -43,7 +48,7 @@ final class SourceFields {
                 v.string("header", 128),
                 v.string("encoding", 16),
                 tolerance(v),
-                endpoints.endpoint(f, "destination"),
+                destination(tx, tenant, f),
                 dedup(f),
                 rateLimit(f, Source.DEFAULT_RATE_LIMIT),
                 false,
@@ -53,11 +58,11 @@ final class SourceFields {
     }
 
     /** The source after a PATCH body. */
-    Source patch(Source s, ObjectNode body, Instant now) {
+    Source patch(StoreTx tx, Source s, ObjectNode body, Instant now) {
         Fields f = Fields.of(body).only(FIELDS);
         Fields v = f.object("verify");
         String name = f.has("name") ? f.requiredString("name", 200) : s.name();
-        String destination = f.has("destination") ? endpoints.endpoint(f, "destination") : s.destination();
+        String destination = f.has("destination") ? destination(tx, s.tenant(), f) : s.destination();
         String dedup = f.has("dedup") ? dedup(f) : s.dedup();
         int rateLimit = rateLimit(f, s.rateLimit());
         Source out = s;
@@ -111,6 +116,38 @@ final class SourceFields {
     private static Duration tolerance(Fields v) {
         Duration d = v.duration("tolerance", Duration.ofSeconds(1), MAX_TOLERANCE);
         return d == null ? StripeSignatureVerifier.DEFAULT_TOLERANCE : d;
+    }
+
+    /**
+     * {@code destination}: a URL, checked as a schedule's endpoint, or a fan-out target {@code {"event_type": name or
+     * {"from": "header:<name>" | "json:<pointer>"}, "application"?}}, kept in its {@link FanOutTarget#uri()} form with
+     * the application resolved to its id (it must exist and not be deleted).
+     */
+    private String destination(StoreTx tx, dev.idem.core.Tenant tenant, Fields f) {
+        JsonNode n = f.raw("destination");
+        if (n == null || !n.isObject()) return endpoints.endpoint(f, "destination");
+        Fields t = f.object("destination").only(Set.of("event_type", "application"));
+        JsonNode type = t.raw("event_type");
+        String eventType = null;
+        String from = null;
+        if (type != null && type.isObject()) {
+            from = t.object("event_type").only(Set.of("from")).requiredString("from", 300);
+            FanOutTarget.fromProblem(from).ifPresent(p -> {
+                throw ApiException.invalid("parameter_invalid", "destination.event_type.from", p);
+            });
+        } else {
+            eventType = t.requiredString("event_type", EventType.MAX_NAME_LENGTH);
+            EventType.nameProblem(eventType).ifPresent(p -> {
+                throw ApiException.invalid(
+                        "parameter_invalid", "destination.event_type", "destination.event_type: " + p);
+            });
+        }
+        String application = t.string("application", Application.MAX_UID_LENGTH);
+        String applicationId = application == null
+                ? null
+                : FanoutFields.liveApplication(tx, tenant, application, "destination.application")
+                        .id();
+        return new FanOutTarget(eventType, from, applicationId).uri();
     }
 
     private static String dedup(Fields f) {

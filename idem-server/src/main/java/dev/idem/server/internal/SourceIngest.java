@@ -7,6 +7,8 @@ import dev.idem.core.IdGenerator;
 import dev.idem.core.InternalOneShots;
 import dev.idem.core.Origin;
 import dev.idem.core.Source;
+import dev.idem.core.fanout.FanOutTarget;
+import dev.idem.core.fanout.InboundFanOut;
 import dev.idem.core.store.Store;
 import dev.idem.wire.SignatureCheck;
 import dev.idem.wire.WebhookHeaders;
@@ -72,6 +74,8 @@ public final class SourceIngest {
         // any bytes the signature covers are the event (a Latin-1 form post, gzip, binary): kept and forwarded as sent
         String eventId = eventId(source, header, body);
         Instant now = clock.instant();
+        var target = FanOutTarget.of(source.destination());
+        if (target.isPresent()) return fanOut(source, target.get(), header, body, eventId, now);
         InternalOneShots.Request req = InternalOneShots.Request.of(
                         source.tenant(),
                         Origin.source(source.id()),
@@ -81,15 +85,68 @@ public final class SourceIngest {
                 .withHeaders(forwarded(headers))
                 .withDedupId(eventId);
         InternalOneShots.Created c = store.inTransaction(tx -> InternalOneShots.create(tx, ids, req, now));
+        return new Answer(200, committed(source, eventId, c.deliveryId(), c.deduplicated()));
+    }
+
+    /**
+     * A source whose destination is a fan-out target: the event, which must be JSON, becomes a message of the type
+     * the target gives or the event names ({@link FanOutTarget#eventTypeOf}), sent to every subscribed endpoint. An
+     * event that is not JSON, or names no event type, is refused with a 400 and writes nothing: the provider sees the
+     * failure in its own delivery log.
+     */
+    private Answer fanOut(
+            Source source,
+            FanOutTarget target,
+            UnaryOperator<String> header,
+            byte[] body,
+            String eventId,
+            Instant now) {
+        String text;
+        JsonNode payload;
+        try {
+            text = StandardCharsets.UTF_8
+                    .newDecoder()
+                    .decode(java.nio.ByteBuffer.wrap(body))
+                    .toString();
+            payload = Json.MAPPER.readTree(text);
+        } catch (IOException | RuntimeException notJson) {
+            payload = null;
+            text = null;
+        }
+        if (payload == null || payload.isMissingNode())
+            throw ApiException.invalid(
+                    "event_not_json",
+                    "body",
+                    "Source " + source.id()
+                            + " sends each event as a message, whose payload is JSON; this body is not");
+        String json = text;
+        JsonNode tree = payload;
+        String eventType = target.eventTypeOf(header, tree)
+                .orElseThrow(() -> ApiException.invalid(
+                        "event_type_missing",
+                        "body",
+                        "Source " + source.id() + " takes each event's type from " + target.eventTypeFrom()
+                                + ", which this event does not give as an event type name"));
+        InboundFanOut.Sent sent = store.inTransaction(tx ->
+                InboundFanOut.send(tx, ids, source.tenant(), source.id(), target, eventType, json, tree, eventId, now));
+        ObjectNode o = committed(source, eventId, null, sent.deduplicated());
+        o.put("message_id", sent.messageId());
+        o.put("event_type", eventType);
+        o.put("deliveries", sent.deliveries());
+        return new Answer(200, o);
+    }
+
+    /** The answer to an event once committed (a test's hook runs first). */
+    private static ObjectNode committed(Source source, String eventId, String deliveryId, boolean deduplicated) {
         Runnable hook = afterCommitForTests;
         if (hook != null) hook.run();
         ObjectNode o = Json.object();
         o.put("object", "ingest");
         o.put("source_id", source.id());
         o.put("event_id", eventId);
-        o.put("delivery_id", c.deliveryId());
-        o.put("deduplicated", c.deduplicated());
-        return new Answer(200, o);
+        o.put("delivery_id", deliveryId);
+        o.put("deduplicated", deduplicated);
+        return o;
     }
 
     /** Drops a kept source after its change on this node (other nodes see it within {@link SourceLookup#FRESH_FOR}). */

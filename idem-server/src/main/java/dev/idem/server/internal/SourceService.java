@@ -27,7 +27,7 @@ final class SourceService {
     }
 
     ApiResponse create(StoreTx tx, Tenant tenant, ObjectNode body, String baseUrl) {
-        Source s = fields.create(ids.next("src"), tenant, body, clock.instant());
+        Source s = fields.create(tx, ids.next("src"), tenant, body, clock.instant());
         tx.sources().insert(s);
         return new ApiResponse(201, SourceViews.source(s, baseUrl), java.util.Map.of());
     }
@@ -49,7 +49,7 @@ final class SourceService {
         Source s = lock(tx, tenant, id);
         if (s.deleted())
             throw ApiException.invalid("source_deleted", "id", "Source " + id + " is deleted and cannot be changed");
-        Source updated = fields.patch(s, body, clock.instant());
+        Source updated = fields.patch(tx, s, body, clock.instant());
         tx.sources().update(updated);
         ingest.forget(id);
         return ApiResponse.ok(SourceViews.source(updated, baseUrl));

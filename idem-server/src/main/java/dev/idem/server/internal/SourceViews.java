@@ -29,7 +29,9 @@ final class SourceViews {
                 s.retiredSecrets().isEmpty()
                         ? null
                         : Json.time(s.retiredSecrets().get(0).expiresAt()));
-        o.put("destination", s.destination());
+        var target = dev.idem.core.fanout.FanOutTarget.of(s.destination());
+        if (target.isPresent()) o.set("destination", Views.target(target.get()));
+        else o.put("destination", s.destination());
         o.put("dedup", s.dedup());
         o.put("rate_limit", s.rateLimit());
         o.put("created_at", Json.time(s.createdAt()));

@@ -65,10 +65,14 @@ public final class Views {
         return o;
     }
 
-    /** A scheduled fan-out's {@code target}: its event type and application id (null for every application). */
+    /**
+     * A fan-out's {@code target} (a schedule's) or {@code destination} (a source's): its event type, or where each
+     * event names it ({@code {"from": …}}), and its application id (null for every application).
+     */
     static ObjectNode target(dev.idem.core.fanout.FanOutTarget t) {
         ObjectNode o = Json.object();
-        o.put("event_type", t.eventType());
+        if (t.eventType() != null) o.put("event_type", t.eventType());
+        else o.putObject("event_type").put("from", t.eventTypeFrom());
         o.put("application", t.applicationId());
         return o;
     }
