@@ -20,7 +20,9 @@ import java.util.Properties;
  * leave the database {@code idem_storage} in place to look at).
  */
 public final class StorageRun {
-    private static final String[] TABLES = {"schedules", "deliveries", "attempts", "idempotency_records", "messages"};
+    private static final String[] TABLES = {
+        "schedules", "deliveries", "attempts", "idempotency_records", "messages", "delivery_counts"
+    };
 
     private StorageRun() {}
 

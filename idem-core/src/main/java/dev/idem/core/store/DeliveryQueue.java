@@ -228,6 +228,12 @@ public interface DeliveryQueue {
      */
     int pruneMessages(Instant before, int limit);
 
+    /**
+     * Deletes up to {@code limit} of the per-second counts of finished deliveries behind the dashboard's counters
+     * ({@link StatsRepository}) of seconds before {@code before}; returns how many.
+     */
+    int pruneFinishCounts(Instant before, int limit);
+
     /** Pending deliveries (scheduled, retrying, delivering): the queue depth metric. */
     long depth();
 

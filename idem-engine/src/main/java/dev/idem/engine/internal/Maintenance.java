@@ -21,6 +21,9 @@ public final class Maintenance {
     /** How long the record of a stopped or dead node is kept (it names the node that declared it dead, for operators). */
     static final Duration NODE_RECORD_RETENTION = Duration.ofDays(1);
 
+    /** How long the per-second counts behind the dashboard's counters (a window of a minute) are kept. */
+    static final Duration FINISH_COUNT_RETENTION = Duration.ofHours(1);
+
     private static final int PRUNE_BATCH = 500;
     private static final int MAX_BATCHES_PER_RUN = 20;
 
@@ -70,6 +73,7 @@ public final class Maintenance {
         int total = batches(limit -> store.queue().pruneFinished(deliveriesBefore, limit));
         total += batches(limit -> store.queue().pruneSettledSchedules(historyBefore, limit));
         total += batches(limit -> store.queue().pruneMessages(historyBefore, limit));
+        total += batches(limit -> store.queue().pruneFinishCounts(now.minus(FINISH_COUNT_RETENTION), limit));
         total += batches(limit -> store.inTransaction(tx -> tx.idempotency().pruneCreatedBefore(keysBefore, limit)));
         // a node id per process by default (host name + pid): records of stopped and dead ones would pile up
         total += store.nodes().pruneEnded(now.minus(NODE_RECORD_RETENTION));

@@ -87,6 +87,11 @@ public abstract class ForwardingQueue implements DeliveryQueue {
     }
 
     @Override
+    public int pruneFinishCounts(Instant before, int limit) {
+        return real.pruneFinishCounts(before, limit);
+    }
+
+    @Override
     public long depth() {
         return real.depth();
     }

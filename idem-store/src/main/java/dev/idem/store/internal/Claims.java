@@ -291,6 +291,7 @@ final class Claims {
                 buried.stream()
                         .map(b -> new Object[] {"not sent: " + b.error(), now, b.deliveryId(), owner})
                         .toList());
+        FinishCounts.add(sql, buried.stream().map(Undecodable::deliveryId).toList(), now);
         // a one-shot whose delivery is dead now has nothing left to attempt (docs/api.md, "Statuses"), as after any
         // outcome
         Settlement.afterOutcomes(

@@ -271,6 +271,12 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     }
 
     @Override
+    public int pruneFinishCounts(Instant before, int limit) {
+        if (limit <= 0) return 0;
+        return retrying(() -> transactions.write(sql -> FinishCounts.prune(sql, dialect, before, limit)));
+    }
+
+    @Override
     public long depth() {
         return transactions.autocommit(
                 sql -> sql.one("SELECT COUNT(*) FROM deliveries WHERE " + JdbcDeliveries.PENDING, rs -> rs.getLong(1))

@@ -3,14 +3,13 @@ package dev.idem.store.internal;
 import dev.idem.core.Tenant;
 import dev.idem.core.store.StatsRepository;
 import java.time.Instant;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Optional;
 
 /**
- * The dashboard's counters. Each query repeats a partial index's predicate word for word (SQLite uses a
- * partial index only then), so it reads the finished rows of the window, the dead-letter index or the
- * due rows, never the whole table; status values are literals for the same reason.
+ * The dashboard's counters. What finished in the window comes from the per-second counts its transactions added
+ * ({@link FinishCounts}): at most one row per second of the window, whatever the rate. The other queries repeat a
+ * partial index's predicate word for word (SQLite uses a partial index only then), so they read the dead-letter index
+ * or the due rows, never the whole table; status values are literals for the same reason.
  */
 final class JdbcStats implements StatsRepository {
     private final Sql sql;
@@ -23,14 +22,7 @@ final class JdbcStats implements StatsRepository {
     public DeliveryStats deliveryStats(Tenant tenant, Instant since, Instant now) {
         String project = tenant.projectId();
         String mode = Rows.mode(tenant.mode());
-        Map<String, Long> finished = new HashMap<>();
-        sql.query(
-                "SELECT status, COUNT(*) FROM deliveries WHERE status IN ('succeeded', 'dead', 'cancelled') AND updated_at >= ? "
-                        + "AND project_id = ? AND mode = ? GROUP BY status",
-                rs -> finished.put(rs.getString(1), rs.getLong(2)),
-                since,
-                project,
-                mode);
+        long[] finished = FinishCounts.since(sql, project, mode, since);
         long dead = count(
                 "SELECT COUNT(*) FROM deliveries WHERE status = 'dead' AND project_id = ? AND mode = ?", project, mode);
         long retrying = count(
@@ -54,13 +46,7 @@ final class JdbcStats implements StatsRepository {
                 now,
                 project,
                 mode);
-        return new DeliveryStats(
-                finished.getOrDefault("succeeded", 0L),
-                finished.getOrDefault("dead", 0L),
-                dead,
-                retrying,
-                oldestDue,
-                queued[0]);
+        return new DeliveryStats(finished[0], finished[1], dead, retrying, oldestDue, queued[0]);
     }
 
     private long count(String query, Object... args) {

@@ -43,6 +43,8 @@ final class OutcomeWriter {
         Settlement.ofLockedSchedules(sql, effects.mayComplete(), now);
         // the alerts of what this batch made dead or paused, as durable as the outcomes (see AlertWriter)
         boolean alerted = alerts.raise(new JdbcTx(sql, dialect, signal), sql, outcomes, effects.completed(), now);
+        // last: the dashboard's counter rows stay locked only from here to the commit
+        FinishCounts.add(sql, scheduleOfApplied.keySet(), now);
         return new Written(effects.completed(), alerted);
     }
 }

@@ -77,6 +77,26 @@ abstract class StatsContract extends StoreTestBase {
     }
 
     @Test
+    void theWindowCountsAreKeptPerSecondApartFromTheDeliveriesAndPrunedOnTheirOwn() {
+        Schedule mine = schedule(tenant, T0);
+        Delivery ok = delivery(mine, T0);
+        Delivery dead = delivery(mine, T0.minusMillis(1));
+        assertThat(store.queue().claimDue("n", Duration.ofMinutes(1), 10)).hasSize(2);
+        store.queue()
+                .complete(
+                        "n",
+                        List.of(outcome(ok, DeliveryStatus.SUCCEEDED, 200), outcome(dead, DeliveryStatus.DEAD, 500)));
+        clock.advance(Duration.ofSeconds(30));
+        // the rows themselves gone (as if past retention), the minute's counts stay: the window reads only them
+        assertThat(store.queue().pruneFinished(clock.instant(), 10)).isEqualTo(2);
+        assertThat(stats(tenant, Duration.ofSeconds(60))).isEqualTo(new DeliveryStats(1, 1, 0, 0, Optional.empty(), 0));
+
+        assertThat(store.queue().pruneFinishCounts(T0, 10)).isZero();
+        assertThat(store.queue().pruneFinishCounts(T0.plusSeconds(1), 10)).isEqualTo(1);
+        assertThat(stats(tenant, Duration.ofSeconds(60))).isEqualTo(new DeliveryStats(0, 0, 0, 0, Optional.empty(), 0));
+    }
+
+    @Test
     void theOldestDueDeliveryIsTheEarliestTheDispatcherCouldClaimAndHasNotClaimed() {
         Schedule mine = schedule(tenant, T0);
         Schedule paused = schedule(tenant, T0);

@@ -43,6 +43,7 @@ public final class TestStores {
             "attempts",
             "deliveries",
             "flow_usage",
+            "delivery_counts",
             "schedules",
             "idempotency_records",
             "signing_secrets",
