@@ -19,6 +19,8 @@ public final class WebhookHeaders {
     public static final String MESSAGE_ID = "Idem-Message-Id";
     /** On a message's delivery: the endpoint it goes to. */
     public static final String ENDPOINT_ID = "Idem-Endpoint-Id";
+    /** {@code true} on a test event sent to one endpoint on request (a portal's "send a test event"), else absent. */
+    public static final String TEST = "Idem-Test";
 
     public static final String USER_AGENT = "User-Agent";
     public static final String CONTENT_TYPE = "Content-Type";
@@ -53,6 +55,7 @@ public final class WebhookHeaders {
                     EVENT_TYPE,
                     MESSAGE_ID,
                     ENDPOINT_ID,
+                    TEST,
                     USER_AGENT,
                     RRULE_EXECUTION_ID,
                     RRULE_SCHEDULED_FOR,

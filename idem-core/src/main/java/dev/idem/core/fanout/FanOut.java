@@ -13,7 +13,9 @@ import dev.idem.core.Timing;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Fan-out as a pure step: a message and the endpoints that could receive it become the rows to write. Each chosen
@@ -50,19 +52,38 @@ public final class FanOut {
     public static Plan plan(
             Message message, Collection<Endpoint> candidates, JsonNode payload, IdGenerator ids, Instant now) {
         List<Endpoint> chosen = Subscribers.select(candidates, message.applicationId(), message.eventType(), payload);
+        return plan(message, chosen, Map.of(), ids, now);
+    }
+
+    /**
+     * The rows of a test of {@code endpoint}: {@code message} goes to it alone, whatever its event types and filter,
+     * a real delivery signed with its secret, marked by {@code Idem-Test: true} among its headers.
+     */
+    public static Plan test(Message message, Endpoint endpoint, IdGenerator ids, Instant now) {
+        return plan(message, List.of(endpoint), Map.of(dev.idem.wire.WebhookHeaders.TEST, "true"), ids, now);
+    }
+
+    private static Plan plan(
+            Message message, List<Endpoint> chosen, Map<String, String> extraHeaders, IdGenerator ids, Instant now) {
         List<Schedule> schedules = new ArrayList<>(chosen.size());
         List<Delivery> deliveries = new ArrayList<>(chosen.size());
         for (Endpoint e : chosen) {
             if (!e.tenant().equals(message.tenant()))
                 throw new IllegalArgumentException(
                         "endpoint " + e.id() + " is not of message " + message.id() + "'s project and mode");
+            // a reserved name no endpoint can hold: the engine sends it only on a message's delivery
+            Map<String, String> headers = e.headers();
+            if (!extraHeaders.isEmpty()) {
+                headers = new LinkedHashMap<>(e.headers() == null ? Map.of() : e.headers());
+                headers.putAll(extraHeaders);
+            }
             ScheduleDefinition def = new ScheduleDefinition(
                     e.url(),
                     new Timing.Once(now),
                     message.payloadJson(),
                     null,
                     "application/json",
-                    e.headers(),
+                    headers,
                     message.eventType(),
                     null,
                     null,

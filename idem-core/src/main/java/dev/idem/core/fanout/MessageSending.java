@@ -30,8 +30,23 @@ public final class MessageSending {
      */
     public static Optional<FanOut.Plan> write(
             StoreTx tx, IdGenerator ids, Message message, JsonNode payload, Instant now) {
-        FanOut.Plan plan = FanOut.plan(
-                message, tx.endpoints().active(message.tenant(), message.applicationId()), payload, ids, now);
+        return insert(
+                tx,
+                FanOut.plan(
+                        message, tx.endpoints().active(message.tenant(), message.applicationId()), payload, ids, now));
+    }
+
+    /**
+     * Sends {@code message} as a test to {@code endpoint} alone ({@link FanOut#test}).
+     *
+     * @return the message as stored, or empty when a message with its id existed already
+     */
+    public static Optional<Message> sendTest(
+            StoreTx tx, IdGenerator ids, Message message, Endpoint endpoint, Instant now) {
+        return insert(tx, FanOut.test(message, endpoint, ids, now)).map(FanOut.Plan::message);
+    }
+
+    private static Optional<FanOut.Plan> insert(StoreTx tx, FanOut.Plan plan) {
         if (!tx.messages().insert(plan.message())) return Optional.empty();
         if (!plan.deliveries().isEmpty()) {
             tx.schedules().insertAll(plan.schedules());

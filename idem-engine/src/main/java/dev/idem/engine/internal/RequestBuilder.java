@@ -46,12 +46,15 @@ public final class RequestBuilder {
         // the user's own headers first, so none of ours can be shadowed. Reserved and hop-by-hop names are refused at
         // create time; dropping them here too keeps a definition stored before a name was reserved from sending it.
         boolean fromSource = schedule.origin() != null && schedule.origin().kind() == Origin.Kind.SOURCE;
+        boolean fromMessage = schedule.origin() != null && schedule.origin().kind() == Origin.Kind.MESSAGE;
         def.headers().forEach((k, v) -> {
             if (!WebhookHeaders.isReserved(k) && !k.equalsIgnoreCase(WebhookHeaders.CONTENT_TYPE)) h.put(k, v);
             // a source's event carries the provider's headers under a prefix of ours, which no user definition can hold
             else if (fromSource
                     && k.regionMatches(true, 0, Origin.SOURCE_HEADER_PREFIX, 0, Origin.SOURCE_HEADER_PREFIX.length()))
                 h.put(k, v);
+            // a test event's mark, put there by the fan-out's test (reserved: no user definition or endpoint holds it)
+            else if (fromMessage && k.equalsIgnoreCase(WebhookHeaders.TEST)) h.put(WebhookHeaders.TEST, v);
         });
         h.put(WebhookHeaders.CONTENT_TYPE, def.contentType());
         h.put(WebhookHeaders.USER_AGENT, USER_AGENT);

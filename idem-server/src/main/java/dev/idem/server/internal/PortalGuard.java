@@ -28,6 +28,10 @@ final class PortalGuard {
         APPLICATION_PATH,
         /** Path segment 3 is an endpoint id. */
         ENDPOINT_PATH,
+        /** Path segment 3 is a message id: the message must be sent to the application. */
+        MESSAGE_PATH,
+        /** Path segment 3 is a delivery id: the endpoint it goes to must be the application's. */
+        DELIVERY_PATH,
         /** Query parameter {@code application} names it (a list). */
         APPLICATION_QUERY,
         /** Body field {@code application} names it (a create). */
@@ -70,6 +74,16 @@ final class PortalGuard {
                     Capability.ROTATE_SECRETS,
                     Scope.ENDPOINT_PATH,
                     "endpoint.secret.rotate"),
+            new Rule(
+                    "POST",
+                    "/v1/endpoints/{id}/send-test",
+                    Capability.SEND_TEST,
+                    Scope.ENDPOINT_PATH,
+                    "endpoint.send_test"),
+            new Rule("GET", "/v1/messages", Capability.VIEW, Scope.APPLICATION_QUERY, null),
+            new Rule("GET", "/v1/messages/{id}", Capability.VIEW, Scope.MESSAGE_PATH, null),
+            new Rule("GET", "/v1/deliveries/{id}", Capability.VIEW, Scope.DELIVERY_PATH, null),
+            new Rule("POST", "/v1/deliveries/{id}/replay", Capability.REPLAY, Scope.DELIVERY_PATH, "delivery.replay"),
             new Rule("GET", "/v1/event-types", Capability.VIEW, Scope.NONE, null),
             new Rule("GET", "/v1/event-types/{name}", Capability.VIEW, Scope.NONE, null),
             new Rule("POST", "/v1/filters/test", Capability.VIEW, Scope.NONE, null));
@@ -105,6 +119,22 @@ final class PortalGuard {
             case ENDPOINT_PATH -> {
                 String id = segment(segments, 3);
                 store.inReadTransaction(tx -> ownEndpoint(tx, tenant, scope, id));
+            }
+            case MESSAGE_PATH -> {
+                String id = segment(segments, 3);
+                store.inReadTransaction(tx -> tx.messages()
+                                .find(tenant, id)
+                                .filter(m -> scope.applicationId().equals(m.applicationId())))
+                        .orElseThrow(() -> ApiException.notFound("message", id));
+            }
+            case DELIVERY_PATH -> {
+                String id = segment(segments, 3);
+                store.inReadTransaction(tx -> tx.deliveries()
+                                .find(tenant, id)
+                                .filter(d -> d.endpointId() != null)
+                                .flatMap(d -> tx.endpoints().find(tenant, d.endpointId()))
+                                .filter(e -> scope.applicationId().equals(e.applicationId())))
+                        .orElseThrow(() -> ApiException.notFound("delivery", id));
             }
             case APPLICATION_QUERY -> {
                 String given = ctx.queryParam("application");

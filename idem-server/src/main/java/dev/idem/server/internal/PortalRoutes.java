@@ -6,11 +6,12 @@ import java.net.URI;
 
 /**
  * The portal's API routes (docs/portal.md): minting and revoking links for an application, the page's exchange of a
- * link's token for a session, the session's own description, and the audit log of what portal sessions changed.
+ * link's token for a session, the session's own description, sending an endpoint a test event, and the audit log of what portal sessions changed.
  * Registered by one line in {@link HttpApi}.
  */
 final class PortalRoutes {
     static final String ACCESS_PATH = "/v1/applications/{id}/portal-access";
+    static final String TEST_PATH = "/v1/endpoints/{id}/send-test";
 
     private PortalRoutes() {}
 
@@ -37,6 +38,13 @@ final class PortalRoutes {
                                     tenant,
                                     ctx.pathParam("id"),
                                     session == null || session.isEmpty() ? null : session));
+        });
+        TestEventService tests = new TestEventService(s.ids(), s.clock());
+        r.post(TEST_PATH, ctx -> {
+            HttpApi.checkSize(ctx);
+            var body = HttpApi.body(ctx);
+            dev.idem.core.Tenant tenant = Authenticator.tenant(ctx);
+            s.idempotency().run(ctx, tenant, tx -> tests.send(tx, tenant, ctx.pathParam("id"), body));
         });
         PortalPage.install(r, s.store());
         r.post(PortalAuth.EXCHANGE_PATH, ctx -> answer(ctx, access.exchange(linkScope(ctx))));

@@ -39,7 +39,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class PortalAccessContract {
-    private static final String KEY = "sk_test_portal0123456789";
+    static final String KEY = "sk_test_portal0123456789";
 
     @TempDir
     static Path dir;
@@ -84,36 +84,36 @@ abstract class PortalAccessContract {
         if (db != null) db.close();
     }
 
-    private ApiClientForTests.Reply key(String method, String path, String body) {
+    ApiClientForTests.Reply key(String method, String path, String body) {
         return api.call(method, path, KEY, body);
     }
 
-    private static String id(ApiClientForTests.Reply r) {
+    static String id(ApiClientForTests.Reply r) {
         assertThat(r.status()).as(r.raw()).isBetween(200, 201);
         return r.json().get("id").asText();
     }
 
-    private String app(String uid) {
+    String app(String uid) {
         return id(key("POST", "/v1/applications", "{\"name\":\"" + uid + "\",\"uid\":\"" + uid + "\"}"));
     }
 
-    private String endpoint(String app) {
+    String endpoint(String app) {
         String application = app == null ? "" : ",\"application\":\"" + app + "\"";
         return id(key("POST", "/v1/endpoints", "{\"url\":\"" + receiver.url("/hook") + "\"" + application + "}"));
     }
 
-    private JsonNode link(String app, String body) {
+    JsonNode link(String app, String body) {
         var r = key("POST", "/v1/applications/" + app + "/portal-access", body);
         assertThat(r.status()).as(r.raw()).isEqualTo(201);
         return r.json();
     }
 
     /** A session opened with a new link to {@code app} given {@code body}. */
-    private String session(String app, String body) {
+    String session(String app, String body) {
         return exchange(link(app, body).get("token").asText());
     }
 
-    private String exchange(String linkToken) {
+    String exchange(String linkToken) {
         var r = api.call("POST", "/v1/portal/sessions", linkToken, "{}");
         assertThat(r.status()).as(r.raw()).isEqualTo(201);
         String token = r.json().get("token").asText();
@@ -121,7 +121,7 @@ abstract class PortalAccessContract {
         return token;
     }
 
-    private static void assertStatus(ApiClientForTests.Reply r, int status, String code) {
+    static void assertStatus(ApiClientForTests.Reply r, int status, String code) {
         assertThat(r.status()).as(r.raw()).isEqualTo(status);
         assertThat(r.json().get("error").get("code").asText()).as(r.raw()).isEqualTo(code);
     }

@@ -48,7 +48,16 @@ final class PortalApiWalk {
         call(403, "GET", "/v1/schedules", session, null);
 
         String endpoint = "{\"url\":\"" + url + "\",\"application\":\"walk_portal\",\"description\":\"by portal\"}";
-        call(201, "POST", "/v1/endpoints", session, endpoint);
+        String created = call(201, "POST", "/v1/endpoints", session, endpoint)
+                .json()
+                .get("id")
+                .asText();
+        call(201, "POST", "/v1/event-types", key, "{\"name\":\"walk.tested\",\"example\":{\"ok\":true}}");
+        String test = "/v1/endpoints/" + created + "/send-test";
+        call(201, "POST", test, key, "{\"event_type\":\"walk.tested\"}");
+        call(400, "POST", test, key, "{\"event_type\":\"walk.unknown\"}");
+        call(403, "POST", test, session, "{\"event_type\":\"walk.tested\"}");
+        call(404, "POST", "/v1/endpoints/ep_nosuchendpoint/send-test", key, "{\"event_type\":\"walk.tested\"}");
         var log = call(200, "GET", "/v1/audit-log?application=walk_portal", key, null);
         assertThat(log.json().get("data").get(0).get("action").asText()).isEqualTo("endpoint.create");
         call(404, "GET", "/v1/audit-log?application=app_nosuchapp", key, null);

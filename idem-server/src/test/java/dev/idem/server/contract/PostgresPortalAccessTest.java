@@ -4,7 +4,7 @@ import dev.idem.store.testing.TestDatabase;
 import dev.idem.store.testing.TestStores;
 import java.nio.file.Path;
 
-class PostgresPortalAccessTest extends PortalAccessContract {
+class PostgresPortalAccessTest extends PortalDeliveriesContract {
     @Override
     TestDatabase database(Path dir) {
         return TestStores.postgresDatabase();

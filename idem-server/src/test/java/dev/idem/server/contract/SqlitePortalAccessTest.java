@@ -4,7 +4,7 @@ import dev.idem.store.testing.TestDatabase;
 import dev.idem.store.testing.TestStores;
 import java.nio.file.Path;
 
-class SqlitePortalAccessTest extends PortalAccessContract {
+class SqlitePortalAccessTest extends PortalDeliveriesContract {
     @Override
     TestDatabase database(Path dir) {
         return TestStores.sqliteDatabase(dir);
