@@ -1,7 +1,7 @@
 /**
  * The JDBC store: {@code dev.idem.store} opens a PostgreSQL or SQLite store ({@code JdbcStores}, {@code StoreConfig})
- * and holds the master keys that seal secrets at rest. {@code dev.idem.store.internal} (SQL, dialects, migrations'
- * checks) is exported to the server only, whose {@code MasterKeyAdmin} drives the re-sealing walk.
+ * and holds the master keys that seal secrets at rest ({@code Resealing} walks them). {@code dev.idem.store.internal}
+ * (SQL, dialects, the re-sealing walk) is not exported.
  */
 module dev.idem.store {
     requires transitive dev.idem.core;
@@ -15,6 +15,4 @@ module dev.idem.store {
     requires org.slf4j;
 
     exports dev.idem.store;
-    exports dev.idem.store.internal to
-            dev.idem.server;
 }

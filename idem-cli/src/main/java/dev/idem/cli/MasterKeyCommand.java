@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.idem.server.MasterKeyAdmin;
 import dev.idem.store.MasterKeyFile;
 import dev.idem.store.MasterKeys;
-import dev.idem.store.internal.Resealing;
+import dev.idem.store.Resealing;
 import java.io.PrintWriter;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Path;

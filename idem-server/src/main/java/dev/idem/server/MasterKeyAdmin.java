@@ -3,7 +3,7 @@ package dev.idem.server;
 import dev.idem.core.store.Store;
 import dev.idem.store.JdbcStores;
 import dev.idem.store.MasterKeys;
-import dev.idem.store.internal.Resealing;
+import dev.idem.store.Resealing;
 import java.time.Clock;
 import java.util.function.BiConsumer;
 

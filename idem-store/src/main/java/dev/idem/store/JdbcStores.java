@@ -7,7 +7,6 @@ import dev.idem.core.store.StoreException;
 import dev.idem.core.store.StoreNotFoundException;
 import dev.idem.store.internal.Dialect;
 import dev.idem.store.internal.JdbcStore;
-import dev.idem.store.internal.Resealing;
 import dev.idem.store.internal.SecretsAtRest;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -10,7 +10,6 @@ class ModuleExportsTest {
     @Test
     void exportsExactlyTheApiPackages() {
         assertThat(ModuleExports.descriptorOf(JdbcStores.class).name()).isEqualTo("dev.idem.store");
-        assertThat(ModuleExports.of(JdbcStores.class))
-                .containsExactly("dev.idem.store", "dev.idem.store.internal to dev.idem.server");
+        assertThat(ModuleExports.of(JdbcStores.class)).containsExactly("dev.idem.store");
     }
 }

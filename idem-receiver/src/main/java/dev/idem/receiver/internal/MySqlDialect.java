@@ -8,7 +8,7 @@ import java.util.List;
  * MySQL and MariaDB: {@code INSERT IGNORE} instead of {@code ON CONFLICT}, a locking read for the latest commit
  * under REPEATABLE READ, {@code DELETE … LIMIT}, and no {@code CREATE INDEX IF NOT EXISTS}. Not public API.
  */
-public final class MySqlDialect implements Dialect {
+final class MySqlDialect implements Dialect {
     static final MySqlDialect INSTANCE = new MySqlDialect();
     private static final int DUPLICATE_KEY_NAME = 1061;
     private static final int LOCK_WAIT_TIMEOUT = 1205;

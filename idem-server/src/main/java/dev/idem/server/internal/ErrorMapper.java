@@ -11,7 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** The one place errors become HTTP responses: always the documented shape (docs/api.md), with the request id. */
-public final class ErrorMapper {
+final class ErrorMapper {
     private static final Logger log = LoggerFactory.getLogger(ErrorMapper.class);
     private static final java.util.Set<String> UNREADABLE = java.util.Set.of(
             "org.eclipse.jetty.http.BadMessageException",

@@ -4,7 +4,7 @@ import dev.idem.core.IdGenerator;
 import io.javalin.http.Context;
 
 /** Gives every request a {@code req_…} id, echoed in the {@code Request-Id} header and in errors. */
-public final class RequestIds {
+final class RequestIds {
     private static final String ATTR = "idem.requestId";
 
     private RequestIds() {}

@@ -6,6 +6,7 @@ import dev.idem.core.store.NodeRegistry;
 import dev.idem.core.store.Store;
 import dev.idem.core.store.StoreException;
 import dev.idem.core.store.StoreTx;
+import dev.idem.store.Resealing;
 import dev.idem.store.SecretCipher;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -91,7 +92,7 @@ public final class JdbcStore implements Store {
 
     /** The secret columns' batch walker, over this store's pool and master keys. */
     public Resealing resealing() {
-        return new Resealing(transactions, dialect, cipher);
+        return new ResealingWalk(transactions, dialect, cipher);
     }
 
     @Override

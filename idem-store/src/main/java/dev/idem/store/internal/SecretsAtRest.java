@@ -3,6 +3,7 @@ package dev.idem.store.internal;
 import dev.idem.core.store.StoreException;
 import dev.idem.store.MasterKeyException;
 import dev.idem.store.MasterKeys;
+import dev.idem.store.Resealing;
 import java.util.List;
 import java.util.Map;
 

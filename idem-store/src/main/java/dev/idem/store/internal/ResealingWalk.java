@@ -1,85 +1,46 @@
 package dev.idem.store.internal;
 
+import dev.idem.store.Resealing;
 import dev.idem.store.SecretCipher;
 import dev.idem.store.internal.SealedColumns.Column;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
-/**
- * Walks the {@link SealedColumns} in small batches: seals what a migration left in plain text, re-seals under the
- * primary key what older keys sealed ({@code keys master rewrap}), and counts what each key sealed. Each batch is one
- * short transaction whose updates are compare-and-set on the value read, so a rotation that writes a row meanwhile is
- * kept (its value is sealed by its writer's primary) and nothing is ever locked for longer than a batch: no table lock,
- * no pause in deliveries. It keeps no state: run again after a crash, it finds what is left.
- */
-public final class Resealing {
+/** The {@link Resealing} walk over the {@link SealedColumns}, in batches of {@value #BATCH} rows. */
+final class ResealingWalk implements Resealing {
     /** Rows per transaction. */
     static final int BATCH = 200;
-
-    /** Counts, per column and per key id ({@link #PLAINTEXT} for values not sealed yet). */
-    public record Census(Map<String, Map<String, Long>> byColumn) {
-        /** The key ids sealing at least one value. */
-        public Set<String> keyIds() {
-            Set<String> ids = new LinkedHashSet<>();
-            byColumn.values()
-                    .forEach(m -> m.keySet().forEach(id -> {
-                        if (!id.equals(PLAINTEXT)) ids.add(id);
-                    }));
-            return ids;
-        }
-
-        /** Values sealed by a key other than {@code primaryId}, or not sealed. */
-        public long notUnder(String primaryId) {
-            return byColumn.values().stream()
-                    .flatMap(m -> m.entrySet().stream())
-                    .filter(e -> !e.getKey().equals(primaryId))
-                    .mapToLong(Map.Entry::getValue)
-                    .sum();
-        }
-    }
-
-    /** What one pass changed. */
-    public record Outcome(long resealed, long skippedConcurrentWrites) {}
-
-    /** The census's name for values still in plain text. */
-    public static final String PLAINTEXT = "plaintext";
 
     private final Transactions transactions;
     private final Dialect dialect;
     private final SecretCipher cipher;
 
-    Resealing(Transactions transactions, Dialect dialect, SecretCipher cipher) {
+    ResealingWalk(Transactions transactions, Dialect dialect, SecretCipher cipher) {
         this.transactions = transactions;
         this.dialect = dialect;
         this.cipher = cipher;
     }
 
-    /** The keyset this store seals and opens with. */
+    @Override
     public dev.idem.store.MasterKeys keys() {
         return cipher.keys();
     }
 
-    /** Seals every value a migration left as {@code plain:} text. */
+    @Override
     public Outcome sealPlaintext() {
         String plainFilter = "substr(%s, 1, " + SealedColumns.PLAIN.length() + ") = '" + SealedColumns.PLAIN + "'";
         return everyColumn(plainFilter, null, null);
     }
 
-    /**
-     * Re-seals under the primary key every value another key sealed (and seals any left in plain text).
-     *
-     * @param progress told after each batch: the column and how many of its values were re-sealed so far
-     */
+    @Override
     public Outcome rewrap(java.util.function.BiConsumer<String, Long> progress) {
         String primaryPrefix = SecretCipher.PREFIX + cipher.keys().primaryId() + ":";
         return everyColumn("substr(%s, 1, " + primaryPrefix.length() + ") <> ?", primaryPrefix, progress);
     }
 
-    /** How many values of each column each key sealed. */
+    @Override
     public Census census() {
         Map<String, Map<String, Long>> out = new LinkedHashMap<>();
         for (Column c : SealedColumns.ALL) {
