@@ -15,6 +15,19 @@ public interface Store extends AutoCloseable {
     <T> T inTransaction(Function<StoreTx, T> work);
 
     /**
+     * Runs {@code work} as {@link #inTransaction} does, in a transaction it may share with the grouped work of other
+     * threads (group commit): a burst of small writes commits together. The result is returned, or the work's
+     * exception thrown, only once the outcome is known: a result means the work committed. Work that throws is
+     * rolled back and never fails its neighbours (each of them then runs in a transaction of its own); a failed
+     * COMMIT fails every work of the group. The work must only write through the {@link StoreTx} and be safe to run
+     * again (it may run twice when a neighbour fails); it runs on another thread than the caller's, which must not be
+     * inside a transaction itself.
+     */
+    default <T> T inGroupCommit(Function<StoreTx, T> work) {
+        return inTransaction(work);
+    }
+
+    /**
      * Runs {@code work}, which only reads, in one read-only transaction: it sees one consistent state and
      * never waits for writers (on SQLite it runs beside the single writer instead of queueing for it).
      * A write inside fails with a {@link StoreException} and changes nothing. Use it for lookups on hot

@@ -38,7 +38,13 @@ final class FanoutRoutes {
         r.post("/v1/filters/test", mutation(s, (tx, ctx, body) -> ApiResponse.ok(filterTest(body))));
 
         MessageService messages = new MessageService(s.store(), s.ids(), s.clock());
-        r.post("/v1/messages", mutation(s, (tx, ctx, body) -> messages.send(tx, tenant(ctx), body)));
+        r.post("/v1/messages", ctx -> {
+            HttpApi.checkSize(ctx);
+            ObjectNode body = HttpApi.body(ctx);
+            // many small sends share transactions; a body the work refuses rolls its group back, whose requests then
+            // run one by one, so it fails alone
+            s.idempotency().runGrouped(ctx, tenant(ctx), tx -> messages.send(tx, tenant(ctx), body));
+        });
         r.get(
                 "/v1/messages",
                 ctx -> HttpApi.json(

@@ -89,7 +89,7 @@ public final class HttpApi {
                 java.time.Instant now = s.clock().instant();
                 ScheduleParser.Parsed parsed = s.schedules().parse(body(ctx), now);
                 s.idempotency()
-                        .run(
+                        .runGrouped(
                                 ctx,
                                 Authenticator.tenant(ctx),
                                 tx -> s.schedules().create(tx, Authenticator.tenant(ctx), parsed, now));

@@ -45,7 +45,9 @@ public final class RateLimiter {
         Bucket b = buckets.computeIfAbsent(key, k -> new Bucket(cap, now));
         double wait;
         synchronized (b) {
-            b.tokens = Math.min(cap, b.tokens + (now - b.lastMillis) * rate / 1000.0);
+            // a caller that read the clock before another one took its token may come in with an earlier instant:
+            // no time passed for it (else a high rate under many concurrent callers drains the bucket below zero)
+            b.tokens = Math.min(cap, b.tokens + Math.max(0, now - b.lastMillis) * rate / 1000.0);
             b.lastMillis = Math.max(b.lastMillis, now);
             if (b.tokens >= 1) {
                 b.tokens -= 1;

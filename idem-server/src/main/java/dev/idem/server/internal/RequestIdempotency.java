@@ -41,15 +41,28 @@ public final class RequestIdempotency {
 
     /** Runs {@code mutation} in one transaction (with the key's record when the header is present) and answers. */
     public void run(Context ctx, Tenant tenant, Function<StoreTx, ApiResponse> mutation) {
+        run(ctx, tenant, mutation, false);
+    }
+
+    /**
+     * As {@link #run}, the transaction shared with other requests' grouped mutations ({@link Store#inGroupCommit}):
+     * for the small, frequent creates (a schedule, a message), whose answer still follows their own commit. The
+     * mutation may run twice (when a neighbour in its group fails), so it must do nothing outside the transaction.
+     */
+    public void runGrouped(Context ctx, Tenant tenant, Function<StoreTx, ApiResponse> mutation) {
+        run(ctx, tenant, mutation, true);
+    }
+
+    private void run(Context ctx, Tenant tenant, Function<StoreTx, ApiResponse> mutation, boolean grouped) {
         String key = ctx.header(HEADER);
         ApiResponse response;
         if (key == null) {
-            response = store.inTransaction(tx -> audited(ctx, tx, mutation));
+            response = transaction(grouped, tx -> audited(ctx, tx, mutation));
         } else {
             String fingerprint = fingerprint(ctx, key);
             if (replayed(ctx, claim(tenant, key, fingerprint))) return;
             try {
-                response = store.inTransaction(tx -> {
+                response = transaction(grouped, tx -> {
                     ApiResponse r = audited(ctx, tx, mutation);
                     tx.idempotency()
                             .complete(tenant, key, r.status(), new Stored(r.headers(), Json.bytes(r.body())).encode());
@@ -67,6 +80,10 @@ public final class RequestIdempotency {
             }
         }
         answer(ctx, response);
+    }
+
+    private <T> T transaction(boolean grouped, Function<StoreTx, T> work) {
+        return grouped ? store.inGroupCommit(work) : store.inTransaction(work);
     }
 
     /** The mutation's response; a change a portal session made is recorded in the same transaction. */

@@ -84,7 +84,8 @@ public final class SourceIngest {
                         contentType == null || contentType.isBlank() ? "application/octet-stream" : contentType)
                 .withHeaders(forwarded(headers))
                 .withDedupId(eventId);
-        InternalOneShots.Created c = store.inTransaction(tx -> InternalOneShots.create(tx, ids, req, now));
+        // committed with other requests' events in one transaction, answered after that commit
+        InternalOneShots.Created c = store.inGroupCommit(tx -> InternalOneShots.create(tx, ids, req, now));
         return new Answer(200, committed(source, eventId, c.deliveryId(), c.deduplicated()));
     }
 
@@ -127,7 +128,7 @@ public final class SourceIngest {
                         "body",
                         "Source " + source.id() + " takes each event's type from " + target.eventTypeFrom()
                                 + ", which this event does not give as an event type name"));
-        InboundFanOut.Sent sent = store.inTransaction(tx ->
+        InboundFanOut.Sent sent = store.inGroupCommit(tx ->
                 InboundFanOut.send(tx, ids, source.tenant(), source.id(), target, eventType, json, tree, eventId, now));
         ObjectNode o = committed(source, eventId, null, sent.deduplicated());
         o.put("message_id", sent.messageId());

@@ -30,6 +30,7 @@ public final class JdbcStore implements Store {
     private final java.util.function.Supplier<HikariDataSource> probePoolFactory;
     private final SecretCipher cipher;
     private final StoreGate gate;
+    private final GroupCommit groupCommit;
     private HikariDataSource livenessPool;
     private HikariDataSource probePool;
     private boolean closed;
@@ -62,6 +63,7 @@ public final class JdbcStore implements Store {
                 databaseClock,
                 new dev.idem.core.IdGenerator(clock, new java.security.SecureRandom()));
         this.nodes = new JdbcNodes(livenessTransactions, queue);
+        this.groupCommit = new GroupCommit(transactions, sql -> new JdbcTx(sql, dialect, signal, cipher), signal);
     }
 
     /**
@@ -106,6 +108,16 @@ public final class JdbcStore implements Store {
                 true);
         if (tx[0].signalled()) signal.afterCommit();
         return result;
+    }
+
+    @Override
+    public <T> T inGroupCommit(Function<StoreTx, T> work) {
+        return groupCommit.run(work);
+    }
+
+    /** The group commit's writer (its counts, and a test's hook before its COMMIT). */
+    GroupCommit groupCommit() {
+        return groupCommit;
     }
 
     @Override
@@ -198,6 +210,7 @@ public final class JdbcStore implements Store {
 
     @Override
     public void close() {
+        groupCommit.close();
         signal.close();
         HikariDataSource liveness;
         HikariDataSource probes;

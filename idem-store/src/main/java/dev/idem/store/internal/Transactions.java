@@ -19,6 +19,8 @@ final class Transactions {
     private final Supplier<HikariDataSource> pool;
     /** What bounds the wait for a connection when the database stops answering; null: the pool's own timeout. */
     private final StoreGate gate;
+    /** Whether this thread is inside a write transaction (of any pool): grouped work must not wait from there. */
+    private static final ThreadLocal<Boolean> WRITING = ThreadLocal.withInitial(() -> false);
 
     /** @param pool the pool, asked at each transaction (the liveness pool is made on first use and refused once closed) */
     Transactions(Dialect dialect, Supplier<HikariDataSource> pool) {
@@ -64,6 +66,8 @@ final class Transactions {
             // The inner transaction would wait for the outer one's write lock forever.
             throw new IllegalStateException("store transactions do not nest: this thread is already inside one");
         lock.lock();
+        boolean outer = WRITING.get();
+        WRITING.set(true);
         try (Connection c = connection(source)) {
             try {
                 dialect.begin(c);
@@ -101,8 +105,14 @@ final class Transactions {
         } catch (SQLException e) {
             throw Sql.failure("connect", e);
         } finally {
+            WRITING.set(outer);
             lock.unlock();
         }
+    }
+
+    /** Whether the calling thread is inside a write transaction now. */
+    static boolean writing() {
+        return WRITING.get();
     }
 
     /** Runs {@code work}, which only reads, in one read-only transaction beside the writer (the dialect's way). */

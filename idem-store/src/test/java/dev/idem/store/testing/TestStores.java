@@ -225,6 +225,11 @@ public final class TestStores {
         }
     }
 
+    /** The store a test store wraps (one that drops its database when closed), or {@code store} itself. */
+    public static Store unwrap(Store store) {
+        return store instanceof DroppingStore d ? d.inner() : store;
+    }
+
     /** A store that drops its database when closed. */
     private record DroppingStore(Store inner, TestDatabase db) implements Store {
         @Override
@@ -235,6 +240,11 @@ public final class TestStores {
         @Override
         public <T> T inReadTransaction(Function<StoreTx, T> work) {
             return inner.inReadTransaction(work);
+        }
+
+        @Override
+        public <T> T inGroupCommit(Function<StoreTx, T> work) {
+            return inner.inGroupCommit(work);
         }
 
         @Override
