@@ -17,7 +17,8 @@ import java.util.Properties;
  * autovacuum leaves) and after {@code VACUUM FULL} (the live rows alone); and how long the dashboard's counters
  * ({@code GET /v1/stats}'s store read) take on the empty store and with that history.
  * {@code java [-Dkeep=true] -cp idem-bench/target/idem-bench.jar dev.idem.bench.StorageRun [deliveries]} ({@code keep}:
- * leave the database {@code idem_storage} in place to look at).
+ * leave the database {@code idem_storage} in place to look at); {@code … StorageRun soak [perRound] [rounds]} for
+ * {@link #soak}.
  */
 public final class StorageRun {
     private static final String[] TABLES = {
@@ -27,6 +28,10 @@ public final class StorageRun {
     private StorageRun() {}
 
     public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("soak")) {
+            soak(args.length > 1 ? Integer.parseInt(args[1]) : 20_000, args.length > 2 ? Integer.parseInt(args[2]) : 8);
+            return;
+        }
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
         BenchOptions options = BenchOptions.parse(new String[] {"--db", "idem_storage", "--only", "idem"});
         Postgres postgres = new Postgres(options);
@@ -72,6 +77,56 @@ public final class StorageRun {
                     statsLatency(idem, Duration.ofMinutes(10)));
         }
         if (!Boolean.getBoolean("keep")) postgres.drop(options.dbPrefix());
+    }
+
+    /**
+     * Sustained deliveries under a retention of one round: each round delivers {@code perRound} one-shots, then prunes
+     * what finished before the round began (the pruner's statements, in its order and batches, with that cutoff where
+     * the engine would take now minus its retention), then vacuums as autovacuum would; the tables' size per round
+     * should stop growing once the first round has aged out.
+     */
+    private static void soak(int perRound, int rounds) throws Exception {
+        BenchOptions options = BenchOptions.parse(new String[] {"--db", "idem_storage", "--only", "idem"});
+        Postgres postgres = new Postgres(options);
+        try (Receiver receiver = new Receiver(options.jdkReceiver(), options.receiverThreads());
+                IdemContender idem = new IdemContender(options, receiver, postgres);
+                Connection c = connect(options, options.dbPrefix())) {
+            System.out.printf(
+                    Locale.ROOT,
+                    "soak: %,d one-shots a round, retention one round (the previous round's history is pruned after each)%n",
+                    perRound);
+            System.out.printf(
+                    Locale.ROOT,
+                    "  %5s %10s %10s %10s %8s %14s%n",
+                    "round",
+                    "schedules",
+                    "deliveries",
+                    "attempts",
+                    "pruned",
+                    "bytes");
+            for (int round = 1; round <= rounds; round++) {
+                Instant cutoff = idem.store().queue().now();
+                Phase p = idem.burst("soak" + round, perRound);
+                if (p.completed() != perRound || p.pendingAfter() != 0)
+                    throw new IllegalStateException("round " + round + " delivered " + p.completed());
+                int pruned = 0;
+                for (int k; (k = idem.store().queue().pruneFinished(cutoff, 500)) > 0; ) pruned += k;
+                for (int k; (k = idem.store().queue().pruneSettledSchedules(cutoff, 500)) > 0; ) pruned += k;
+                exec(c, "VACUUM ANALYZE");
+                long bytes = 0;
+                for (String table : TABLES) bytes += one(c, "SELECT pg_total_relation_size('" + table + "')");
+                System.out.printf(
+                        Locale.ROOT,
+                        "  %5d %,10d %,10d %,10d %,8d %,14d%n",
+                        round,
+                        one(c, "SELECT count(*) FROM schedules"),
+                        one(c, "SELECT count(*) FROM deliveries"),
+                        one(c, "SELECT count(*) FROM attempts"),
+                        pruned,
+                        bytes);
+            }
+        }
+        postgres.drop(options.dbPrefix());
     }
 
     /** Prints each table's rows, heap and index bytes per delivery; returns the total bytes. */
