@@ -118,22 +118,21 @@ final class AttemptLifecycle {
         }
         onWire.incrementAndGet();
         long sentNanos = System.nanoTime();
-        attempts.send(h.claim(), timeout)
-                .exceptionally(e -> {
-                    log.error("sending delivery {} failed inside the engine; its lease will expire", h.id(), e);
-                    return Sent.aborted();
-                })
-                .thenCompose(sent -> {
-                    onWire.decrementAndGet();
-                    answered(h, sent.congestion(), System.nanoTime() - sentNanos);
-                    return sent.ending() == Sent.Ending.ANSWERED
-                            ? attempts.record(h.claim(), sent.result()).thenApply(written -> sent)
-                            : java.util.concurrent.CompletableFuture.completedFuture(sent);
-                })
-                .whenComplete((sent, e) -> {
-                    if (sent != null && sent.ending() == Sent.Ending.NOT_ATTEMPTED) ledger.giveBack(List.of(h));
-                    else ledger.done(h);
-                });
+        attempts.send(h.claim(), timeout).whenComplete((sent, e) -> {
+            if (e != null) log.error("sending delivery {} failed inside the engine; its lease will expire", h.id(), e);
+            ended(h, e == null ? sent : Sent.aborted(), System.nanoTime() - sentNanos);
+        });
+    }
+
+    /** The exchange ended: its destination's slot frees at once, then the outcome is decided and recorded. */
+    private void ended(Held h, Sent sent, long rttNanos) {
+        onWire.decrementAndGet();
+        answered(h, sent.congestion(), rttNanos);
+        switch (sent.ending()) {
+            case ANSWERED -> attempts.record(h.claim(), sent.result()).whenComplete((written, e) -> ledger.done(h));
+            case NOT_ATTEMPTED -> ledger.giveBack(List.of(h));
+            case ABORTED -> ledger.done(h);
+        }
     }
 
     /** Frees a destination slot that was never used on the wire. */
