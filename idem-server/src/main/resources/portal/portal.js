@@ -105,11 +105,13 @@
     $("add-endpoint").hidden = !can("manage_endpoints");
     $("nav-endpoints").addEventListener("click", () => show("endpoints"));
     $("nav-event-types").addEventListener("click", () => show("event-types"));
+    $("nav-messages").addEventListener("click", () => show("messages"));
     $("add-endpoint").addEventListener("click", () => startForm(null));
     $("ep-cancel").addEventListener("click", closeForm);
     $("endpoint-form").addEventListener("submit", save);
     $("filter-try").addEventListener("click", tryFilter);
     await loadCatalogue();
+    window.IdemPortal.messages.install();
     await show("endpoints");
   }
 
@@ -134,13 +136,14 @@
   }
 
   async function show(view) {
-    for (const v of ["endpoints", "event-types"]) {
+    for (const v of ["endpoints", "messages", "event-types"]) {
       $("view-" + v).hidden = v !== view;
       if (v === view) $("nav-" + v).setAttribute("aria-current", "page");
       else $("nav-" + v).removeAttribute("aria-current");
     }
     notice("");
     if (view === "endpoints") await loadEndpoints();
+    else if (view === "messages") await window.IdemPortal.messages.show();
     else renderCatalogue();
   }
 
@@ -342,6 +345,18 @@
       ? "The example of " + type.name + " matches: it would be sent."
       : "The example of " + type.name + " does not match: it would not be sent.";
   }
+
+  // what the messages view (portal-messages.js) shares with this script
+  window.IdemPortal = {
+    $,
+    el,
+    api,
+    can,
+    button,
+    notice,
+    session: () => session,
+    catalogue: () => catalogue,
+  };
 
   document.addEventListener("DOMContentLoaded", () =>
     open().catch((err) => {

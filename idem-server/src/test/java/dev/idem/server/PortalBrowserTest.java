@@ -392,4 +392,94 @@ class PortalBrowserTest {
                 "/v1/settings",
                 "{\"portal\":{\"frame_ancestors\":[],\"display_name\":null,\"primary_color\":null}}");
     }
+
+    /** Sends a message to {@code app} through the API: its id. */
+    private String message(String app, String eventType) {
+        return id(call(
+                "POST",
+                "/v1/messages",
+                "{\"event_type\":\"" + eventType + "\",\"application\":\"" + app + "\",\"payload\":{\"parcel\":7}}"));
+    }
+
+    private List<LoopbackReceiver.Received> at(String path) {
+        return receiver.requests.stream().filter(r -> r.path().equals(path)).toList();
+    }
+
+    /** Opens the messages view and waits for {@code msg}'s card to show its delivery as {@code status}. */
+    private void messagesShow(String msg, String status) {
+        browser.findElement(By.id("nav-messages")).click();
+        wait.until(d -> {
+            var badges = d.findElements(By.cssSelector(".message[data-id='" + msg + "'] .delivery .badge"));
+            if (!badges.isEmpty() && badges.get(0).getText().equals(status)) return true;
+            d.findElement(By.id("search-go")).click();
+            return false;
+        });
+    }
+
+    @Test
+    void anEndpointAddedInThePortalReceivesAMessageSentThroughTheApiAndItsAttemptsShow() throws Exception {
+        String app = app("browser_flow");
+        call("POST", "/v1/event-types", "{\"name\":\"parcel.sent\",\"example\":{\"parcel\":1}}");
+        openPortal(link(app, "{}").get("url").asText());
+        browser.findElement(By.id("add-endpoint")).click();
+        browser.findElement(By.id("ep-url")).sendKeys(receiver.url("/flow-added"));
+        browser.findElement(By.id("ep-save")).click();
+        wait.until(d -> endpointIds().size() == 1);
+
+        String msg = message(app, "parcel.sent");
+        wait.until(d -> !at("/flow-added").isEmpty());
+        assertThat(at("/flow-added").get(0).header("webhook-id")).isEqualTo(msg);
+        messagesShow(msg, "succeeded");
+        // the default link grants no test events
+        assertThat(browser.findElement(By.id("test-form")).isDisplayed()).isFalse();
+        browser.findElement(By.cssSelector(".message[data-id='" + msg + "'] .show-attempts"))
+                .click();
+        wait.until(d -> d.findElement(By.cssSelector(".message[data-id='" + msg + "'] .attempt"))
+                .getText()
+                .contains("HTTP 200"));
+        assertThat(browser.findElement(By.cssSelector(".message[data-id='" + msg + "'] .request"))
+                        .getText())
+                .contains("POST " + receiver.url("/flow-added"), "webhook-id: " + msg, "{\"parcel\":7}");
+        screenshot("messages");
+        assertNoPolicyViolation();
+    }
+
+    @Test
+    void aDeliveryIsReplayedAndATestEventSentFromThePortal() throws Exception {
+        String app = app("browser_replay");
+        call("POST", "/v1/event-types", "{\"name\":\"parcel.lost\",\"example\":{\"parcel\":2}}");
+        String ep = endpoint(app, "/replayed");
+        String msg = message(app, "parcel.lost");
+        wait.until(d -> at("/replayed").size() == 1);
+
+        openPortal(link(app, "{\"capabilities\":[\"view\"]}").get("url").asText());
+        messagesShow(msg, "succeeded");
+        assertThat(browser.findElements(By.cssSelector(".replay"))).isEmpty();
+        assertThat(browser.findElement(By.id("test-form")).isDisplayed()).isFalse();
+
+        freshTab();
+        openPortal(link(app, "{\"capabilities\":[\"view\",\"replay\",\"send_test\"],\"session\":\"support\"}")
+                .get("url")
+                .asText());
+        messagesShow(msg, "succeeded");
+        browser.findElement(By.cssSelector(".message[data-id='" + msg + "'] .replay"))
+                .click();
+        wait.until(d -> d.findElement(By.id("notice")).getText().contains("sent again"));
+        wait.until(d -> at("/replayed").size() == 2);
+        assertThat(at("/replayed").get(1).header("webhook-id")).isEqualTo(msg);
+        screenshot("replayed");
+
+        new org.openqa.selenium.support.ui.Select(browser.findElement(By.id("test-endpoint"))).selectByValue(ep);
+        new org.openqa.selenium.support.ui.Select(browser.findElement(By.id("test-type"))).selectByValue("parcel.lost");
+        browser.findElement(By.id("test-send")).click();
+        wait.until(d -> at("/replayed").size() == 3);
+        LoopbackReceiver.Received test = at("/replayed").get(2);
+        assertThat(test.header("idem-test")).isEqualTo("true");
+        assertThat(new String(test.body(), StandardCharsets.UTF_8)).isEqualTo("{\"parcel\":2}");
+        wait.until(d -> d.findElement(By.id("notice")).getText().contains("Test event"));
+        screenshot("test-event-sent");
+        var audit = call("GET", "/v1/audit-log?application=" + app, null).json().get("data");
+        assertThat(audit.findValuesAsText("action")).containsExactly("endpoint.send_test", "delivery.replay");
+        assertNoPolicyViolation();
+    }
 }

@@ -67,6 +67,7 @@ final class PortalApiWalk {
         call(200, "GET", "/portal", null, null);
         call(200, "GET", "/portal/a/" + link.json().get("id").asText(), null, null);
         call(200, "GET", "/portal/portal.js", null, null);
+        call(200, "GET", "/portal/portal-messages.js", null, null);
         call(200, "GET", "/portal/portal.css", null, null);
 
         // the portal's branding and embedding live in the settings
