@@ -1,11 +1,9 @@
 package dev.idem.bench;
 
-import dev.idem.core.HeaderProfile;
 import dev.idem.core.IdGenerator;
 import dev.idem.core.Materialisation;
 import dev.idem.core.Mode;
 import dev.idem.core.Project;
-import dev.idem.core.RetryPolicy;
 import dev.idem.core.Schedule;
 import dev.idem.core.ScheduleDefinition;
 import dev.idem.core.ScheduleStatus;
@@ -25,7 +23,6 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.function.IntFunction;
 
@@ -125,21 +122,8 @@ final class IdemContender extends Contender {
             Instant now = clock.instant();
             for (int i = from; i < to; i++) {
                 Instant fireAt = due.apply(i);
-                ScheduleDefinition def = new ScheduleDefinition(
-                        endpoint,
-                        new Timing.Once(fireAt),
-                        null,
-                        null,
-                        null,
-                        Map.of(),
-                        null,
-                        null,
-                        null,
-                        RetryPolicy.DEFAULT,
-                        ScheduleDefinition.DEFAULT_TIMEOUT,
-                        ScheduleDefinition.DEFAULT_AUTO_PAUSE_AFTER,
-                        HeaderProfile.STANDARD,
-                        null);
+                ScheduleDefinition def = ScheduleDefinition.builder(endpoint, new Timing.Once(fireAt))
+                        .build();
                 Schedule s =
                         new Schedule(ids.next("sch"), tenant, ScheduleStatus.ACTIVE, def, fireAt, 0, null, 0, now, now);
                 Materialisation.Plan plan = Materialisation.forNew(s, fireAt, ids, now);

@@ -5,6 +5,7 @@ import dev.idem.core.IdGenerator;
 import dev.idem.core.Materialisation;
 import dev.idem.core.Mode;
 import dev.idem.core.Schedule;
+import dev.idem.core.ScheduleDefinition;
 import dev.idem.core.ScheduleStatus;
 import dev.idem.core.Tenant;
 import dev.idem.core.store.Store;
@@ -316,21 +317,9 @@ public final class MassDue {
                             List<Schedule> schedules = new ArrayList<>();
                             List<dev.idem.core.Delivery> deliveries = new ArrayList<>();
                             for (int i = first; i < to; i++) {
-                                var def = new dev.idem.core.ScheduleDefinition(
-                                        endpoint,
-                                        new dev.idem.core.Timing.Once(at.plusMillis(i)),
-                                        null,
-                                        null,
-                                        null,
-                                        Map.of(),
-                                        null,
-                                        null,
-                                        null,
-                                        dev.idem.core.RetryPolicy.DEFAULT,
-                                        dev.idem.core.ScheduleDefinition.DEFAULT_TIMEOUT,
-                                        dev.idem.core.ScheduleDefinition.DEFAULT_AUTO_PAUSE_AFTER,
-                                        dev.idem.core.HeaderProfile.STANDARD,
-                                        null);
+                                var def = ScheduleDefinition.builder(
+                                                endpoint, new dev.idem.core.Timing.Once(at.plusMillis(i)))
+                                        .build();
                                 Materialisation.Plan plan = Materialisation.forNew(
                                         new Schedule(
                                                 ids.next("sch"),

@@ -1,11 +1,9 @@
 package dev.idem.bench;
 
 import dev.idem.core.CatchUp;
-import dev.idem.core.HeaderProfile;
 import dev.idem.core.IdGenerator;
 import dev.idem.core.Mode;
 import dev.idem.core.Project;
-import dev.idem.core.RetryPolicy;
 import dev.idem.core.Schedule;
 import dev.idem.core.ScheduleDefinition;
 import dev.idem.core.ScheduleStatus;
@@ -25,7 +23,6 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * How fast the materialiser writes N cron schedules ({@code 0 9 * * *}, each with its own endpoint, so no two
@@ -67,21 +64,10 @@ public final class MaterialiseRun {
                 for (int from = 0; from < n; from += 5_000) {
                     List<Schedule> chunk = new ArrayList<>();
                     for (int i = from; i < Math.min(n, from + 5_000); i++) {
-                        ScheduleDefinition def = new ScheduleDefinition(
-                                "https://example.com/tenant/" + i,
-                                cron,
-                                null,
-                                null,
-                                null,
-                                Map.of(),
-                                null,
-                                null,
-                                null,
-                                RetryPolicy.DEFAULT,
-                                Duration.ofSeconds(30),
-                                5,
-                                HeaderProfile.STANDARD,
-                                null);
+                        ScheduleDefinition def = ScheduleDefinition.builder("https://example.com/tenant/" + i, cron)
+                                .timeout(Duration.ofSeconds(30))
+                                .autoPauseAfter(5)
+                                .build();
                         chunk.add(new Schedule(
                                 ids.next("sch"), tenant, ScheduleStatus.ACTIVE, def, nine, 0, null, 0, t0, t0));
                     }

@@ -7,7 +7,7 @@ import java.util.Objects;
 
 /**
  * What the user asked for, validated and normalised: everything about a schedule that a
- * {@code PATCH} may change. Immutable; change it with the {@code with…} copies.
+ * {@code PATCH} may change. Immutable; build one with {@link #builder}, change it with {@link #toBuilder} or the {@code with…} copies.
  *
  * @param payloadJson the {@code payload} as compact JSON text, or null
  * @param body the raw {@code body} string, or null (never both with payloadJson); with {@code bodyBase64}, the
@@ -40,77 +40,6 @@ public record ScheduleDefinition(
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
     public static final Duration MAX_TIMEOUT = Duration.ofSeconds(60);
     public static final int DEFAULT_AUTO_PAUSE_AFTER = 5;
-
-    /** A definition without flow control. */
-    public ScheduleDefinition(
-            String endpoint,
-            Timing timing,
-            String payloadJson,
-            String body,
-            String contentType,
-            Map<String, String> headers,
-            String eventType,
-            String idempotencyKey,
-            String dedupId,
-            RetryPolicy retry,
-            Duration timeout,
-            int autoPauseAfter,
-            HeaderProfile headerProfile,
-            String metadataJson) {
-        this(
-                endpoint,
-                timing,
-                payloadJson,
-                body,
-                contentType,
-                headers,
-                eventType,
-                idempotencyKey,
-                dedupId,
-                retry,
-                timeout,
-                autoPauseAfter,
-                headerProfile,
-                metadataJson,
-                null,
-                false);
-    }
-
-    /** A definition whose body, if any, is text. */
-    public ScheduleDefinition(
-            String endpoint,
-            Timing timing,
-            String payloadJson,
-            String body,
-            String contentType,
-            Map<String, String> headers,
-            String eventType,
-            String idempotencyKey,
-            String dedupId,
-            RetryPolicy retry,
-            Duration timeout,
-            int autoPauseAfter,
-            HeaderProfile headerProfile,
-            String metadataJson,
-            FlowControl flowControl) {
-        this(
-                endpoint,
-                timing,
-                payloadJson,
-                body,
-                contentType,
-                headers,
-                eventType,
-                idempotencyKey,
-                dedupId,
-                retry,
-                timeout,
-                autoPauseAfter,
-                headerProfile,
-                metadataJson,
-                flowControl,
-                false);
-    }
 
     public ScheduleDefinition {
         Objects.requireNonNull(endpoint, "endpoint");
@@ -145,43 +74,11 @@ public record ScheduleDefinition(
     }
 
     public ScheduleDefinition withEndpoint(String v) {
-        return new ScheduleDefinition(
-                v,
-                timing,
-                payloadJson,
-                body,
-                contentType,
-                headers,
-                eventType,
-                idempotencyKey,
-                dedupId,
-                retry,
-                timeout,
-                autoPauseAfter,
-                headerProfile,
-                metadataJson,
-                flowControl,
-                bodyBase64);
+        return toBuilder().endpoint(v).build();
     }
 
     public ScheduleDefinition withFlowControl(FlowControl v) {
-        return new ScheduleDefinition(
-                endpoint,
-                timing,
-                payloadJson,
-                body,
-                contentType,
-                headers,
-                eventType,
-                idempotencyKey,
-                dedupId,
-                retry,
-                timeout,
-                autoPauseAfter,
-                headerProfile,
-                metadataJson,
-                v,
-                bodyBase64);
+        return toBuilder().flowControl(v).build();
     }
 
     /** The destination (the endpoint's URL without its query, {@link Destination}): the unit of fairness between receivers. */
@@ -190,22 +87,161 @@ public record ScheduleDefinition(
     }
 
     public ScheduleDefinition withTiming(Timing v) {
-        return new ScheduleDefinition(
-                endpoint,
-                v,
-                payloadJson,
-                body,
-                contentType,
-                headers,
-                eventType,
-                idempotencyKey,
-                dedupId,
-                retry,
-                timeout,
-                autoPauseAfter,
-                headerProfile,
-                metadataJson,
-                flowControl,
-                bodyBase64);
+        return toBuilder().timing(v).build();
+    }
+
+    /**
+     * A builder for a definition sending to {@code endpoint} on {@code timing}; the rest defaults to: the envelope (no
+     * payload or body), no extra headers, no event type, idempotency key or dedup id, {@link RetryPolicy#DEFAULT},
+     * {@link #DEFAULT_TIMEOUT}, auto-pause after {@value #DEFAULT_AUTO_PAUSE_AFTER} failures, the standard header
+     * profile, no metadata, no flow control. {@link Builder#build()} validates, as the constructor does.
+     */
+    public static Builder builder(String endpoint, Timing timing) {
+        return new Builder(endpoint, timing);
+    }
+
+    /** A builder holding this definition's values. */
+    public Builder toBuilder() {
+        return new Builder(endpoint, timing)
+                .payloadJson(payloadJson)
+                .body(body, bodyBase64)
+                .contentType(contentType)
+                .headers(headers)
+                .eventType(eventType)
+                .idempotencyKey(idempotencyKey)
+                .dedupId(dedupId)
+                .retry(retry)
+                .timeout(timeout)
+                .autoPauseAfter(autoPauseAfter)
+                .headerProfile(headerProfile)
+                .metadataJson(metadataJson)
+                .flowControl(flowControl);
+    }
+
+    /** Collects a definition's values; see {@link ScheduleDefinition} for what each means. */
+    public static final class Builder {
+        private String endpoint;
+        private Timing timing;
+        private String payloadJson;
+        private String body;
+        private boolean bodyBase64;
+        private String contentType;
+        private Map<String, String> headers;
+        private String eventType;
+        private String idempotencyKey;
+        private String dedupId;
+        private RetryPolicy retry = RetryPolicy.DEFAULT;
+        private Duration timeout = DEFAULT_TIMEOUT;
+        private int autoPauseAfter = DEFAULT_AUTO_PAUSE_AFTER;
+        private HeaderProfile headerProfile = HeaderProfile.STANDARD;
+        private String metadataJson;
+        private FlowControl flowControl;
+
+        private Builder(String endpoint, Timing timing) {
+            this.endpoint = endpoint;
+            this.timing = timing;
+        }
+
+        public Builder endpoint(String endpoint) {
+            this.endpoint = endpoint;
+            return this;
+        }
+
+        public Builder timing(Timing timing) {
+            this.timing = timing;
+            return this;
+        }
+
+        public Builder payloadJson(String payloadJson) {
+            this.payloadJson = payloadJson;
+            return this;
+        }
+
+        /** A text body. */
+        public Builder body(String body) {
+            return body(body, false);
+        }
+
+        /** A body: text, or when {@code base64}, the base64 of its bytes. */
+        public Builder body(String body, boolean base64) {
+            this.body = body;
+            this.bodyBase64 = base64;
+            return this;
+        }
+
+        public Builder contentType(String contentType) {
+            this.contentType = contentType;
+            return this;
+        }
+
+        public Builder headers(Map<String, String> headers) {
+            this.headers = headers;
+            return this;
+        }
+
+        public Builder eventType(String eventType) {
+            this.eventType = eventType;
+            return this;
+        }
+
+        public Builder idempotencyKey(String idempotencyKey) {
+            this.idempotencyKey = idempotencyKey;
+            return this;
+        }
+
+        public Builder dedupId(String dedupId) {
+            this.dedupId = dedupId;
+            return this;
+        }
+
+        public Builder retry(RetryPolicy retry) {
+            this.retry = retry;
+            return this;
+        }
+
+        public Builder timeout(Duration timeout) {
+            this.timeout = timeout;
+            return this;
+        }
+
+        public Builder autoPauseAfter(int autoPauseAfter) {
+            this.autoPauseAfter = autoPauseAfter;
+            return this;
+        }
+
+        public Builder headerProfile(HeaderProfile headerProfile) {
+            this.headerProfile = headerProfile;
+            return this;
+        }
+
+        public Builder metadataJson(String metadataJson) {
+            this.metadataJson = metadataJson;
+            return this;
+        }
+
+        public Builder flowControl(FlowControl flowControl) {
+            this.flowControl = flowControl;
+            return this;
+        }
+
+        public ScheduleDefinition build() {
+            return new ScheduleDefinition(
+                    endpoint,
+                    timing,
+                    payloadJson,
+                    body,
+                    contentType,
+                    headers,
+                    eventType,
+                    idempotencyKey,
+                    dedupId,
+                    retry,
+                    timeout,
+                    autoPauseAfter,
+                    headerProfile,
+                    metadataJson,
+                    flowControl,
+                    bodyBase64);
+        }
     }
 }

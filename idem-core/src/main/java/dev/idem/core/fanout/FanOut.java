@@ -2,10 +2,8 @@ package dev.idem.core.fanout;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.idem.core.Delivery;
-import dev.idem.core.HeaderProfile;
 import dev.idem.core.IdGenerator;
 import dev.idem.core.Origin;
-import dev.idem.core.RetryPolicy;
 import dev.idem.core.Schedule;
 import dev.idem.core.ScheduleDefinition;
 import dev.idem.core.ScheduleStatus;
@@ -77,21 +75,13 @@ public final class FanOut {
                 headers = new LinkedHashMap<>(e.headers() == null ? Map.of() : e.headers());
                 headers.putAll(extraHeaders);
             }
-            ScheduleDefinition def = new ScheduleDefinition(
-                    e.url(),
-                    new Timing.Once(now),
-                    message.payloadJson(),
-                    null,
-                    "application/json",
-                    headers,
-                    message.eventType(),
-                    null,
-                    null,
-                    RetryPolicy.DEFAULT,
-                    ScheduleDefinition.DEFAULT_TIMEOUT,
-                    0,
-                    HeaderProfile.STANDARD,
-                    null);
+            ScheduleDefinition def = ScheduleDefinition.builder(e.url(), new Timing.Once(now))
+                    .payloadJson(message.payloadJson())
+                    .contentType("application/json")
+                    .headers(headers)
+                    .eventType(message.eventType())
+                    .autoPauseAfter(0)
+                    .build();
             // written with its cursor past its one occurrence and its sequence at 1, as a materialised one-shot is
             Schedule s = new Schedule(
                     ids.next("sch"),

@@ -3,7 +3,6 @@ package dev.idem.core.outcome;
 import dev.idem.core.Attempt;
 import dev.idem.core.Delivery;
 import dev.idem.core.DeliveryStatus;
-import dev.idem.core.HeaderProfile;
 import dev.idem.core.Mode;
 import dev.idem.core.Origin;
 import dev.idem.core.RetryPolicy;
@@ -15,7 +14,6 @@ import dev.idem.core.Timing;
 import dev.idem.core.store.DeliveryQueue.Outcome;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Map;
 
 /** Schedules, deliveries and outcomes for the outcome rules' tests. */
 final class Fixtures {
@@ -25,21 +23,11 @@ final class Fixtures {
 
     /** A one-shot at {@code fireAt} with {@code retry} and {@code autoPauseAfter}. */
     static ScheduleDefinition once(Instant fireAt, RetryPolicy retry, int autoPauseAfter) {
-        return new ScheduleDefinition(
-                "https://example.com/hook",
-                new Timing.Once(fireAt),
-                null,
-                null,
-                null,
-                Map.of(),
-                null,
-                null,
-                null,
-                retry,
-                Duration.ofSeconds(5),
-                autoPauseAfter,
-                HeaderProfile.STANDARD,
-                null);
+        return ScheduleDefinition.builder("https://example.com/hook", new Timing.Once(fireAt))
+                .retry(retry)
+                .timeout(Duration.ofSeconds(5))
+                .autoPauseAfter(autoPauseAfter)
+                .build();
     }
 
     static Schedule schedule(String id, ScheduleDefinition def, Instant now) {

@@ -5,12 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idem.core.CatchUp;
 import dev.idem.core.Delivery;
 import dev.idem.core.DeliveryStatus;
-import dev.idem.core.HeaderProfile;
 import dev.idem.core.IdGenerator;
 import dev.idem.core.Materialisation;
 import dev.idem.core.Mode;
 import dev.idem.core.Project;
-import dev.idem.core.RetryPolicy;
 import dev.idem.core.Schedule;
 import dev.idem.core.ScheduleDefinition;
 import dev.idem.core.ScheduleStatus;
@@ -27,7 +25,6 @@ import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -76,21 +73,11 @@ abstract class RecurringMaterialisationContract {
                 null,
                 null);
         Timing.Recurring timing = new Timing.Recurring(spec, catchUp);
-        ScheduleDefinition def = new ScheduleDefinition(
-                "https://example.com/h",
-                timing,
-                null,
-                null,
-                null,
-                Map.of(),
-                null,
-                "k",
-                null,
-                RetryPolicy.DEFAULT,
-                Duration.ofSeconds(30),
-                5,
-                HeaderProfile.STANDARD,
-                null);
+        ScheduleDefinition def = ScheduleDefinition.builder("https://example.com/h", timing)
+                .idempotencyKey("k")
+                .timeout(Duration.ofSeconds(30))
+                .autoPauseAfter(5)
+                .build();
         Instant now = clock.instant();
         Schedule s = new Schedule(
                 ids.next("sch"),
@@ -225,21 +212,10 @@ abstract class RecurringMaterialisationContract {
         RecurrenceSpec spec =
                 new RecurrenceSpec(RecurrenceSpec.Kind.CRON, expression, ZoneId.of("UTC"), null, List.of(), null, null);
         Timing.Recurring timing = new Timing.Recurring(spec, CatchUp.LATEST);
-        ScheduleDefinition def = new ScheduleDefinition(
-                "https://example.com/c",
-                timing,
-                null,
-                null,
-                null,
-                Map.of(),
-                null,
-                null,
-                null,
-                RetryPolicy.DEFAULT,
-                Duration.ofSeconds(30),
-                5,
-                HeaderProfile.STANDARD,
-                null);
+        ScheduleDefinition def = ScheduleDefinition.builder("https://example.com/c", timing)
+                .timeout(Duration.ofSeconds(30))
+                .autoPauseAfter(5)
+                .build();
         Instant now = clock.instant();
         return new Schedule(
                 ids.next("sch"),

@@ -20,21 +20,10 @@ public final class Defs {
     private Defs() {}
 
     public static ScheduleDefinition once(String endpoint, Instant fireAt) {
-        return new ScheduleDefinition(
-                endpoint,
-                new Timing.Once(fireAt),
-                null,
-                null,
-                null,
-                Map.of(),
-                null,
-                null,
-                null,
-                RetryPolicy.DEFAULT,
-                Duration.ofSeconds(5),
-                5,
-                HeaderProfile.STANDARD,
-                null);
+        return ScheduleDefinition.builder(endpoint, new Timing.Once(fireAt))
+                .timeout(Duration.ofSeconds(5))
+                .autoPauseAfter(5)
+                .build();
     }
 
     /** Hourly from {@code start} (its first occurrence) in {@code zone}. */
@@ -44,21 +33,10 @@ public final class Defs {
                 dev.idem.core.recurrence.RecurrenceSpec.rrule(
                         "FREQ=HOURLY", z, java.time.LocalDateTime.ofInstant(start, z)),
                 dev.idem.core.CatchUp.LATEST);
-        return new ScheduleDefinition(
-                endpoint,
-                t,
-                null,
-                null,
-                null,
-                Map.of(),
-                null,
-                null,
-                null,
-                RetryPolicy.DEFAULT,
-                Duration.ofSeconds(5),
-                5,
-                HeaderProfile.STANDARD,
-                null);
+        return ScheduleDefinition.builder(endpoint, t)
+                .timeout(Duration.ofSeconds(5))
+                .autoPauseAfter(5)
+                .build();
     }
 
     public static ScheduleDefinition with(
@@ -69,58 +47,55 @@ public final class Defs {
             Map<String, String> headers,
             String eventType,
             String idempotencyKey) {
-        return new ScheduleDefinition(
-                d.endpoint(),
-                d.timing(),
-                payloadJson,
-                body,
-                contentType,
-                headers,
-                eventType,
-                idempotencyKey,
-                d.dedupId(),
-                d.retry(),
-                d.timeout(),
-                d.autoPauseAfter(),
-                d.headerProfile(),
-                d.metadataJson());
+        return ScheduleDefinition.builder(d.endpoint(), d.timing())
+                .payloadJson(payloadJson)
+                .body(body)
+                .contentType(contentType)
+                .headers(headers)
+                .eventType(eventType)
+                .idempotencyKey(idempotencyKey)
+                .dedupId(d.dedupId())
+                .retry(d.retry())
+                .timeout(d.timeout())
+                .autoPauseAfter(d.autoPauseAfter())
+                .headerProfile(d.headerProfile())
+                .metadataJson(d.metadataJson())
+                .build();
     }
 
     public static ScheduleDefinition retry(
             ScheduleDefinition d, RetryPolicy retry, Duration timeout, int autoPauseAfter) {
-        return new ScheduleDefinition(
-                d.endpoint(),
-                d.timing(),
-                d.payloadJson(),
-                d.body(),
-                d.contentType(),
-                d.headers(),
-                d.eventType(),
-                d.idempotencyKey(),
-                d.dedupId(),
-                retry,
-                timeout,
-                autoPauseAfter,
-                d.headerProfile(),
-                d.metadataJson());
+        return ScheduleDefinition.builder(d.endpoint(), d.timing())
+                .payloadJson(d.payloadJson())
+                .body(d.body())
+                .contentType(d.contentType())
+                .headers(d.headers())
+                .eventType(d.eventType())
+                .idempotencyKey(d.idempotencyKey())
+                .dedupId(d.dedupId())
+                .retry(retry)
+                .timeout(timeout)
+                .autoPauseAfter(autoPauseAfter)
+                .headerProfile(d.headerProfile())
+                .metadataJson(d.metadataJson())
+                .build();
     }
 
     public static ScheduleDefinition profile(ScheduleDefinition d, HeaderProfile p) {
-        return new ScheduleDefinition(
-                d.endpoint(),
-                d.timing(),
-                d.payloadJson(),
-                d.body(),
-                d.contentType(),
-                d.headers(),
-                d.eventType(),
-                d.idempotencyKey(),
-                d.dedupId(),
-                d.retry(),
-                d.timeout(),
-                d.autoPauseAfter(),
-                p,
-                d.metadataJson());
+        return ScheduleDefinition.builder(d.endpoint(), d.timing())
+                .payloadJson(d.payloadJson())
+                .body(d.body())
+                .contentType(d.contentType())
+                .headers(d.headers())
+                .eventType(d.eventType())
+                .idempotencyKey(d.idempotencyKey())
+                .dedupId(d.dedupId())
+                .retry(d.retry())
+                .timeout(d.timeout())
+                .autoPauseAfter(d.autoPauseAfter())
+                .headerProfile(p)
+                .metadataJson(d.metadataJson())
+                .build();
     }
 
     public static Schedule schedule(String id, Tenant tenant, ScheduleDefinition def, Instant now) {

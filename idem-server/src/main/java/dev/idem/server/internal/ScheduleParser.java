@@ -126,21 +126,20 @@ public final class ScheduleParser {
             }
         }
         String metadata = metadata(f);
-        ScheduleDefinition def = new ScheduleDefinition(
-                        endpoint,
-                        timing,
-                        payload,
-                        rawBody,
-                        contentType,
-                        HeaderFields.parse(f),
-                        eventType,
-                        idempotencyKey,
-                        dedupId,
-                        retry(f),
-                        timeout == null ? ScheduleDefinition.DEFAULT_TIMEOUT : timeout,
-                        autoPause == null ? ScheduleDefinition.DEFAULT_AUTO_PAUSE_AFTER : autoPause,
-                        profile,
-                        metadata)
+        ScheduleDefinition def = ScheduleDefinition.builder(endpoint, timing)
+                .payloadJson(payload)
+                .body(rawBody)
+                .contentType(contentType)
+                .headers(HeaderFields.parse(f))
+                .eventType(eventType)
+                .idempotencyKey(idempotencyKey)
+                .dedupId(dedupId)
+                .retry(retry(f))
+                .timeout(timeout == null ? ScheduleDefinition.DEFAULT_TIMEOUT : timeout)
+                .autoPauseAfter(autoPause == null ? ScheduleDefinition.DEFAULT_AUTO_PAUSE_AFTER : autoPause)
+                .headerProfile(profile)
+                .metadataJson(metadata)
+                .build()
                 .withFlowControl(flowControl(f));
         return new Parsed(def, dedupId);
     }
@@ -166,21 +165,14 @@ public final class ScheduleParser {
         String application = t.string("application", dev.idem.core.fanout.Application.MAX_UID_LENGTH);
         String payload = f.has("payload") ? JsonBody.text(f.raw("payload")) : null;
         String dedupId = f.string("dedup_id", 255);
-        ScheduleDefinition def = new ScheduleDefinition(
-                new dev.idem.core.fanout.FanOutTarget(eventType, null).uri(),
-                timing(f, now),
-                payload,
-                null,
-                null,
-                null,
-                eventType,
-                null,
-                dedupId,
-                RetryPolicy.DEFAULT,
-                ScheduleDefinition.DEFAULT_TIMEOUT,
-                0,
-                HeaderProfile.STANDARD,
-                metadata(f));
+        ScheduleDefinition def = ScheduleDefinition.builder(
+                        new dev.idem.core.fanout.FanOutTarget(eventType, null).uri(), timing(f, now))
+                .payloadJson(payload)
+                .eventType(eventType)
+                .dedupId(dedupId)
+                .autoPauseAfter(0)
+                .metadataJson(metadata(f))
+                .build();
         return new Parsed(def, dedupId, application);
     }
 

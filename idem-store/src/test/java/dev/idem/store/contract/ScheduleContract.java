@@ -33,21 +33,20 @@ abstract class ScheduleContract extends StoreTestBase {
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put("X-Zeta", "1");
         headers.put("X-Alpha", "2");
-        ScheduleDefinition d = new ScheduleDefinition(
-                "https://example.com/a?b=c",
-                new Timing.Once(T0.plusMillis(1234)),
-                null,
-                "raw body ü",
-                "text/csv",
-                headers,
-                "order.paid",
-                "my-key",
-                "dedup-1",
-                new RetryPolicy(3, Duration.ofMillis(1500), Duration.ofMinutes(7), Duration.ofHours(2)),
-                Duration.ofSeconds(12),
-                0,
-                HeaderProfile.SCHEDSTACK,
-                "{\"k\":[1,2]}");
+        ScheduleDefinition d = ScheduleDefinition.builder(
+                        "https://example.com/a?b=c", new Timing.Once(T0.plusMillis(1234)))
+                .body("raw body ü")
+                .contentType("text/csv")
+                .headers(headers)
+                .eventType("order.paid")
+                .idempotencyKey("my-key")
+                .dedupId("dedup-1")
+                .retry(new RetryPolicy(3, Duration.ofMillis(1500), Duration.ofMinutes(7), Duration.ofHours(2)))
+                .timeout(Duration.ofSeconds(12))
+                .autoPauseAfter(0)
+                .headerProfile(HeaderProfile.SCHEDSTACK)
+                .metadataJson("{\"k\":[1,2]}")
+                .build();
         Schedule s = new Schedule(
                 ids.next("sch"),
                 tenant,

@@ -1,10 +1,8 @@
 package dev.idem.store.contract;
 
 import dev.idem.core.Delivery;
-import dev.idem.core.HeaderProfile;
 import dev.idem.core.IdGenerator;
 import dev.idem.core.Mode;
-import dev.idem.core.RetryPolicy;
 import dev.idem.core.Schedule;
 import dev.idem.core.ScheduleDefinition;
 import dev.idem.core.ScheduleStatus;
@@ -60,21 +58,11 @@ abstract class StoreTestBase {
     }
 
     static ScheduleDefinition definition(Instant fireAt) {
-        return new ScheduleDefinition(
-                "https://example.com/hook",
-                new Timing.Once(fireAt),
-                "{\"a\":1}",
-                null,
-                null,
-                Map.of("X-Custom", "v"),
-                "invoice.reminder",
-                null,
-                null,
-                RetryPolicy.DEFAULT,
-                ScheduleDefinition.DEFAULT_TIMEOUT,
-                ScheduleDefinition.DEFAULT_AUTO_PAUSE_AFTER,
-                HeaderProfile.STANDARD,
-                null);
+        return ScheduleDefinition.builder("https://example.com/hook", new Timing.Once(fireAt))
+                .payloadJson("{\"a\":1}")
+                .headers(Map.of("X-Custom", "v"))
+                .eventType("invoice.reminder")
+                .build();
     }
 
     Schedule newSchedule(Tenant t, Instant fireAt) {
@@ -101,21 +89,20 @@ abstract class StoreTestBase {
 
     /** {@code d} with its idempotency key and auto-pause threshold replaced. */
     static ScheduleDefinition withKeyAndAutoPause(ScheduleDefinition d, String idempotencyKey, int autoPauseAfter) {
-        return new ScheduleDefinition(
-                d.endpoint(),
-                d.timing(),
-                d.payloadJson(),
-                d.body(),
-                d.contentType(),
-                d.headers(),
-                d.eventType(),
-                idempotencyKey,
-                d.dedupId(),
-                d.retry(),
-                d.timeout(),
-                autoPauseAfter,
-                d.headerProfile(),
-                d.metadataJson());
+        return ScheduleDefinition.builder(d.endpoint(), d.timing())
+                .payloadJson(d.payloadJson())
+                .body(d.body())
+                .contentType(d.contentType())
+                .headers(d.headers())
+                .eventType(d.eventType())
+                .idempotencyKey(idempotencyKey)
+                .dedupId(d.dedupId())
+                .retry(d.retry())
+                .timeout(d.timeout())
+                .autoPauseAfter(autoPauseAfter)
+                .headerProfile(d.headerProfile())
+                .metadataJson(d.metadataJson())
+                .build();
     }
 
     /** Inserts a delivery of {@code s} due at {@code due}. */

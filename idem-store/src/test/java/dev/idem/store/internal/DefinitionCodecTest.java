@@ -25,21 +25,19 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 class DefinitionCodecTest {
-    static final ScheduleDefinition DEFINITION = new ScheduleDefinition(
-            "https://example.com/h",
-            new Timing.Once(Instant.ofEpochMilli(1_700_000_000_123L)),
-            "{\"n\":1.50}",
-            null,
-            null,
-            Map.of("X-A", "1"),
-            "e.t",
-            "key",
-            "dd",
-            new RetryPolicy(2, Duration.ofSeconds(1), Duration.ofSeconds(9), Duration.ofHours(1)),
-            Duration.ofSeconds(10),
-            4,
-            HeaderProfile.RRULE,
-            "{\"m\":true}");
+    static final ScheduleDefinition DEFINITION = ScheduleDefinition.builder(
+                    "https://example.com/h", new Timing.Once(Instant.ofEpochMilli(1_700_000_000_123L)))
+            .payloadJson("{\"n\":1.50}")
+            .headers(Map.of("X-A", "1"))
+            .eventType("e.t")
+            .idempotencyKey("key")
+            .dedupId("dd")
+            .retry(new RetryPolicy(2, Duration.ofSeconds(1), Duration.ofSeconds(9), Duration.ofHours(1)))
+            .timeout(Duration.ofSeconds(10))
+            .autoPauseAfter(4)
+            .headerProfile(HeaderProfile.RRULE)
+            .metadataJson("{\"m\":true}")
+            .build();
 
     /**
      * The stored form is a contract with every existing database: this text (every field written out, as it was before
@@ -60,21 +58,9 @@ class DefinitionCodecTest {
 
     @Test
     void aDefinitionAtEveryDefaultIsStoredAsItsEndpointAndTimingAloneAndReadsBackEqual() {
-        ScheduleDefinition d = new ScheduleDefinition(
-                "https://example.com/h",
-                new Timing.Once(Instant.ofEpochMilli(1_700_000_000_123L)),
-                null,
-                null,
-                null,
-                Map.of(),
-                null,
-                null,
-                null,
-                RetryPolicy.DEFAULT,
-                ScheduleDefinition.DEFAULT_TIMEOUT,
-                ScheduleDefinition.DEFAULT_AUTO_PAUSE_AFTER,
-                HeaderProfile.STANDARD,
-                null);
+        ScheduleDefinition d = ScheduleDefinition.builder(
+                        "https://example.com/h", new Timing.Once(Instant.ofEpochMilli(1_700_000_000_123L)))
+                .build();
         String stored = DefinitionCodec.write(d);
         assertThat(stored)
                 .isEqualTo("{\"v\":1,\"endpoint\":\"https://example.com/h\","
