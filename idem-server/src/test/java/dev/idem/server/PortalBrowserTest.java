@@ -46,7 +46,10 @@ import org.slf4j.LoggerFactory;
  * application's endpoints and the API answers 404 for another's; a read-only link shows no edit control and the API
  * refuses an edit made by hand; the API's 400 appears next to its field; revoking ends a session already open; the
  * link's token is in no request URL, Referer or node log line; no view breaks the page's policy; a site the project
- * did not name cannot embed it. Screenshots go to {@code target/portal-screenshots/}.
+ * did not name cannot embed it; an endpoint added in the portal receives a message sent through the API, and its
+ * attempts show; a delivery is replayed and a test event sent from the portal (their controls drawn only when the link
+ * grants them); axe-core finds no violation on any view and Tab reaches every control. Screenshots go to
+ * {@code target/portal-screenshots/}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
@@ -481,5 +484,74 @@ class PortalBrowserTest {
         var audit = call("GET", "/v1/audit-log?application=" + app, null).json().get("data");
         assertThat(audit.findValuesAsText("action")).containsExactly("endpoint.send_test", "delivery.replay");
         assertNoPolicyViolation();
+    }
+
+    /** axe-core (from its npm package, as a test dependency), run against the page as it is now: its violations. */
+    @SuppressWarnings("unchecked")
+    private List<String> axeViolations() throws Exception {
+        if (js("return typeof axe").equals("undefined")) {
+            try (var in = getClass().getClassLoader().getResourceAsStream(AXE)) {
+                assertThat(in).as(AXE + " on the test classpath").isNotNull();
+                js(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            }
+        }
+        List<Object> found = (List<Object>) ((JavascriptExecutor) browser)
+                .executeAsyncScript("const done = arguments[arguments.length - 1];"
+                        + "axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'best-practice']}})"
+                        + ".then(r => done(r.violations.map(v => v.id + ': ' + v.help + ' ' +"
+                        + " v.nodes.map(n => n.target.join(' ')).join(', '))), e => done(['axe failed: ' + e]));");
+        return found.stream().map(String::valueOf).toList();
+    }
+
+    /** Tabbing from the top of the page reaches every control drawn (buttons, fields, links, disclosures). */
+    @SuppressWarnings("unchecked")
+    private void assertEveryControlIsReachedByTab() {
+        List<Object> controls = (List<Object>) js("return [...document.querySelectorAll("
+                + "'button, input, select, textarea, a[href], summary')].filter(e => e.offsetParent !== null)");
+        js("document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0);");
+        java.util.Set<Object> reached = new java.util.HashSet<>();
+        // a date and time field takes several presses (one per part)
+        for (int i = 0; i < controls.size() * 4 + 10; i++) {
+            new org.openqa.selenium.interactions.Actions(browser)
+                    .sendKeys(org.openqa.selenium.Keys.TAB)
+                    .perform();
+            reached.add(js("return document.activeElement"));
+        }
+        assertThat(controls).as("controls drawn").hasSizeGreaterThan(10);
+        assertThat(reached).containsAll(controls);
+    }
+
+    static final String AXE = "META-INF/resources/webjars/axe-core/4.6.3/axe.min.js";
+
+    @Test
+    void axeFindsNoViolationOnAnyViewWithEveryControlDrawn() throws Exception {
+        String app = app("browser_axe");
+        call(
+                "POST",
+                "/v1/event-types",
+                "{\"name\":\"parcel.found\",\"description\":\"Found\",\"example\":{\"parcel\":3}}");
+        endpoint(app, "/axe");
+        String msg = message(app, "parcel.found");
+        openPortal(link(
+                        app,
+                        "{\"capabilities\":[\"view\",\"manage_endpoints\",\"view_secrets\",\"rotate_secrets\","
+                                + "\"replay\",\"send_test\"]}")
+                .get("url")
+                .asText());
+        assertThat(axeViolations()).as("endpoints").isEmpty();
+        browser.findElement(By.id("add-endpoint")).click();
+        assertThat(axeViolations()).as("the endpoint form").isEmpty();
+        messagesShow(msg, "succeeded");
+        browser.findElement(By.cssSelector(".message[data-id='" + msg + "'] .show-attempts"))
+                .click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector(".attempt")));
+        assertThat(axeViolations()).as("messages").isEmpty();
+        assertEveryControlIsReachedByTab();
+        browser.findElement(By.id("nav-event-types")).click();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector(".event-type")));
+        assertThat(axeViolations()).as("event types").isEmpty();
+        // the check finds what it looks for: an input without a label, added by hand, is a violation
+        js("const i = document.createElement('input'); i.id = 'unlabelled'; document.querySelector('main').append(i);");
+        assertThat(axeViolations()).anyMatch(v -> v.startsWith("label:") && v.contains("#unlabelled"));
     }
 }
