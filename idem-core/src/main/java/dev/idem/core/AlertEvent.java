@@ -11,7 +11,9 @@ public enum AlertEvent {
     /** A delivery used up its retries (or its replay failed) and is now {@code dead}. */
     DELIVERY_DEAD("delivery.dead"),
     /** A schedule reached its {@code auto_pause_after} consecutive failed attempts and paused itself. */
-    SCHEDULE_AUTO_PAUSED("schedule.auto_paused");
+    SCHEDULE_AUTO_PAUSED("schedule.auto_paused"),
+    /** An endpoint's every attempt failed for the project's {@code disable_after}, and it was disabled. */
+    ENDPOINT_DISABLED("endpoint.disabled");
 
     private final String wireName;
 

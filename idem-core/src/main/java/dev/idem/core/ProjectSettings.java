@@ -10,11 +10,24 @@ import java.util.Set;
  *
  * @param alertEndpoint the http(s) URL alerts are delivered to, or null for no alerts
  * @param alertEvents the events that raise an alert (every event unless the project chose otherwise)
+ * @param disableAfter how long every attempt to an endpoint must have failed before it is disabled
  */
-public record ProjectSettings(Tenant tenant, String alertEndpoint, Set<AlertEvent> alertEvents) {
+public record ProjectSettings(
+        Tenant tenant, String alertEndpoint, Set<AlertEvent> alertEvents, java.time.Duration disableAfter) {
+    /** The shortest {@code disable_after}: an hour (a brief outage should not disable anything). */
+    public static final java.time.Duration MIN_DISABLE_AFTER = java.time.Duration.ofHours(1);
+
+    /** Settings with the default {@code disable_after}. */
+    public ProjectSettings(Tenant tenant, String alertEndpoint, Set<AlertEvent> alertEvents) {
+        this(tenant, alertEndpoint, alertEvents, dev.idem.core.outcome.EndpointHealth.DEFAULT_DISABLE_AFTER);
+    }
+
     public ProjectSettings {
         Objects.requireNonNull(tenant, "tenant");
         Objects.requireNonNull(alertEvents, "alertEvents");
+        Objects.requireNonNull(disableAfter, "disableAfter");
+        if (disableAfter.compareTo(MIN_DISABLE_AFTER) < 0)
+            throw new IllegalArgumentException("disable_after must be at least 1h");
         alertEvents = alertEvents.isEmpty()
                 ? Collections.unmodifiableSet(EnumSet.noneOf(AlertEvent.class))
                 : Collections.unmodifiableSet(EnumSet.copyOf(alertEvents));

@@ -74,12 +74,30 @@ final class AlertBodies {
         return bytes(o);
     }
 
+    /** {@code endpoint.disabled}: every attempt to {@code endpoint} failed since {@code health.failingSince()}. */
+    static byte[] endpointDisabled(
+            Instant occurredAt, dev.idem.core.fanout.Endpoint endpoint, EndpointHealth health, String disableAfter) {
+        ObjectNode o = common(AlertEvent.ENDPOINT_DISABLED, occurredAt, endpoint.tenant());
+        o.put("endpoint_id", endpoint.id());
+        o.put("application_id", endpoint.applicationId());
+        o.put("url", endpoint.url());
+        o.put("failing_since", Rfc3339.format(health.failingSince()));
+        o.put("disable_after", disableAfter);
+        o.put("last_failure_at", health.lastFailureAt() == null ? null : Rfc3339.format(health.lastFailureAt()));
+        o.put("last_error", health.lastFailure());
+        return bytes(o);
+    }
+
     private static ObjectNode common(AlertEvent event, Instant occurredAt, Schedule schedule) {
+        return common(event, occurredAt, schedule.tenant());
+    }
+
+    private static ObjectNode common(AlertEvent event, Instant occurredAt, dev.idem.core.Tenant tenant) {
         ObjectNode o = JSON.createObjectNode();
         o.put("type", event.wireName());
         o.put("occurred_at", Rfc3339.format(occurredAt));
-        o.put("project_id", schedule.tenant().projectId());
-        o.put("mode", schedule.tenant().mode().wireName());
+        o.put("project_id", tenant.projectId());
+        o.put("mode", tenant.mode().wireName());
         return o;
     }
 

@@ -37,6 +37,9 @@ public interface StoreTx {
     /** Messages: events fanned out to endpoints. */
     MessageRepository messages();
 
+    /** Endpoints' success rates, last failures and failing streaks. */
+    EndpointHealthRepository endpointHealth();
+
     /**
      * Signals {@link Store#onDeliveriesDue} subscribers, on every node, once this transaction commits
      * (nothing is sent when it rolls back). Call it after writing a delivery that is due now or soon.

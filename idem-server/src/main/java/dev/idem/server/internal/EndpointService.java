@@ -77,7 +77,7 @@ final class EndpointService implements CrudResource {
 
     @Override
     public ObjectNode get(Tenant tenant, String id) {
-        return FanoutViews.endpoint(store.inReadTransaction(tx -> find(tx, tenant, id)));
+        return store.inReadTransaction(tx -> withHealth(tx, tenant, find(tx, tenant, id)));
     }
 
     /** Newest first, of one application when the parameter {@code application} (an id or a uid) is given. */
@@ -91,7 +91,10 @@ final class EndpointService implements CrudResource {
                     : ApplicationService.find(tx, tenant, application).id();
             if (startingAfter != null) find(tx, tenant, startingAfter);
             Page<Endpoint> page = tx.endpoints().list(tenant, applicationId, limit, startingAfter);
-            return Views.list("/v1/endpoints", page, FanoutViews::endpoint);
+            var health = tx.endpointHealth()
+                    .find(tenant, page.data().stream().map(Endpoint::id).toList());
+            java.time.Instant now = clock.instant();
+            return Views.list("/v1/endpoints", page, e -> FanoutViews.endpoint(e, health.get(e.id()), now));
         });
     }
 
@@ -138,9 +141,16 @@ final class EndpointService implements CrudResource {
         if (Boolean.FALSE.equals(disabled) && e.disabled()) {
             if (e.applicationId() != null) FanoutFields.liveApplication(tx, tenant, e.applicationId(), "disabled");
             changed = changed.withDisabled(null, now);
+            // its failures so far no longer count toward disabling it; nothing is replayed by enabling it
+            tx.endpointHealth().enabledAgain(tenant, id);
         }
         tx.endpoints().update(changed);
-        return ApiResponse.ok(FanoutViews.endpoint(changed));
+        return ApiResponse.ok(withHealth(tx, tenant, changed));
+    }
+
+    private ObjectNode withHealth(StoreTx tx, Tenant tenant, Endpoint e) {
+        return FanoutViews.endpoint(
+                e, tx.endpointHealth().find(tenant, java.util.List.of(e.id())).get(e.id()), clock.instant());
     }
 
     /** Marks it deleted: it receives nothing more; it and its deliveries stay readable. */

@@ -54,6 +54,27 @@ final class FanoutViews {
         return o;
     }
 
+    /**
+     * The endpoint with its {@code health}: success rate over the last 24 to 48 hours (null before any attempt), the
+     * last success and failure, and since when every attempt has failed.
+     */
+    static ObjectNode endpoint(Endpoint e, dev.idem.core.outcome.EndpointHealth h, java.time.Instant now) {
+        ObjectNode o = endpoint(e);
+        ObjectNode health = o.putObject("health");
+        dev.idem.core.outcome.EndpointHealth at =
+                (h == null ? dev.idem.core.outcome.EndpointHealth.none(now) : h).rolled(now);
+        Double rate = at.successRate(now);
+        if (rate == null) health.putNull("success_rate");
+        else health.put("success_rate", rate);
+        health.put("attempts", at.attempts() + at.previousAttempts());
+        health.put("failures", at.failures() + at.previousFailures());
+        health.put("last_success_at", Json.time(at.lastSuccessAt()));
+        health.put("last_failure_at", Json.time(at.lastFailureAt()));
+        health.put("last_failure", at.lastFailure());
+        health.put("failing_since", Json.time(at.failingSince()));
+        return o;
+    }
+
     static ObjectNode eventType(EventType t) {
         ObjectNode o = Json.object();
         o.put("object", "event_type");

@@ -18,7 +18,7 @@ import java.util.Set;
  */
 final class SettingsRoutes {
     static final String PATH = "/v1/settings";
-    private static final Set<String> FIELDS = Set.of("alert_endpoint", "alert_events", "portal");
+    private static final Set<String> FIELDS = Set.of("alert_endpoint", "alert_events", "portal", "disable_after");
 
     private SettingsRoutes() {}
 
@@ -59,10 +59,14 @@ final class SettingsRoutes {
      *
      * @param clearEndpoint whether {@code alert_endpoint} was given as null
      */
-    record Change(String endpoint, boolean clearEndpoint, Set<AlertEvent> events) {
+    record Change(String endpoint, boolean clearEndpoint, Set<AlertEvent> events, java.time.Duration disableAfter) {
         ProjectSettings applyTo(ProjectSettings current) {
             String e = clearEndpoint ? null : endpoint != null ? endpoint : current.alertEndpoint();
-            return new ProjectSettings(current.tenant(), e, events != null ? events : current.alertEvents());
+            return new ProjectSettings(
+                    current.tenant(),
+                    e,
+                    events != null ? events : current.alertEvents(),
+                    disableAfter != null ? disableAfter : current.disableAfter());
         }
     }
 
@@ -72,7 +76,10 @@ final class SettingsRoutes {
         JsonNode rawEndpoint = f.raw("alert_endpoint");
         boolean clear = rawEndpoint != null && rawEndpoint.isNull();
         String endpoint = rawEndpoint == null || clear ? null : parser.endpoint(f, "alert_endpoint");
-        return new Change(endpoint, clear, events(f.raw("alert_events")));
+        // disable_after: how long an endpoint's every attempt must fail before it is disabled (1h to 90d)
+        java.time.Duration disableAfter =
+                f.duration("disable_after", ProjectSettings.MIN_DISABLE_AFTER, java.time.Duration.ofDays(90));
+        return new Change(endpoint, clear, events(f.raw("alert_events")), disableAfter);
     }
 
     private static Set<AlertEvent> events(JsonNode n) {
@@ -104,6 +111,7 @@ final class SettingsRoutes {
         o.put("alert_endpoint", s.alertEndpoint());
         ArrayNode events = o.putArray("alert_events");
         s.alertEvents().forEach(e -> events.add(e.wireName()));
+        o.put("disable_after", dev.idem.core.Durations.format(s.disableAfter()));
         o.set("portal", PortalSettingsFields.view(portal));
         return o;
     }

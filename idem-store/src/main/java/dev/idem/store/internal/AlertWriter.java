@@ -70,7 +70,7 @@ final class AlertWriter {
     }
 
     /** Writes one alert under a savepoint; a failure that is not the transaction's (a lost race) is logged and skipped. */
-    private boolean write(JdbcTx tx, Sql sql, AlertRules.Alert alert, Instant now) {
+    boolean write(JdbcTx tx, Sql sql, AlertRules.Alert alert, Instant now) {
         savepoint(sql);
         try {
             InternalOneShots.Created c = InternalOneShots.create(tx, ids, alert.request(), now);

@@ -33,7 +33,8 @@ final class BatchCompletion extends Completion {
     }
 
     @Override
-    Map<String, String> updateDeliveries(Sql sql, String owner, List<Outcome> outcomes, long now) {
+    Map<String, String> updateDeliveries(
+            Sql sql, String owner, List<Outcome> outcomes, long now, Map<String, String> endpointOf) {
         int[] counts = sql.batch(
                 "UPDATE deliveries SET status = ?, next_attempt_at = ?, lease_owner = NULL, lease_expires_at = NULL, "
                         + "last_error = ?, updated_at = ? WHERE id = ? AND status = 'delivering' AND lease_owner = ? AND attempt_count = ?",
@@ -54,8 +55,11 @@ final class BatchCompletion extends Completion {
         Map<String, String> scheduleOf = new HashMap<>();
         for (List<String> chunk : JdbcDeliveryQueue.chunks(applied)) {
             sql.query(
-                    "SELECT id, schedule_id FROM deliveries WHERE id IN (" + Sql.marks(chunk.size()) + ")",
-                    rs -> scheduleOf.put(rs.getString(1), rs.getString(2)),
+                    "SELECT id, schedule_id, endpoint_id FROM deliveries WHERE id IN (" + Sql.marks(chunk.size()) + ")",
+                    rs -> {
+                        if (rs.getString(3) != null) endpointOf.put(rs.getString(1), rs.getString(3));
+                        return scheduleOf.put(rs.getString(1), rs.getString(2));
+                    },
                     chunk.toArray());
         }
         return scheduleOf;

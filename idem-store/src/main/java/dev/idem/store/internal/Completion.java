@@ -34,9 +34,11 @@ abstract class Completion {
     /**
      * Sets each delivery's new state where {@code owner} still holds this attempt's lease.
      *
+     * @param endpointOf filled with delivery id → endpoint id of the rows changed that are a message's deliveries
      * @return delivery id → schedule id of the rows changed
      */
-    abstract Map<String, String> updateDeliveries(Sql sql, String owner, List<Outcome> outcomes, long now);
+    abstract Map<String, String> updateDeliveries(
+            Sql sql, String owner, List<Outcome> outcomes, long now, Map<String, String> endpointOf);
 
     /**
      * Locks in id order and reads the schedules in {@code withFailures}, and of the others in {@code scheduleIds}

@@ -20,9 +20,18 @@ final class JdbcSettings implements SettingsRepository {
     @Override
     public ProjectSettings find(Tenant tenant) {
         return sql.one(
-                        "SELECT alert_endpoint, alert_events FROM project_settings WHERE project_id = ? AND mode = ?",
-                        rs -> new ProjectSettings(
-                                tenant, rs.getString("alert_endpoint"), events(rs.getString("alert_events"))),
+                        "SELECT alert_endpoint, alert_events, disable_after_ms FROM project_settings "
+                                + "WHERE project_id = ? AND mode = ?",
+                        rs -> {
+                            long disableAfter = rs.getLong("disable_after_ms");
+                            return new ProjectSettings(
+                                    tenant,
+                                    rs.getString("alert_endpoint"),
+                                    events(rs.getString("alert_events")),
+                                    rs.wasNull()
+                                            ? dev.idem.core.outcome.EndpointHealth.DEFAULT_DISABLE_AFTER
+                                            : java.time.Duration.ofMillis(disableAfter));
+                        },
                         tenant.projectId(),
                         Rows.mode(tenant.mode()))
                 .orElseGet(() -> ProjectSettings.defaults(tenant));
@@ -31,13 +40,16 @@ final class JdbcSettings implements SettingsRepository {
     @Override
     public void save(ProjectSettings s) {
         sql.update(
-                "INSERT INTO project_settings (project_id, mode, alert_endpoint, alert_events, updated_at) VALUES (?, ?, ?, ?, ?) "
+                "INSERT INTO project_settings (project_id, mode, alert_endpoint, alert_events, disable_after_ms, "
+                        + "updated_at) VALUES (?, ?, ?, ?, ?, ?) "
                         + "ON CONFLICT (project_id, mode) DO UPDATE SET alert_endpoint = excluded.alert_endpoint, "
-                        + "alert_events = excluded.alert_events, updated_at = excluded.updated_at",
+                        + "alert_events = excluded.alert_events, disable_after_ms = excluded.disable_after_ms, "
+                        + "updated_at = excluded.updated_at",
                 s.tenant().projectId(),
                 Rows.mode(s.tenant().mode()),
                 s.alertEndpoint(),
                 text(s.alertEvents()),
+                s.disableAfter().toMillis(),
                 System.currentTimeMillis());
     }
 

@@ -102,6 +102,11 @@ final class JdbcTx implements StoreTx {
     }
 
     @Override
+    public dev.idem.core.store.EndpointHealthRepository endpointHealth() {
+        return new JdbcEndpointHealth(sql);
+    }
+
+    @Override
     public void notifyDeliveriesDue() {
         if (signalled) return;
         signalled = true;

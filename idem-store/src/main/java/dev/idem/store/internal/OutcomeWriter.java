@@ -16,12 +16,14 @@ final class OutcomeWriter {
     private final DueSignal signal;
     private final Completion completion;
     private final AlertWriter alerts;
+    private final EndpointHealthWriter health;
 
     OutcomeWriter(Dialect dialect, DueSignal signal, IdGenerator ids) {
         this.dialect = dialect;
         this.signal = signal;
         this.completion = dialect.completion();
         this.alerts = new AlertWriter(ids);
+        this.health = new EndpointHealthWriter(alerts, dialect);
     }
 
     /**
@@ -31,8 +33,9 @@ final class OutcomeWriter {
     record Written(Completed completed, boolean alerted) {}
 
     Written write(Sql sql, String owner, List<Outcome> outcomes, long now) {
-        Map<String, String> scheduleOfApplied =
-                completion.updateDeliveries(sql, owner, OutcomeBatch.toApply(outcomes), now);
+        Map<String, String> endpointOf = new java.util.HashMap<>();
+        List<Outcome> toApply = OutcomeBatch.toApply(outcomes);
+        Map<String, String> scheduleOfApplied = completion.updateDeliveries(sql, owner, toApply, now, endpointOf);
         OutcomeBatch batch = OutcomeBatch.applied(outcomes, scheduleOfApplied);
         completion.insertAttempts(sql, batch.attempts());
         if (batch.nothingApplied()) return new Written(Completed.NONE, false);
@@ -42,7 +45,10 @@ final class OutcomeWriter {
         // a schedule whose last delivery just became final is completed, in the same transaction
         Settlement.ofLockedSchedules(sql, effects.mayComplete(), now);
         // the alerts of what this batch made dead or paused, as durable as the outcomes (see AlertWriter)
-        boolean alerted = alerts.raise(new JdbcTx(sql, dialect, signal), sql, outcomes, effects.completed(), now);
+        JdbcTx tx = new JdbcTx(sql, dialect, signal);
+        boolean alerted = alerts.raise(tx, sql, outcomes, effects.completed(), now);
+        // the endpoints' health, and the disabling of one failing for its disable_after (see EndpointHealthWriter)
+        alerted |= health.apply(tx, sql, toApply, endpointOf, now);
         // last: the dashboard's counter rows stay locked only from here to the commit
         FinishCounts.add(sql, scheduleOfApplied.keySet(), now);
         return new Written(effects.completed(), alerted);

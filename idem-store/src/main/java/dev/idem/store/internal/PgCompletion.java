@@ -51,7 +51,8 @@ final class PgCompletion extends Completion {
     }
 
     @Override
-    Map<String, String> updateDeliveries(Sql sql, String owner, List<Outcome> outcomes, long now) {
+    Map<String, String> updateDeliveries(
+            Sql sql, String owner, List<Outcome> outcomes, long now, Map<String, String> endpointOf) {
         int n = outcomes.size();
         String[] ids = new String[n];
         String[] statuses = new String[n];
@@ -72,8 +73,11 @@ final class PgCompletion extends Completion {
                 + "lease_owner = NULL, lease_expires_at = NULL, last_error = o.err, updated_at = ? "
                 + "FROM unnest(?::text[], ?::text[], ?::int8[], ?::text[], ?::int4[]) AS o(id, status, next_at, err, num) "
                 + "WHERE d.id = ANY(?::text[]) AND d.id = o.id AND d.status = 'delivering' AND d.lease_owner = ? "
-                + "AND d.attempt_count = o.num RETURNING d.id, d.schedule_id";
-        Sql.RowMapper<String> row = rs -> scheduleOf.put(rs.getString(1), rs.getString(2));
+                + "AND d.attempt_count = o.num RETURNING d.id, d.schedule_id, d.endpoint_id";
+        Sql.RowMapper<String> row = rs -> {
+            if (rs.getString(3) != null) endpointOf.put(rs.getString(1), rs.getString(3));
+            return scheduleOf.put(rs.getString(1), rs.getString(2));
+        };
         Object[] args = {
             now,
             sql.array("text", ids),

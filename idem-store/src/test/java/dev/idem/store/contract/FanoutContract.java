@@ -31,24 +31,6 @@ abstract class FanoutContract extends StoreTestBase {
         return new Application(ids.next("app"), t, uid, "Customer " + uid, "{\"tier\":\"gold\"}", 50, false, T0, T0);
     }
 
-    private Endpoint endpoint(Tenant t, String applicationId) {
-        return new Endpoint(
-                ids.next("ep"),
-                t,
-                applicationId,
-                "https://example.com/hook",
-                null,
-                null,
-                null,
-                Map.of(),
-                null,
-                null,
-                null,
-                false,
-                T0,
-                T0);
-    }
-
     private boolean insert(Application a) {
         return store.inTransaction((StoreTx tx) -> tx.applications().insert(a));
     }

@@ -130,4 +130,23 @@ abstract class StoreTestBase {
     static Duration seconds(long s) {
         return Duration.ofSeconds(s);
     }
+
+    /** An endpoint of {@code t} (of application {@code applicationId}, or of the project), enabled, not yet stored. */
+    protected dev.idem.core.fanout.Endpoint endpoint(Tenant t, String applicationId) {
+        return new dev.idem.core.fanout.Endpoint(
+                ids.next("ep"),
+                t,
+                applicationId,
+                "https://example.com/hook",
+                null,
+                null,
+                null,
+                Map.of(),
+                null,
+                null,
+                null,
+                false,
+                T0,
+                T0);
+    }
 }
