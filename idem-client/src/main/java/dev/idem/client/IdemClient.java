@@ -7,8 +7,6 @@ import dev.idem.client.internal.ApiCall;
 import dev.idem.client.internal.Json;
 import dev.idem.client.internal.ListBody;
 import dev.idem.client.internal.Transport;
-import dev.idem.client.model.Application;
-import dev.idem.client.model.ApplicationFields;
 import dev.idem.client.model.EventType;
 import dev.idem.client.model.EventTypeFields;
 import dev.idem.client.model.Health;
@@ -42,8 +40,7 @@ public final class IdemClient {
     private final Transport transport;
     private final Schedules schedules = new Schedules(this);
     private final Deliveries deliveries = new Deliveries(this);
-    private final Resource<Application, ApplicationFields> applications =
-            new Resource<>(this, "/v1/applications", Application.class, Application::id);
+    private final Applications applications = new Applications(this);
     private final Endpoints endpoints = new Endpoints(this);
     private final Resource<EventType, EventTypeFields> eventTypes =
             new Resource<>(this, "/v1/event-types", EventType.class, EventType::name);
@@ -68,8 +65,8 @@ public final class IdemClient {
         return deliveries;
     }
 
-    /** {@code /v1/applications}: your customers, by id or uid. */
-    public Resource<Application, ApplicationFields> applications() {
+    /** {@code /v1/applications}: your customers, by id or uid, and their portal links. */
+    public Applications applications() {
         return applications;
     }
 
