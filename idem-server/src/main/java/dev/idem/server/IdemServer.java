@@ -133,6 +133,7 @@ public final class IdemServer implements AutoCloseable {
                     .retention(config.retention())
                     .build();
             engine = new Engine(store, ec, clock, random, metrics.registry());
+            Metrics.writeGroups(metrics.registry(), store);
             EndpointGuard guard = EndpointGuard.of(config.allowPrivateEndpoints());
             ScheduleParser parser = new ScheduleParser(uri -> guard.refusal(uri.toString()));
             var services = new HttpApi.Services(

@@ -27,6 +27,11 @@ public interface Store extends AutoCloseable {
         return inTransaction(work);
     }
 
+    /** What {@link #inGroupCommit} did since this store opened, for metrics. */
+    default WriteGroups writeGroups() {
+        return WriteGroups.NONE;
+    }
+
     /**
      * Runs {@code work}, which only reads, in one read-only transaction: it sees one consistent state and
      * never waits for writers (on SQLite it runs beside the single writer instead of queueing for it).

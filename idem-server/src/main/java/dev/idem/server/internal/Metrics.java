@@ -50,6 +50,26 @@ public final class Metrics implements AutoCloseable {
         new JettyServerThreadPoolMetrics(server.getThreadPool(), Tags.empty()).bindTo(registry);
     }
 
+    /**
+     * The store's group commit: {@code idem_write_groups_total} (transactions the writer ran), {@code
+     * idem_write_grouped_total} (requests' writes in them; their ratio is the mean group size) and {@code
+     * idem_write_groups_rerun_total} (groups rolled back because one write failed, then written one by one).
+     */
+    public static void writeGroups(MeterRegistry registry, dev.idem.core.store.Store store) {
+        io.micrometer.core.instrument.FunctionCounter.builder(
+                        "idem.write.groups", store, s -> s.writeGroups().groups())
+                .description("transactions the store's writer ran for grouped writes")
+                .register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder(
+                        "idem.write.grouped", store, s -> s.writeGroups().works())
+                .description("writes (ingests, creates, message sends) committed in groups")
+                .register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder(
+                        "idem.write.groups.rerun", store, s -> s.writeGroups().rerun())
+                .description("groups rolled back because one write failed, then written one by one")
+                .register(registry);
+    }
+
     /** Once the server's connectors exist (after start). */
     static void instrumentConnectors(Server server, MeterRegistry registry) {
         JettyConnectionMetrics.addToAllConnectors(server, registry, Tags.empty());

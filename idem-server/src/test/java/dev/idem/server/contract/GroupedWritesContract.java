@@ -119,6 +119,9 @@ abstract class GroupedWritesContract extends OneNodeContract {
         assertThat(GroupCommitHooks.counts(node.store)[2])
                 .as("the refused message rolled its group back, whose requests then ran one by one")
                 .isEqualTo(regroupedBefore + 1);
+        assertThat(call("GET", "/metrics", null).raw())
+                .contains("idem_write_groups_rerun_total " + (regroupedBefore + 1) + ".0")
+                .contains("idem_write_grouped_total");
 
         ApiClientForTests.Reply replay =
                 node.api.call("POST", "/v1/schedules", KEY, keyed, Map.of("Idempotency-Key", key));

@@ -115,6 +115,12 @@ public final class JdbcStore implements Store {
         return groupCommit.run(work);
     }
 
+    @Override
+    public dev.idem.core.store.WriteGroups writeGroups() {
+        long[] c = groupCommit.counts();
+        return new dev.idem.core.store.WriteGroups(c[0], c[1], c[2]);
+    }
+
     /** The group commit's writer (its counts, and a test's hook before its COMMIT). */
     GroupCommit groupCommit() {
         return groupCommit;

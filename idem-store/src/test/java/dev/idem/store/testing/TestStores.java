@@ -248,6 +248,11 @@ public final class TestStores {
         }
 
         @Override
+        public dev.idem.core.store.WriteGroups writeGroups() {
+            return inner.writeGroups();
+        }
+
+        @Override
         public DeliveryQueue queue() {
             return inner.queue();
         }
