@@ -209,10 +209,12 @@
     return li;
   }
 
+  /** The API's health of an endpoint: success rate over the last day or two, the last failure and its cause. */
   function health(h) {
     const parts = [];
-    if (h.success_rate != null) parts.push("success rate (24 h) " + Math.round(h.success_rate * 100) + "%");
-    if (h.last_failure_at) parts.push("last failure " + new Date(h.last_failure_at).toLocaleString() + (h.last_error ? ": " + h.last_error : ""));
+    if (h.success_rate != null) parts.push("success rate " + Math.round(h.success_rate * 100) + "% of " + h.attempts + " attempts");
+    if (h.failing_since) parts.push("failing since " + new Date(h.failing_since).toLocaleString());
+    if (h.last_failure_at) parts.push("last failure " + new Date(h.last_failure_at).toLocaleString() + (h.last_failure ? ": " + h.last_failure : ""));
     return parts.join(" · ") || "no deliveries yet";
   }
 

@@ -444,6 +444,11 @@ class PortalBrowserTest {
                         .getText())
                 .contains("POST " + receiver.url("/flow-added"), "webhook-id: " + msg, "{\"parcel\":7}");
         screenshot("messages");
+        // the endpoint's health, from the API, on its card
+        browser.findElement(By.id("nav-endpoints")).click();
+        wait.until(d -> d.findElement(By.cssSelector(".endpoint .health"))
+                .getText()
+                .contains("success rate 100% of 1 attempts"));
         assertNoPolicyViolation();
     }
 
