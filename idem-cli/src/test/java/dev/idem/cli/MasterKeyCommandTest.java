@@ -129,6 +129,41 @@ class MasterKeyCommandTest {
     }
 
     @Test
+    void rewrapWithAKeysetLackingTheKeyInUseIsRefusedNamingItAndReSealsNothing() throws Exception {
+        Path keys = dir.resolve("keys.json");
+        Path wrong = dir.resolve("wrong.json");
+        Path data = dir.resolve("data");
+        idem("keys", "master", "generate", "--out", keys.toString());
+        idem("keys", "master", "generate", "--out", wrong.toString());
+        String inUse = MasterKeyFile.load(keys).primaryId();
+        SigningSecret secret = SigningSecret.generate(new SecureRandom());
+        try (Store store =
+                JdbcStores.open(StoreConfig.sqlite(data).withMasterKeys(MasterKeyFile.load(keys)), Clock.systemUTC())) {
+            store.useTransaction(tx ->
+                    tx.signingSecrets().save(new SigningSecrets(new Tenant("proj_1", Mode.TEST), secret)));
+        }
+        byte[] before = Files.readAllBytes(data.resolve("idem.db"));
+
+        Cli rewrap =
+                idem("keys", "master", "rewrap", "--data-dir", data.toString(), "--master-key-file", wrong.toString());
+
+        assertThat(rewrap.code()).isEqualTo(2);
+        assertThat(rewrap.err()).contains("lacks key id " + inUse).doesNotContain(secret.reveal());
+        assertThat(rewrap.out()).doesNotContain("re-sealed");
+        assertThat(Files.readAllBytes(data.resolve("idem.db")))
+                .as("the store's file")
+                .isEqualTo(before);
+        try (Store store =
+                JdbcStores.open(StoreConfig.sqlite(data).withMasterKeys(MasterKeyFile.load(keys)), Clock.systemUTC())) {
+            assertThat(store.inReadTransaction(
+                                    (StoreTx tx) -> tx.signingSecrets().find(new Tenant("proj_1", Mode.TEST)))
+                            .orElseThrow()
+                            .current())
+                    .isEqualTo(secret);
+        }
+    }
+
+    @Test
     void statusNamesEverySecretColumnAndHowManyOfItsValuesEachKeySeals() throws Exception {
         Path keys = dir.resolve("keys.json");
         Path data = dir.resolve("data");

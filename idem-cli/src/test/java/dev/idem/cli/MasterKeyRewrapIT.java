@@ -116,7 +116,8 @@ class MasterKeyRewrapIT {
         return String.format("src_%06d", i);
     }
 
-    private static Source source(Tenant tenant, int i) {
+    /** A provider source of {@code tenant} whose secret is {@code provider-secret-<i>}. */
+    static Source source(Tenant tenant, int i) {
         Instant t = Instant.parse("2030-01-01T00:00:00Z");
         return new Source(
                 id(i),
