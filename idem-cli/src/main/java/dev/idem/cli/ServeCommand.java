@@ -98,6 +98,13 @@ public final class ServeCommand implements Callable<Integer> {
                     "text, or json: one JSON object per log line with delivery_id, schedule_id and node_id as fields (env IDEM_LOG_FORMAT, default ${DEFAULT-VALUE}).")
     LogFormat logFormat;
 
+    @Option(
+            names = "--otel",
+            defaultValue = "${env:IDEM_OTEL:-false}",
+            description =
+                    "Trace API requests, creation and ingest with OpenTelemetry, configured by the standard OTEL_* variables (OTLP to localhost:4317 unless OTEL_EXPORTER_OTLP_ENDPOINT says otherwise; env IDEM_OTEL, default off).")
+    boolean otel;
+
     // The master key that seals stored secrets (docs/security.md): --master-key-file / IDEM_MASTER_KEY_FILE, or
     // IDEM_MASTER_KEY.
     @CommandLine.Mixin
@@ -130,22 +137,29 @@ public final class ServeCommand implements Callable<Integer> {
         }
         logFormat.apply(config.nodeId());
         MasterKeys keys = masterKey.resolve(config.dataDir(), config.databaseUrl(), System.out);
+        io.opentelemetry.sdk.OpenTelemetrySdk telemetry = Telemetry.start(otel);
         IdemServer server;
         try {
-            server = IdemServer.start(config, keys);
+            server = IdemServer.start(config, keys, telemetry);
         } catch (NodeIdInUseException e) {
+            if (telemetry != null) telemetry.close();
             // a second live node under one id would hold the first one's
             // claims: refuse, in one line (exit 2: fix the flags)
             throw CliException.usage(e.getMessage() + " (--node-id, IDEM_NODE_ID)", e);
         } catch (DataDirInUseException e) {
+            if (telemetry != null) telemetry.close();
             // likewise a second node on one SQLite file (its message names the flag)
             throw CliException.usage(e.getMessage(), e);
+        } catch (RuntimeException e) {
+            if (telemetry != null) telemetry.close();
+            throw e;
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(
                         () -> {
                             server.close();
+                            if (telemetry != null) telemetry.close();
                             stopped.countDown();
                         },
                         "idem-shutdown"));

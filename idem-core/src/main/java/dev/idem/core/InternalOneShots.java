@@ -107,6 +107,14 @@ public final class InternalOneShots {
      * @throws IllegalArgumentException when a field is invalid for a definition
      */
     public static Created create(StoreTx tx, IdGenerator ids, Request r, Instant now) {
+        return create(tx, ids, r, now, null);
+    }
+
+    /**
+     * As {@link #create(StoreTx, IdGenerator, Request, Instant)}, keeping {@code trace} (the context of the request
+     * that brought the event, or null) with the one-shot, so its attempts continue that trace.
+     */
+    public static Created create(StoreTx tx, IdGenerator ids, Request r, Instant now, TraceContext trace) {
         String text = storableText(r.body());
         boolean base64 = text == null;
         if (base64) text = java.util.Base64.getEncoder().encodeToString(r.body());
@@ -139,7 +147,8 @@ public final class InternalOneShots {
                 null,
                 null,
                 base64);
-        Schedule s = new Schedule(id, r.tenant(), ScheduleStatus.ACTIVE, def, now, 0, null, 0, now, now, r.origin());
+        Schedule s =
+                new Schedule(id, r.tenant(), ScheduleStatus.ACTIVE, def, now, 0, null, 0, now, now, r.origin(), trace);
         Materialisation.Plan plan = Materialisation.forNew(s, now, ids, now);
         tx.schedules().insertAll(List.of(plan.advanced(now)));
         tx.deliveries().insertAll(plan.deliveries());

@@ -11,6 +11,7 @@ import java.util.Objects;
  * @param pausedReason why it paused ({@code "consecutive_failures"}, {@code "user"}), else null
  * @param origin who made it when no user did (an inbound source's event, an alert: see {@link Origin}); null for a
  *     schedule created through the API
+ * @param trace the trace context of the request that made it, which its attempts carry on; null when it had none
  */
 public record Schedule(
         String id,
@@ -23,12 +24,41 @@ public record Schedule(
         long lastSequence,
         Instant createdAt,
         Instant updatedAt,
-        Origin origin) {
+        Origin origin,
+        TraceContext trace) {
 
     public static final String PAUSED_BY_FAILURES = "consecutive_failures";
     public static final String PAUSED_BY_USER = "user";
 
-    /** A schedule created through the API (no {@link Origin}). */
+    /** A schedule without a trace context. */
+    public Schedule(
+            String id,
+            Tenant tenant,
+            ScheduleStatus status,
+            ScheduleDefinition definition,
+            Instant nextFireAt,
+            int consecutiveFailures,
+            String pausedReason,
+            long lastSequence,
+            Instant createdAt,
+            Instant updatedAt,
+            Origin origin) {
+        this(
+                id,
+                tenant,
+                status,
+                definition,
+                nextFireAt,
+                consecutiveFailures,
+                pausedReason,
+                lastSequence,
+                createdAt,
+                updatedAt,
+                origin,
+                null);
+    }
+
+    /** A schedule created through the API (no {@link Origin}), without a trace context. */
     public Schedule(
             String id,
             Tenant tenant,
@@ -75,7 +105,8 @@ public record Schedule(
                 lastSequence,
                 createdAt,
                 now,
-                origin);
+                origin,
+                trace);
     }
 
     public Schedule withDefinition(ScheduleDefinition d, Instant now) {
@@ -90,7 +121,8 @@ public record Schedule(
                 lastSequence,
                 createdAt,
                 now,
-                origin);
+                origin,
+                trace);
     }
 
     public Schedule withCursor(Instant next, long sequence, Instant now) {
@@ -105,12 +137,24 @@ public record Schedule(
                 sequence,
                 createdAt,
                 now,
-                origin);
+                origin,
+                trace);
     }
 
     public Schedule withConsecutiveFailures(int n, Instant now) {
         return new Schedule(
-                id, tenant, status, definition, nextFireAt, n, pausedReason, lastSequence, createdAt, now, origin);
+                id,
+                tenant,
+                status,
+                definition,
+                nextFireAt,
+                n,
+                pausedReason,
+                lastSequence,
+                createdAt,
+                now,
+                origin,
+                trace);
     }
 
     /** Whether Idem made this schedule itself (it has an {@link Origin}); such schedules are hidden from users' lists. */
@@ -130,6 +174,24 @@ public record Schedule(
                 lastSequence,
                 createdAt,
                 updatedAt,
-                o);
+                o,
+                trace);
+    }
+
+    /** This schedule with the trace context of the request that made it. */
+    public Schedule withTrace(TraceContext t) {
+        return new Schedule(
+                id,
+                tenant,
+                status,
+                definition,
+                nextFireAt,
+                consecutiveFailures,
+                pausedReason,
+                lastSequence,
+                createdAt,
+                updatedAt,
+                origin,
+                t);
     }
 }

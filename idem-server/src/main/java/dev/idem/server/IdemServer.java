@@ -17,12 +17,14 @@ import dev.idem.server.internal.RateLimiter;
 import dev.idem.server.internal.RequestIdempotency;
 import dev.idem.server.internal.ScheduleParser;
 import dev.idem.server.internal.ScheduleService;
+import dev.idem.server.internal.ServerTracing;
 import dev.idem.server.internal.SigningSecretService;
 import dev.idem.store.JdbcStores;
 import dev.idem.store.MasterKeys;
 import io.javalin.Javalin;
 import io.javalin.util.JavalinBindException;
 import io.javalin.util.JavalinException;
+import io.opentelemetry.api.OpenTelemetry;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.BindException;
@@ -72,6 +74,14 @@ public final class IdemServer implements AutoCloseable {
      * dev.idem.store.MasterKeyException}).
      */
     public static IdemServer start(ServerConfig config, MasterKeys masterKeys) {
+        return start(config, masterKeys, null);
+    }
+
+    /**
+     * As {@link #start(ServerConfig, MasterKeys)}, tracing through {@code openTelemetry} (docs/tracing.md); null means
+     * off: no spans, and creators' trace contexts passed on as they came. The caller closes its SDK after the node.
+     */
+    public static IdemServer start(ServerConfig config, MasterKeys masterKeys, OpenTelemetry openTelemetry) {
         DataDirLock lock = config.databaseUrl() == null ? DataDirLock.acquire(config.dataDir()) : null;
         try {
             ensurePortFree(config);
@@ -82,7 +92,8 @@ public final class IdemServer implements AutoCloseable {
                     config.engine(),
                     Clock.systemUTC(),
                     new SecureRandom(),
-                    FirstStartKeys.forOutput(System.console() != null, config.dataDir(), System.out));
+                    FirstStartKeys.forOutput(System.console() != null, config.dataDir(), System.out),
+                    tracing(openTelemetry));
             node.dataDirLock = lock;
             return node;
         } catch (RuntimeException e) {
@@ -103,7 +114,35 @@ public final class IdemServer implements AutoCloseable {
             Clock clock,
             RandomGenerator random,
             PrintStream out) {
-        return start(config, store, ownsStore, engineConfig, clock, random, FirstStartKeys.printTo(out));
+        return start(config, store, ownsStore, engineConfig, clock, random, out, null);
+    }
+
+    /**
+     * As {@link #start(ServerConfig, Store, boolean, EngineConfig, Clock, RandomGenerator, PrintStream)}, tracing
+     * through {@code openTelemetry}; null means off.
+     */
+    public static IdemServer start(
+            ServerConfig config,
+            Store store,
+            boolean ownsStore,
+            EngineConfig engineConfig,
+            Clock clock,
+            RandomGenerator random,
+            PrintStream out,
+            OpenTelemetry openTelemetry) {
+        return start(
+                config,
+                store,
+                ownsStore,
+                engineConfig,
+                clock,
+                random,
+                FirstStartKeys.printTo(out),
+                tracing(openTelemetry));
+    }
+
+    private static ServerTracing tracing(OpenTelemetry openTelemetry) {
+        return openTelemetry == null ? ServerTracing.off() : ServerTracing.of(openTelemetry);
     }
 
     /**
@@ -117,7 +156,8 @@ public final class IdemServer implements AutoCloseable {
             EngineConfig engineConfig,
             Clock clock,
             RandomGenerator random,
-            FirstStartKeys keys) {
+            FirstStartKeys keys,
+            ServerTracing tracing) {
         log.info("starting {}", config.describe());
         Metrics metrics = null;
         Engine engine = null;
@@ -146,7 +186,8 @@ public final class IdemServer implements AutoCloseable {
                     new DeliveryService(store, clock, engine),
                     new SigningSecretService(store, clock, random),
                     new PreviewService(clock),
-                    metrics.registry());
+                    metrics.registry(),
+                    tracing);
             http = HttpApi.create(services, config.httpTimeouts());
             bind(http, config, metrics);
             engine.start();

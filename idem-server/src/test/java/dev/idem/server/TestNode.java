@@ -17,6 +17,11 @@ final class TestNode implements AutoCloseable {
     final String printed;
 
     TestNode(Store store, Path dir, Clock clock, int rateLimit) {
+        this(store, dir, clock, rateLimit, null);
+    }
+
+    /** A node tracing through {@code openTelemetry} (null: off). */
+    TestNode(Store store, Path dir, Clock clock, int rateLimit, io.opentelemetry.api.OpenTelemetry openTelemetry) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ServerConfig config = ServerConfig.builder()
                 .port(0)
@@ -37,13 +42,18 @@ final class TestNode implements AutoCloseable {
                         .build(),
                 clock,
                 new SecureRandom(),
-                new PrintStream(out, true, StandardCharsets.UTF_8));
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                openTelemetry);
         printed = out.toString(StandardCharsets.UTF_8);
         api = new ApiClientForTests(server.port());
     }
 
     ApiClientForTests.Reply call(String method, String path, String body) {
         return api.call(method, path, TEST_KEY, body);
+    }
+
+    ApiClientForTests.Reply call(String method, String path, String body, java.util.Map<String, String> headers) {
+        return api.call(method, path, TEST_KEY, body, headers);
     }
 
     @Override

@@ -47,10 +47,16 @@ public final class ScheduleCreation {
      * @param definition the validated definition
      * @param dedupId the user's {@code dedup_id}, or null: when another schedule of the tenant holds it (within
      *     {@link dev.idem.core.IdempotencyWindow#LENGTH}), nothing is written ({@link Deduplicated})
+     * @param trace the trace context of the request that asks for it, kept with the schedule; null when none
      */
-    public record Request(ScheduleDefinition definition, String dedupId) {
+    public record Request(ScheduleDefinition definition, String dedupId, dev.idem.core.TraceContext trace) {
         public Request {
             Objects.requireNonNull(definition, "definition");
+        }
+
+        /** A request without a trace context. */
+        public Request(ScheduleDefinition definition, String dedupId) {
+            this(definition, dedupId, null);
         }
     }
 
@@ -110,7 +116,9 @@ public final class ScheduleCreation {
                     null,
                     0,
                     now,
-                    now);
+                    now,
+                    null,
+                    r.trace());
             Materialisation.Plan plan = Materialisation.forNew(s, now.plus(materialiseAhead), ids, now);
             Schedule written = plan.advanced(now);
             toInsert.add(written);

@@ -70,6 +70,15 @@ public final class RequestBuilder {
         h.put(WebhookHeaders.ATTEMPT, Integer.toString(attempt));
         h.put(WebhookHeaders.SEQUENCE, Long.toString(delivery.sequence()));
         if (def.eventType() != null) h.put(WebhookHeaders.EVENT_TYPE, def.eventType());
+        // the creator's trace context (docs/tracing.md): the receiver's handler joins the trace that made the schedule
+        if (schedule.trace() != null) {
+            h.keySet()
+                    .removeIf(k -> k.equalsIgnoreCase(WebhookHeaders.TRACEPARENT)
+                            || k.equalsIgnoreCase(WebhookHeaders.TRACESTATE));
+            h.put(WebhookHeaders.TRACEPARENT, schedule.trace().traceparent());
+            if (schedule.trace().tracestate() != null)
+                h.put(WebhookHeaders.TRACESTATE, schedule.trace().tracestate());
+        }
         if (fromSource) h.put(Origin.SOURCE_ID_HEADER, schedule.origin().sourceId());
         if (delivery.ofMessage()) {
             h.put(WebhookHeaders.MESSAGE_ID, delivery.messageId());

@@ -3,6 +3,7 @@ package dev.idem.server.internal;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.idem.core.IdGenerator;
 import dev.idem.core.Tenant;
+import dev.idem.core.TraceContext;
 import dev.idem.core.creation.ScheduleCreation;
 import dev.idem.core.store.StoreTx;
 import java.time.Duration;
@@ -26,9 +27,9 @@ final class Creation {
     record Result(int status, ObjectNode body, Map<String, String> headers) {}
 
     /** The results, in order; a delivery due soon has signalled the dispatchers ({@link StoreTx#notifyDeliveriesDue()}). */
-    List<Result> create(StoreTx tx, Tenant tenant, List<ScheduleParser.Parsed> items, Instant now) {
+    List<Result> create(StoreTx tx, Tenant tenant, List<ScheduleParser.Parsed> items, Instant now, TraceContext trace) {
         List<ScheduleCreation.Request> requests = items.stream()
-                .map(p -> new ScheduleCreation.Request(resolved(tx, tenant, p), p.dedupId()))
+                .map(p -> new ScheduleCreation.Request(resolved(tx, tenant, p), p.dedupId(), trace))
                 .toList();
         return creation.create(tx, tenant, requests, now).stream()
                 .map(r -> answer(tx, tenant, r, now))

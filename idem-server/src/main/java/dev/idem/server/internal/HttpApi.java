@@ -27,7 +27,8 @@ public final class HttpApi {
             DeliveryService deliveries,
             SigningSecretService secrets,
             PreviewService preview,
-            PrometheusMeterRegistry metrics) {}
+            PrometheusMeterRegistry metrics,
+            ServerTracing tracing) {}
 
     private HttpApi() {}
 
@@ -58,6 +59,7 @@ public final class HttpApi {
             ErrorMapper.install(config);
             var r = config.routes;
             r.before(ctx -> {
+                s.tracing().begin(ctx);
                 RequestIds.assign(ctx, s.ids());
                 checkQueryString(ctx.queryString());
             });
@@ -88,23 +90,37 @@ public final class HttpApi {
                 checkSize(ctx);
                 java.time.Instant now = s.clock().instant();
                 ScheduleParser.Parsed parsed = s.schedules().parse(body(ctx), now);
-                s.idempotency()
-                        .runGrouped(
-                                ctx,
-                                Authenticator.tenant(ctx),
-                                tx -> s.schedules().create(tx, Authenticator.tenant(ctx), parsed, now));
+                s.tracing().inSpan("create schedule", () -> {
+                    var trace = s.tracing().creatorContext(ctx);
+                    s.idempotency()
+                            .runGrouped(
+                                    ctx,
+                                    Authenticator.tenant(ctx),
+                                    tx -> s.schedules().create(tx, Authenticator.tenant(ctx), parsed, now, trace));
+                    return null;
+                });
             });
             r.post("/v1/schedules/batch", ctx -> {
                 if (ctx.bodyAsBytes().length > ScheduleBatch.MAX_BODY_BYTES)
                     throw ApiException.invalid("body_too_large", null, "A batch request body is over 4 MiB");
                 java.time.Instant now = s.clock().instant();
                 java.util.List<ScheduleBatch.Item> items = ScheduleBatch.parse(s.schedules(), body(ctx), now);
-                s.idempotency()
-                        .run(
-                                ctx,
-                                Authenticator.tenant(ctx),
-                                tx -> ScheduleBatch.create(
-                                        tx, s.schedules(), Authenticator.tenant(ctx), items, now, RequestIds.of(ctx)));
+                s.tracing().inSpan("create schedules", () -> {
+                    var trace = s.tracing().creatorContext(ctx);
+                    s.idempotency()
+                            .run(
+                                    ctx,
+                                    Authenticator.tenant(ctx),
+                                    tx -> ScheduleBatch.create(
+                                            tx,
+                                            s.schedules(),
+                                            Authenticator.tenant(ctx),
+                                            items,
+                                            now,
+                                            RequestIds.of(ctx),
+                                            trace));
+                    return null;
+                });
             });
             r.get(
                     "/v1/schedules",
@@ -177,6 +193,7 @@ public final class HttpApi {
             SettingsRoutes.install(r, s);
             FanoutRoutes.install(r, s);
             PortalRoutes.install(r, s);
+            r.after(s.tracing()::end);
         });
     }
 

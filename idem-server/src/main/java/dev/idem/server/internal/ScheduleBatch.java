@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.idem.core.Tenant;
+import dev.idem.core.TraceContext;
 import dev.idem.core.store.StoreTx;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -63,10 +64,17 @@ final class ScheduleBatch {
 
     /** Creates the valid items in the caller's transaction and answers for all of them, in order. */
     static ApiResponse create(
-            StoreTx tx, ScheduleService schedules, Tenant tenant, List<Item> parsed, Instant now, String requestId) {
+            StoreTx tx,
+            ScheduleService schedules,
+            Tenant tenant,
+            List<Item> parsed,
+            Instant now,
+            String requestId,
+            TraceContext trace) {
         List<ScheduleParser.Parsed> valid = new ArrayList<>();
         for (Item item : parsed) if (item.parsed() != null) valid.add(item.parsed());
-        List<Creation.Result> results = valid.isEmpty() ? List.of() : schedules.createAll(tx, tenant, valid, now);
+        List<Creation.Result> results =
+                valid.isEmpty() ? List.of() : schedules.createAll(tx, tenant, valid, now, trace);
         ObjectNode out = Json.object();
         out.put("object", "batch");
         ArrayNode data = out.putArray("data");

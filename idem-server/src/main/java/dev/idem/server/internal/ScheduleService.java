@@ -42,14 +42,21 @@ public final class ScheduleService {
      * Creates a schedule (or finds the first one with its {@code dedup_id}) with its first occurrences: a one-shot's
      * delivery whatever its time, a rule's within the materialiser's horizon.
      */
-    public ApiResponse create(StoreTx tx, Tenant tenant, ScheduleParser.Parsed parsed, Instant now) {
-        Creation.Result one = creation.create(tx, tenant, List.of(parsed), now).get(0);
+    public ApiResponse create(
+            StoreTx tx, Tenant tenant, ScheduleParser.Parsed parsed, Instant now, dev.idem.core.TraceContext trace) {
+        Creation.Result one =
+                creation.create(tx, tenant, List.of(parsed), now, trace).get(0);
         return new ApiResponse(one.status(), one.body(), one.headers());
     }
 
     /** The batch route's work: see {@link ScheduleBatch}. */
-    List<Creation.Result> createAll(StoreTx tx, Tenant tenant, List<ScheduleParser.Parsed> parsed, Instant now) {
-        return creation.create(tx, tenant, parsed, now);
+    List<Creation.Result> createAll(
+            StoreTx tx,
+            Tenant tenant,
+            List<ScheduleParser.Parsed> parsed,
+            Instant now,
+            dev.idem.core.TraceContext trace) {
+        return creation.create(tx, tenant, parsed, now, trace);
     }
 
     /**

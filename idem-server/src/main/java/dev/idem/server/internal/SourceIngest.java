@@ -61,10 +61,22 @@ public final class SourceIngest {
     /** What ingest answers: the status and JSON body. */
     record Answer(int status, ObjectNode body) {}
 
+    /** An event without a trace context. */
+    Answer ingest(String sourceId, Map<String, String> headers, String contentType, byte[] body) {
+        return ingest(sourceId, headers, contentType, body, null);
+    }
+
     /**
      * @param headers the request's header names and values (a name given twice: its values joined by ", ")
+     * @param trace the provider's trace context (or Idem's ingest span's, when tracing is on), kept with the event;
+     *     null when none
      */
-    Answer ingest(String sourceId, Map<String, String> headers, String contentType, byte[] body) {
+    Answer ingest(
+            String sourceId,
+            Map<String, String> headers,
+            String contentType,
+            byte[] body,
+            dev.idem.core.TraceContext trace) {
         Source source = sources.find(sourceId);
         limiter.acquire("in\n" + sourceId, source.rateLimit(), "source " + sourceId);
         if (body.length > MAX_BODY_BYTES) throw BodyLimits.ingestTooLarge((long) body.length);
@@ -85,7 +97,7 @@ public final class SourceIngest {
                 .withHeaders(forwarded(headers))
                 .withDedupId(eventId);
         // committed with other requests' events in one transaction, answered after that commit
-        InternalOneShots.Created c = store.inGroupCommit(tx -> InternalOneShots.create(tx, ids, req, now));
+        InternalOneShots.Created c = store.inGroupCommit(tx -> InternalOneShots.create(tx, ids, req, now, trace));
         return new Answer(200, committed(source, eventId, c.deliveryId(), c.deduplicated()));
     }
 

@@ -62,8 +62,16 @@ final class SourceRoutes {
             // declared over the limit: refused unread (the HTTP layer buffered none of it)
             if (ctx.req().getContentLengthLong() > SourceIngest.MAX_BODY_BYTES)
                 throw BodyLimits.ingestTooLarge(ctx.req().getContentLengthLong());
-            SourceIngest.Answer a = ingest.ingest(
-                    ctx.pathParam("source_id"), SourceIngest.headersOf(ctx), ctx.contentType(), ctx.bodyAsBytes());
+            String sourceId = ctx.pathParam("source_id");
+            SourceIngest.Answer a = s.tracing().inSpan("ingest", () -> {
+                s.tracing().attribute(ServerTracing.SOURCE_ID, sourceId);
+                return ingest.ingest(
+                        sourceId,
+                        SourceIngest.headersOf(ctx),
+                        ctx.contentType(),
+                        ctx.bodyAsBytes(),
+                        s.tracing().creatorContext(ctx));
+            });
             HttpApi.json(ctx, a.status(), a.body());
         });
     }

@@ -48,14 +48,16 @@ final class JdbcSchedules implements ScheduleRepository {
                 routing[2],
                 routing[3],
                 s.origin() == null ? null : s.origin().kind().wireName(),
-                s.origin() == null ? null : s.origin().sourceId()
+                s.origin() == null ? null : s.origin().sourceId(),
+                s.trace() == null ? null : s.trace().traceparent(),
+                s.trace() == null ? null : s.trace().tracestate()
             });
         }
         sql.multiRowUpdate(
                 "INSERT INTO schedules (id, project_id, mode, status, definition, next_fire_at, consecutive_failures, "
                         + "auto_pause_after, paused_reason, last_sequence, dedup_id, created_at, updated_at, " + ROUTING
-                        + ", origin, source_id) VALUES ",
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        + ", origin, source_id, traceparent, tracestate) VALUES ",
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 rows,
                 "");
     }

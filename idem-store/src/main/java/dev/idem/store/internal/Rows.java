@@ -11,6 +11,7 @@ import dev.idem.core.Origin;
 import dev.idem.core.Schedule;
 import dev.idem.core.ScheduleStatus;
 import dev.idem.core.Tenant;
+import dev.idem.core.TraceContext;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Arrays;
@@ -32,7 +33,9 @@ final class Rows {
         "created_at",
         "updated_at",
         "origin",
-        "source_id"
+        "source_id",
+        "traceparent",
+        "tracestate"
     };
     static final String SCHEDULE = String.join(", ", SCHEDULE_COLUMNS);
 
@@ -85,7 +88,13 @@ final class Rows {
                 rs.getLong(p + "last_sequence"),
                 instant(rs, p + "created_at"),
                 instant(rs, p + "updated_at"),
-                origin(rs.getString(p + "origin"), rs.getString(p + "source_id")));
+                origin(rs.getString(p + "origin"), rs.getString(p + "source_id")),
+                trace(rs.getString(p + "traceparent"), rs.getString(p + "tracestate")));
+    }
+
+    /** A schedule's {@link TraceContext} from its two columns (V80); null when it was made without one. */
+    static TraceContext trace(String traceparent, String tracestate) {
+        return TraceContext.fromHeaders(traceparent, tracestate).orElse(null);
     }
 
     /** A schedule's {@link Origin} from its two columns; null (made through the API) when {@code origin} is NULL. */

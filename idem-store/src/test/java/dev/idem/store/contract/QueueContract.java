@@ -65,6 +65,27 @@ abstract class QueueContract extends StoreTestBase {
     }
 
     @Test
+    void theTraceContextOfAScheduleIsReadBackAndComesWithItsClaim() {
+        dev.idem.core.TraceContext trace = new dev.idem.core.TraceContext(
+                "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "vendor=a,other=b");
+        Schedule s = newSchedule(tenant, T0).withTrace(trace);
+        store.useTransaction(tx -> tx.schedules().insert(s));
+        Schedule untraced = schedule(tenant, T0);
+        delivery(s, T0);
+        delivery(untraced, T0);
+
+        assertThat(store.inTransaction((StoreTx tx) -> tx.schedules().find(tenant, s.id()))
+                        .orElseThrow()
+                        .trace())
+                .isEqualTo(trace);
+        assertThat(queue().claimDue("node-a", LEASE, 10))
+                .extracting(Claim::schedule)
+                .containsExactlyInAnyOrder(s, untraced)
+                .extracting(Schedule::trace)
+                .containsExactlyInAnyOrder(trace, null);
+    }
+
+    @Test
     void onlyDueDeliveriesAreClaimedEarliestFirst() {
         Schedule s = schedule(tenant, T0);
         Delivery later = delivery(s, T0.minusSeconds(1));
