@@ -70,6 +70,32 @@ class RequestBuilderTest {
     }
 
     @Test
+    void theCreatorsTraceContextGoesOutOnEveryAttemptInPlaceOfAUsersHeaderOfThatName() {
+        ScheduleDefinition def = Defs.with(
+                Defs.once("https://example.com/hook", DUE),
+                null,
+                null,
+                null,
+                Map.of("Traceparent", "00-11111111111111111111111111111111-2222222222222222-01"),
+                null,
+                null);
+        String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        Schedule traced = schedule(def).withTrace(new dev.idem.core.TraceContext(traceparent, "vendor=a"));
+        for (int attempt = 1; attempt <= 2; attempt++) {
+            Map<String, String> h = builder.build(
+                            Defs.claimed(traced, "dlv_1", 1, attempt), traced, attempt, List.of(secret), NOW)
+                    .headers();
+            assertThat(h).containsEntry("traceparent", traceparent).containsEntry("tracestate", "vendor=a");
+            assertThat(h.keySet().stream().filter(k -> k.equalsIgnoreCase("traceparent")))
+                    .hasSize(1);
+        }
+        Schedule untraced = schedule(Defs.once("https://example.com/hook", DUE));
+        assertThat(builder.build(Defs.claimed(untraced, "dlv_2", 1, 1), untraced, 1, List.of(secret), NOW)
+                        .headers())
+                .doesNotContainKeys("traceparent", "tracestate");
+    }
+
+    @Test
     void withoutPayloadTheBodyIsTheEnvelope() {
         Schedule s = schedule(Defs.with(
                 Defs.once("https://example.com/hook", DUE), null, null, null, Map.of(), "invoice.reminder", null));
