@@ -16,6 +16,10 @@ module dev.idem.server {
     requires micrometer.registry.prometheus;
     requires micrometer.jetty12;
     requires org.slf4j;
+    // tracing (docs/tracing.md): the API only; IdemServer.start takes the launcher's OpenTelemetry
+    requires transitive io.opentelemetry.api;
+    requires io.opentelemetry.context;
+    requires io.opentelemetry.semconv;
 
     exports dev.idem.server;
 }

@@ -102,7 +102,7 @@ public final class ServeCommand implements Callable<Integer> {
             names = "--otel",
             defaultValue = "${env:IDEM_OTEL:-false}",
             description =
-                    "Trace API requests, creation and ingest with OpenTelemetry, configured by the standard OTEL_* variables (OTLP to localhost:4317 unless OTEL_EXPORTER_OTLP_ENDPOINT says otherwise; env IDEM_OTEL, default off).")
+                    "Trace API requests, creation and ingest with OpenTelemetry, configured by the standard OTEL_* variables (OTLP over HTTP to localhost:4318 unless OTEL_EXPORTER_OTLP_ENDPOINT says otherwise; env IDEM_OTEL, default off).")
     boolean otel;
 
     // The master key that seals stored secrets (docs/security.md): --master-key-file / IDEM_MASTER_KEY_FILE, or

@@ -68,7 +68,14 @@ class EndToEndTraceTest {
                 .build();
         Store store = TestStores.sqlite(dir, Clock.systemUTC());
         IdemServer node = IdemServer.start(
-                new ServerConfig("127.0.0.1", 0, dir, null, null, null, KEY, true, "trace-" + System.nanoTime(), 0),
+                ServerConfig.builder()
+                        .port(0)
+                        .dataDir(dir)
+                        .bootstrapKey(KEY)
+                        .allowPrivateEndpoints(true)
+                        .nodeId("trace-" + System.nanoTime())
+                        .rateLimitPerSecond(0)
+                        .build(),
                 store,
                 false,
                 EngineConfig.builder()
