@@ -9,7 +9,7 @@ import dev.idem.core.store.Store;
 import dev.idem.store.JdbcStores;
 import dev.idem.store.MasterKeyFile;
 import dev.idem.store.MasterKeys;
-import dev.idem.store.internal.Resealing;
+import dev.idem.store.Resealing;
 import dev.idem.store.testing.TestDatabase;
 import dev.idem.store.testing.TestStores;
 import java.nio.file.Files;
