@@ -56,6 +56,18 @@ public interface DeliveryRepository {
      */
     Page<Delivery> listBySource(Tenant tenant, String sourceId, DeliveryStatus status, int limit, String startingAfter);
 
+    /**
+     * Messages' deliveries to endpoint {@code endpointId} and/or to the endpoints of application {@code applicationId}
+     * (either may be null, not both), newest first; null status means any; {@code startingAfter} as for {@link #list}.
+     */
+    Page<Delivery> listByEndpoint(
+            Tenant tenant,
+            String endpointId,
+            String applicationId,
+            DeliveryStatus status,
+            int limit,
+            String startingAfter);
+
     /** The deliveries of message {@code messageId} (one per endpoint it went to), oldest first. */
     List<Delivery> ofMessage(Tenant tenant, String messageId);
 

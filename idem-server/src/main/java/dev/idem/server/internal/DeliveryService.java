@@ -63,6 +63,34 @@ public final class DeliveryService {
         });
     }
 
+    /**
+     * Messages' deliveries to one endpoint ({@code endpoint_id}) and/or to an application's endpoints
+     * ({@code application}, an id or a uid), newest first; neither goes with {@code schedule_id} or {@code source_id}.
+     */
+    ObjectNode listByEndpoint(
+            Tenant tenant,
+            String endpointId,
+            String application,
+            String scheduleOrSource,
+            DeliveryStatus status,
+            int limit,
+            String startingAfter) {
+        if (scheduleOrSource != null)
+            throw ApiException.invalid(
+                    "parameter_conflict",
+                    endpointId != null ? "endpoint_id" : "application",
+                    "Give schedule_id or source_id, or endpoint_id and application, not both kinds");
+        return store.inReadTransaction(tx -> {
+            if (startingAfter != null) find(tx, tenant, startingAfter);
+            String applicationId = application == null
+                    ? null
+                    : ApplicationService.find(tx, tenant, application).id();
+            Page<Delivery> page =
+                    tx.deliveries().listByEndpoint(tenant, endpointId, applicationId, status, limit, startingAfter);
+            return Views.list("/v1/deliveries", page, d -> Views.delivery(d, null));
+        });
+    }
+
     /** Sends a dead or succeeded delivery once more, same id and key, the attempt number counting on. */
     public ApiResponse replay(StoreTx tx, Tenant tenant, String id) {
         Delivery d = find(tx, tenant, id);

@@ -157,19 +157,34 @@ public final class HttpApi {
                     "/v1/schedules/{id}/resume",
                     mutation(s, (tx, ctx) -> s.schedules().resume(tx, Authenticator.tenant(ctx), ctx.pathParam("id"))));
 
-            r.get(
-                    "/v1/deliveries",
-                    ctx -> json(
-                            ctx,
-                            200,
-                            s.deliveries()
-                                    .list(
-                                            Authenticator.tenant(ctx),
-                                            ctx.queryParam("schedule_id"),
-                                            ctx.queryParam("source_id"),
-                                            enumParam(ctx, "status", DeliveryStatus::parse),
-                                            Pagination.limit(ctx),
-                                            Pagination.startingAfter(ctx))));
+            r.get("/v1/deliveries", ctx -> {
+                String endpointId = emptyAsNull(ctx.queryParam("endpoint_id"));
+                String application = emptyAsNull(ctx.queryParam("application"));
+                String scheduleOrSource = emptyAsNull(ctx.queryParam("schedule_id")) != null
+                        ? ctx.queryParam("schedule_id")
+                        : emptyAsNull(ctx.queryParam("source_id"));
+                json(
+                        ctx,
+                        200,
+                        endpointId != null || application != null
+                                ? s.deliveries()
+                                        .listByEndpoint(
+                                                Authenticator.tenant(ctx),
+                                                endpointId,
+                                                application,
+                                                scheduleOrSource,
+                                                enumParam(ctx, "status", DeliveryStatus::parse),
+                                                Pagination.limit(ctx),
+                                                Pagination.startingAfter(ctx))
+                                : s.deliveries()
+                                        .list(
+                                                Authenticator.tenant(ctx),
+                                                ctx.queryParam("schedule_id"),
+                                                ctx.queryParam("source_id"),
+                                                enumParam(ctx, "status", DeliveryStatus::parse),
+                                                Pagination.limit(ctx),
+                                                Pagination.startingAfter(ctx)));
+            });
             r.get(
                     "/v1/deliveries/{id}",
                     ctx -> json(ctx, 200, s.deliveries().get(Authenticator.tenant(ctx), ctx.pathParam("id"))));
@@ -254,5 +269,9 @@ public final class HttpApi {
         } catch (IllegalArgumentException e) {
             throw ApiException.invalid("parameter_invalid", name, e.getMessage());
         }
+    }
+
+    private static String emptyAsNull(String v) {
+        return v == null || v.isEmpty() ? null : v;
     }
 }

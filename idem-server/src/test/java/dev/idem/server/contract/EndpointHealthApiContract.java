@@ -93,4 +93,55 @@ abstract class EndpointHealthApiContract extends OneNodeContract {
                         .asText())
                 .isEqualTo("12h");
     }
+
+    @Test
+    void deliveriesAreListedByEndpointAndByApplication() {
+        String key = project()[0];
+        node.api.call("POST", "/v1/applications", key, "{\"name\":\"A\",\"uid\":\"cust_a\"}");
+        String[] eps = new String[3];
+        for (int i = 0; i < 3; i++)
+            eps[i] = node.api
+                    .call(
+                            "POST",
+                            "/v1/endpoints",
+                            key,
+                            "{\"url\":\"" + receiver.url("/l/" + UUID.randomUUID()) + "\""
+                                    + (i < 2 ? ",\"application\":\"cust_a\"" : "") + "}")
+                    .json()
+                    .get("id")
+                    .asText();
+        for (int m = 0; m < 2; m++)
+            node.api.call("POST", "/v1/messages", key, "{\"event_type\":\"a.b\",\"payload\":{}}");
+        JsonNode one = node.api
+                .call("GET", "/v1/deliveries?endpoint_id=" + eps[1], key, null)
+                .json();
+        assertThat(one.get("data")).hasSize(2);
+        one.get("data").forEach(d -> assertThat(d.get("endpoint_id").asText()).isEqualTo(eps[1]));
+        JsonNode app = node.api
+                .call("GET", "/v1/deliveries?application=cust_a", key, null)
+                .json();
+        assertThat(app.get("data")).hasSize(4);
+        app.get("data").forEach(d -> assertThat(d.get("endpoint_id").asText()).isIn(eps[0], eps[1]));
+        JsonNode paged = node.api
+                .call("GET", "/v1/deliveries?application=cust_a&limit=3", key, null)
+                .json();
+        assertThat(paged.get("data")).hasSize(3);
+        assertThat(node.api
+                        .call("GET", "/v1/deliveries?endpoint_id=" + eps[2], key, null)
+                        .json()
+                        .get("data"))
+                .hasSize(2);
+        assertRefused(
+                node.api.call("GET", "/v1/deliveries?endpoint_id=" + eps[0] + "&schedule_id=sch_x", key, null),
+                "parameter_conflict",
+                "endpoint_id",
+                "endpoint_id with schedule_id");
+        // another project sees none of them
+        String other = project()[0];
+        assertThat(node.api
+                        .call("GET", "/v1/deliveries?endpoint_id=" + eps[0], other, null)
+                        .json()
+                        .get("data"))
+                .isEmpty();
+    }
 }

@@ -159,6 +159,36 @@ final class JdbcDeliveries implements DeliveryRepository {
     }
 
     @Override
+    public Page<Delivery> listByEndpoint(
+            Tenant tenant,
+            String endpointId,
+            String applicationId,
+            DeliveryStatus status,
+            int limit,
+            String startingAfter) {
+        // deliveries_endpoint (endpoint_id, id) serves both: one endpoint, or an application's few endpoints
+        StringBuilder q = new StringBuilder(
+                "SELECT " + Rows.DELIVERY_READ + " FROM deliveries WHERE project_id = ? AND mode = ?");
+        List<Object> args = new ArrayList<>(List.of(tenant.projectId(), Rows.mode(tenant.mode())));
+        if (endpointId != null) {
+            q.append(" AND endpoint_id = ?");
+            args.add(endpointId);
+        }
+        if (applicationId != null) {
+            q.append(" AND endpoint_id IN (SELECT id FROM endpoints WHERE application_id = ? AND project_id = ? "
+                    + "AND mode = ?)");
+            args.addAll(List.of(applicationId, tenant.projectId(), Rows.mode(tenant.mode())));
+        }
+        if (status != null)
+            q.append(" AND status = '").append(status.wireName()).append("'");
+        if (startingAfter != null) {
+            q.append(" AND id < ?");
+            args.add(startingAfter);
+        }
+        return Pages.fetch(sql, q, args, limit, Rows::delivery);
+    }
+
+    @Override
     public List<Attempt> attempts(String deliveryId) {
         return sql.query(
                 "SELECT " + Rows.ATTEMPT + " FROM attempts WHERE delivery_id = ? ORDER BY number, started_at",
