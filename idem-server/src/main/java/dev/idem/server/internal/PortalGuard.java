@@ -82,6 +82,8 @@ final class PortalGuard {
                     "endpoint.send_test"),
             new Rule("GET", "/v1/messages", Capability.VIEW, Scope.APPLICATION_QUERY, null),
             new Rule("GET", "/v1/messages/{id}", Capability.VIEW, Scope.MESSAGE_PATH, null),
+            // with application (the session's own): endpoint_id narrows within it, schedule_id or source_id is a 400
+            new Rule("GET", "/v1/deliveries", Capability.VIEW, Scope.APPLICATION_QUERY, null),
             new Rule("GET", "/v1/deliveries/{id}", Capability.VIEW, Scope.DELIVERY_PATH, null),
             new Rule("POST", "/v1/deliveries/{id}/replay", Capability.REPLAY, Scope.DELIVERY_PATH, "delivery.replay"),
             new Rule("GET", "/v1/event-types", Capability.VIEW, Scope.NONE, null),

@@ -97,8 +97,19 @@ abstract class PortalDeliveriesContract extends PortalAccessContract {
             assertStatus(api.call("GET", "/v1/deliveries/" + other, s, null), 404, "resource_missing");
             assertStatus(api.call("POST", "/v1/deliveries/" + other + "/replay", s, "{}"), 404, "resource_missing");
         }
-        // the project's own deliveries (of schedules) and their lists are not a portal's
-        assertStatus(api.call("GET", "/v1/deliveries", s, null), 403, "portal_route_forbidden");
+        // deliveries are listed within its application only; endpoint_id narrows within it
+        var deliveries = api.call("GET", "/v1/deliveries?application=msgs_mine", s, null);
+        assertThat(deliveries.status()).as(deliveries.raw()).isEqualTo(200);
+        assertThat(deliveries.json().get("data").findValuesAsText("id")).containsExactly(myDelivery);
+        String theirEndpoint = key("GET", "/v1/deliveries/" + theirDelivery, null)
+                .json()
+                .get("endpoint_id")
+                .asText();
+        var narrowed = api.call("GET", "/v1/deliveries?application=" + mine + "&endpoint_id=" + theirEndpoint, s, null);
+        assertThat(narrowed.status()).as(narrowed.raw()).isEqualTo(200);
+        assertThat(narrowed.json().get("data")).isEmpty();
+        assertStatus(api.call("GET", "/v1/deliveries?application=" + theirs, s, null), 404, "resource_missing");
+        assertStatus(api.call("GET", "/v1/deliveries", s, null), 400, "parameter_missing");
         assertThat(key("GET", "/v1/deliveries/" + theirDelivery, null)
                         .json()
                         .get("attempt_count")
