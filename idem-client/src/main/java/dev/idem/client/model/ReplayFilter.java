@@ -8,7 +8,7 @@ import java.util.Objects;
 
 /**
  * Which dead deliveries {@code POST /v1/deliveries/replay} replays: the dead-letter queue, narrowed by schedule,
- * exact endpoint and the time each went dead ({@code since} inclusive, {@code until} exclusive). Times are instants
+ * exact endpoint URL, endpoint id or application, and the time each went dead ({@code since} inclusive, {@code until} exclusive). Times are instants
  * or durations back from the call's start on the server ({@code "1h"}).
  *
  * <pre>{@code ReplayFilter.dead().since(Duration.ofHours(1)).scheduleId("sch_…").build()}</pre>
@@ -51,6 +51,16 @@ public final class ReplayFilter {
         /** Only deliveries of schedules whose endpoint is exactly this URL. */
         public Builder endpoint(String url) {
             return put("endpoint", url);
+        }
+
+        /** Only messages' deliveries to this endpoint ({@code ep_…}); not with {@link #scheduleId}. */
+        public Builder endpointId(String id) {
+            return put("endpoint_id", id);
+        }
+
+        /** Only messages' deliveries to this application's endpoints (its id or uid); not with {@link #scheduleId}. */
+        public Builder application(String idOrUid) {
+            return put("application", idOrUid);
         }
 
         /** Went dead at or after: an RFC 3339 instant or a duration back from now ({@code "1h"}, {@code "PT30M"}), as the API takes it. */

@@ -103,8 +103,16 @@ public interface DeliveryRepository {
      *     yet): a coarse pre-filter, the caller compares the exact endpoint
      * @param deadSince inclusive, on the time the delivery went dead (its last update)
      * @param deadBefore exclusive, same time
+     * @param endpointId only messages' deliveries to this endpoint, as {@link #listByEndpoint} narrows
+     * @param applicationId only messages' deliveries to this application's endpoints, as {@link #listByEndpoint}
      */
-    record DeadFilter(String scheduleId, String destination, Instant deadSince, Instant deadBefore) {}
+    record DeadFilter(
+            String scheduleId,
+            String destination,
+            Instant deadSince,
+            Instant deadBefore,
+            String endpointId,
+            String applicationId) {}
 
     /** Whether the schedule has any pending delivery. */
     boolean hasPending(String scheduleId);

@@ -8,6 +8,7 @@ import dev.idem.core.Schedule;
 import dev.idem.core.ScheduleStatus;
 import dev.idem.core.Tenant;
 import dev.idem.core.store.DeliveryRepository.DeadFilter;
+import dev.idem.core.store.Store;
 import dev.idem.core.store.StoreTx;
 import io.javalin.http.Handler;
 import java.time.Clock;
@@ -38,19 +39,21 @@ public final class BulkReplay {
      */
     static final int CHUNK = 500;
 
-    private static final Set<String> FIELDS = Set.of("status", "schedule_id", "endpoint", "since", "until");
+    private static final Set<String> FIELDS =
+            Set.of("status", "schedule_id", "endpoint", "endpoint_id", "application", "since", "until");
     private static final String SKIPPED_DELETED = "skipped_schedule_deleted";
     private static final String SKIPPED_PAUSED = "skipped_schedule_paused";
 
     private BulkReplay() {}
 
     /** The route's handler: the filter is checked before anything is claimed or written. */
-    public static Handler handler(RequestIdempotency idempotency, Clock clock) {
+    public static Handler handler(Store store, RequestIdempotency idempotency, Clock clock) {
         return ctx -> {
             if (ctx.bodyAsBytes().length > HttpApi.MAX_BODY_BYTES)
                 throw ApiException.invalid("body_too_large", null, "Request body is over 256 KiB");
-            Filter filter = Filter.parse(HttpApi.body(ctx));
             Tenant tenant = Authenticator.tenant(ctx);
+            Filter parsed = Filter.parse(HttpApi.body(ctx));
+            Filter filter = store.inReadTransaction(tx -> parsed.resolveReferences(tx, tenant));
             idempotency.runInSteps(ctx, tenant, new Run(tenant, filter, clock));
         };
     }
@@ -58,8 +61,17 @@ public final class BulkReplay {
     /**
      * The request's filter. {@code since} and {@code until} are on the time a delivery went dead, each an RFC 3339
      * instant or a duration back from the call's start ({@code 1h}); only what was dead when the call started matches.
+     * {@code endpoint_id} and {@code application} (an id or a uid, resolved to {@code applicationId}) narrow to messages'
+     * deliveries as {@code GET /v1/deliveries} does.
      */
-    record Filter(String scheduleId, String endpoint, String since, String until) {
+    record Filter(
+            String scheduleId,
+            String endpoint,
+            String since,
+            String until,
+            String endpointId,
+            String application,
+            String applicationId) {
         static Filter parse(ObjectNode body) {
             Fields f = Fields.of(body).only(FIELDS);
             String status = f.requiredString("status", 64);
@@ -73,9 +85,31 @@ public final class BulkReplay {
                     f.string("schedule_id", 255),
                     f.string("endpoint", 2048),
                     f.string("since", 64),
-                    f.string("until", 64));
+                    f.string("until", 64),
+                    f.string("endpoint_id", 255),
+                    f.string("application", 255),
+                    null);
+            if (filter.scheduleId != null && (filter.endpointId != null || filter.application != null))
+                throw ApiException.invalid(
+                        "parameter_conflict",
+                        filter.endpointId != null ? "endpoint_id" : "application",
+                        "Give schedule_id, or endpoint_id and application, not both kinds");
             filter.resolve(Instant.now()); // refuses a bad since/until (or since after until) before anything runs
             return filter;
+        }
+
+        /**
+         * This filter with its application's id: an unknown application, or an endpoint not of the tenant, is a 400
+         * naming the field (nothing to replay is not what the caller meant).
+         */
+        Filter resolveReferences(StoreTx tx, Tenant tenant) {
+            if (endpointId != null && tx.endpoints().find(tenant, endpointId).isEmpty())
+                throw ApiException.invalid(
+                        "endpoint_unknown", "endpoint_id", "No endpoint with id '" + endpointId + "'");
+            if (application == null) return this;
+            String id = FanoutFields.knownApplication(tx, tenant, application, "application")
+                    .id();
+            return new Filter(scheduleId, endpoint, since, until, endpointId, application, id);
         }
 
         /** The store's filter, times resolved against {@code start}, the call's start. */
@@ -86,7 +120,13 @@ public final class BulkReplay {
                 throw ApiException.invalid("parameter_out_of_range", "until", "until must be after since");
             Instant before = start.plusMillis(1); // what was dead at the start, at the store's millisecond precision
             if (until != null && until.isBefore(before)) before = until;
-            return new DeadFilter(scheduleId, endpoint == null ? null : Destination.of(endpoint), since, before);
+            return new DeadFilter(
+                    scheduleId,
+                    endpoint == null ? null : Destination.of(endpoint),
+                    since,
+                    before,
+                    endpointId,
+                    applicationId);
         }
 
         private static Instant time(String field, String text, Instant start) {

@@ -101,15 +101,20 @@ final class FanoutFields {
         return path.startsWith("[") ? field + path : field + "." + path;
     }
 
+    /** The application named by {@code reference} (an id or uid; deleted or not), else 400 naming {@code field}. */
+    static Application knownApplication(StoreTx tx, Tenant tenant, String reference, String field) {
+        return tx.applications()
+                .find(tenant, reference)
+                .orElseThrow(() -> ApiException.invalid(
+                        "application_unknown", field, "No application with id or uid '" + reference + "'"));
+    }
+
     /**
      * The application {@code reference} (an id or a uid) names in the tenant, for an endpoint to belong to: it must
      * exist and not be deleted, else 400 naming {@code field}.
      */
     static Application liveApplication(StoreTx tx, Tenant tenant, String reference, String field) {
-        Application a = tx.applications()
-                .find(tenant, reference)
-                .orElseThrow(() -> ApiException.invalid(
-                        "application_unknown", field, "No application with id or uid '" + reference + "'"));
+        Application a = knownApplication(tx, tenant, reference, field);
         if (a.deleted())
             throw ApiException.invalid(
                     "application_deleted", field, "Application " + a.id() + " is deleted; its endpoints stay disabled");

@@ -189,7 +189,7 @@ public final class HttpApi {
                     "/v1/deliveries/{id}",
                     ctx -> json(ctx, 200, s.deliveries().get(Authenticator.tenant(ctx), ctx.pathParam("id"))));
             r.get("/v1/stats", ctx -> json(ctx, 200, s.deliveries().stats(Authenticator.tenant(ctx))));
-            r.post("/v1/deliveries/replay", BulkReplay.handler(s.idempotency(), s.clock()));
+            r.post("/v1/deliveries/replay", BulkReplay.handler(s.store(), s.idempotency(), s.clock()));
             r.post(
                     "/v1/deliveries/{id}/replay",
                     mutation(

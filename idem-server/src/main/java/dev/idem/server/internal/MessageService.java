@@ -87,12 +87,7 @@ final class MessageService {
             if (after != null) find(tx, tenant, after);
             String applicationId = application == null
                     ? null
-                    : tx.applications()
-                            .find(tenant, application)
-                            .orElseThrow(() -> ApiException.invalid(
-                                    "application_unknown",
-                                    "application",
-                                    "No application with id or uid '" + application + "'"))
+                    : FanoutFields.knownApplication(tx, tenant, application, "application")
                             .id();
             Page<Message> page = tx.messages().list(tenant, eventType, applicationId, from, to, limit, after);
             return Views.list("/v1/messages", page, MessageViews::message);

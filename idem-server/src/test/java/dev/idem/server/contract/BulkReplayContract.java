@@ -287,6 +287,81 @@ abstract class BulkReplayContract {
         assertThat(finishedAfter(goneRecent, 1)).as("never sent again").isTrue();
     }
 
+    String create(Project p, String path, String body) {
+        var r = node.api.call("POST", path, p.key(), body);
+        assertThat(r.status()).as(r.raw()).isEqualTo(201);
+        return r.json().get("id").asText();
+    }
+
+    /** Each message's delivery to {@code endpointId}, in the messages' order. */
+    List<String> deliveriesTo(Project p, List<String> messages, String endpointId) {
+        return messages.stream()
+                .map(m -> node.api
+                        .call("GET", "/v1/messages/" + m, p.key(), null)
+                        .json()
+                        .get("endpoint_deliveries"))
+                .map(ds -> {
+                    for (var d : ds)
+                        if (d.get("endpoint_id").asText().equals(endpointId))
+                            return d.get("id").asText();
+                    throw new AssertionError("no delivery to " + endpointId + " in " + ds);
+                })
+                .toList();
+    }
+
+    @Test
+    void anEndpointsDeadDeliveriesSinceATimeAreReplayedAndNoOtherEndpointsNorOlderOnes() throws Exception {
+        Project p = project();
+        try (LoopbackReceiver ok = new LoopbackReceiver()) {
+            String app = create(p, "/v1/applications", "{\"name\":\"shop\",\"uid\":\"shop\"}");
+            String one =
+                    create(p, "/v1/endpoints", "{\"url\":\"" + ok.url("/one") + "\",\"application\":\"" + app + "\"}");
+            String two =
+                    create(p, "/v1/endpoints", "{\"url\":\"" + ok.url("/two") + "\",\"application\":\"" + app + "\"}");
+            List<String> messages = List.of(
+                    create(
+                            p,
+                            "/v1/messages",
+                            "{\"event_type\":\"order.paid\",\"application\":\"shop\",\"payload\":{}}"),
+                    create(
+                            p,
+                            "/v1/messages",
+                            "{\"event_type\":\"order.paid\",\"application\":\"shop\",\"payload\":{}}"));
+            List<String> toOne = deliveriesTo(p, messages, one);
+            List<String> toTwo = deliveriesTo(p, messages, two);
+            List<String> all = new ArrayList<>(toOne);
+            all.addAll(toTwo);
+            awaitFinishedAfter(all, 1);
+            // succeeded, then dead as if every attempt had failed: the older one before T, the recent ones after it
+            Instant now = Instant.now();
+            Instant t = now.minus(Duration.ofHours(1));
+            markDead(toOne.get(0), now.minus(Duration.ofHours(3)));
+            markDead(toOne.get(1), now.minus(Duration.ofMinutes(10)));
+            markDead(toTwo.get(1), now.minus(Duration.ofMinutes(10)));
+
+            var r = bulk(p, "{\"status\":\"dead\",\"endpoint_id\":\"" + one + "\",\"since\":\"" + t + "\"}", null);
+            assertThat(r.status()).as(r.raw()).isEqualTo(200);
+            assertThat(r.json().get("replayed").asInt()).as(r.raw()).isEqualTo(1);
+            awaitFinishedAfter(List.of(toOne.get(1)), 2);
+            assertThat(status(p, toOne.get(1))).isEqualTo("succeeded");
+            assertThat(ok.requests.stream().filter(q -> q.path().equals("/one")).map(q -> q.header("Idem-Attempt")))
+                    .containsExactly("1", "1", "2");
+            assertThat(status(p, toOne.get(0))).as("dead before since").isEqualTo("dead");
+            assertThat(status(p, toTwo.get(1))).as("another endpoint's").isEqualTo("dead");
+
+            var byApp = bulk(p, "{\"status\":\"dead\",\"application\":\"shop\",\"since\":\"1h\"}", null);
+            assertThat(byApp.json().get("replayed").asInt()).as(byApp.raw()).isEqualTo(1);
+            awaitFinishedAfter(List.of(toTwo.get(1)), 2);
+            assertThat(status(p, toOne.get(0))).isEqualTo("dead");
+        }
+    }
+
+    void markDead(String deliveryId, Instant at) throws Exception {
+        exec(List.of("UPDATE deliveries SET status = 'dead', updated_at = "
+                + at.toEpochMilli()
+                + " WHERE id = '" + deliveryId + "'"));
+    }
+
     @Test
     void aPausedSchedulesDeadDeliveriesStayDeadAndAreCountedUntilItIsResumed() {
         Project p = project();
@@ -360,7 +435,8 @@ abstract class BulkReplayContract {
     void aBadFilterIs400NamingTheFieldAndReplaysNothing() {
         Project p = project();
         List<String> dead = dead(p, schedule(p, "/bad"), 3, Instant.now().minusSeconds(60));
-        Map<String, String> bodies = Map.of(
+        String elsewhere = create(project(), "/v1/endpoints", "{\"url\":\"" + receiver.url("/elsewhere") + "\"}");
+        Map<String, String> bodies = new java.util.HashMap<>(Map.of(
                 "{}", "status",
                 "{\"status\":\"succeeded\"}", "status",
                 "{\"status\":\"dead\",\"colour\":\"red\"}", "colour",
@@ -368,7 +444,14 @@ abstract class BulkReplayContract {
                 "{\"status\":\"dead\",\"since\":\"1h\",\"until\":\"2h\"}", "until",
                 "{\"status\":\"dead\",\"schedule_id\":5}", "schedule_id",
                 "{\"status\":\"dead\",\"endpoint\":\"\"}", "endpoint",
-                "{\"status\":\"dead\",\"until\":\"2026-13-01T00:00:00Z\"}", "until");
+                "{\"status\":\"dead\",\"until\":\"2026-13-01T00:00:00Z\"}", "until"));
+        bodies.putAll(Map.of(
+                "{\"status\":\"dead\",\"application\":\"nobody\"}",
+                "application",
+                "{\"status\":\"dead\",\"endpoint_id\":\"" + elsewhere + "\"}",
+                "endpoint_id",
+                "{\"status\":\"dead\",\"endpoint_id\":\"ep_x\",\"schedule_id\":\"sch_x\"}",
+                "endpoint_id"));
         bodies.forEach((body, param) -> {
             var r = bulk(p, body, "bad-" + param + body.length());
             assertThat(r.status()).as(body).isEqualTo(400);

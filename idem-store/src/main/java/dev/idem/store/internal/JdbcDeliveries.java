@@ -170,6 +170,19 @@ final class JdbcDeliveries implements DeliveryRepository {
         StringBuilder q = new StringBuilder(
                 "SELECT " + Rows.DELIVERY_READ + " FROM deliveries WHERE project_id = ? AND mode = ?");
         List<Object> args = new ArrayList<>(List.of(tenant.projectId(), Rows.mode(tenant.mode())));
+        toEndpoints(q, args, tenant, endpointId, applicationId);
+        if (status != null)
+            q.append(" AND status = '").append(status.wireName()).append("'");
+        if (startingAfter != null) {
+            q.append(" AND id < ?");
+            args.add(startingAfter);
+        }
+        return Pages.fetch(sql, q, args, limit, Rows::delivery);
+    }
+
+    /** Narrows {@code q} to deliveries to endpoint {@code endpointId} and/or application {@code applicationId}'s. */
+    private static void toEndpoints(
+            StringBuilder q, List<Object> args, Tenant tenant, String endpointId, String applicationId) {
         if (endpointId != null) {
             q.append(" AND endpoint_id = ?");
             args.add(endpointId);
@@ -179,13 +192,6 @@ final class JdbcDeliveries implements DeliveryRepository {
                     + "AND mode = ?)");
             args.addAll(List.of(applicationId, tenant.projectId(), Rows.mode(tenant.mode())));
         }
-        if (status != null)
-            q.append(" AND status = '").append(status.wireName()).append("'");
-        if (startingAfter != null) {
-            q.append(" AND id < ?");
-            args.add(startingAfter);
-        }
-        return Pages.fetch(sql, q, args, limit, Rows::delivery);
     }
 
     @Override
@@ -260,6 +266,7 @@ final class JdbcDeliveries implements DeliveryRepository {
                     " AND EXISTS (SELECT 1 FROM schedules s WHERE s.id = deliveries.schedule_id AND (s.destination = ? OR s.destination IS NULL))");
             args.add(filter.destination());
         }
+        toEndpoints(q, args, tenant, filter.endpointId(), filter.applicationId());
         q.append(" ORDER BY id LIMIT ?");
         args.add(limit);
         return sql.query(q.toString(), Rows::delivery, args.toArray());
