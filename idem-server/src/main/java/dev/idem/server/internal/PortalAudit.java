@@ -29,11 +29,14 @@ final class PortalAudit {
         PortalGuard.Rule rule = PortalGuard.matched(ctx).orElse(null);
         if (rule == null || rule.action() == null) return response;
         String[] segments = ctx.path().split("/");
-        String objectId = segments.length > 3
-                ? segments[3]
-                : response.body() != null && response.body().hasNonNull("id")
-                        ? response.body().get("id").asText()
-                        : null;
+        // a bulk replay names its endpoint in the body (the guard checked it is there)
+        String objectId = rule.scope() == PortalGuard.Scope.ENDPOINT_BODY
+                ? PortalGuard.bodyEndpoint(ctx).orElse(null)
+                : segments.length > 3
+                        ? segments[3]
+                        : response.body() != null && response.body().hasNonNull("id")
+                                ? response.body().get("id").asText()
+                                : null;
         tx.portal()
                 .insertAudit(new AuditEntry(
                         ids.next("aud"),

@@ -35,7 +35,9 @@ final class PortalGuard {
         /** Query parameter {@code application} names it (a list). */
         APPLICATION_QUERY,
         /** Body field {@code application} names it (a create). */
-        APPLICATION_BODY
+        APPLICATION_BODY,
+        /** Body field {@code endpoint_id} names an endpoint of the application (a bulk replay): required. */
+        ENDPOINT_BODY
     }
 
     /**
@@ -86,6 +88,8 @@ final class PortalGuard {
             new Rule("GET", "/v1/deliveries", Capability.VIEW, Scope.APPLICATION_QUERY, null),
             new Rule("GET", "/v1/deliveries/{id}", Capability.VIEW, Scope.DELIVERY_PATH, null),
             new Rule("POST", "/v1/deliveries/{id}/replay", Capability.REPLAY, Scope.DELIVERY_PATH, "delivery.replay"),
+            // an endpoint's dead deliveries (since a time): only with endpoint_id, one of the application's endpoints
+            new Rule("POST", "/v1/deliveries/replay", Capability.REPLAY, Scope.ENDPOINT_BODY, "deliveries.replay"),
             new Rule("GET", "/v1/event-types", Capability.VIEW, Scope.NONE, null),
             new Rule("GET", "/v1/event-types/{name}", Capability.VIEW, Scope.NONE, null),
             new Rule("POST", "/v1/filters/test", Capability.VIEW, Scope.NONE, null));
@@ -150,6 +154,13 @@ final class PortalGuard {
                         .orElseThrow(() -> ApiException.notFound("application", given));
             }
             case APPLICATION_BODY -> bodyApplication(ctx, tenant, scope, store, true);
+            case ENDPOINT_BODY -> {
+                String id = bodyEndpoint(ctx).orElse(null);
+                if (id != null) {
+                    store.inReadTransaction(tx -> ownEndpoint(tx, tenant, scope, id));
+                    bodyApplication(ctx, tenant, scope, store, false);
+                }
+            }
         }
         if (rule.scope() == Scope.ENDPOINT_PATH && rule.method().equals("PATCH"))
             bodyApplication(ctx, tenant, scope, store, false);
@@ -201,6 +212,26 @@ final class PortalGuard {
                 .isEmpty())
             throw ApiException.invalid(
                     "application_unknown", "application", "No application with id or uid '" + reference + "'");
+    }
+
+    /**
+     * The body's {@code endpoint_id}, required; empty for a body that is not a JSON object, left to the route's 400.
+     */
+    static Optional<String> bodyEndpoint(Context ctx) {
+        ObjectNode body;
+        try {
+            body = HttpApi.body(ctx);
+        } catch (ApiException unreadable) {
+            return Optional.empty();
+        }
+        JsonNode given = body.get("endpoint_id");
+        if (given == null || !given.isTextual() || given.asText().isEmpty())
+            throw ApiException.invalid(
+                    "parameter_missing",
+                    "endpoint_id",
+                    "A portal session replays the dead deliveries of one of its application's endpoints: give "
+                            + "\"endpoint_id\"");
+        return Optional.of(given.asText());
     }
 
     private static String segment(String[] segments, int i) {

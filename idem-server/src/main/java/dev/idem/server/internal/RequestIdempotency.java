@@ -91,6 +91,13 @@ public final class RequestIdempotency {
         return PortalAudit.record(ctx, tx, mutation.apply(tx), auditIds, clock.instant());
     }
 
+    /** A step; the last one (with the response) records a change a portal session made, in its transaction. */
+    private Step auditedStep(Context ctx, StoreTx tx, Steps steps, ObjectNode state) {
+        Step s = steps.step(tx, state);
+        if (s.response() != null) PortalAudit.record(ctx, tx, s.response(), auditIds, clock.instant());
+        return s;
+    }
+
     private static void answer(Context ctx, ApiResponse response) {
         response.headers().forEach(ctx::header);
         ctx.status(response.status()).contentType("application/json").result(Json.bytes(response.body()));
@@ -133,7 +140,7 @@ public final class RequestIdempotency {
             ObjectNode state = steps.start();
             while (true) {
                 ObjectNode at = state;
-                Step step = store.inTransaction(tx -> steps.step(tx, at));
+                Step step = store.inTransaction(tx -> auditedStep(ctx, tx, steps, at));
                 if (step.response() != null) {
                     answer(ctx, step.response());
                     return;
@@ -152,7 +159,7 @@ public final class RequestIdempotency {
                 Instant held = lock;
                 Instant next = clock.instant().plus(IN_PROGRESS_LOCK).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
                 Step step = store.inTransaction(tx -> {
-                    Step s = steps.step(tx, at);
+                    Step s = auditedStep(ctx, tx, steps, at);
                     if (!tx.idempotency().saveProgress(tenant, key, Json.bytes(s.state()), held, next))
                         throw ApiException.conflict(
                                 "idempotency_in_progress",

@@ -356,10 +356,8 @@ abstract class BulkReplayContract {
         }
     }
 
-    void markDead(String deliveryId, Instant at) throws Exception {
-        exec(List.of("UPDATE deliveries SET status = 'dead', updated_at = "
-                + at.toEpochMilli()
-                + " WHERE id = '" + deliveryId + "'"));
+    void markDead(String deliveryId, Instant at) {
+        new StoreRows(db.config()).markDead(deliveryId, at);
     }
 
     @Test

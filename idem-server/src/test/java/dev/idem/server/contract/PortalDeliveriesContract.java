@@ -149,6 +149,55 @@ abstract class PortalDeliveriesContract extends PortalAccessContract {
     }
 
     @Test
+    void aSessionWithReplayReplaysItsEndpointsDeadDeliveriesSinceATimeAndNoOtherApplications() {
+        String app = app("bulk_mine");
+        String p = path();
+        String ep = endpointAt(app, p, "");
+        String theirs = endpointAt(app("bulk_theirs"), path(), "");
+        String old = succeededDelivery(send(app, "order.paid").get("id").asText());
+        String recent = succeededDelivery(send(app, "order.paid").get("id").asText());
+        java.time.Instant now = clock.instant();
+        rows.markDead(old, now.minus(Duration.ofHours(3)));
+        rows.markDead(recent, now.minus(Duration.ofMinutes(10)));
+        String body = "{\"status\":\"dead\",\"endpoint_id\":\"" + ep + "\",\"since\":\""
+                + now.minus(Duration.ofHours(1)) + "\"}";
+
+        String viewer = session(app, "{\"capabilities\":[\"view\"]}");
+        assertStatus(api.call("POST", "/v1/deliveries/replay", viewer, body), 403, "portal_capability_missing");
+        String replayer = session(app, "{\"capabilities\":[\"view\",\"replay\"],\"session\":\"ops\"}");
+        assertStatus(
+                api.call(
+                        "POST",
+                        "/v1/deliveries/replay",
+                        replayer,
+                        "{\"status\":\"dead\",\"endpoint_id\":\"" + theirs + "\"}"),
+                404,
+                "resource_missing");
+        assertStatus(
+                api.call("POST", "/v1/deliveries/replay", replayer, "{\"status\":\"dead\"}"), 400, "parameter_missing");
+        assertThat(at(p)).as("nothing replayed by a refused call").hasSize(2);
+
+        var replayed = api.call("POST", "/v1/deliveries/replay", replayer, body);
+        assertThat(replayed.status()).as(replayed.raw()).isEqualTo(200);
+        assertThat(replayed.json().get("replayed").asInt()).as(replayed.raw()).isEqualTo(1);
+        await().atMost(Duration.ofSeconds(30)).until(() -> at(p).size() == 3);
+        assertThat(at(p).get(2).header("Idem-Attempt")).isEqualTo("2");
+        assertThat(key("GET", "/v1/deliveries/" + old, null)
+                        .json()
+                        .get("status")
+                        .asText())
+                .as("dead before since")
+                .isEqualTo("dead");
+        JsonNode entry = key("GET", "/v1/audit-log?application=bulk_mine", null)
+                .json()
+                .get("data")
+                .get(0);
+        assertThat(entry.get("action").asText()).isEqualTo("deliveries.replay");
+        assertThat(entry.get("object_id").asText()).isEqualTo(ep);
+        assertThat(entry.get("actor").get("session").asText()).isEqualTo("ops");
+    }
+
+    @Test
     void aTestEventIsARealSignedDeliveryToThatEndpointAloneMarkedAsATest() throws Exception {
         String app = app("tester");
         String example = "{\"id\":\"inv_1\",\"amount\":250}";

@@ -38,6 +38,17 @@ final class StoreRows {
         }
     }
 
+    /** Makes delivery {@code deliveryId} dead as of {@code at}, as if its last attempt had failed for good then. */
+    void markDead(String deliveryId, java.time.Instant at) {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
+            s.executeUpdate("UPDATE deliveries SET status = 'dead', next_attempt_at = NULL, updated_at = "
+                    + at.toEpochMilli() + " WHERE id = '" + deliveryId + "'");
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot mark " + deliveryId + " dead in " + config, e);
+        }
+    }
+
     private Connection connect() throws SQLException {
         Properties p = new Properties();
         if (config.user() != null) p.setProperty("user", config.user());
