@@ -171,6 +171,46 @@
     li.replaceWith(deliveryItem(r.body));
   }
 
+  /** The value of a datetime-local field for instant d, in the browser's time zone. */
+  function localInput(d) {
+    return new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 16);
+  }
+
+  /**
+   * "Replay failed deliveries since…" on an endpoint's card: the API's bulk replay of the endpoint's dead deliveries
+   * that went dead since the time chosen (24 hours back to start with). Drawn only with the `replay` capability.
+   */
+  function replaySince(e) {
+    const id = "replay-since-" + e.id;
+    const input = el("input", { id, type: "datetime-local", "aria-describedby": id + "-err" });
+    input.value = localInput(new Date(Date.now() - 24 * 3600 * 1000));
+    const error = el("p", { class: "error", id: id + "-err", "aria-live": "polite" });
+    const form = el(
+      "form",
+      { class: "replay-since", novalidate: "", "aria-label": "Replay failed deliveries of " + e.url },
+      el("label", { for: id, text: "Replay failed deliveries since" }),
+      input,
+      " ",
+      el("button", { type: "submit", class: "replay-since-go", text: "Replay failed deliveries" }),
+      error,
+    );
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      error.textContent = "";
+      const since = new Date(input.value);
+      if (!input.value || isNaN(since.getTime())) return (error.textContent = "Not a date and time.");
+      const r = await api("POST", "/v1/deliveries/replay", {
+        status: "dead",
+        endpoint_id: e.id,
+        since: since.toISOString(),
+      });
+      if (!r.ok) return (error.textContent = r.body.error.message);
+      const n = r.body.replayed;
+      notice(n === 0 ? "No failed delivery to replay since then." : "Replayed " + n + " failed " + (n === 1 ? "delivery." : "deliveries."));
+    });
+    return form;
+  }
+
   async function sendTest(event) {
     event.preventDefault();
     for (const f of ["id", "event_type", "form"]) $("err-test-" + f).textContent = "";
@@ -188,5 +228,5 @@
     await search(true);
   }
 
-  P.messages = { install, show };
+  P.messages = { install, show, replaySince };
 })();

@@ -206,6 +206,7 @@
     if (can("rotate_secrets")) actions.append(button("Rotate signing secret", "secret-rotate", () => rotate(e, secret)));
     if (actions.childElementCount > 0) li.append(actions);
     li.append(secret);
+    if (can("replay")) li.append(window.IdemPortal.messages.replaySince(e));
     return li;
   }
 

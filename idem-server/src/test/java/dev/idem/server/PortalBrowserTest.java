@@ -47,8 +47,8 @@ import org.slf4j.LoggerFactory;
  * refuses an edit made by hand; the API's 400 appears next to its field; revoking ends a session already open; the
  * link's token is in no request URL, Referer or node log line; no view breaks the page's policy; a site the project
  * did not name cannot embed it; an endpoint added in the portal receives a message sent through the API, and its
- * attempts show; a delivery is replayed and a test event sent from the portal (their controls drawn only when the link
- * grants them); axe-core finds no violation on any view and Tab reaches every control. Screenshots go to
+ * attempts show; a delivery is replayed, a test event sent and an endpoint's failed deliveries since a time replayed
+ * from the portal (their controls drawn only when the link grants them); axe-core finds no violation on any view and Tab reaches every control. Screenshots go to
  * {@code target/portal-screenshots/}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -461,6 +461,8 @@ class PortalBrowserTest {
         wait.until(d -> at("/replayed").size() == 1);
 
         openPortal(link(app, "{\"capabilities\":[\"view\"]}").get("url").asText());
+        wait.until(d -> endpointIds().size() == 1);
+        assertThat(browser.findElements(By.cssSelector(".replay-since"))).isEmpty();
         messagesShow(msg, "succeeded");
         assertThat(browser.findElements(By.cssSelector(".replay"))).isEmpty();
         assertThat(browser.findElement(By.id("test-form")).isDisplayed()).isFalse();
@@ -486,8 +488,33 @@ class PortalBrowserTest {
         assertThat(new String(test.body(), StandardCharsets.UTF_8)).isEqualTo("{\"parcel\":2}");
         wait.until(d -> d.findElement(By.id("notice")).getText().contains("Test event"));
         screenshot("test-event-sent");
+
+        // the message's delivery fails for good; "Replay failed deliveries since…" on its endpoint sends it again
+        String delivery = call("GET", "/v1/messages/" + msg, null)
+                .json()
+                .at("/endpoint_deliveries/0/id")
+                .asText();
+        wait.until(d -> {
+            JsonNode now = call("GET", "/v1/deliveries/" + delivery, null).json();
+            return now.get("attempt_count").asInt() == 2
+                    && now.get("status").asText().equals("succeeded");
+        });
+        new dev.idem.server.contract.StoreRows(dir)
+                .markDead(delivery, java.time.Instant.now().minusSeconds(60));
+        // the view draws its cards anew: click in a card drawn after the one already there
+        js("document.querySelectorAll('#endpoint-list .endpoint').forEach(e => e.dataset.old = '1')");
+        browser.findElement(By.id("nav-endpoints")).click();
+        wait.until(d -> d.findElement(
+                        By.cssSelector(".endpoint[data-id='" + ep + "']:not([data-old]) .replay-since-go")))
+                .click();
+        wait.until(d -> d.findElement(By.id("notice")).getText().contains("Replayed 1 failed delivery"));
+        wait.until(d -> at("/replayed").size() == 4);
+        assertThat(at("/replayed").get(3).header("webhook-id")).isEqualTo(msg);
+        assertThat(at("/replayed").get(3).header("Idem-Attempt")).isEqualTo("3");
+        screenshot("replayed-since");
         var audit = call("GET", "/v1/audit-log?application=" + app, null).json().get("data");
-        assertThat(audit.findValuesAsText("action")).containsExactly("endpoint.send_test", "delivery.replay");
+        assertThat(audit.findValuesAsText("action"))
+                .containsExactly("deliveries.replay", "endpoint.send_test", "delivery.replay");
         assertNoPolicyViolation();
     }
 

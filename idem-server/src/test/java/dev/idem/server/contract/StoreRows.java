@@ -11,7 +11,7 @@ import java.sql.Statement;
 import java.util.Properties;
 
 /** Counts rows straight in a store's database: "nothing was created" checked below the API. */
-final class StoreRows {
+public final class StoreRows {
     private final StoreConfig config;
 
     StoreRows(StoreConfig config) {
@@ -19,7 +19,7 @@ final class StoreRows {
     }
 
     /** The SQLite store in {@code dir}. */
-    StoreRows(Path dir) {
+    public StoreRows(Path dir) {
         this(TestStores.sqliteDatabase(dir).config());
     }
 
@@ -39,7 +39,7 @@ final class StoreRows {
     }
 
     /** Makes delivery {@code deliveryId} dead as of {@code at}, as if its last attempt had failed for good then. */
-    void markDead(String deliveryId, java.time.Instant at) {
+    public void markDead(String deliveryId, java.time.Instant at) {
         try (Connection c = connect();
                 Statement s = c.createStatement()) {
             s.executeUpdate("UPDATE deliveries SET status = 'dead', next_attempt_at = NULL, updated_at = "
