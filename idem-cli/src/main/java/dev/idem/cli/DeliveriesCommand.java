@@ -33,6 +33,14 @@ public final class DeliveriesCommand {
                 description = "Only this inbound source's deliveries (its forwarded events).")
         String sourceId;
 
+        @Option(names = "--endpoint-id", description = "Only messages' deliveries to this endpoint (ep_…).")
+        String endpointId;
+
+        @Option(
+                names = "--application",
+                description = "Only messages' deliveries to this application's endpoints (its id or uid).")
+        String application;
+
         @Option(names = "--status", description = "scheduled, delivering, retrying, succeeded, dead or cancelled.")
         String status;
 
@@ -54,6 +62,10 @@ public final class DeliveriesCommand {
                                             scheduleId,
                                             "source_id",
                                             sourceId,
+                                            "endpoint_id",
+                                            endpointId,
+                                            "application",
+                                            application,
                                             "status",
                                             status,
                                             "starting_after",
@@ -104,6 +116,16 @@ public final class DeliveriesCommand {
         String endpoint;
 
         @Option(
+                names = "--endpoint-id",
+                description = "With --dead: only messages' deliveries to this endpoint (ep_…).")
+        String endpointId;
+
+        @Option(
+                names = "--application",
+                description = "With --dead: only messages' deliveries to this application's endpoints (id or uid).")
+        String application;
+
+        @Option(
                 names = "--idempotency-key",
                 description = "Sent as Idempotency-Key: run the same command again with it after a failure, "
                         + "and nothing is replayed twice.")
@@ -111,14 +133,20 @@ public final class DeliveriesCommand {
 
         @Override
         public Integer call() {
-            boolean filtered = since != null || until != null || scheduleId != null || endpoint != null;
+            boolean filtered = since != null
+                    || until != null
+                    || scheduleId != null
+                    || endpoint != null
+                    || endpointId != null
+                    || application != null;
             if (dead == (id != null))
                 throw conn.usage("give a delivery id (replay dlv_…) or --dead for every dead delivery, not "
                         + (dead ? "both" : "neither"));
             if (!dead) {
                 if (filtered)
                     throw conn.usage(
-                            "--since, --until, --schedule and --endpoint go with --dead, not with a delivery id");
+                            "--since, --until, --schedule, --endpoint, --endpoint-id and --application go with --dead,"
+                                    + " not with a delivery id");
                 conn.print(
                         conn.api().send("POST", "/v1/deliveries/" + Api.segment(id) + "/replay", null, idempotencyKey),
                         Views::delivery);
@@ -127,6 +155,8 @@ public final class DeliveriesCommand {
             ObjectNode filter = JsonNodeFactory.instance.objectNode().put("status", "dead");
             if (scheduleId != null) filter.put("schedule_id", scheduleId);
             if (endpoint != null) filter.put("endpoint", endpoint);
+            if (endpointId != null) filter.put("endpoint_id", endpointId);
+            if (application != null) filter.put("application", application);
             if (since != null) filter.put("since", since);
             if (until != null) filter.put("until", until);
             conn.print(conn.api().send("POST", "/v1/deliveries/replay", filter, idempotencyKey), Views::bulkReplay);

@@ -260,6 +260,12 @@ class ApiCommandsTest {
                 .asString()
                 .startsWith("idem: ")
                 .contains("param since", "400");
+        Cli noSuchApplication = idem("deliveries", "replay", "--dead", "--application", "nobody");
+        assertThat(noSuchApplication.code()).isEqualTo(1);
+        assertThat(noSuchApplication.err()).contains("param application", "400");
+        Cli noSuchEndpoint = idem("deliveries", "list", "--endpoint-id", "ep_x", "--schedule", schedule);
+        assertThat(noSuchEndpoint.code()).isEqualTo(1);
+        assertThat(noSuchEndpoint.err()).contains("param endpoint_id", "400");
         Cli neither = idem("deliveries", "replay");
         assertThat(neither.code()).isEqualTo(2);
         assertThat(neither.err()).contains("give a delivery id", "--dead");
