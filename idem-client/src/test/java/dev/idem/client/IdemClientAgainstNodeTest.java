@@ -230,6 +230,16 @@ class IdemClientAgainstNodeTest {
                         .replayAll(ReplayFilter.dead().since("yesterday").build()));
         assertThat(bad.httpStatus()).isEqualTo(400);
         assertThat(bad.param()).isEqualTo("since");
+        IdemException noApplication = catchThrowableOfType(
+                IdemException.class,
+                () -> idem.deliveries()
+                        .replayAll(ReplayFilter.dead().application("nobody").build()));
+        assertThat(noApplication.param()).isEqualTo("application");
+        IdemException noEndpoint = catchThrowableOfType(
+                IdemException.class,
+                () -> idem.deliveries()
+                        .replayAll(ReplayFilter.dead().endpointId("ep_nothere").build()));
+        assertThat(noEndpoint.param()).isEqualTo("endpoint_id");
     }
 
     /** Waits until the schedule's one delivery is dead after {@code attempts} attempts. */
