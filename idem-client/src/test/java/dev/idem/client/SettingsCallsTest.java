@@ -36,7 +36,8 @@ class SettingsCallsTest {
     void settingsAreReadChangedFieldByFieldAndTurnedOff() {
         Settings defaults = idem.settings();
         assertThat(defaults.alertEndpoint()).isNull();
-        assertThat(defaults.alertEvents()).containsExactly(Settings.DELIVERY_DEAD, Settings.SCHEDULE_AUTO_PAUSED);
+        assertThat(defaults.alertEvents())
+                .containsExactly(Settings.DELIVERY_DEAD, Settings.SCHEDULE_AUTO_PAUSED, Settings.ENDPOINT_DISABLED);
 
         Settings set = idem.updateSettings(SettingsUpdate.builder()
                 .alertEndpoint("http://127.0.0.1:9/alerts")
