@@ -67,7 +67,10 @@ public final class Materialiser {
             Page done = page(until, now);
             written += done.written().size();
             for (Delivery d : done.written()) dueSoon |= d.scheduledFor().isBefore(now.plus(WAKE_WITHIN));
-            if (done.schedules() < page || System.nanoTime() - start > RUN_BUDGET_NANOS) break;
+            // a full page that wrote nothing may be one that cannot move yet (fan-out schedules wait until they are
+            // due, never ahead): reading it again would find the same rows, so the rest waits for the next run
+            if (done.schedules() < page || done.written().isEmpty() || System.nanoTime() - start > RUN_BUDGET_NANOS)
+                break;
         }
         if (dueSoon) {
             onWritten.run();
