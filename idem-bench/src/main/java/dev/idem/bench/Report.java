@@ -143,28 +143,20 @@ public record Report(List<Phase> phases, Map<SignedPost.Http, Bench.WireFigure> 
                                 "    %-20s %,8.0f/s  (CPU per delivery %.0f µs)%n",
                                 c, p.rate(), p.cpu().microsPerDelivery(p.n())));
         }
-        if (options.hangingDue() > 0 && options.steadySeconds() > 0) {
-            String label = "healthy" + options.healthyRate();
-            out.printf(
-                    "  healthy destination at %d/s beside %,d due to one that never answers, lag ms:%n",
-                    options.healthyRate(), options.hangingDue());
-            for (String c : BenchOptions.ALL)
-                phase(c, label)
-                        .ifPresent(p -> out.printf(
-                                "    %-20s %s%s%n",
-                                c, lag(p.lag()), p.timedOut() ? "  (TIMED OUT: not all delivered)" : ""));
-        }
-        if (options.sameHostDue() > 0 && options.steadySeconds() > 0) {
-            String label = "samehost" + options.healthyRate();
-            out.printf(
-                    "  healthy path at %d/s beside %,d due to a hanging path of the same host and port, lag ms:%n",
-                    options.healthyRate(), options.sameHostDue());
-            for (String c : BenchOptions.ALL)
-                phase(c, label)
-                        .ifPresent(p -> out.printf(
-                                "    %-20s %s%s%n",
-                                c, lag(p.lag()), p.timedOut() ? "  (TIMED OUT: not all delivered)" : ""));
-        }
+        if (options.hangingDue() > 0 && options.steadySeconds() > 0)
+            healthyBesideHanging(
+                    out,
+                    "healthy" + options.healthyRate(),
+                    String.format(
+                            "healthy destination at %d/s beside %,d due to one that never answers",
+                            options.healthyRate(), options.hangingDue()));
+        if (options.sameHostDue() > 0 && options.steadySeconds() > 0)
+            healthyBesideHanging(
+                    out,
+                    "samehost" + options.healthyRate(),
+                    String.format(
+                            "healthy path at %d/s beside %,d due to a hanging path of the same host and port",
+                            options.healthyRate(), options.sameHostDue()));
         out.println("== aims");
         phase("idem", "slow" + options.slowMillis())
                 .ifPresent(p -> out.printf(
@@ -221,5 +213,15 @@ public record Report(List<Phase> phases, Map<SignedPost.Http, Bench.WireFigure> 
         } catch (Exception e) {
             return "n/a";
         }
+    }
+
+    /** The healthy side's lag per contender, for a phase that runs it beside a hanging destination. */
+    private void healthyBesideHanging(PrintStream out, String label, String heading) {
+        out.printf("  %s, lag ms:%n", heading);
+        for (String c : BenchOptions.ALL)
+            phase(c, label)
+                    .ifPresent(p -> out.printf(
+                            "    %-20s %s%s%n",
+                            c, lag(p.lag()), p.timedOut() ? "  (TIMED OUT: not all delivered)" : ""));
     }
 }
