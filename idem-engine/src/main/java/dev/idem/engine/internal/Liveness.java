@@ -6,8 +6,6 @@ import dev.idem.core.store.NodeRegistry.Joined;
 import dev.idem.core.store.NodeRegistry.Node;
 import dev.idem.core.store.NodeRegistry.NodeProcess;
 import dev.idem.core.store.NodeRegistry.Occupied;
-import dev.idem.core.store.NodeRegistry.Scan;
-import dev.idem.core.store.NodeRegistry.Takeover;
 import dev.idem.engine.NodeIdInUseException;
 import java.time.Duration;
 import java.time.Instant;
@@ -47,8 +45,6 @@ public final class Liveness implements ClaimGate {
     private static final long WATCH_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
     /** The next try after a failed renewal: short, so a database that comes back is noticed quickly. */
     private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
-    /** A scan aimed at another node's deadline runs this long after it, so the deadline has surely passed. */
-    private static final long SCAN_SLACK_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     private final NodeRegistry registry;
     private final String nodeId;
@@ -61,6 +57,7 @@ public final class Liveness implements ClaimGate {
     private final EngineMetrics metrics;
     private final Runnable onClaimsReturned;
     private final Runnable onMayClaimAgain;
+    private final DeadNodeScan deadNodes;
     private final Wakeup wakeup = new Wakeup();
 
     /** The current incarnation and when its last successful renewal was sent; replaced whole, read without locks. */
@@ -74,8 +71,6 @@ public final class Liveness implements ClaimGate {
     private Thread thread;
     private boolean renewalFailing;
     private boolean stalledLogged;
-    /** Whether the start-up sweep (nodes whose process ended on this machine) has run. */
-    private boolean swept;
 
     /**
      * @param onClaimsReturned run after this node returned a dead node's claims to the queue (wake the dispatchers)
@@ -102,6 +97,7 @@ public final class Liveness implements ClaimGate {
         this.metrics = metrics;
         this.onClaimsReturned = onClaimsReturned;
         this.onMayClaimAgain = onMayClaimAgain;
+        this.deadNodes = new DeadNodeScan(registry, nodeId, window, interval, metrics, onClaimsReturned);
     }
 
     /**
@@ -120,7 +116,7 @@ public final class Liveness implements ClaimGate {
             Join j = registry.join(
                     nodeId,
                     process,
-                    (holder, now) -> holderIsDead(holder, now)
+                    (holder, now) -> deadNodes.holderIsDead(holder, now)
                             || seen != null
                                     && sameRenewal(holder, seen)
                                     && nanoTime.getAsLong() - since >= windowNanos);
@@ -314,7 +310,7 @@ public final class Liveness implements ClaimGate {
 
     /** After being declared dead: a new incarnation, unless another live node now uses the id. */
     private long rejoin(State lost, long sent) {
-        Join j = registry.join(nodeId, process, this::holderIsDead);
+        Join j = registry.join(nodeId, process, deadNodes::holderIsDead);
         if (j instanceof Joined joined) {
             joined(joined, sent);
             onMayClaimAgain.run();
@@ -347,62 +343,7 @@ public final class Liveness implements ClaimGate {
         State s = state;
         long now = nanoTime.getAsLong();
         if (!fresh(s, now)) return RETRY_NANOS;
-        boolean steady = now - steadySinceNanos > windowNanos;
-        boolean sweep = !swept;
-        if (!steady && !sweep) return untilSteady(now);
-        Optional<Scan> done;
-        try {
-            done = registry.takeOver(
-                    nodeId,
-                    s.node.epoch(),
-                    (other, at) ->
-                            steady && silentPastWindow(other, at) || sweep && ThisProcess.hasEnded(other.process()));
-        } catch (RuntimeException e) {
-            log.warn("node {} could not look for dead nodes, retrying: {}", nodeId, e.toString());
-            return RETRY_NANOS;
-        }
-        if (done.isEmpty()) return RETRY_NANOS; // our own record is no longer live: the renewal finds out
-        swept = true;
-        int returned = 0;
-        for (Takeover t : done.get().takeovers()) {
-            returned += t.claims();
-            metrics.reclaimed(t.claims());
-            Node d = t.dead();
-            String why = steady && t.silentFor().compareTo(window) > 0
-                    ? "silent for " + seconds(t.silentFor())
-                    : "its process ended on this machine, last renewed " + seconds(t.silentFor()) + " ago";
-            log.warn(
-                    "node {} declared node {} dead (incarnation {}, pid {} on {}: {}) and took over its {} claims; they go out again now",
-                    nodeId,
-                    d.nodeId(),
-                    d.epoch(),
-                    d.process().pid(),
-                    d.process().host(),
-                    why,
-                    t.claims());
-        }
-        if (returned > 0) onClaimsReturned.run();
-        if (!steady) return untilSteady(now);
-        // the next scan when the earliest other node would pass the window, or the interval, whichever is sooner
-        long next = intervalNanos;
-        Instant at = done.get().now();
-        for (Node other : done.get().stillLive())
-            next = Math.min(next, Math.max(0, window.minus(other.silentFor(at)).toNanos()) + SCAN_SLACK_NANOS);
-        return next;
-    }
-
-    private long untilSteady(long now) {
-        return Math.max(
-                SCAN_SLACK_NANOS, Math.min(intervalNanos, steadySinceNanos + windowNanos - now + SCAN_SLACK_NANOS));
-    }
-
-    /** Dead by evidence any node may use: its process ended on this machine, or it has been silent past the window. */
-    private boolean holderIsDead(Node holder, Instant now) {
-        return ThisProcess.hasEnded(holder.process()) || silentPastWindow(holder, now);
-    }
-
-    private boolean silentPastWindow(Node n, Instant now) {
-        return n.silentFor(now).compareTo(window) > 0;
+        return deadNodes.scan(s.node.epoch(), now, steadySinceNanos);
     }
 
     private static boolean sameRenewal(Node a, Node b) {
