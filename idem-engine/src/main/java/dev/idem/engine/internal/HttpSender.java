@@ -1,16 +1,11 @@
 package dev.idem.engine.internal;
 
 import dev.idem.engine.EndpointGuard;
-import dev.idem.engine.internal.AttemptResult.Congestion;
-import java.io.IOException;
-import java.net.ConnectException;
-import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -19,9 +14,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.hc.client5.http.ConnectTimeoutException;
 import org.apache.hc.client5.http.DnsResolver;
-import org.apache.hc.client5.http.HttpHostConnectException;
 import org.apache.hc.client5.http.config.ConnectionConfig;
 import org.apache.hc.client5.http.config.RequestConfig;
 import org.apache.hc.client5.http.config.TlsConfig;
@@ -31,9 +24,7 @@ import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManager;
 import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBuilder;
 import org.apache.hc.client5.http.protocol.HttpClientContext;
 import org.apache.hc.core5.concurrent.FutureCallback;
-import org.apache.hc.core5.http.ConnectionClosedException;
 import org.apache.hc.core5.http.HttpRequest;
-import org.apache.hc.core5.http.RequestNotExecutedException;
 import org.apache.hc.core5.http.config.Http1Config;
 import org.apache.hc.core5.http.message.BasicHttpRequest;
 import org.apache.hc.core5.http.nio.AsyncRequestProducer;
@@ -87,7 +78,8 @@ public final class HttpSender implements AutoCloseable {
      */
     private static final long SWEEP_MS = 50;
 
-    private static final Timeout CONNECT_TIMEOUT = Timeout.ofSeconds(10);
+    private static final Duration CONNECT_TIMEOUT_DURATION = Duration.ofSeconds(10);
+    private static final Timeout CONNECT_TIMEOUT = Timeout.of(CONNECT_TIMEOUT_DURATION);
     static final int BUFFER_SIZE = 8 * 1024;
 
     private final CloseableHttpAsyncClient client;
@@ -182,7 +174,7 @@ public final class HttpSender implements AutoCloseable {
             return;
         }
         for (Map.Entry<String, String> h : request.headers().entrySet()) {
-            String refused = headerRefusal(h.getKey(), h.getValue());
+            String refused = SendOutcomes.headerRefusal(h.getKey(), h.getValue());
             if (refused != null) {
                 callback.completed(
                         AttemptResult.notSent(startedAt, "header '" + h.getKey() + "' cannot be sent: " + refused));
@@ -209,7 +201,8 @@ public final class HttpSender implements AutoCloseable {
             ex.future = client.execute(producer, new LimitedResponseConsumer(), null, context, ex);
             if (ex.done.get()) ex.future.cancel(true);
         } catch (RuntimeException e) {
-            ex.finish(failure(ex, "request could not be sent: " + message(e), false));
+            ex.finish(SendOutcomes.failure(
+                    ex.startedAt, ex.t0, "request could not be sent: " + SendOutcomes.message(e), false));
         }
     }
 
@@ -230,38 +223,6 @@ public final class HttpSender implements AutoCloseable {
     private void sweep() {
         long now = System.nanoTime();
         for (Exchange ex : inFlight) if (now - ex.deadlineNanos > 0) ex.expire();
-    }
-
-    /**
-     * Resends a request once, at once, only when the client never wrote it: its connection closed (the receiver closed
-     * a kept-alive connection) before the request was handed to it ({@link RequestNotExecutedException}). A request
-     * that may have been written, even partly, is never resent by the client.
-     */
-    private static final class NotExecutedRetry implements org.apache.hc.client5.http.HttpRequestRetryStrategy {
-        @Override
-        public boolean retryRequest(
-                org.apache.hc.core5.http.HttpRequest request,
-                IOException exception,
-                int execCount,
-                org.apache.hc.core5.http.protocol.HttpContext context) {
-            return execCount <= 1 && exception instanceof RequestNotExecutedException;
-        }
-
-        @Override
-        public boolean retryRequest(
-                org.apache.hc.core5.http.HttpResponse response,
-                int execCount,
-                org.apache.hc.core5.http.protocol.HttpContext context) {
-            return false;
-        }
-
-        @Override
-        public TimeValue getRetryInterval(
-                org.apache.hc.core5.http.HttpResponse response,
-                int execCount,
-                org.apache.hc.core5.http.protocol.HttpContext context) {
-            return TimeValue.ZERO_MILLISECONDS;
-        }
     }
 
     /** One attempt on the wire; whichever of answer, failure, deadline or abort comes first decides it. */
@@ -286,12 +247,16 @@ public final class HttpSender implements AutoCloseable {
 
         @Override
         public void completed(LimitedResponseConsumer.Response r) {
-            finish(result(this, r));
+            finish(SendOutcomes.answer(startedAt, t0, r, clock));
         }
 
         @Override
         public void failed(Exception e) {
-            finish(failure(this, describe(e, uri, timeout), noConnection(e)));
+            finish(SendOutcomes.failure(
+                    startedAt,
+                    t0,
+                    SendOutcomes.describe(e, uri, timeout, CONNECT_TIMEOUT_DURATION),
+                    SendOutcomes.noConnection(e)));
         }
 
         @Override
@@ -300,7 +265,8 @@ public final class HttpSender implements AutoCloseable {
         }
 
         void expire() {
-            if (finish(failure(this, "timeout: no complete response within " + timeout.toMillis() + "ms", false)))
+            if (finish(SendOutcomes.failure(
+                    startedAt, t0, "timeout: no complete response within " + timeout.toMillis() + "ms", false)))
                 cancel();
         }
 
@@ -322,88 +288,5 @@ public final class HttpSender implements AutoCloseable {
             callback.completed(result);
             return true;
         }
-    }
-
-    private AttemptResult result(Exchange ex, LimitedResponseConsumer.Response r) {
-        long ms = elapsedMs(ex.t0);
-        int status = r.status();
-        if (status >= 200 && status < 300)
-            return new AttemptResult(
-                    ex.startedAt, ms, status, null, r.body(), Optional.empty(), true, Congestion.ANSWER);
-        Optional<Duration> retryAfter =
-                (status == 429 || status == 503) ? RetryAfter.parse(r.retryAfter(), clock.instant()) : Optional.empty();
-        String error = status >= 300 && status < 400
-                ? "HTTP " + status + ": redirect not followed"
-                        + (r.location() == null ? "" : " (Location: " + r.location() + ")")
-                : "HTTP " + status;
-        // a 5xx is the path failing (shrink it, as a timeout does); the host answered, so it keeps its connections
-        Congestion signal =
-                status >= 500 ? Congestion.SERVER_ERROR : status == 429 ? Congestion.BACK_OFF : Congestion.ANSWER;
-        return new AttemptResult(ex.startedAt, ms, status, error, r.body(), retryAfter, true, signal);
-    }
-
-    private static AttemptResult failure(Exchange ex, String error, boolean noConnection) {
-        // a refused host (the guard) sent nothing and says nothing about the destination's health; no connection at
-        // all is the host's trouble, whatever the path; a timeout or reset on a connection is the path's
-        Congestion signal = error.startsWith("endpoint refused") || error.startsWith("request could not")
-                ? Congestion.NONE
-                : noConnection ? Congestion.UNREACHABLE : Congestion.DROP;
-        return new AttemptResult(ex.startedAt, elapsedMs(ex.t0), null, error, null, Optional.empty(), true, signal);
-    }
-
-    /** What {@code java.net.http} would refuse too: a name that is not a token, a value with a line break. */
-    private static String headerRefusal(String name, String value) {
-        if (name.isEmpty()) return "empty name";
-        for (int i = 0; i < name.length(); i++) {
-            char c = name.charAt(i);
-            if (c <= ' ' || c >= 127 || "()<>@,;:\\\"/[]?={}".indexOf(c) >= 0) return "the name is not an HTTP token";
-        }
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            if (c == '\r' || c == '\n' || c == 0 || c > 0xff)
-                return "the value holds a line break or a character outside Latin-1";
-        }
-        return null;
-    }
-
-    /**
-     * Whether the attempt never had a connection: refused, unreachable, a connect timeout, a name that does not resolve,
-     * a TLS handshake that failed. A response timeout is not among them, even one that expired while connecting.
-     */
-    private static boolean noConnection(Throwable t) {
-        return t instanceof java.net.UnknownHostException
-                || t instanceof ConnectTimeoutException
-                || t instanceof ConnectException
-                || t instanceof HttpHostConnectException
-                || t instanceof javax.net.ssl.SSLException;
-    }
-
-    private static String describe(Throwable t, URI uri, Duration timeout) {
-        String target = uri.getHost() + ":"
-                + (uri.getPort() > 0 ? uri.getPort() : "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80);
-        if (t instanceof EndpointGuard.RefusedHostException) return "endpoint refused at connect: " + t.getMessage();
-        if (t instanceof java.net.UnknownHostException)
-            return "connection failed: host '" + uri.getHost() + "' does not resolve";
-        if (t instanceof ConnectTimeoutException)
-            return "connect timeout: no connection to " + target + " within " + CONNECT_TIMEOUT.toMilliseconds() + "ms";
-        if (t instanceof SocketTimeoutException) return "timeout: no response within " + timeout.toMillis() + "ms";
-        if (t instanceof ConnectException || t instanceof HttpHostConnectException)
-            return "connection failed: could not connect to " + target + " (refused or unreachable)";
-        if (t instanceof ConnectionClosedException)
-            return "I/O error talking to " + target + ": the connection closed without a response";
-        if (t instanceof javax.net.ssl.SSLException) return "TLS handshake with " + target + " failed: " + message(t);
-        if (t instanceof IOException) return "I/O error talking to " + target + ": " + message(t);
-        return "request failed: " + message(t);
-    }
-
-    private static String message(Throwable t) {
-        Throwable root = t;
-        while (root.getCause() != null && root.getCause() != root) root = root.getCause();
-        String m = root.getMessage();
-        return root.getClass().getSimpleName() + (m == null ? "" : " (" + m + ")");
-    }
-
-    private static long elapsedMs(long t0) {
-        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
     }
 }
