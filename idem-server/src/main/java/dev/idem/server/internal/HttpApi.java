@@ -108,7 +108,7 @@ public final class HttpApi {
                 s.tracing().inSpan("create schedules", () -> {
                     var trace = s.tracing().creatorContext(ctx);
                     s.idempotency()
-                            .run(
+                            .runGrouped(
                                     ctx,
                                     Authenticator.tenant(ctx),
                                     tx -> ScheduleBatch.create(

@@ -26,6 +26,10 @@ import java.util.function.Function;
  * dev.idem.core.store.CommitOutcomeUnknownException} when a lost COMMIT's outcome cannot be told); none was told
  * anything before.
  *
+ * <p><b>Statements.</b> The works' inserts that can wait (dedup reservations, schedules, deliveries) are held and
+ * written as one multi-row statement per table before the COMMIT ({@link GroupedInserts}); a work whose held
+ * reservation turns out taken is run again alone, after its neighbours committed without it.
+ *
  * <p><b>On SQLite</b>, which has one writer, this is also how callers share it: they queue here instead of on the
  * write lock, and the writer takes the lock once per group.
  */
@@ -137,19 +141,40 @@ final class GroupCommit implements AutoCloseable {
     private void runGroup(List<Item<?>> group) {
         groups.increment();
         works.add(group.size());
+        runGroup(group, 1);
+    }
+
+    /**
+     * Runs {@code group} in one transaction. A work that fails, or a held insert that fails, rolls it back and runs
+     * every work alone; works whose held dedup reservations were lost ({@link GroupedInserts}) roll it back too, and
+     * then the others run again as a group ({@code regroups} more times at most, else alone) and the lost ones alone,
+     * after them, where each reads its reservation's holder.
+     */
+    private void runGroup(List<Item<?>> group, int regroups) {
         Object[] results = new Object[group.size()];
         JdbcTx[] tx = new JdbcTx[1];
         try {
             transactions.write(
                     sql -> {
+                        GroupedInserts held = new GroupedInserts();
+                        sql.holdInserts(held);
                         tx[0] = txs.apply(sql);
                         for (int i = 0; i < group.size(); i++) {
+                            held.owner(i);
                             try {
                                 results[i] = group.get(i).work.apply(tx[0]);
                             } catch (RuntimeException | Error e) {
                                 throw new WorkFailed();
                             }
                         }
+                        try {
+                            sql.flushHeld();
+                        } catch (RuntimeException e) {
+                            throw new WorkFailed();
+                        }
+                        sql.holdInserts(null);
+                        java.util.BitSet lost = held.lost();
+                        if (!lost.isEmpty()) throw new ReservationsLost(lost);
                         beforeCommitForTests.run();
                         return null;
                     },
@@ -158,12 +183,31 @@ final class GroupCommit implements AutoCloseable {
             regrouped.increment();
             for (Item<?> i : group) alone(i);
             return;
+        } catch (ReservationsLost r) {
+            regrouped.increment();
+            List<Item<?>> rest = new ArrayList<>(group.size());
+            List<Item<?>> lostWorks = new ArrayList<>();
+            for (int i = 0; i < group.size(); i++) (r.lost.get(i) ? lostWorks : rest).add(group.get(i));
+            if (regroups > 0 && !rest.isEmpty()) runGroup(rest, regroups - 1);
+            else for (Item<?> i : rest) alone(i);
+            for (Item<?> i : lostWorks) alone(i);
+            return;
         } catch (Throwable t) {
             for (Item<?> i : group) i.finish(null, t);
             return;
         }
         if (tx[0].signalled()) signal.afterCommit();
         for (int i = 0; i < group.size(); i++) finish(group.get(i), results[i]);
+    }
+
+    /** Thrown out of a group's transaction to roll it back when some of its works lost a held reservation. */
+    private static final class ReservationsLost extends RuntimeException {
+        final java.util.BitSet lost;
+
+        ReservationsLost(java.util.BitSet lost) {
+            super(null, null, false, false);
+            this.lost = lost;
+        }
     }
 
     @SuppressWarnings("unchecked")

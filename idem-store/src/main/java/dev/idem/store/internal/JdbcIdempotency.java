@@ -106,6 +106,27 @@ final class JdbcIdempotency implements IdempotencyRepository {
 
     @Override
     public boolean tryInsertDedup(DedupClaim c) {
+        GroupedInserts held = sql.heldInserts();
+        if (held != null) {
+            // in a group commit: answered now and written with the group's other reservations in one statement; one
+            // that turns out held already by another transaction sends its work to run alone (GroupedInserts)
+            return held.reserve(
+                    "INSERT INTO idempotency_records (project_id, mode, idem_key, fingerprint, created_at, "
+                            + "locked_until, response_status, response_body) VALUES ",
+                    "(?, ?, ?, ?, ?, ?, ?, ?)",
+                    " ON CONFLICT DO NOTHING RETURNING project_id, mode, idem_key",
+                    3,
+                    new Object[] {
+                        c.tenant().projectId(),
+                        Rows.mode(c.tenant().mode()),
+                        c.key(),
+                        c.scheduleId(),
+                        c.createdAt(),
+                        null,
+                        DEDUP_STATUS,
+                        DEDUP_BODY
+                    });
+        }
         return tryInsert(new IdempotencyRecord(
                 c.tenant(), c.key(), c.scheduleId(), c.createdAt(), null, DEDUP_STATUS, DEDUP_BODY));
     }

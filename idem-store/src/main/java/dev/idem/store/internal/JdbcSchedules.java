@@ -53,13 +53,17 @@ final class JdbcSchedules implements ScheduleRepository {
                 s.trace() == null ? null : s.trace().tracestate()
             });
         }
-        sql.multiRowUpdate(
-                "INSERT INTO schedules (id, project_id, mode, status, definition, next_fire_at, consecutive_failures, "
-                        + "auto_pause_after, paused_reason, last_sequence, dedup_id, created_at, updated_at, " + ROUTING
-                        + ", origin, source_id, traceparent, tracestate) VALUES ",
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                rows,
-                "");
+        String head = "INSERT INTO schedules (id, project_id, mode, status, definition, next_fire_at, "
+                + "consecutive_failures, auto_pause_after, paused_reason, last_sequence, dedup_id, created_at, "
+                + "updated_at, " + ROUTING + ", origin, source_id, traceparent, tracestate) VALUES ";
+        String row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+        GroupedInserts held = sql.heldInserts();
+        if (held != null) {
+            // in a group commit: written with the other works' schedules in one statement before the COMMIT
+            for (Object[] r : rows) held.hold(head, row, "", GroupedInserts.Check.ALL, 0, r);
+            return;
+        }
+        sql.multiRowUpdate(head, row, rows, "");
     }
 
     /** The columns the claim reads instead of the definition: its destination and flow control. */

@@ -15,9 +15,26 @@ import java.util.Optional;
 /** Thin statement helpers over one connection; SQL failures surface as {@link StoreException}. */
 final class Sql {
     private final Connection connection;
+    /** A group commit's held inserts, written before any other statement runs; null outside a group. */
+    private GroupedInserts grouped;
 
     Sql(Connection connection) {
         this.connection = connection;
+    }
+
+    /** From now on, inserts that can wait are held in {@code inserts} (a group commit's transaction). */
+    void holdInserts(GroupedInserts inserts) {
+        this.grouped = inserts;
+    }
+
+    /** The held inserts of this group commit's transaction, or null when inserts are written at once. */
+    GroupedInserts heldInserts() {
+        return grouped;
+    }
+
+    /** Writes the held inserts now (a statement that might read them is about to run). */
+    void flushHeld() {
+        if (grouped != null && grouped.rows() > 0) grouped.flush(this);
     }
 
     Connection connection() {
@@ -51,6 +68,7 @@ final class Sql {
     }
 
     private <T> List<T> select(String sql, boolean planNow, RowMapper<T> mapper, Object... args) {
+        flushHeld();
         try (PreparedStatement ps = prepare(sql, planNow)) {
             bind(ps, args);
             try (ResultSet rs = ps.executeQuery()) {
@@ -64,6 +82,7 @@ final class Sql {
     }
 
     private int change(String sql, boolean planNow, Object... args) {
+        flushHeld();
         try (PreparedStatement ps = prepare(sql, planNow)) {
             bind(ps, args);
             return ps.executeUpdate();
@@ -92,6 +111,7 @@ final class Sql {
     /** Runs {@code sql} once per argument row in one JDBC batch; returns each row's update count. */
     int[] batch(String sql, Collection<Object[]> rows) {
         if (rows.isEmpty()) return new int[0];
+        flushHeld();
         try (PreparedStatement ps = connection.prepareStatement(sql)) {
             for (Object[] args : rows) {
                 bind(ps, args);

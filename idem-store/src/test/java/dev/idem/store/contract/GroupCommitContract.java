@@ -163,6 +163,62 @@ abstract class GroupCommitContract extends StoreTestBase {
     }
 
     @Test
+    void aDedupHitOnACommittedEventRunsAloneWhileItsNeighboursCommitAsAGroup() throws Exception {
+        InternalOneShots.Created first = store.inTransaction(tx -> event(tx, "evt_before"));
+        seen.clear();
+        long rerunBefore = GroupCommitHooks.counts(store)[2];
+        CompletableFuture<Object> held = holdWriter();
+        List<CompletableFuture<Object>> answers =
+                queued(tx -> event(tx, "evt_one"), tx -> event(tx, "evt_before"), tx -> event(tx, "evt_two"));
+        release.countDown();
+        held.get();
+
+        var one = (InternalOneShots.Created) answers.get(0).get();
+        var hit = (InternalOneShots.Created) answers.get(1).get();
+        var two = (InternalOneShots.Created) answers.get(2).get();
+        assertThat(hit.deduplicated()).isTrue();
+        assertThat(hit.scheduleId()).isEqualTo(first.scheduleId());
+        assertThat(hit.deliveryId()).isEqualTo(first.deliveryId());
+        assertThat(one.deduplicated()).isFalse();
+        assertThat(two.deduplicated()).isFalse();
+        assertThat(stored(one.scheduleId())).isTrue();
+        assertThat(stored(two.scheduleId())).isTrue();
+        assertThat(stored(hit.scheduleId())).isTrue();
+        // the group of three (rolled back when its reservations were written), the two again as a group, the hit alone
+        assertThat(seen).hasSize(6);
+        assertThat(seen.get(3))
+                .as("the two neighbours again, in one transaction")
+                .isSameAs(seen.get(4));
+        assertThat(seen.get(5)).as("the hit alone").isNotSameAs(seen.get(3));
+        assertThat(GroupCommitHooks.counts(store)[2] - rerunBefore).isEqualTo(1);
+        assertThat(store.inReadTransaction(tx -> tx.deliveries().listBySource(tenant, "src_1", null, 100, null))
+                        .data())
+                .as("one delivery per event, the hit writing none")
+                .hasSize(3);
+    }
+
+    @Test
+    void aWorkReadsWhatAnEarlierWorkOfItsGroupWrote() throws Exception {
+        CompletableFuture<Object> held = holdWriter();
+        List<CompletableFuture<Object>> answers = queued(tx -> event(tx, "evt_read"), tx -> {
+            seen.add(tx);
+            return tx.deliveries()
+                    .listBySource(tenant, "src_1", null, 100, null)
+                    .data()
+                    .size();
+        });
+        release.countDown();
+        held.get();
+
+        var c = (InternalOneShots.Created) answers.get(0).get();
+        assertThat(c.deduplicated()).isFalse();
+        assertThat(answers.get(1).get())
+                .as("the first work's delivery, read in the same transaction")
+                .isEqualTo(1);
+        assertThat(seen).hasSize(2).allMatch(tx -> tx == seen.get(0));
+    }
+
+    @Test
     void noCallerIsAnsweredBeforeTheGroupCommits() throws Exception {
         CountDownLatch atCommit = new CountDownLatch(1);
         CountDownLatch commit = new CountDownLatch(1);
@@ -191,7 +247,12 @@ abstract class GroupCommitContract extends StoreTestBase {
             written.add(c.scheduleId());
             return c;
         };
-        List<CompletableFuture<Object>> answers = queued(work, work, work);
+        Function<StoreTx, Object> deduplicated = tx -> {
+            InternalOneShots.Created c = event(tx, "evt_crash");
+            written.add(c.scheduleId());
+            return c;
+        };
+        List<CompletableFuture<Object>> answers = queued(work, deduplicated, work);
         GroupCommitHooks.beforeCommit(store, () -> {
             // the holding group commits; the group under test, whose works have run, does not
             if (!written.isEmpty()) throw new StoreException("the node died before COMMIT", null, true);
@@ -207,6 +268,10 @@ abstract class GroupCommitContract extends StoreTestBase {
         GroupCommitHooks.beforeCommit(store, null);
         var after = (InternalOneShots.Created) store.inGroupCommit(tx -> event(tx, null));
         assertThat(stored(after.scheduleId())).isTrue();
+        var retried = (InternalOneShots.Created) store.inGroupCommit(tx -> event(tx, "evt_crash"));
+        assertThat(retried.deduplicated())
+                .as("the rolled-back group's dedup reservation was not written either")
+                .isFalse();
     }
 
     @Test
