@@ -234,6 +234,12 @@ public interface DeliveryQueue {
      */
     int pruneFinishCounts(Instant before, int limit);
 
+    /**
+     * Deletes up to {@code limit} flow-control counters ({@code flow_control.rate}) last used in a second before
+     * {@code before}; returns how many. A counter counts only within its second, so a stale one means nothing.
+     */
+    int pruneFlowUsage(Instant before, int limit);
+
     /** Pending deliveries (scheduled, retrying, delivering): the queue depth metric. */
     long depth();
 

@@ -37,4 +37,16 @@ public interface PortalRepository {
 
     /** Newest first; one application's when {@code applicationId} is not null. */
     Page<AuditEntry> audit(Tenant tenant, String applicationId, int limit, String startingAfter);
+
+    /** Deletes up to {@code limit} sessions that expired before {@code before}, oldest first; returns how many. */
+    int pruneSessions(Instant before, int limit);
+
+    /**
+     * Deletes up to {@code limit} links that expired before {@code before} (revoked ones too) and have no session
+     * left, oldest first; returns how many.
+     */
+    int pruneLinks(Instant before, int limit);
+
+    /** Deletes up to {@code limit} audit entries written before {@code before}, oldest first; returns how many. */
+    int pruneAudit(Instant before, int limit);
 }

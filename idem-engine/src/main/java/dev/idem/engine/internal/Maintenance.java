@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
  * retention; then completed and deleted schedules, the internal one-shots behind source events, alerts and messages
  * among them, and messages, once their last delivery is gone and both retention and {@link IdempotencyWindow#LENGTH}
  * have passed; idempotency records and dedup reservations past {@link IdempotencyWindow#LENGTH}; records of nodes that
- * ended a day ago), in small batches so no transaction is long.
+ * ended a day ago; flow-control counters unused for an hour; portal sessions a day after they expired, portal links
+ * and audit entries past retention), in small batches so no transaction is long.
  */
 public final class Maintenance {
     private static final Logger log = LoggerFactory.getLogger(Maintenance.class);
@@ -23,6 +24,12 @@ public final class Maintenance {
 
     /** How long the per-second counts behind the dashboard's counters (a window of a minute) are kept. */
     static final Duration FINISH_COUNT_RETENTION = Duration.ofHours(1);
+
+    /** How long an expired portal session is kept (so it is answered as expired, not unknown, for a while). */
+    static final Duration PORTAL_SESSION_RETENTION = Duration.ofDays(1);
+
+    /** How long a flow-control counter unused since is kept (it counts only within its second). */
+    static final Duration FLOW_USAGE_RETENTION = Duration.ofHours(1);
 
     private static final int PRUNE_BATCH = 500;
     private static final int MAX_BATCHES_PER_RUN = 20;
@@ -75,11 +82,18 @@ public final class Maintenance {
         total += batches(limit -> store.queue().pruneMessages(historyBefore, limit));
         total += batches(limit -> store.queue().pruneFinishCounts(now.minus(FINISH_COUNT_RETENTION), limit));
         total += batches(limit -> store.inTransaction(tx -> tx.idempotency().pruneCreatedBefore(keysBefore, limit)));
+        total += batches(limit -> store.queue().pruneFlowUsage(now.minus(FLOW_USAGE_RETENTION), limit));
+        Instant sessionsBefore = now.minus(PORTAL_SESSION_RETENTION);
+        total += batches(limit -> store.inTransaction(tx -> tx.portal().pruneSessions(sessionsBefore, limit)));
+        // a link is kept for the retention after it expired, as the history its sessions made
+        total += batches(limit -> store.inTransaction(tx -> tx.portal().pruneLinks(deliveriesBefore, limit)));
+        total += batches(limit -> store.inTransaction(tx -> tx.portal().pruneAudit(deliveriesBefore, limit)));
         // a node id per process by default (host name + pid): records of stopped and dead ones would pile up
         total += store.nodes().pruneEnded(now.minus(NODE_RECORD_RETENTION));
         if (total > 0)
             log.debug(
-                    "pruned {} finished deliveries, settled schedules, messages, expired idempotency records and ended node records",
+                    "pruned {} rows of expired history (deliveries, schedules, messages, idempotency records, counters, "
+                            + "portal sessions, links and audit entries, node records)",
                     total);
         return total;
     }

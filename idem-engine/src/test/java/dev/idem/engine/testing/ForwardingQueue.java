@@ -92,6 +92,11 @@ public abstract class ForwardingQueue implements DeliveryQueue {
     }
 
     @Override
+    public int pruneFlowUsage(Instant before, int limit) {
+        return real.pruneFlowUsage(before, limit);
+    }
+
+    @Override
     public long depth() {
         return real.depth();
     }

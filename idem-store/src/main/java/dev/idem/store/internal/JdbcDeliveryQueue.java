@@ -277,6 +277,12 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     }
 
     @Override
+    public int pruneFlowUsage(Instant before, int limit) {
+        if (limit <= 0) return 0;
+        return retrying(() -> transactions.write(sql -> Pruning.flowUsage(sql, dialect, before, limit)));
+    }
+
+    @Override
     public long depth() {
         return transactions.autocommit(
                 sql -> sql.one("SELECT COUNT(*) FROM deliveries WHERE " + JdbcDeliveries.PENDING, rs -> rs.getLong(1))

@@ -23,9 +23,11 @@ final class JdbcPortal implements PortalRepository {
     private static final String AUDIT =
             "id, project_id, mode, application_id, access_id, session, action, object_id, fields, created_at";
     private final Sql sql;
+    private final Dialect dialect;
 
-    JdbcPortal(Sql sql) {
+    JdbcPortal(Sql sql, Dialect dialect) {
         this.sql = sql;
+        this.dialect = dialect;
     }
 
     @Override
@@ -121,6 +123,21 @@ final class JdbcPortal implements PortalRepository {
                 s.supportUrl(),
                 String.join(" ", s.frameAncestors()),
                 System.currentTimeMillis());
+    }
+
+    @Override
+    public int pruneSessions(Instant before, int limit) {
+        return limit <= 0 ? 0 : Pruning.portalSessions(sql, dialect, before, limit);
+    }
+
+    @Override
+    public int pruneLinks(Instant before, int limit) {
+        return limit <= 0 ? 0 : Pruning.portalLinks(sql, dialect, before, limit);
+    }
+
+    @Override
+    public int pruneAudit(Instant before, int limit) {
+        return limit <= 0 ? 0 : Pruning.auditEntries(sql, dialect, before, limit);
     }
 
     @Override

@@ -93,7 +93,7 @@ final class JdbcTx implements StoreTx {
 
     @Override
     public dev.idem.core.store.PortalRepository portal() {
-        return new JdbcPortal(sql);
+        return new JdbcPortal(sql, dialect);
     }
 
     @Override

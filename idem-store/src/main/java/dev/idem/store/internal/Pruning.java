@@ -44,27 +44,86 @@ final class Pruning {
      * than it deletes.
      */
     static int settledSchedules(Sql sql, Dialect dialect, Instant before, int limit) {
-        return sql.update(
-                "DELETE FROM schedules WHERE "
-                        + dialect.inSubquery(
-                                "id",
-                                "SELECT id FROM schedules WHERE " + SETTLED + " AND updated_at < ? AND "
-                                        + NO_DELIVERY_LEFT_OF_SCHEDULE + " ORDER BY updated_at LIMIT ?")
-                        + " AND " + SETTLED + " AND " + NO_DELIVERY_LEFT_OF_SCHEDULE,
+        return batch(
+                sql,
+                dialect,
+                "schedules",
+                SETTLED + " AND updated_at < ? AND " + NO_DELIVERY_LEFT_OF_SCHEDULE,
+                "updated_at",
                 before,
                 limit);
     }
 
     /** Up to {@code limit} messages created before {@code before} whose deliveries are all gone. */
     static int messages(Sql sql, Dialect dialect, Instant before, int limit) {
-        return sql.update(
-                "DELETE FROM messages WHERE "
-                        + dialect.inSubquery(
-                                "id",
-                                "SELECT id FROM messages WHERE created_at < ? AND " + NO_DELIVERY_LEFT_OF_MESSAGE
-                                        + " ORDER BY created_at LIMIT ?")
-                        + " AND " + NO_DELIVERY_LEFT_OF_MESSAGE,
+        return batch(
+                sql,
+                dialect,
+                "messages",
+                "created_at < ? AND " + NO_DELIVERY_LEFT_OF_MESSAGE,
+                "created_at",
                 before,
                 limit);
+    }
+
+    /** Up to {@code limit} portal sessions that expired before {@code before}. */
+    static int portalSessions(Sql sql, Dialect dialect, Instant before, int limit) {
+        return batch(sql, dialect, "portal_sessions", "expires_at < ?", "expires_at", before, limit);
+    }
+
+    /**
+     * Up to {@code limit} portal links that expired before {@code before} (revoked or not: a revoked link goes when it
+     * would have expired) and have no session left. The audit log copies a link's id and label, so its entries
+     * outlive the link.
+     */
+    static int portalLinks(Sql sql, Dialect dialect, Instant before, int limit) {
+        String noSession = "NOT EXISTS (SELECT 1 FROM portal_sessions s WHERE s.access_id = portal_access.id)";
+        return batch(sql, dialect, "portal_access", "expires_at < ? AND " + noSession, "expires_at", before, limit);
+    }
+
+    /** Up to {@code limit} audit log entries written before {@code before}. */
+    static int auditEntries(Sql sql, Dialect dialect, Instant before, int limit) {
+        return batch(sql, dialect, "audit_log", "created_at < ?", "created_at", before, limit);
+    }
+
+    /**
+     * Up to {@code limit} flow-control counters last used in a second before {@code before}. A claim reads a key's
+     * counter only for the current second, so a stale row and no row mean the same, and a counter a claim moves on
+     * meanwhile stays (the delete checks its second again). The table holds one row per key used since the last
+     * prune, so the batch scans it without an index of its own (one on the second would end the HOT updates of the
+     * row each rate-limited claim writes).
+     */
+    static int flowUsage(Sql sql, Dialect dialect, Instant before, int limit) {
+        long second = Math.floorDiv(before.toEpochMilli(), 1000L);
+        return batch(sql, dialect, "flow_usage", "window_second < ?", null, second, limit, "flow_key");
+    }
+
+    private static int batch(
+            Sql sql, Dialect dialect, String table, String where, String oldestFirst, Object cutoff, int limit) {
+        return batch(sql, dialect, table, where, oldestFirst, cutoff, limit, "id");
+    }
+
+    /**
+     * Deletes up to {@code limit} rows of {@code table} that match {@code where} (one {@code ?}, the cutoff), oldest
+     * first by {@code oldestFirst} (an indexed column) unless it is null; {@code where} is checked again by the delete.
+     */
+    private static int batch(
+            Sql sql,
+            Dialect dialect,
+            String table,
+            String where,
+            String oldestFirst,
+            Object cutoff,
+            int limit,
+            String key) {
+        String order = oldestFirst == null ? "" : " ORDER BY " + oldestFirst;
+        return sql.update(
+                "DELETE FROM " + table + " WHERE "
+                        + dialect.inSubquery(
+                                key, "SELECT " + key + " FROM " + table + " WHERE " + where + order + " LIMIT ?")
+                        + " AND " + where,
+                cutoff,
+                limit,
+                cutoff);
     }
 }
