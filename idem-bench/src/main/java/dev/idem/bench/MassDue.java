@@ -220,15 +220,10 @@ public final class MassDue {
                 .nodeId("massdue-" + ProcessHandle.current().pid() + "-" + index)
                 .rateLimitPerSecond(0)
                 .build();
-        EngineConfig engineConfig = EngineConfig.builder()
-                .nodeId("massdue-" + index)
-                .allowPrivateEndpoints(true)
-                .build();
         IdemServer server = IdemServer.start(
                 config,
                 store,
                 true,
-                engineConfig,
                 Clock.systemUTC(),
                 new SecureRandom(),
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));

@@ -9,7 +9,6 @@ import dev.idem.core.Mode;
 import dev.idem.core.Origin;
 import dev.idem.core.Tenant;
 import dev.idem.core.store.Store;
-import dev.idem.engine.EngineConfig;
 import dev.idem.server.IdemServer;
 import dev.idem.server.ServerConfig;
 import dev.idem.store.JdbcStores;
@@ -143,10 +142,6 @@ public final class SourceIngestRun {
                     config,
                     store,
                     true,
-                    EngineConfig.builder()
-                            .nodeId("sources-bench")
-                            .allowPrivateEndpoints(true)
-                            .build(),
                     Clock.systemUTC(),
                     new SecureRandom(),
                     new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.core.store.Store;
-import dev.idem.engine.EngineConfig;
 import dev.idem.server.IdemServer;
 import dev.idem.server.ServerConfig;
 import dev.idem.store.JdbcStores;
@@ -102,10 +101,6 @@ public final class WritePathRun {
                                 .build(),
                         store,
                         true,
-                        EngineConfig.builder()
-                                .nodeId("write-bench")
-                                .allowPrivateEndpoints(true)
-                                .build(),
                         Clock.systemUTC(),
                         new SecureRandom(),
                         new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.core.store.Store;
-import dev.idem.engine.EngineConfig;
 import dev.idem.server.IdemServer;
 import dev.idem.server.ServerConfig;
 import dev.idem.store.testing.TestStores;
@@ -54,15 +53,12 @@ class ApiCommandsTest {
                 .allowPrivateEndpoints(true)
                 .nodeId("cli-test-" + System.nanoTime())
                 .rateLimitPerSecond(0)
+                .engine(e -> e.pollInterval(Duration.ofMillis(100)))
                 .build();
         node = IdemServer.start(
                 config,
                 store,
                 false,
-                EngineConfig.builder()
-                        .nodeId("n")
-                        .pollInterval(Duration.ofMillis(100))
-                        .build(),
                 Clock.systemUTC(),
                 new SecureRandom(),
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));

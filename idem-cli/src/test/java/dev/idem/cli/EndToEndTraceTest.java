@@ -10,7 +10,6 @@ import dev.idem.client.RequestOptions;
 import dev.idem.client.model.RetryPolicy;
 import dev.idem.client.model.ScheduleCreate;
 import dev.idem.core.store.Store;
-import dev.idem.engine.EngineConfig;
 import dev.idem.receiver.MemoryInbox;
 import dev.idem.receiver.OpenTelemetryTracing;
 import dev.idem.receiver.Receipt;
@@ -75,13 +74,10 @@ class EndToEndTraceTest {
                         .allowPrivateEndpoints(true)
                         .nodeId("trace-" + System.nanoTime())
                         .rateLimitPerSecond(0)
+                        .engine(e -> e.pollInterval(Duration.ofMillis(100)))
                         .build(),
                 store,
                 false,
-                EngineConfig.builder()
-                        .nodeId("n")
-                        .pollInterval(Duration.ofMillis(100))
-                        .build(),
                 Clock.systemUTC(),
                 new SecureRandom(),
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),

@@ -89,7 +89,6 @@ public final class IdemServer implements AutoCloseable {
                     config,
                     openStore(config, masterKeys),
                     true,
-                    config.engine(),
                     Clock.systemUTC(),
                     new SecureRandom(),
                     FirstStartKeys.forOutput(System.console() != null, config.dataDir(), System.out),
@@ -103,42 +102,28 @@ public final class IdemServer implements AutoCloseable {
     }
 
     /**
-     * Starts a node on a store the caller opened (tests, embedding), printing the first start's keys to {@code out}.
-     * The caller closes the store unless {@code ownsStore}.
+     * Starts a node on a store the caller opened (tests, embedding), running the engine {@link ServerConfig#engine()}
+     * describes and printing the first start's keys to {@code out}. The caller closes the store unless {@code
+     * ownsStore}.
      */
     public static IdemServer start(
-            ServerConfig config,
-            Store store,
-            boolean ownsStore,
-            EngineConfig engineConfig,
-            Clock clock,
-            RandomGenerator random,
-            PrintStream out) {
-        return start(config, store, ownsStore, engineConfig, clock, random, out, null);
+            ServerConfig config, Store store, boolean ownsStore, Clock clock, RandomGenerator random, PrintStream out) {
+        return start(config, store, ownsStore, clock, random, out, null);
     }
 
     /**
-     * As {@link #start(ServerConfig, Store, boolean, EngineConfig, Clock, RandomGenerator, PrintStream)}, tracing
-     * through {@code openTelemetry}; null means off.
+     * As {@link #start(ServerConfig, Store, boolean, Clock, RandomGenerator, PrintStream)}, tracing through {@code
+     * openTelemetry}; null means off.
      */
     public static IdemServer start(
             ServerConfig config,
             Store store,
             boolean ownsStore,
-            EngineConfig engineConfig,
             Clock clock,
             RandomGenerator random,
             PrintStream out,
             OpenTelemetry openTelemetry) {
-        return start(
-                config,
-                store,
-                ownsStore,
-                engineConfig,
-                clock,
-                random,
-                FirstStartKeys.printTo(out),
-                tracing(openTelemetry));
+        return start(config, store, ownsStore, clock, random, FirstStartKeys.printTo(out), tracing(openTelemetry));
     }
 
     private static ServerTracing tracing(OpenTelemetry openTelemetry) {
@@ -153,7 +138,6 @@ public final class IdemServer implements AutoCloseable {
             ServerConfig config,
             Store store,
             boolean ownsStore,
-            EngineConfig engineConfig,
             Clock clock,
             RandomGenerator random,
             FirstStartKeys keys,
@@ -167,11 +151,7 @@ public final class IdemServer implements AutoCloseable {
             ensurePortFree(config);
             Bootstrap.run(store, config.bootstrapKey(), clock, random, ids, keys);
             metrics = new Metrics();
-            EngineConfig ec = engineConfig.toBuilder()
-                    .nodeId(config.nodeId())
-                    .allowPrivateEndpoints(config.allowPrivateEndpoints())
-                    .retention(config.retention())
-                    .build();
+            EngineConfig ec = config.engine();
             engine = new Engine(store, ec, clock, random, metrics.registry());
             Metrics.writeGroups(metrics.registry(), store);
             EndpointGuard guard = EndpointGuard.of(config.allowPrivateEndpoints());

@@ -8,6 +8,7 @@ import dev.idem.store.StoreConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.UnaryOperator;
 
 /**
  * How a node runs: its HTTP side, composed with the {@link StoreConfig} it opens and the {@link EngineConfig} it runs.
@@ -60,7 +61,8 @@ public final class ServerConfig {
                             + b.rateLimitPerSecond);
         rateLimitPerSecond = b.rateLimitPerSecond;
         httpTimeouts = b.httpTimeouts == null ? HttpTimeouts.DEFAULTS : b.httpTimeouts;
-        engine = EngineConfig.builder()
+        engine = b.engineSettings
+                .apply(EngineConfig.builder())
                 .nodeId(b.nodeId == null || b.nodeId.isBlank() ? defaultNodeId() : b.nodeId)
                 .maxInFlight(b.maxInFlight)
                 .retention(b.retention)
@@ -94,7 +96,8 @@ public final class ServerConfig {
                 .nodeId(engine.nodeId())
                 .maxInFlight(engine.maxInFlight())
                 .retention(engine.retention())
-                .allowPrivateEndpoints(engine.allowPrivateEndpoints());
+                .allowPrivateEndpoints(engine.allowPrivateEndpoints())
+                .engine(ignored -> engine.toBuilder());
         if (databaseUrl != null) b.database(databaseUrl, store.user(), store.password());
         return b;
     }
@@ -124,7 +127,7 @@ public final class ServerConfig {
 
     /**
      * The engine this node runs: node id, in-flight bound, retention and private-endpoint policy from this config, the
-     * engine's defaults for the rest.
+     * rest from {@link Builder#engine(UnaryOperator)} (the engine's defaults unless set).
      */
     public EngineConfig engine() {
         return engine;
@@ -206,6 +209,7 @@ public final class ServerConfig {
         private Duration retention = EngineConfig.DEFAULT_RETENTION;
         private int maxInFlight = EngineConfig.DEFAULT_MAX_IN_FLIGHT;
         private HttpTimeouts httpTimeouts;
+        private UnaryOperator<EngineConfig.Builder> engineSettings = UnaryOperator.identity();
 
         private Builder() {}
 
@@ -269,6 +273,17 @@ public final class ServerConfig {
         /** Deliveries this node holds in flight at once ({@code --max-in-flight}). */
         public Builder maxInFlight(int maxInFlight) {
             this.maxInFlight = maxInFlight;
+            return this;
+        }
+
+        /**
+         * The engine's settings beyond the four this builder sets itself (poll interval, materialiser horizon, lease,
+         * per-host connections, …), applied to {@link EngineConfig#builder()}: for example {@code .engine(e ->
+         * e.pollInterval(Duration.ofMillis(100)))}. The node id, in-flight bound, retention and private-endpoint policy
+         * are always this builder's, whatever {@code settings} gives them.
+         */
+        public Builder engine(UnaryOperator<EngineConfig.Builder> settings) {
+            this.engineSettings = Objects.requireNonNull(settings, "settings");
             return this;
         }
 

@@ -103,14 +103,8 @@ class ServerBehaviourTest {
                     .nodeId(nodeId)
                     .rateLimitPerSecond(0)
                     .build();
-            assertThatThrownBy(() -> IdemServer.start(
-                            config,
-                            store,
-                            false,
-                            dev.idem.engine.EngineConfig.defaults(nodeId),
-                            Clock.systemUTC(),
-                            new SecureRandom(),
-                            System.out))
+            assertThatThrownBy(() ->
+                            IdemServer.start(config, store, false, Clock.systemUTC(), new SecureRandom(), System.out))
                     .isInstanceOf(StartupException.class)
                     .hasMessageContaining("port " + taken.getLocalPort() + " on 127.0.0.1 is already in use")
                     .hasMessageContaining("--port");

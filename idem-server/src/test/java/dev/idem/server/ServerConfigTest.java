@@ -67,6 +67,27 @@ class ServerConfigTest {
     }
 
     @Test
+    void engineSettingsBeyondTheNodesOwnComeFromTheEngineSettingsAndTheNodesValuesWin() {
+        ServerConfig config = node().engine(e -> e.pollInterval(Duration.ofMillis(100))
+                        .materialiserHorizon(Duration.ofSeconds(2))
+                        .nodeId("ignored")
+                        .maxInFlight(3))
+                .maxInFlight(70)
+                .build();
+        assertThat(config.engine().pollInterval()).isEqualTo(Duration.ofMillis(100));
+        assertThat(config.engine().materialiserHorizon()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(config.engine().nodeId()).isEqualTo("n1");
+        assertThat(config.engine().maxInFlight()).isEqualTo(70);
+
+        ServerConfig again = config.toBuilder().build();
+        assertThat(again.engine().pollInterval()).isEqualTo(Duration.ofMillis(100));
+        assertThat(again.engine().materialiserHorizon()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(config.toBuilder().nodeId("n2").build().engine().nodeId()).isEqualTo("n2");
+        assertThat(ServerConfig.defaults().engine().pollInterval())
+                .isEqualTo(dev.idem.engine.EngineConfig.defaults("x").pollInterval());
+    }
+
+    @Test
     void aDatabaseUrlOfAnotherKindIsRefusedNamingTheFlagWithoutItsPassword() {
         assertThatThrownBy(() -> node().database("jdbc:mysql://u:hunter2@db/idem", null, null)
                         .build())

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.idem.core.store.Store;
-import dev.idem.engine.EngineConfig;
 import dev.idem.wire.SigningSecret;
 import dev.idem.wire.StandardWebhooksVerifier;
 import java.io.ByteArrayOutputStream;
@@ -60,7 +59,6 @@ abstract class ServerContractTest {
                 config,
                 store,
                 false,
-                EngineConfig.defaults("test-node"),
                 Clock.systemUTC(),
                 new SecureRandom(),
                 new PrintStream(printed, true, StandardCharsets.UTF_8));

@@ -1,7 +1,6 @@
 package dev.idem.server;
 
 import dev.idem.core.store.Store;
-import dev.idem.engine.EngineConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -30,16 +29,13 @@ final class TestNode implements AutoCloseable {
                 .allowPrivateEndpoints(true)
                 .nodeId("node-" + System.nanoTime())
                 .rateLimitPerSecond(rateLimit)
+                .engine(e -> e.pollInterval(java.time.Duration.ofMillis(100))
+                        .materialiserHorizon(java.time.Duration.ofSeconds(2)))
                 .build();
         server = IdemServer.start(
                 config,
                 store,
                 false,
-                EngineConfig.builder()
-                        .nodeId("n")
-                        .pollInterval(java.time.Duration.ofMillis(100))
-                        .materialiserHorizon(java.time.Duration.ofSeconds(2))
-                        .build(),
                 clock,
                 new SecureRandom(),
                 new PrintStream(out, true, StandardCharsets.UTF_8),

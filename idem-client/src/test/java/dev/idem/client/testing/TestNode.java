@@ -3,7 +3,6 @@ package dev.idem.client.testing;
 import dev.idem.client.IdemClient;
 import dev.idem.client.IdemClientConfig;
 import dev.idem.core.store.Store;
-import dev.idem.engine.EngineConfig;
 import dev.idem.server.IdemServer;
 import dev.idem.server.ServerConfig;
 import dev.idem.store.testing.TestStores;
@@ -40,17 +39,12 @@ public final class TestNode implements AutoCloseable {
                 .allowPrivateEndpoints(true)
                 .nodeId("client-test-" + System.nanoTime())
                 .rateLimitPerSecond(0)
-                .build();
-        EngineConfig engine = EngineConfig.builder()
-                .nodeId("n")
-                .pollInterval(Duration.ofMillis(100))
-                .materialiserHorizon(Duration.ofSeconds(2))
+                .engine(e -> e.pollInterval(Duration.ofMillis(100)).materialiserHorizon(Duration.ofSeconds(2)))
                 .build();
         server = IdemServer.start(
                 config,
                 store,
                 false,
-                engine,
                 Clock.systemUTC(),
                 new SecureRandom(),
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));

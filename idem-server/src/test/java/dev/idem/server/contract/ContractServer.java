@@ -9,7 +9,6 @@ import dev.idem.core.Project;
 import dev.idem.core.SigningSecrets;
 import dev.idem.core.Tenant;
 import dev.idem.core.store.Store;
-import dev.idem.engine.EngineConfig;
 import dev.idem.server.ApiClientForTests;
 import dev.idem.server.IdemServer;
 import dev.idem.server.ServerConfig;
@@ -79,7 +78,6 @@ public final class ContractServer implements AutoCloseable {
                 config,
                 store,
                 false,
-                EngineConfig.defaults(config.nodeId()),
                 Clock.systemUTC(),
                 RANDOM,
                 new PrintStream(printed, true, StandardCharsets.UTF_8));

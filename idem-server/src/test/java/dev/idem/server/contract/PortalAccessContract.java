@@ -4,7 +4,6 @@ import static dev.idem.server.contract.BadInputContract.assertRefused;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.idem.engine.EngineConfig;
 import dev.idem.server.ApiClientForTests;
 import dev.idem.server.IdemServer;
 import dev.idem.server.LoopbackReceiver;
@@ -68,7 +67,6 @@ abstract class PortalAccessContract {
                 config,
                 db.open(clock),
                 false,
-                EngineConfig.defaults("portal-node"),
                 clock,
                 new SecureRandom(),
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));

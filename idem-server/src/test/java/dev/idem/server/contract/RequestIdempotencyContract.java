@@ -7,7 +7,6 @@ import dev.idem.core.IdempotencyRecord;
 import dev.idem.core.Mode;
 import dev.idem.core.Tenant;
 import dev.idem.core.store.Store;
-import dev.idem.engine.EngineConfig;
 import dev.idem.server.ApiClientForTests;
 import dev.idem.server.IdemServer;
 import dev.idem.server.ServerConfig;
@@ -183,7 +182,6 @@ abstract class RequestIdempotencyContract {
                 config,
                 node.store,
                 false,
-                EngineConfig.defaults("contract-node-2"),
                 Clock.systemUTC(),
                 new SecureRandom(),
                 new PrintStream(OutputStream.nullOutputStream()))) {
