@@ -5,7 +5,7 @@ package dev.idem.engine.internal;
  * under which lease owner to claim, and whether this node may act on its claims now. A node that has not renewed its
  * liveness recently may have been declared dead, and its claims given to another node: it must start nothing.
  */
-public interface ClaimGate {
+interface ClaimGate {
     /** The lease owner to claim under now: {@code <nodeId>#<epoch>} of the current incarnation. */
     String owner();
 

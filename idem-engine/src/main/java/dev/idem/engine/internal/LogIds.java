@@ -9,7 +9,7 @@ import org.slf4j.MDC;
  * instead of by text. Set around the code that handles one delivery on one thread; text logs do not show them (the
  * messages name the ids already).
  */
-public final class LogIds {
+final class LogIds {
     public static final String DELIVERY_ID = "delivery_id";
     public static final String SCHEDULE_ID = "schedule_id";
 

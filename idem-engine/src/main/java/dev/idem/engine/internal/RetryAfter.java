@@ -8,7 +8,7 @@ import java.time.format.DateTimeParseException;
 import java.util.Optional;
 
 /** Parses {@code Retry-After}: delta-seconds or an HTTP-date (RFC 9110 section 10.2.3). */
-public final class RetryAfter {
+final class RetryAfter {
     private RetryAfter() {}
 
     /** The wait it asks for from {@code now}; empty when absent or unreadable; never negative. */

@@ -5,7 +5,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /** A latch a loop sleeps on until a deadline or a signal; a signal sent while it was awake is not lost. */
-public final class Wakeup {
+final class Wakeup {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private boolean signalled;
