@@ -7,7 +7,6 @@
   const P = window.IdemPortal;
   const { $, el, api, can, button, notice } = P;
   const PAGE = 20;
-  const PENDING = ["scheduled", "delivering", "retrying"];
   let endpoints = new Map();
   let after = null;
 
@@ -43,7 +42,6 @@
   /** The instant of a datetime-local field (the browser's time zone), or undefined after saying why not. */
   function instant(field) {
     const v = $("search-" + field).value;
-    $("err-search-" + field).textContent = "";
     if (!v) return null;
     const d = new Date(v);
     if (isNaN(d.getTime())) {
@@ -53,19 +51,15 @@
     return d.toISOString();
   }
 
-  /** Whether a message's deliveries hold the status searched for. */
-  function matches(m, status) {
-    if (!status) return true;
-    return m.endpoint_deliveries.some((d) =>
-      status === "failing"
-        ? d.status === "retrying" || d.status === "dead"
-        : status === "pending"
-          ? PENDING.includes(d.status)
-          : d.status === status,
-    );
-  }
+  const SEARCH_FIELDS = ["event_type", "delivery_status", "since", "until"];
 
+  /**
+   * One page of the messages the search chooses. Every filter (event type, delivery status, time) is applied by the
+   * API in the store, so each page is full while more remain and "More" continues exactly where it stopped; the API's
+   * 400 for a filter is shown next to that filter.
+   */
   async function search(fresh) {
+    for (const f of SEARCH_FIELDS) $("err-search-" + f).textContent = "";
     const since = instant("since");
     const until = instant("until");
     if (since === undefined || until === undefined) return;
@@ -75,17 +69,22 @@
     }
     const q = new URLSearchParams({ application: P.session().application.id, limit: String(PAGE) });
     if ($("search-type").value) q.set("event_type", $("search-type").value);
+    if ($("search-status").value) q.set("delivery_status", $("search-status").value);
     if (since) q.set("since", since);
     if (until) q.set("until", until);
     if (after) q.set("starting_after", after);
     const r = await api("GET", "/v1/messages?" + q);
-    if (!r.ok) return notice(r.body.error.message);
+    if (!r.ok) {
+      const param = r.body.error.param;
+      if (SEARCH_FIELDS.includes(param)) $("err-search-" + param).textContent = r.body.error.message;
+      else notice(r.body.error.message);
+      return;
+    }
     const page = r.body.data;
     after = page.length ? page[page.length - 1].id : after;
-    // each message with its deliveries; the status is searched among the messages of this page
+    // each message with its deliveries to every endpoint
     const full = await Promise.all(page.map((m) => api("GET", "/v1/messages/" + encodeURIComponent(m.id))));
-    const status = $("search-status").value;
-    for (const f of full) if (f.ok && matches(f.body, status)) $("message-list").append(messageCard(f.body));
+    for (const f of full) if (f.ok) $("message-list").append(messageCard(f.body));
     $("more-messages").hidden = !r.body.has_more;
     $("no-messages").hidden = $("message-list").childElementCount > 0;
   }

@@ -518,6 +518,72 @@ class PortalBrowserTest {
         assertNoPolicyViolation();
     }
 
+    /** The ids of the message cards the messages view shows, top to bottom. */
+    private List<String> messageCards() {
+        return browser.findElements(By.cssSelector("#message-list .message")).stream()
+                .map(e -> e.getAttribute("data-id"))
+                .toList();
+    }
+
+    @Test
+    void aStatusSearchFindsAMatchingDeliveryThatWasNotOnTheFirstPage() throws Exception {
+        String app = app("browser_search");
+        // the search's event type choices are the catalogue's (either may exist already: a 409 then)
+        call("POST", "/v1/event-types", "{\"name\":\"parcel.sent\"}");
+        call("POST", "/v1/event-types", "{\"name\":\"parcel.late\"}");
+        endpoint(app, "/searched");
+        List<String> sent = new java.util.ArrayList<>();
+        for (int i = 0; i < 25; i++) sent.add(message(app, i % 2 == 0 ? "parcel.sent" : "parcel.late"));
+        wait.until(d -> at("/searched").size() == 25);
+        String oldest = sent.get(0);
+        String delivery = call("GET", "/v1/messages/" + oldest, null)
+                .json()
+                .at("/endpoint_deliveries/0/id")
+                .asText();
+        wait.until(d -> call("GET", "/v1/deliveries/" + delivery, null)
+                .json()
+                .get("status")
+                .asText()
+                .equals("succeeded"));
+        new dev.idem.server.contract.StoreRows(dir).markDead(delivery, java.time.Instant.now());
+
+        openPortal(link(app, "{}").get("url").asText());
+        browser.findElement(By.id("nav-messages")).click();
+        wait.until(d -> messageCards().size() == 20);
+        assertThat(messageCards()).as("the first page, newest first").doesNotContain(oldest);
+        assertThat(browser.findElement(By.id("more-messages")).isDisplayed()).isTrue();
+
+        new org.openqa.selenium.support.ui.Select(browser.findElement(By.id("search-status")))
+                .selectByVisibleText("Failing (retrying or dead)");
+        browser.findElement(By.id("search-go")).click();
+        wait.until(d -> messageCards().equals(List.of(oldest)));
+        assertThat(browser.findElement(By.cssSelector(".message[data-id='" + oldest + "'] .badge"))
+                        .getText())
+                .isEqualTo("dead");
+        assertThat(browser.findElement(By.id("more-messages")).isDisplayed()).isFalse();
+        screenshot("messages-search-failing");
+
+        // with the event type too: the dead one is a parcel.sent, so parcel.late finds nothing
+        new org.openqa.selenium.support.ui.Select(browser.findElement(By.id("search-type")))
+                .selectByValue("parcel.late");
+        browser.findElement(By.id("search-go")).click();
+        wait.until(d -> d.findElement(By.id("no-messages")).isDisplayed());
+        assertThat(messageCards()).isEmpty();
+
+        // every succeeded one, page after page: 24, none dead
+        new org.openqa.selenium.support.ui.Select(browser.findElement(By.id("search-type"))).selectByValue("");
+        new org.openqa.selenium.support.ui.Select(browser.findElement(By.id("search-status")))
+                .selectByValue("succeeded");
+        browser.findElement(By.id("search-go")).click();
+        wait.until(d -> messageCards().size() == 20);
+        browser.findElement(By.id("more-messages")).click();
+        wait.until(d -> messageCards().size() == 24);
+        List<String> newestFirst = new java.util.ArrayList<>(sent.subList(1, 25));
+        java.util.Collections.reverse(newestFirst);
+        assertThat(messageCards()).containsExactlyElementsOf(newestFirst);
+        assertNoPolicyViolation();
+    }
+
     /** axe-core (from its npm package, as a test dependency), run against the page as it is now: its violations. */
     @SuppressWarnings("unchecked")
     private List<String> axeViolations() throws Exception {

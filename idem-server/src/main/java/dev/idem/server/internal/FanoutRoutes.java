@@ -56,6 +56,7 @@ final class FanoutRoutes {
                                 emptyAsNull(ctx.queryParam("application")),
                                 emptyAsNull(ctx.queryParam("since")),
                                 emptyAsNull(ctx.queryParam("until")),
+                                emptyAsNull(ctx.queryParam("delivery_status")),
                                 Pagination.limit(ctx),
                                 Pagination.startingAfter(ctx))));
         r.get("/v1/messages/{id}", ctx -> HttpApi.json(ctx, 200, messages.get(tenant(ctx), ctx.pathParam("id"))));

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.idem.core.DedupKey;
 import dev.idem.core.DedupReservation;
+import dev.idem.core.DeliveryStatus;
 import dev.idem.core.IdGenerator;
 import dev.idem.core.Page;
 import dev.idem.core.Tenant;
@@ -17,6 +18,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
+import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
 
@@ -79,17 +81,37 @@ final class MessageService {
         });
     }
 
+    /**
+     * Messages newest first, every filter applied in the store (so pages stay full and the cursor exact).
+     *
+     * @param deliveryStatus comma-separated delivery states: only messages with a delivery in one of them
+     */
     ObjectNode list(
-            Tenant tenant, String eventType, String application, String since, String until, int limit, String after) {
+            Tenant tenant,
+            String eventType,
+            String application,
+            String since,
+            String until,
+            String deliveryStatus,
+            int limit,
+            String after) {
+        if (eventType != null)
+            EventType.nameProblem(eventType).ifPresent(p -> {
+                throw ApiException.invalid("parameter_invalid", "event_type", "event_type: " + p);
+            });
         Instant from = time(since, "since");
         Instant to = time(until, "until");
+        if (from != null && to != null && !to.isAfter(from))
+            throw ApiException.invalid(
+                    "parameter_invalid_time", "until", "until must be later than since (the range is [since, until))");
+        Set<DeliveryStatus> statuses = statuses(deliveryStatus);
         return store.inReadTransaction(tx -> {
             if (after != null) find(tx, tenant, after);
             String applicationId = application == null
                     ? null
                     : FanoutFields.knownApplication(tx, tenant, application, "application")
                             .id();
-            Page<Message> page = tx.messages().list(tenant, eventType, applicationId, from, to, limit, after);
+            Page<Message> page = tx.messages().list(tenant, eventType, applicationId, from, to, statuses, limit, after);
             return Views.list("/v1/messages", page, MessageViews::message);
         });
     }
@@ -108,6 +130,24 @@ final class MessageService {
                     param,
                     param + " must be an RFC 3339 instant with an offset, e.g. 2026-03-10T17:00:00Z");
         }
+    }
+
+    /** The states of a comma-separated {@code delivery_status}; empty for none given. */
+    static Set<DeliveryStatus> statuses(String list) {
+        Set<DeliveryStatus> out = EnumSet.noneOf(DeliveryStatus.class);
+        if (list == null) return out;
+        for (String part : list.split(",", -1)) {
+            try {
+                out.add(DeliveryStatus.parse(part.trim()));
+            } catch (IllegalArgumentException e) {
+                throw ApiException.invalid(
+                        "parameter_invalid",
+                        "delivery_status",
+                        "delivery_status: '" + part.trim() + "' is not a delivery state; give one or more of "
+                                + "scheduled, delivering, retrying, succeeded, dead, cancelled, separated by commas");
+            }
+        }
+        return out;
     }
 
     private static JsonNode tree(String json) {

@@ -288,6 +288,88 @@ abstract class MessageApiContract extends OneNodeContract {
                 call(key, "GET", "/v1/messages?since=yesterday", null), "parameter_invalid_time", "since", "since");
     }
 
+    @Test
+    void theSearchByDeliveryStateEventTypeAndTimeIsMadeInTheStoreAcrossPages() {
+        String key = project()[0];
+        call(key, "POST", "/v1/applications", "{\"name\":\"S\",\"uid\":\"searcher\"}");
+        String p = path();
+        endpoint(key, p, ",\"application\":\"searcher\"");
+        List<JsonNode> sent = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            String type = i % 2 == 0 ? "s.one" : "s.two";
+            var r = call(
+                    key,
+                    "POST",
+                    "/v1/messages",
+                    "{\"event_type\":\"" + type + "\",\"application\":\"searcher\",\"payload\":" + i + "}");
+            assertThat(r.status()).as(r.raw()).isEqualTo(201);
+            sent.add(r.json());
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> at(p).size() == 7);
+        List<String> deliveries = new ArrayList<>();
+        for (JsonNode m : sent) {
+            String msg = m.get("id").asText();
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> call(key, "GET", "/v1/messages/" + msg, null)
+                            .json()
+                            .at("/endpoint_deliveries/0/status")
+                            .asText()
+                            .equals("succeeded"));
+            deliveries.add(call(key, "GET", "/v1/messages/" + msg, null)
+                    .json()
+                    .at("/endpoint_deliveries/0/id")
+                    .asText());
+        }
+        rows.markDead(deliveries.get(1), Instant.now());
+        rows.markDead(deliveries.get(4), Instant.now());
+        String m1 = sent.get(1).get("id").asText(), m4 = sent.get(4).get("id").asText();
+
+        assertThat(walk(key, "/v1/messages?delivery_status=dead&limit=1")).containsExactly(m4, m1);
+        assertThat(walk(key, "/v1/messages?delivery_status=dead&event_type=s.two&application=searcher&limit=1"))
+                .containsExactly(m1);
+        List<String> succeeded = new ArrayList<>();
+        for (int i = 6; i >= 0; i--)
+            if (i != 1 && i != 4) succeeded.add(sent.get(i).get("id").asText());
+        assertThat(walk(key, "/v1/messages?delivery_status=succeeded&limit=2")).containsExactlyElementsOf(succeeded);
+        assertThat(walk(key, "/v1/messages?delivery_status=retrying,%20dead&limit=3"))
+                .containsExactly(m4, m1);
+        assertThat(walk(key, "/v1/messages?delivery_status=scheduled,delivering"))
+                .isEmpty();
+        // a time range: [since, until) on the time each was sent, with a state
+        Instant since = Instant.parse(sent.get(1).get("created_at").asText());
+        Instant until = Instant.parse(sent.get(4).get("created_at").asText());
+        List<String> inRange = new ArrayList<>();
+        for (int i = 6; i >= 0; i--) {
+            Instant at = Instant.parse(sent.get(i).get("created_at").asText());
+            if ((i == 1 || i == 4) && !at.isBefore(since) && at.isBefore(until))
+                inRange.add(sent.get(i).get("id").asText());
+        }
+        assertThat(inRange).contains(m1);
+        assertThat(walk(key, "/v1/messages?delivery_status=dead&since=" + since + "&until=" + until + "&limit=1"))
+                .containsExactlyElementsOf(inRange);
+
+        for (String[] bad : List.of(
+                new String[] {"delivery_status=lost", "parameter_invalid", "delivery_status"},
+                new String[] {"delivery_status=dead,", "parameter_invalid", "delivery_status"},
+                new String[] {"event_type=not%20a%20name", "parameter_invalid", "event_type"},
+                new String[] {"until=2026-01-01", "parameter_invalid_time", "until"},
+                new String[] {"since=2026-03-10T17:00:00Z&until=2026-03-10T17:00:00Z", "parameter_invalid_time", "until"
+                })) assertRefused(call(key, "GET", "/v1/messages?" + bad[0], null), bad[1], bad[2], bad[0]);
+    }
+
+    /** Every page of a message list, following its cursor: the ids, newest first. */
+    private List<String> walk(String key, String query) {
+        List<String> out = new ArrayList<>();
+        String after = null;
+        while (true) {
+            var r = call(key, "GET", query + (after == null ? "" : "&starting_after=" + after), null);
+            List<String> page = ids(r);
+            out.addAll(page);
+            if (!r.json().get("has_more").asBoolean()) return out;
+            after = page.get(page.size() - 1);
+        }
+    }
+
     private static List<String> ids(ApiClientForTests.Reply r) {
         assertThat(r.status()).as(r.raw()).isEqualTo(200);
         List<String> out = new ArrayList<>();

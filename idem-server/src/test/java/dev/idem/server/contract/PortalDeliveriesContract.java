@@ -80,6 +80,10 @@ abstract class PortalDeliveriesContract extends PortalAccessContract {
         var list = api.call("GET", "/v1/messages?application=msgs_mine", s, null);
         assertThat(list.status()).as(list.raw()).isEqualTo(200);
         assertThat(list.json().get("data").findValuesAsText("id")).containsExactly(myMsg);
+        // the search by delivery state stays within the application too
+        var searched = api.call("GET", "/v1/messages?application=msgs_mine&delivery_status=succeeded", s, null);
+        assertThat(searched.status()).as(searched.raw()).isEqualTo(200);
+        assertThat(searched.json().get("data").findValuesAsText("id")).containsExactly(myMsg);
         var one = api.call("GET", "/v1/messages/" + myMsg, s, null);
         assertThat(one.status()).as(one.raw()).isEqualTo(200);
         assertThat(one.json().get("endpoint_deliveries").findValuesAsText("id")).containsExactly(myDelivery);

@@ -1,5 +1,6 @@
 package dev.idem.store.internal;
 
+import dev.idem.core.DeliveryStatus;
 import dev.idem.core.Page;
 import dev.idem.core.Tenant;
 import dev.idem.core.fanout.Message;
@@ -10,6 +11,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /** Table {@code messages}: one row per message, written once (the primary key decides between two writers). */
 final class JdbcMessages implements MessageRepository {
@@ -58,6 +61,7 @@ final class JdbcMessages implements MessageRepository {
             String applicationId,
             Instant since,
             Instant until,
+            Set<DeliveryStatus> deliveryStatuses,
             int limit,
             String startingAfter) {
         StringBuilder q = new StringBuilder("SELECT " + COLUMNS + " FROM messages WHERE project_id = ? AND mode = ?");
@@ -78,6 +82,14 @@ final class JdbcMessages implements MessageRepository {
             q.append(" AND created_at < ?");
             args.add(until);
         }
+        if (!deliveryStatuses.isEmpty())
+            // deliveries_message (message_id) finds a message's few deliveries; the states are the enum's own names
+            q.append(" AND EXISTS (SELECT 1 FROM deliveries d WHERE d.message_id = messages.id AND d.status IN (")
+                    .append(deliveryStatuses.stream()
+                            .map(st -> "'" + st.wireName() + "'")
+                            .sorted()
+                            .collect(Collectors.joining(", ")))
+                    .append("))");
         return Pages.after(sql, q.toString(), args, startingAfter, limit, JdbcMessages::row);
     }
 

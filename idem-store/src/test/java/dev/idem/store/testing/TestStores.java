@@ -42,6 +42,7 @@ public final class TestStores {
             "nodes",
             "attempts",
             "deliveries",
+            "messages",
             "flow_usage",
             "delivery_counts",
             "schedules",
