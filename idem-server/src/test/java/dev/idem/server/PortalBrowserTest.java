@@ -213,7 +213,12 @@ class PortalBrowserTest {
     }
 
     private List<String> endpointIds() {
-        return browser.findElements(By.cssSelector("#endpoint-list .endpoint")).stream()
+        return cardIds("#endpoint-list .endpoint");
+    }
+
+    /** The data-id of each card {@code selector} finds, top to bottom. */
+    private List<String> cardIds(String selector) {
+        return browser.findElements(By.cssSelector(selector)).stream()
                 .map(e -> e.getAttribute("data-id"))
                 .toList();
     }
@@ -520,9 +525,7 @@ class PortalBrowserTest {
 
     /** The ids of the message cards the messages view shows, top to bottom. */
     private List<String> messageCards() {
-        return browser.findElements(By.cssSelector("#message-list .message")).stream()
-                .map(e -> e.getAttribute("data-id"))
-                .toList();
+        return cardIds("#message-list .message");
     }
 
     @Test
