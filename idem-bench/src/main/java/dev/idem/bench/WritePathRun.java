@@ -1,8 +1,6 @@
 package dev.idem.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.idem.core.store.Store;
 import dev.idem.server.IdemServer;
 import dev.idem.server.ServerConfig;
@@ -16,8 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -59,6 +55,13 @@ public final class WritePathRun {
                 "conns", "16,64",
                 "rows", "50",
                 "db", "idem_bench_write"));
+        opt.putAll(Map.of(
+                "batches", "100",
+                "batch-rows", "100",
+                "messages-rate", "1000",
+                "messages-seconds", "10",
+                "fanout", "10",
+                "profile", "true"));
         for (int i = 0; i + 1 < args.length; i += 2) opt.put(args[i].replaceFirst("^--", ""), args[i + 1]);
         String db = opt.get("db");
         BenchOptions base = BenchOptions.parse(new String[] {"--db", db});
@@ -67,7 +70,9 @@ public final class WritePathRun {
         System.out.println(Bench.environment() + " | options " + opt);
         List<String> lines = new ArrayList<>();
         for (String dialect : opt.get("stores").split(",")) lines.addAll(store(dialect, opt, postgres, base));
-        if (opt.get("stores").contains("postgresql")) lines.addAll(ceiling(opt, postgres, base));
+        if (opt.get("stores").contains("postgresql")) lines.addAll(WriteCeilings.postgres(opt, postgres, base));
+        if (opt.get("stores").contains("sqlite")) lines.addAll(WriteCeilings.sqlite(opt));
+        lines.add(RequestCpu.line());
         System.out.println("== write path, one node (" + MassDue.load() + ")");
         lines.forEach(System.out::println);
         System.exit(0);
@@ -151,11 +156,49 @@ public final class WritePathRun {
             int n = Integer.parseInt(opt.get("creates"));
             SourceIngestRun.timed("warm-up", Math.min(events, 3_000), 16, offset(ingest, 10_000_000));
             SourceIngestRun.timed("warm-up", Math.min(n, 3_000), 16, offset(creates, 10_000_000));
+            boolean profile = Boolean.parseBoolean(opt.get("profile"));
             for (String c : opt.get("conns").split(",")) {
                 int conns = Integer.parseInt(c);
-                out.add(measured(dialect + " ingest " + conns, events, conns, offset(ingest, conns * 100_000)));
-                out.add(measured(dialect + " create " + conns, n, conns, offset(creates, conns * 100_000)));
+                boolean last = c.equals(opt.get("conns").replaceAll(".*,", ""));
+                out.addAll(profiled(
+                        profile && last,
+                        () -> measured(dialect + " ingest " + conns, events, conns, offset(ingest, conns * 100_000))));
+                out.addAll(profiled(
+                        profile && last,
+                        () -> measured(dialect + " create " + conns, n, conns, offset(creates, conns * 100_000))));
             }
+            int batches = Integer.parseInt(opt.get("batches"));
+            int rows = Integer.parseInt(opt.get("batch-rows"));
+            SourceIngestRun.Work batch = i -> {
+                StringBuilder b = new StringBuilder("{\"schedules\":[");
+                for (int r = 0; r < rows; r++)
+                    b.append(r == 0 ? "" : ",")
+                            .append("{\"endpoint\":\"")
+                            .append(receiver.url())
+                            .append("\",\"fire_at\":\"")
+                            .append(Rfc3339.format(tomorrow.plusMillis(5_000_000L + (long) i * rows + r)))
+                            .append("\"}");
+                HttpPost post = new HttpPost(url + "/v1/schedules/batch");
+                post.addHeader("Authorization", "Bearer " + KEY);
+                post.setEntity(new ByteArrayEntity(
+                        b.append("]}").toString().getBytes(StandardCharsets.UTF_8), ContentType.APPLICATION_JSON));
+                expect(http, post, 200);
+            };
+            String line = measured(dialect + " batch " + rows + " 16", batches, 16, batch);
+            double seconds = Double.parseDouble(line.replaceAll(".* in +([0-9.]+) s = .*", "$1"));
+            out.add(line
+                    + String.format(
+                            " (figures per request of %d schedules: %,.0f rows/s)", rows, batches * rows / seconds));
+            int maxConn = maxConns;
+            out.add(MessagesPhase.run(
+                    http,
+                    url,
+                    KEY,
+                    dialect + " messages " + maxConn,
+                    Integer.parseInt(opt.get("messages-rate")),
+                    Integer.parseInt(opt.get("messages-seconds")),
+                    Integer.parseInt(opt.get("fanout")),
+                    maxConn));
         } finally {
             store.close();
             if (dialect.equals("postgresql")) postgres.drop(db);
@@ -163,11 +206,24 @@ public final class WritePathRun {
         return out;
     }
 
+    /** A phase's figure line, with where the JVM's CPU went (JFR) when {@code profile}. */
+    private static List<String> profiled(boolean profile, java.util.concurrent.Callable<String> phase)
+            throws Exception {
+        if (!profile) return List.of(phase.call());
+        try (JfrBreakdown jfr = new JfrBreakdown()) {
+            String line = phase.call();
+            List<String> out = new ArrayList<>();
+            out.add(line);
+            out.addAll(jfr.stop());
+            return out;
+        }
+    }
+
     private static SourceIngestRun.Work offset(SourceIngestRun.Work w, int by) {
         return i -> w.run(i + by);
     }
 
-    private static String measured(String what, int n, int conns, SourceIngestRun.Work work) throws Exception {
+    static String measured(String what, int n, int conns, SourceIngestRun.Work work) throws Exception {
         CpuUse c0 = CpuUse.sample();
         SourceIngestRun.Figure f = SourceIngestRun.timed(what, n, conns, work);
         CpuUse.Span cpu = c0.until(CpuUse.sample());
@@ -183,55 +239,5 @@ public final class WritePathRun {
         String bad = http.execute(
                 post, r -> r.getCode() == status ? null : r.getCode() + " " + EntityUtils.toString(r.getEntity()));
         if (bad != null) throw new IllegalStateException(post.getRequestUri() + " answered " + bad);
-    }
-
-    /** PostgreSQL's own rate on this machine now: single-row and multi-row inserts, one per transaction. */
-    private static List<String> ceiling(Map<String, String> opt, Postgres postgres, BenchOptions base)
-            throws Exception {
-        String db = opt.get("db");
-        int n = Integer.parseInt(opt.get("events")) * 2;
-        int rows = Integer.parseInt(opt.get("rows"));
-        postgres.recreate(db);
-        HikariConfig hc = new HikariConfig();
-        hc.setJdbcUrl(postgres.url(db));
-        hc.setUsername(base.user());
-        if (base.password() != null) hc.setPassword(base.password());
-        hc.setMaximumPoolSize(16);
-        List<String> out = new ArrayList<>();
-        try (HikariDataSource ds = new HikariDataSource(hc)) {
-            try (Connection c = ds.getConnection()) {
-                c.createStatement()
-                        .execute("CREATE TABLE bare_events (id TEXT PRIMARY KEY, body TEXT NOT NULL,"
-                                + " created_at BIGINT NOT NULL)");
-            }
-            String body = "{\"id\":\"evt\",\"type\":\"orders/paid\",\"data\":{\"amount\":4200}}";
-            out.add(measured("pg ceiling 1 row/tx 16", n, 16, i -> {
-                try (Connection c = ds.getConnection();
-                        PreparedStatement ps = c.prepareStatement("INSERT INTO bare_events VALUES (?, ?, ?)")) {
-                    ps.setString(1, "a" + i);
-                    ps.setString(2, body);
-                    ps.setLong(3, System.currentTimeMillis());
-                    ps.executeUpdate();
-                }
-            }));
-            StringBuilder sql = new StringBuilder("INSERT INTO bare_events VALUES ");
-            for (int r = 0; r < rows; r++) sql.append(r == 0 ? "" : ",").append("(?, ?, ?)");
-            int txs = n / rows;
-            String line = measured("pg ceiling " + rows + " rows/tx 16", txs, 16, i -> {
-                try (Connection c = ds.getConnection();
-                        PreparedStatement ps = c.prepareStatement(sql.toString())) {
-                    for (int r = 0; r < rows; r++) {
-                        ps.setString(3 * r + 1, "m" + i + "_" + r);
-                        ps.setString(3 * r + 2, body);
-                        ps.setLong(3 * r + 3, System.currentTimeMillis());
-                    }
-                    ps.executeUpdate();
-                }
-            });
-            out.add(line + " (figures per transaction of " + rows + " rows)");
-        } finally {
-            postgres.drop(db);
-        }
-        return out;
     }
 }
