@@ -15,4 +15,9 @@ module dev.idem.store {
     requires org.slf4j;
 
     exports dev.idem.store;
+
+    // Flyway reads the migrations through a class loader, which finds a named module's resources only in packages
+    // opened to everyone
+    opens db.migration.postgresql;
+    opens db.migration.sqlite;
 }

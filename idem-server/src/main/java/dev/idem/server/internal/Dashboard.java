@@ -43,7 +43,7 @@ final class Dashboard {
     }
 
     private static byte[] read(String resource) {
-        try (InputStream in = Dashboard.class.getClassLoader().getResourceAsStream(resource)) {
+        try (InputStream in = Dashboard.class.getResourceAsStream("/" + resource)) {
             if (in == null)
                 throw new IllegalStateException(resource + " is not on the classpath (idem-server/src/main/resources)");
             return in.readAllBytes();

@@ -82,7 +82,7 @@ final class PortalPage {
 
     private static byte[] read(String file) {
         String resource = "portal/" + file;
-        try (InputStream in = PortalPage.class.getClassLoader().getResourceAsStream(resource)) {
+        try (InputStream in = PortalPage.class.getResourceAsStream("/" + resource)) {
             if (in == null)
                 throw new IllegalStateException(resource + " is not on the classpath (idem-server/src/main/resources)");
             return in.readAllBytes();
