@@ -2,23 +2,16 @@ package dev.idem.client.outbox;
 
 import dev.idem.client.IdemClient;
 import dev.idem.client.IdemException;
-import dev.idem.client.RequestOptions;
 import dev.idem.client.Sleeper;
 import dev.idem.client.internal.Backoff;
-import dev.idem.client.internal.OutboxDialect;
-import dev.idem.client.internal.TraceContext;
 import dev.idem.client.model.Schedule;
 import dev.idem.client.model.ScheduleCreate;
+import dev.idem.client.outbox.OutboxTable.Claimed;
 import dev.idem.wire.KeyWindow;
 import java.security.SecureRandom;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
@@ -41,7 +34,6 @@ public final class OutboxRelay implements AutoCloseable {
     private static final System.Logger log = System.getLogger(OutboxRelay.class.getName());
 
     private final IdemOutbox outbox;
-    private final DataSource dataSource;
     private final IdemClient client;
     private final String table;
     private final int batchSize;
@@ -55,13 +47,12 @@ public final class OutboxRelay implements AutoCloseable {
     private final Sleeper sleeper;
     private final RandomGenerator random;
     private final AtomicLong claims = new AtomicLong();
-    private volatile OutboxDialect dialect;
+    private final OutboxTable outboxRows;
     private volatile boolean running;
     private Thread thread;
 
     private OutboxRelay(Builder b) {
         this.outbox = b.outbox;
-        this.dataSource = b.dataSource;
         this.client = b.client;
         this.table = b.outbox.table();
         this.batchSize = b.batchSize;
@@ -74,6 +65,7 @@ public final class OutboxRelay implements AutoCloseable {
         this.clock = b.clock != null ? b.clock : b.outbox.clock();
         this.sleeper = b.sleeper;
         this.random = b.random;
+        this.outboxRows = new OutboxTable(b.dataSource, table, relayId);
     }
 
     /** A relay sending {@code outbox}'s rows, read and marked through {@code dataSource}, to Idem through {@code client}. */
@@ -95,15 +87,15 @@ public final class OutboxRelay implements AutoCloseable {
         Instant now = clock.instant();
         String token = relayId + "/" + claims.incrementAndGet();
         Instant leaseEnd = now.plus(lease);
-        List<Claimed> rows = claim(token, now, leaseEnd);
+        List<Claimed> claimed = outboxRows.claim(token, now, leaseEnd, batchSize);
         int sent = 0;
-        for (int i = 0; i < rows.size(); i++) {
-            Claimed row = rows.get(i);
+        for (int i = 0; i < claimed.size(); i++) {
+            Claimed row = claimed.get(i);
             Instant t = clock.instant();
             if (!running && thread != null || t.plus(callBudget).isAfter(leaseEnd)) {
                 // too little lease left to finish a call in it (or closing): the rest go back now, for any relay
-                for (Claimed rest : rows.subList(i, rows.size()))
-                    update(rest.id, d -> d.release(table), t.toEpochMilli(), rest.id, token);
+                for (Claimed rest : claimed.subList(i, claimed.size()))
+                    outboxRows.update(rest.id(), d -> d.release(table), t.toEpochMilli(), rest.id(), token);
                 break;
             }
             if (send(row, token, t)) sent++;
@@ -112,161 +104,63 @@ public final class OutboxRelay implements AutoCloseable {
     }
 
     private boolean send(Claimed row, String token, Instant now) {
-        if (row.firstSentAt != null
-                && row.attempts > 1
-                && Duration.between(row.firstSentAt, now).compareTo(keyWindow) > 0) {
-            update(
-                    row.id,
+        if (row.firstSentAt() != null
+                && row.attempts() > 1
+                && Duration.between(row.firstSentAt(), now).compareTo(keyWindow) > 0) {
+            outboxRows.update(
+                    row.id(),
                     d -> d.markFailed(table),
-                    "key_window_passed: first sent " + row.firstSentAt + "; Idem keeps a key " + KeyWindow.LENGTH
+                    "key_window_passed: first sent " + row.firstSentAt() + "; Idem keeps a key " + KeyWindow.LENGTH
                             + ", so sending it again could create a second schedule. Check Idem for it, then enqueue a new row if it is missing",
-                    row.id,
+                    row.id(),
                     token);
             return false;
         }
         ScheduleCreate request;
         try {
-            request = ScheduleCreate.fromJson(row.request);
+            request = ScheduleCreate.fromJson(row.request());
         } catch (IllegalArgumentException e) {
-            update(row.id, d -> d.markFailed(table), "unreadable_request: " + e.getMessage(), row.id, token);
+            outboxRows.update(
+                    row.id(), d -> d.markFailed(table), "unreadable_request: " + e.getMessage(), row.id(), token);
             return false;
         }
         try {
             Schedule s = client.schedules().create(request, row.options());
-            if (update(row.id, d -> d.markSent(table), s.id(), clock.instant().toEpochMilli(), row.id, token) == 0)
+            if (outboxRows.update(
+                            row.id(),
+                            d -> d.markSent(table),
+                            s.id(),
+                            clock.instant().toEpochMilli(),
+                            row.id(),
+                            token)
+                    == 0)
                 log.log(
                         System.Logger.Level.WARNING,
                         "outbox row {0} was sent (schedule {1}) but its claim had passed to another relay",
-                        row.id,
+                        row.id(),
                         s.id());
             return true;
         } catch (IdemException e) {
             String error = e.type() + (e.code() == null ? "" : "/" + e.code()) + ": " + e.getMessage();
             if (e.retryable()) {
-                Instant next = clock.instant().plus(backoff.delay(row.attempts, random));
-                update(row.id, d -> d.markRetry(table), next.toEpochMilli(), error, row.id, token);
+                Instant next = clock.instant().plus(backoff.delay(row.attempts(), random));
+                outboxRows.update(row.id(), d -> d.markRetry(table), next.toEpochMilli(), error, row.id(), token);
                 log.log(
                         System.Logger.Level.INFO,
                         "outbox row {0} not sent (attempt {1}), retried at {2}: {3}",
-                        row.id,
-                        row.attempts,
+                        row.id(),
+                        row.attempts(),
                         next,
                         error);
             } else {
-                update(row.id, d -> d.markFailed(table), error, row.id, token);
+                outboxRows.update(row.id(), d -> d.markFailed(table), error, row.id(), token);
                 log.log(
                         System.Logger.Level.WARNING,
                         "outbox row {0} refused by Idem, marked failed: {1}",
-                        row.id,
+                        row.id(),
                         error);
             }
             return false;
-        }
-    }
-
-    private List<Claimed> claim(String token, Instant now, Instant leaseEnd) {
-        try (Connection c = dataSource.getConnection()) {
-            OutboxDialect d = dialect(c);
-            boolean auto = c.getAutoCommit();
-            c.setAutoCommit(false);
-            try {
-                List<Claimed> rows = d.claimsInOneStatement()
-                        ? claimReturning(c, d, token, now, leaseEnd)
-                        : claimLocked(c, d, token, now, leaseEnd);
-                c.commit();
-                return rows;
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
-            } finally {
-                c.setAutoCommit(auto);
-            }
-        } catch (SQLException e) {
-            throw new OutboxException(
-                    "relay " + relayId + " could not claim rows of " + table + ": " + e.getMessage(), e);
-        }
-    }
-
-    private List<Claimed> claimReturning(Connection c, OutboxDialect d, String token, Instant now, Instant leaseEnd)
-            throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(d.claimReturning(table))) {
-            ps.setString(1, token);
-            ps.setLong(2, leaseEnd.toEpochMilli());
-            ps.setLong(3, now.toEpochMilli());
-            ps.setLong(4, now.toEpochMilli());
-            ps.setInt(5, batchSize);
-            return read(ps.executeQuery(), 0);
-        }
-    }
-
-    private List<Claimed> claimLocked(Connection c, OutboxDialect d, String token, Instant now, Instant leaseEnd)
-            throws SQLException {
-        List<Claimed> rows;
-        try (PreparedStatement ps = c.prepareStatement(d.selectForClaim(table))) {
-            ps.setLong(1, now.toEpochMilli());
-            ps.setInt(2, batchSize);
-            rows = read(ps.executeQuery(), 1);
-        }
-        if (rows.isEmpty()) return rows;
-        try (PreparedStatement ps = c.prepareStatement(d.claimByIds(table, rows.size()))) {
-            ps.setString(1, token);
-            ps.setLong(2, leaseEnd.toEpochMilli());
-            ps.setLong(3, now.toEpochMilli());
-            for (int i = 0; i < rows.size(); i++) ps.setString(4 + i, rows.get(i).id);
-            ps.executeUpdate();
-        }
-        return rows.stream()
-                .map(r -> new Claimed(
-                        r.id,
-                        r.request,
-                        r.attempts,
-                        r.firstSentAt != null ? r.firstSentAt : now,
-                        r.traceparent,
-                        r.tracestate))
-                .toList();
-    }
-
-    /** @param attemptsAdded 1 when the rows were read before the claim's {@code attempts + 1} */
-    private static List<Claimed> read(ResultSet rs, int attemptsAdded) throws SQLException {
-        List<Claimed> rows = new ArrayList<>();
-        try (rs) {
-            while (rs.next()) {
-                long first = rs.getLong(4);
-                Instant firstSentAt = rs.wasNull() ? null : Instant.ofEpochMilli(first);
-                rows.add(new Claimed(
-                        rs.getString(1),
-                        rs.getString(2),
-                        rs.getInt(3) + attemptsAdded,
-                        firstSentAt,
-                        rs.getString(5),
-                        rs.getString(6)));
-            }
-        }
-        return rows;
-    }
-
-    private record Claimed(
-            String id, String request, int attempts, Instant firstSentAt, String traceparent, String tracestate) {
-        /** The row's key, and the trace of the transaction that wrote it when it had one (else the relay's). */
-        RequestOptions options() {
-            RequestOptions o = RequestOptions.idempotencyKey(id);
-            return TraceContext.validTraceparent(traceparent) ? o.withTraceContext(traceparent, tracestate) : o;
-        }
-    }
-
-    private int update(String rowId, java.util.function.Function<OutboxDialect, String> sql, Object... params) {
-        try (Connection c = dataSource.getConnection()) {
-            if (!c.getAutoCommit()) c.setAutoCommit(true);
-            try (PreparedStatement ps = c.prepareStatement(sql.apply(dialect(c)))) {
-                for (int i = 0; i < params.length; i++) ps.setObject(i + 1, params[i]);
-                return ps.executeUpdate();
-            }
-        } catch (SQLException e) {
-            // the row keeps its claim and comes back when the lease ends:
-            // sent again with the same key, replayed by Idem
-            throw new OutboxException(
-                    "relay " + relayId + " could not record the outcome of outbox row " + rowId + ": " + e.getMessage(),
-                    e);
         }
     }
 
@@ -280,16 +174,10 @@ public final class OutboxRelay implements AutoCloseable {
         int total = 0;
         int n;
         do {
-            n = update("(prune)", d -> d.pruneSent(table), cutoff, 1000);
+            n = outboxRows.update("(prune)", d -> d.pruneSent(table), cutoff, 1000);
             total += n;
         } while (n == 1000);
         return total;
-    }
-
-    private OutboxDialect dialect(Connection c) throws SQLException {
-        OutboxDialect d = dialect;
-        if (d == null) dialect = d = OutboxDialect.of(c);
-        return d;
     }
 
     /** Starts a daemon thread that runs {@link #runOnce()} until {@link #close()}, pausing {@code pollInterval} when it found less than a batch. */
