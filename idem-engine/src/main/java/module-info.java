@@ -11,6 +11,10 @@ module dev.idem.engine {
     requires org.apache.httpcomponents.core5.httpcore5.h2;
     requires com.github.benmanes.caffeine;
     requires org.slf4j;
+    // tracing (docs/tracing.md): the API only; Engine's constructor takes the launcher's OpenTelemetry
+    requires transitive io.opentelemetry.api;
+    requires io.opentelemetry.context;
+    requires io.opentelemetry.semconv;
 
     exports dev.idem.engine;
 }

@@ -6,9 +6,10 @@ import static org.awaitility.Awaitility.await;
 import com.sun.net.httpserver.HttpServer;
 import dev.idem.client.IdemClient;
 import dev.idem.client.IdemClientConfig;
-import dev.idem.client.RequestOptions;
 import dev.idem.client.model.RetryPolicy;
 import dev.idem.client.model.ScheduleCreate;
+import dev.idem.client.outbox.IdemOutbox;
+import dev.idem.client.outbox.OutboxRelay;
 import dev.idem.core.store.Store;
 import dev.idem.receiver.MemoryInbox;
 import dev.idem.receiver.OpenTelemetryTracing;
@@ -18,21 +19,32 @@ import dev.idem.receiver.Verifier;
 import dev.idem.server.IdemServer;
 import dev.idem.server.ServerConfig;
 import dev.idem.store.testing.TestStores;
+import io.opentelemetry.api.GlobalOpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.Scope;
 import io.opentelemetry.context.propagation.ContextPropagators;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.EventData;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import io.opentelemetry.semconv.ErrorAttributes;
+import io.opentelemetry.semconv.HttpAttributes;
+import io.opentelemetry.semconv.ServerAttributes;
+import io.opentelemetry.semconv.UrlAttributes;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -40,24 +52,24 @@ import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.sqlite.SQLiteDataSource;
 
 /**
- * One trace from a client call to the receiver's handler: the Java client sends the caller's {@code traceparent}, a
- * node tracing with the SDK continues it (its request span, then its creation span, whose context the schedule keeps),
- * and each attempt carries that context to a receiver built with the receiver SDK, whose handler spans are children of
- * Idem's creation span in the caller's trace: the first attempt's (the handler failed), and the retry's.
+ * One trace from a producer's transaction to the receiver's handler: the outbox keeps the producer's context with the
+ * row, the relay's call carries it (not the relay's own), a node tracing with the SDK continues it (its request span,
+ * then its creation span, whose context the schedule keeps), each attempt is a {@code CLIENT} span under the creation
+ * (the retry linked to the failed first attempt), and the receiver SDK's handler spans are children of the attempts
+ * that carried them; a replay's handler span says {@code duplicate}.
  */
 class EndToEndTraceTest {
     private static final String KEY = "sk_test_trace_0123456789";
-    private static final String TRACE_ID = "0af7651916cd43dd8448eb211c80319c";
-    private static final String CALLER_SPAN = "b7ad6b7169203331";
     private static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("idem.inbox.outcome");
 
     @TempDir
     Path dir;
 
     @Test
-    void aClientCallsTraceReachesTheReceiversHandlerThroughIdemsSpansOnEveryAttempt() throws Exception {
+    void aProducersTraceGoesThroughTheOutboxRelayIdemsAttemptsAndRetryToTheReceiversHandler() throws Exception {
         InMemorySpanExporter spans = InMemorySpanExporter.create();
         OpenTelemetrySdk otel = OpenTelemetrySdk.builder()
                 .setTracerProvider(SdkTracerProvider.builder()
@@ -114,39 +126,129 @@ class EndToEndTraceTest {
             });
             http.start();
 
-            idem.schedules()
-                    .create(
-                            ScheduleCreate.builder("http://127.0.0.1:"
-                                            + http.getAddress().getPort() + "/hook")
-                                    .retry(new RetryPolicy(2, "1s", null, null))
-                                    .build(),
-                            RequestOptions.none().withTraceContext("00-" + TRACE_ID + "-" + CALLER_SPAN + "-01", null));
+            // the producer writes the row in its transaction; the relay sends it later, inside a span of its own
+            GlobalOpenTelemetry.resetForTest();
+            GlobalOpenTelemetry.set(otel);
+            SQLiteDataSource db = new SQLiteDataSource();
+            db.setUrl("jdbc:sqlite:" + dir.resolve("app.db"));
+            IdemOutbox outbox = IdemOutbox.builder().build();
+            outbox.createTable(db);
+            Tracer app = otel.getTracer("shop");
+            Span producer = app.spanBuilder("place order").startSpan();
+            try (Scope ignored = producer.makeCurrent();
+                    Connection tx = db.getConnection()) {
+                tx.setAutoCommit(false);
+                outbox.enqueue(
+                        tx,
+                        ScheduleCreate.builder(
+                                        "http://127.0.0.1:" + http.getAddress().getPort() + "/hook")
+                                .retry(new RetryPolicy(2, "1s", null, null))
+                                .build());
+                tx.commit();
+            } finally {
+                producer.end();
+            }
+            Span relayRun = app.spanBuilder("relay run").startSpan();
+            try (Scope ignored = relayRun.makeCurrent()) {
+                assertThat(OutboxRelay.builder(outbox, db, idem).build().runOnce())
+                        .isEqualTo(1);
+            } finally {
+                relayRun.end();
+            }
             await().atMost(Duration.ofSeconds(30))
-                    .until(() -> handlerSpans(spans).size() == 2);
+                    .until(() -> handlerSpans(spans).size() == 2
+                            && attemptSpans(spans).size() == 2);
 
+            String traceId = producer.getSpanContext().getTraceId();
             List<SpanData> trace = spans.getFinishedSpanItems().stream()
-                    .filter(s -> s.getTraceId().equals(TRACE_ID))
+                    .filter(s -> s.getTraceId().equals(traceId))
                     .toList();
             SpanData request = named(trace, "POST /v1/schedules");
             assertThat(request.getKind()).isEqualTo(SpanKind.SERVER);
-            assertThat(request.getParentSpanId()).isEqualTo(CALLER_SPAN);
+            assertThat(request.getParentSpanId())
+                    .isEqualTo(producer.getSpanContext().getSpanId());
             SpanData creation = named(trace, "create schedule");
             assertThat(creation.getParentSpanId()).isEqualTo(request.getSpanId());
+
+            // Idem's attempts: CLIENT spans under the creation, the first failed, the retry linked to it
+            List<SpanData> attempts = attemptSpans(spans);
+            SpanData first = attempt(attempts, 1);
+            SpanData retry = attempt(attempts, 2);
+            assertThat(attempts).allSatisfy(a -> {
+                assertThat(a.getTraceId()).isEqualTo(traceId);
+                assertThat(a.getParentSpanId()).isEqualTo(creation.getSpanId());
+                assertThat(a.getName()).isEqualTo("POST");
+                assertThat(a.getAttributes().get(HttpAttributes.HTTP_REQUEST_METHOD))
+                        .isEqualTo("POST");
+                assertThat(a.getAttributes().get(UrlAttributes.URL_FULL))
+                        .isEqualTo("http://127.0.0.1:" + http.getAddress().getPort() + "/hook");
+                assertThat(a.getAttributes().get(ServerAttributes.SERVER_ADDRESS))
+                        .isEqualTo("127.0.0.1");
+                assertThat(a.getAttributes().get(ServerAttributes.SERVER_PORT))
+                        .isEqualTo((long) http.getAddress().getPort());
+                assertThat(a.getEvents())
+                        .extracting(EventData::getName)
+                        .contains("connection.acquired", "response.first_byte");
+            });
+            assertThat(first.getAttributes().get(HttpAttributes.HTTP_RESPONSE_STATUS_CODE))
+                    .isEqualTo(500L);
+            assertThat(first.getAttributes().get(ErrorAttributes.ERROR_TYPE)).isEqualTo("500");
+            assertThat(first.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
+            assertThat(retry.getAttributes().get(HttpAttributes.HTTP_RESPONSE_STATUS_CODE))
+                    .isEqualTo(200L);
+            assertThat(retry.getAttributes().get(HttpAttributes.HTTP_REQUEST_RESEND_COUNT))
+                    .isEqualTo(1L);
+            assertThat(retry.getLinks())
+                    .extracting(l -> l.getSpanContext().getSpanId())
+                    .containsExactly(first.getSpanId());
+
+            // the receiver's handler spans: each a child of the attempt that carried it
             List<SpanData> handled = handlerSpans(spans);
             assertThat(handled).allSatisfy(h -> {
-                assertThat(h.getTraceId()).isEqualTo(TRACE_ID);
-                assertThat(h.getParentSpanId()).isEqualTo(creation.getSpanId());
+                assertThat(h.getTraceId()).isEqualTo(traceId);
                 assertThat(h.getKind()).isEqualTo(SpanKind.CONSUMER);
             });
-            assertThat(handled)
-                    .extracting(h -> h.getAttributes().get(OUTCOME))
-                    .containsExactlyInAnyOrder("failed", "processed");
-            assertThat(handled)
-                    .extracting(h -> h.getAttributes().get(AttributeKey.longKey("idem.delivery.attempt")))
-                    .containsExactlyInAnyOrder(1L, 2L);
+            assertThat(handler(handled, 1).getParentSpanId()).isEqualTo(first.getSpanId());
+            assertThat(handler(handled, 1).getAttributes().get(OUTCOME)).isEqualTo("failed");
+            assertThat(handler(handled, 2).getParentSpanId()).isEqualTo(retry.getSpanId());
+            assertThat(handler(handled, 2).getAttributes().get(OUTCOME)).isEqualTo("processed");
+
+            // a replay sends the delivery again with its key: the receiver's inbox knows it, the span says duplicate
+            String deliveryId = first.getAttributes().get(AttributeKey.stringKey("idem.delivery.id"));
+            idem.deliveries().replay(deliveryId);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> handlerSpans(spans).size() == 3
+                            && attemptSpans(spans).size() == 3);
+            SpanData again = attempt(attemptSpans(spans), 3);
+            SpanData duplicate = handler(handlerSpans(spans), 3);
+            assertThat(duplicate.getParentSpanId()).isEqualTo(again.getSpanId());
+            assertThat(duplicate.getAttributes().get(OUTCOME)).isEqualTo("duplicate");
+            assertThat(calls).hasValue(2);
         } finally {
+            GlobalOpenTelemetry.resetForTest();
             http.stop(0);
         }
+    }
+
+    private static List<SpanData> attemptSpans(InMemorySpanExporter spans) {
+        return spans.getFinishedSpanItems().stream()
+                .filter(s -> s.getKind() == SpanKind.CLIENT
+                        && s.getInstrumentationScopeInfo().getName().equals("dev.idem.engine"))
+                .toList();
+    }
+
+    private static SpanData attempt(List<SpanData> attempts, long n) {
+        return attempts.stream()
+                .filter(a -> a.getAttributes().get(AttributeKey.longKey("idem.delivery.attempt")) == n)
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no attempt " + n + " in " + attempts));
+    }
+
+    private static SpanData handler(List<SpanData> handled, long n) {
+        return handled.stream()
+                .filter(h -> h.getAttributes().get(AttributeKey.longKey("idem.delivery.attempt")) == n)
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no handler span of attempt " + n + " in " + handled));
     }
 
     private static List<SpanData> handlerSpans(InMemorySpanExporter spans) {

@@ -3,6 +3,7 @@ package dev.idem.engine;
 import dev.idem.core.IdGenerator;
 import dev.idem.core.outcome.OutcomeDecider;
 import dev.idem.core.store.Store;
+import dev.idem.engine.internal.AttemptTracing;
 import dev.idem.engine.internal.DeliveryAttempt;
 import dev.idem.engine.internal.Dispatcher;
 import dev.idem.engine.internal.EngineMetrics;
@@ -69,6 +70,20 @@ public final class Engine implements AutoCloseable {
      * @param meters where the engine's metrics are registered
      */
     public Engine(Store store, EngineConfig config, Clock clock, RandomGenerator random, MeterRegistry meters) {
+        this(store, config, clock, random, meters, null);
+    }
+
+    /**
+     * As {@link #Engine(Store, EngineConfig, Clock, RandomGenerator, MeterRegistry)}, tracing each attempt through
+     * {@code openTelemetry} (docs/tracing.md); null means off: no span, the stored trace context sent as is.
+     */
+    public Engine(
+            Store store,
+            EngineConfig config,
+            Clock clock,
+            RandomGenerator random,
+            MeterRegistry meters,
+            io.opentelemetry.api.OpenTelemetry openTelemetry) {
         this.store = Objects.requireNonNull(store, "store");
         this.config = Objects.requireNonNull(config, "config");
         Objects.requireNonNull(clock, "clock");
@@ -77,7 +92,9 @@ public final class Engine implements AutoCloseable {
         IdGenerator ids = new IdGenerator(clock, rnd);
         String node = config.nodeId();
 
-        this.sender = new HttpSender(EndpointGuard.of(config.allowPrivateEndpoints()), clock, config.maxInFlight());
+        AttemptTracing tracing = AttemptTracing.of(openTelemetry);
+        this.sender = new HttpSender(
+                EndpointGuard.of(config.allowPrivateEndpoints()), clock, config.maxInFlight(), tracing.on());
         // building and signing requests is CPU work: one thread per core; the exchanges themselves need none
         this.workers = Executors.newFixedThreadPool(WORKERS, new NamedThreads("idem-send-" + node));
         this.timer = Executors.newSingleThreadScheduledExecutor(new NamedThreads("idem-timer-" + node));
@@ -103,7 +120,8 @@ public final class Engine implements AutoCloseable {
                 new OutcomeDecider(ids, rnd, clock),
                 recorder,
                 metrics,
-                clock);
+                clock,
+                tracing);
         this.dispatcher = new Dispatcher(store.queue(), config, clock, workers, timer, attempt, liveness, wakeups);
         metrics.load(dispatcher::attemptsInFlight, dispatcher::destinationsThrottled);
         this.materialiser = new Materialiser(store, ids, clock, config.materialiserHorizon(), wakeups::all);

@@ -152,7 +152,7 @@ public final class IdemServer implements AutoCloseable {
             Bootstrap.run(store, config.bootstrapKey(), clock, random, ids, keys);
             metrics = new Metrics();
             EngineConfig ec = config.engine();
-            engine = new Engine(store, ec, clock, random, metrics.registry());
+            engine = new Engine(store, ec, clock, random, metrics.registry(), tracing.openTelemetry());
             Metrics.writeGroups(metrics.registry(), store);
             EndpointGuard guard = EndpointGuard.of(config.allowPrivateEndpoints());
             ScheduleParser parser = new ScheduleParser(uri -> guard.refusal(uri.toString()));

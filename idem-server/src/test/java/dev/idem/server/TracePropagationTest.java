@@ -123,8 +123,13 @@ class TracePropagationTest {
         assertThat(request.getAttributes().get(HttpAttributes.HTTP_ROUTE)).isEqualTo("/v1/schedules");
         assertThat(request.getAttributes().get(HttpAttributes.HTTP_RESPONSE_STATUS_CODE))
                 .isEqualTo(201L);
+        // the attempt is a CLIENT span under the creation, and what it sends names it
+        SpanData attempt = attemptUnder(creation.getSpanId());
+        assertThat(attempt.getTraceId()).isEqualTo(TRACE_ID);
+        assertThat(attempt.getAttributes().get(HttpAttributes.HTTP_RESPONSE_STATUS_CODE))
+                .isEqualTo(200L);
         assertThat(hits("/traced").get(0).header("traceparent"))
-                .isEqualTo("00-" + TRACE_ID + "-" + creation.getSpanId() + "-01");
+                .isEqualTo("00-" + TRACE_ID + "-" + attempt.getSpanId() + "-01");
 
         // a request without a context starts a trace of its own, which its delivery carries
         SpanData fresh = creations.stream()
@@ -134,7 +139,8 @@ class TracePropagationTest {
         assertThat(byId(fresh.getParentSpanId()).getParentSpanContext().isValid())
                 .isFalse();
         assertThat(hits("/fresh").get(0).header("traceparent"))
-                .startsWith("00-" + fresh.getTraceId() + "-" + fresh.getSpanId() + "-"); // flags: sampled, random id
+                .startsWith("00-" + fresh.getTraceId() + "-"
+                        + attemptUnder(fresh.getSpanId()).getSpanId() + "-"); // flags: sampled, random id
     }
 
     @Test
@@ -165,7 +171,8 @@ class TracePropagationTest {
                 .isEqualTo(source);
         assertThat(byId(ingest.getParentSpanId()).getName()).isEqualTo("POST /in/{source_id}");
         assertThat(hits("/src").get(0).header("traceparent"))
-                .isEqualTo("00-" + TRACE_ID + "-" + ingest.getSpanId() + "-01");
+                .isEqualTo("00-" + TRACE_ID + "-"
+                        + attemptUnder(ingest.getSpanId()).getSpanId() + "-01");
     }
 
     private static String hmacHex(String body) throws Exception {
@@ -188,6 +195,18 @@ class TracePropagationTest {
         receiver = new LoopbackReceiver();
         store = TestStores.sqlite(dir, Clock.systemUTC());
         node = new TestNode(store, dir, Clock.systemUTC(), 0, otel);
+    }
+
+    /** The attempt span under {@code parentId}; it ends a moment after the receiver has answered. */
+    private SpanData attemptUnder(String parentId) {
+        return await().atMost(Duration.ofSeconds(10))
+                .until(
+                        () -> spans.getFinishedSpanItems().stream()
+                                .filter(s -> s.getKind() == SpanKind.CLIENT
+                                        && s.getParentSpanId().equals(parentId))
+                                .findFirst(),
+                        java.util.Optional::isPresent)
+                .orElseThrow();
     }
 
     private SpanData byId(String spanId) {

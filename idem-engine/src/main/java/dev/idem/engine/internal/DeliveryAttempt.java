@@ -33,6 +33,7 @@ public final class DeliveryAttempt implements Attempts {
     private final Recorder recorder;
     private final EngineMetrics metrics;
     private final Clock clock;
+    private final AttemptTracing tracing;
 
     public DeliveryAttempt(
             SecretCache secrets,
@@ -41,7 +42,8 @@ public final class DeliveryAttempt implements Attempts {
             OutcomeDecider decider,
             Recorder recorder,
             EngineMetrics metrics,
-            Clock clock) {
+            Clock clock,
+            AttemptTracing tracing) {
         this.secrets = secrets;
         this.builder = builder;
         this.sender = sender;
@@ -49,6 +51,7 @@ public final class DeliveryAttempt implements Attempts {
         this.recorder = recorder;
         this.metrics = metrics;
         this.clock = clock;
+        this.tracing = tracing;
     }
 
     @Override
@@ -83,30 +86,43 @@ public final class DeliveryAttempt implements Attempts {
                             + d.tenant().mode().wireName()
                             + " mode): nothing was sent; retried until one exists"));
         CompletableFuture<Sent> sent = new CompletableFuture<>();
+        AttemptSpan span = null;
         try {
             DeliveryRequest request = builder.build(
                     d, claim.schedule(), d.attemptCount(), signing.get().apply(now), now);
+            span = tracing.start(d, claim.schedule(), request.endpoint(), d.attemptCount());
+            // the attempt's own context goes out, so the receiver's handler is its child
+            if (span != null) request = AttemptTracing.withContextOf(span, request);
             metrics.lag(Duration.between(Held.dueAt(d), clock.instant()));
-            sender.send(request, timeout, new HttpSender.Callback() {
-                @Override
-                public void completed(AttemptResult result) {
-                    // recorded as started when signed (the sender reads its clock a moment later): GET
-                    // /v1/deliveries/{id} rebuilds the request from this instant, timestamp and signature alike
-                    sent.complete(Sent.answered(result.startedAt(now)));
-                }
+            AttemptSpan traced = span;
+            sender.send(
+                    request,
+                    timeout,
+                    new HttpSender.Callback() {
+                        @Override
+                        public void completed(AttemptResult result) {
+                            if (traced != null) traced.end(result);
+                            // recorded as started when signed (the sender reads its clock a moment later): GET
+                            // /v1/deliveries/{id} rebuilds the request from this instant, timestamp and signature alike
+                            sent.complete(Sent.answered(result.startedAt(now)));
+                        }
 
-                @Override
-                public void aborted() {
-                    sent.complete(Sent.aborted());
-                }
-            });
+                        @Override
+                        public void aborted() {
+                            if (traced != null) traced.aborted();
+                            sent.complete(Sent.aborted());
+                        }
+                    },
+                    span);
         } catch (RuntimeException e) {
             log.warn(
                     "attempt {} of delivery {} failed inside the engine; recorded as a failed attempt",
                     d.attemptCount(),
                     d.id(),
                     e);
-            sent.complete(Sent.answered(AttemptResult.notSent(now, "the request could not be built or sent: " + e)));
+            AttemptResult failed = AttemptResult.notSent(now, "the request could not be built or sent: " + e);
+            if (span != null && !sent.isDone()) span.end(failed);
+            sent.complete(Sent.answered(failed));
         }
         return sent;
     }
@@ -122,6 +138,7 @@ public final class DeliveryAttempt implements Attempts {
         Outcome outcome;
         try {
             metrics.attempt(EngineMetrics.resultOf(result), result.durationMs());
+            if (result.succeeded()) metrics.endToEnd(Duration.between(d.scheduledFor(), clock.instant()));
             outcome = decider.decide(d, claim.schedule(), d.attemptCount(), result.report());
             logOutcome(d, outcome);
         } catch (RuntimeException | Error e) {

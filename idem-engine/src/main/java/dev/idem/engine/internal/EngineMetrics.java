@@ -14,7 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The engine's meters (Prometheus names in brackets): deliveries by outcome ({@code idem_deliveries_total}),
- * attempt latency ({@code idem_attempt_duration_seconds}), due-to-sent lag ({@code idem_delivery_lag_seconds}),
+ * attempt latency by result ({@code idem_attempt_duration_seconds}), due-to-sent lag ({@code idem_delivery_lag_seconds}),
+ * scheduled-to-2xx lag ({@code idem_delivery_end_to_end_seconds}),
  * queue depth ({@code idem_queue_depth}), leases reclaimed ({@code idem_leases_reclaimed_total}: expired, or taken over from
  * a dead node), whether this node may start attempts ({@code idem_node_live}: 0 while it cannot renew its liveness),
  * attempts in flight ({@code idem_attempts_in_flight}) and throttled destinations ({@code idem_destinations_throttled}).
@@ -31,6 +32,7 @@ public final class EngineMetrics {
     private final Counter reclaimed;
     private final Counter leaseTooShort;
     private final Timer lag;
+    private final Timer endToEnd;
     private final Map<String, Timer> attempts = new ConcurrentHashMap<>();
     private final AtomicLong depth = new AtomicLong();
 
@@ -59,6 +61,13 @@ public final class EngineMetrics {
                 .publishPercentileHistogram()
                 .minimumExpectedValue(Duration.ofMillis(1))
                 .maximumExpectedValue(Duration.ofMinutes(10))
+                .register(registry);
+        // no tags: one histogram per node whatever the endpoints (a URL as a label would be unbounded)
+        endToEnd = Timer.builder("idem.delivery.end.to.end")
+                .description("From a delivery's scheduled instant to the 2xx that completed it, retries included")
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(1))
+                .maximumExpectedValue(Duration.ofDays(3))
                 .register(registry);
         Gauge.builder("idem.queue.depth", depth, AtomicLong::get)
                 .description("Pending deliveries (scheduled, retrying, delivering)")
@@ -106,6 +115,11 @@ public final class EngineMetrics {
 
     public void lag(Duration d) {
         lag.record(d.isNegative() ? Duration.ZERO : d);
+    }
+
+    /** A delivery succeeded {@code d} after its scheduled instant. */
+    public void endToEnd(Duration d) {
+        endToEnd.record(d.isNegative() ? Duration.ZERO : d);
     }
 
     public void depth(long n) {

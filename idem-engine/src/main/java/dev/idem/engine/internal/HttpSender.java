@@ -18,7 +18,9 @@ import org.apache.hc.client5.http.DnsResolver;
 import org.apache.hc.client5.http.config.ConnectionConfig;
 import org.apache.hc.client5.http.config.RequestConfig;
 import org.apache.hc.client5.http.config.TlsConfig;
+import org.apache.hc.client5.http.impl.ChainElement;
 import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
+import org.apache.hc.client5.http.impl.async.HttpAsyncClientBuilder;
 import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
 import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManager;
 import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBuilder;
@@ -92,12 +94,27 @@ public final class HttpSender implements AutoCloseable {
 
     /** @param maxConnections connections kept per destination and in all: the node's attempts in flight */
     public HttpSender(EndpointGuard guard, Clock clock, int maxConnections) {
+        this(guard, clock, maxConnections, false);
+    }
+
+    /**
+     * @param traced whether attempts may carry an {@link AttemptSpan} whose connection events are watched
+     *     ({@link ConnectionEvents}); false adds nothing to the exchange
+     */
+    public HttpSender(EndpointGuard guard, Clock clock, int maxConnections, boolean traced) {
         this.guard = guard;
         this.clock = clock;
         DnsResolver resolver = new DnsResolver() {
             @Override
             public java.net.InetAddress[] resolve(String host) throws java.net.UnknownHostException {
-                return guard.resolveForConnect(host);
+                AttemptSpan span = traced ? ConnectionEvents.connecting() : null;
+                if (span == null) return guard.resolveForConnect(host);
+                long t0 = System.nanoTime();
+                try {
+                    return guard.resolveForConnect(host);
+                } finally {
+                    span.dns(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
+                }
             }
 
             @Override
@@ -121,8 +138,11 @@ public final class HttpSender implements AutoCloseable {
                         .setVersionPolicy(HttpVersionPolicy.FORCE_HTTP_1)
                         .build())
                 .build();
-        this.client = HttpAsyncClients.custom()
-                .setConnectionManager(connections)
+        HttpAsyncClientBuilder builder = HttpAsyncClients.custom();
+        if (traced)
+            builder.addExecInterceptorBefore(
+                    ChainElement.CONNECT.name(), "idem-connection-events", new ConnectionEvents());
+        this.client = builder.setConnectionManager(connections)
                 .setIOReactorConfig(IOReactorConfig.custom()
                         .setTcpNoDelay(true)
                         .setSoKeepAlive(true)
@@ -163,6 +183,14 @@ public final class HttpSender implements AutoCloseable {
      * @param timeout the whole attempt's deadline, from connect to the last byte of the response
      */
     public void send(DeliveryRequest request, Duration timeout, Callback callback) {
+        send(request, timeout, callback, null);
+    }
+
+    /**
+     * As {@link #send(DeliveryRequest, Duration, Callback)}, putting what happens on the wire on {@code span} (null:
+     * untraced). The caller ends the span.
+     */
+    void send(DeliveryRequest request, Duration timeout, Callback callback, AttemptSpan span) {
         Instant startedAt = clock.instant();
         long t0 = System.nanoTime();
         URI uri;
@@ -189,6 +217,7 @@ public final class HttpSender implements AutoCloseable {
             AsyncRequestProducer producer =
                     new BasicRequestProducer(post, new BasicAsyncEntityProducer(request.body(), null));
             HttpClientContext context = HttpClientContext.create();
+            if (span != null) context.setAttribute(ConnectionEvents.SPAN, span);
             Timeout perRead = Timeout.ofMilliseconds(Math.max(1, timeout.toMillis()));
             context.setRequestConfig(RequestConfig.custom()
                     .setResponseTimeout(perRead)
@@ -198,7 +227,7 @@ public final class HttpSender implements AutoCloseable {
                 ex.abort();
                 return;
             }
-            ex.future = client.execute(producer, new LimitedResponseConsumer(), null, context, ex);
+            ex.future = client.execute(producer, new LimitedResponseConsumer(span), null, context, ex);
             if (ex.done.get()) ex.future.cancel(true);
         } catch (RuntimeException e) {
             ex.finish(SendOutcomes.failure(

@@ -33,10 +33,17 @@ final class LimitedResponseConsumer implements AsyncResponseConsumer<LimitedResp
     private String retryAfter;
     private String location;
     private FutureCallback<Response> result;
+    private final AttemptSpan span;
+
+    /** @param span the attempt's span, told when the response's head arrives; null when untraced */
+    LimitedResponseConsumer(AttemptSpan span) {
+        this.span = span;
+    }
 
     @Override
     public void consumeResponse(
             HttpResponse response, EntityDetails entity, HttpContext context, FutureCallback<Response> callback) {
+        if (span != null) span.firstByte();
         status = response.getCode();
         retryAfter = value(response.getFirstHeader("Retry-After"));
         location = value(response.getFirstHeader("Location"));

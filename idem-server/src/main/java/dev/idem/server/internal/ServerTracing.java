@@ -49,24 +49,30 @@ public final class ServerTracing {
         }
     };
 
+    private final OpenTelemetry openTelemetry;
     private final Tracer tracer;
     private final TextMapPropagator propagator;
 
-    private ServerTracing(Tracer tracer, TextMapPropagator propagator) {
-        this.tracer = tracer;
-        this.propagator = propagator;
+    private ServerTracing(OpenTelemetry openTelemetry) {
+        this.openTelemetry = openTelemetry;
+        this.tracer = openTelemetry == null ? null : openTelemetry.getTracer(SCOPE_NAME);
+        this.propagator =
+                openTelemetry == null ? null : openTelemetry.getPropagators().getTextMapPropagator();
     }
 
     /** No spans; creators' contexts are kept as they came. */
     public static ServerTracing off() {
-        return new ServerTracing(null, null);
+        return new ServerTracing(null);
     }
 
     /** Spans through {@code openTelemetry}, which the caller configured (the CLI's {@code --otel}) and closes. */
     public static ServerTracing of(OpenTelemetry openTelemetry) {
-        return new ServerTracing(
-                openTelemetry.getTracer(SCOPE_NAME),
-                openTelemetry.getPropagators().getTextMapPropagator());
+        return new ServerTracing(openTelemetry);
+    }
+
+    /** What the engine traces its attempts through: null when off. */
+    public OpenTelemetry openTelemetry() {
+        return openTelemetry;
     }
 
     boolean on() {
