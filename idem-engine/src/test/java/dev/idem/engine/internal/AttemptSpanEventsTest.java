@@ -1,0 +1,117 @@
+package dev.idem.engine.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.idem.engine.EndpointGuard;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.data.EventData;
+import io.opentelemetry.sdk.trace.data.SpanData;
+import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** What the wire tells an attempt's span, against a loopback receiver reached by name (so a lookup happens). */
+class AttemptSpanEventsTest {
+    private final InMemorySpanExporter exported = InMemorySpanExporter.create();
+    private final OpenTelemetrySdk otel = OpenTelemetrySdk.builder()
+            .setTracerProvider(SdkTracerProvider.builder()
+                    .addSpanProcessor(SimpleSpanProcessor.create(exported))
+                    .build())
+            .build();
+    private HttpServer receiver;
+    private HttpSender sender;
+
+    @AfterEach
+    void close() {
+        if (sender != null) sender.close();
+        if (receiver != null) receiver.stop(0);
+        otel.close();
+    }
+
+    @Test
+    void aNewConnectionShowsLookupConnectAndFirstByteAndAReusedOneShowsOnlyItsReuseAndFirstByte() throws Exception {
+        receiver = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        receiver.createContext("/hook", ex -> {
+            try (ex) {
+                ex.getRequestBody().readAllBytes();
+                ex.sendResponseHeaders(204, -1);
+            }
+        });
+        receiver.start();
+        sender = new HttpSender(EndpointGuard.of(true), Clock.systemUTC(), 4, true);
+        String url = "http://localhost:" + receiver.getAddress().getPort() + "/hook?token=secret";
+
+        SpanData fresh = attempt(url);
+        SpanData reused = attempt(url);
+
+        assertThat(names(fresh)).containsExactly("connection.acquired", "dns", "connected", "response.first_byte");
+        assertThat(fresh.getEvents().get(0).getAttributes().get(AttemptSpan.REUSED))
+                .isFalse();
+        assertThat(names(reused)).containsExactly("connection.acquired", "response.first_byte");
+        assertThat(reused.getEvents().get(0).getAttributes().get(AttemptSpan.REUSED))
+                .isTrue();
+    }
+
+    @Test
+    void anUntracedSenderSendsWithoutASpan() throws Exception {
+        receiver = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        receiver.createContext("/hook", ex -> {
+            try (ex) {
+                ex.sendResponseHeaders(204, -1);
+            }
+        });
+        receiver.start();
+        sender = new HttpSender(EndpointGuard.of(true), Clock.systemUTC(), 4);
+        CompletableFuture<AttemptResult> done = new CompletableFuture<>();
+        sender.send(
+                request("http://localhost:" + receiver.getAddress().getPort() + "/hook"),
+                Duration.ofSeconds(5),
+                callback(done));
+        assertThat(done.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(204);
+        assertThat(exported.getFinishedSpanItems()).isEmpty();
+    }
+
+    private SpanData attempt(String url) throws Exception {
+        exported.reset();
+        AttemptSpan span =
+                new AttemptSpan(otel.getTracer("test").spanBuilder("POST").startSpan());
+        CompletableFuture<AttemptResult> done = new CompletableFuture<>();
+        sender.send(request(url), Duration.ofSeconds(5), callback(done), span);
+        AttemptResult r = done.get(10, TimeUnit.SECONDS);
+        assertThat(r.statusCode()).isEqualTo(204);
+        span.end(r);
+        return exported.getFinishedSpanItems().get(0);
+    }
+
+    private static DeliveryRequest request(String url) {
+        return new DeliveryRequest(url, Map.of("Content-Type", "application/json"), "{}".getBytes());
+    }
+
+    private static HttpSender.Callback callback(CompletableFuture<AttemptResult> done) {
+        return new HttpSender.Callback() {
+            @Override
+            public void completed(AttemptResult result) {
+                done.complete(result);
+            }
+
+            @Override
+            public void aborted() {
+                done.completeExceptionally(new AssertionError("aborted"));
+            }
+        };
+    }
+
+    private static List<String> names(SpanData s) {
+        return s.getEvents().stream().map(EventData::getName).toList();
+    }
+}
