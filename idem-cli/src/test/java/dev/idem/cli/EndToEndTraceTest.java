@@ -224,9 +224,26 @@ class EndToEndTraceTest {
             assertThat(duplicate.getParentSpanId()).isEqualTo(again.getSpanId());
             assertThat(duplicate.getAttributes().get(OUTCOME)).isEqualTo("duplicate");
             assertThat(calls).hasValue(2);
+            writeTrace(spans, traceId);
         } finally {
             GlobalOpenTelemetry.resetForTest();
             http.stop(0);
+        }
+    }
+
+    /**
+     * With {@code -Didem.trace.json=FILE}, writes the trace as the OTLP JSON a file exporter writes (one
+     * {@code ExportTraceServiceRequest}): the input of docs/tracing/waterfall.py.
+     */
+    private static void writeTrace(InMemorySpanExporter spans, String traceId) throws java.io.IOException {
+        String file = System.getProperty("idem.trace.json");
+        if (file == null) return;
+        List<SpanData> trace = spans.getFinishedSpanItems().stream()
+                .filter(s -> s.getTraceId().equals(traceId))
+                .toList();
+        try (var out = java.nio.file.Files.newOutputStream(Path.of(file))) {
+            io.opentelemetry.exporter.internal.otlp.traces.TraceRequestMarshaler.create(trace)
+                    .writeJsonTo(out);
         }
     }
 
