@@ -70,6 +70,15 @@ public final class JdbcStores {
             throw new StoreNotFoundException(
                     "no Idem store in " + StoreConfig.redact(config.jdbcUrl()) + " (the database has no Idem tables)");
         }
+        try (Connection c = pool.getConnection()) {
+            dialect.beforeMigrate(c);
+        } catch (SQLException e) {
+            pool.close();
+            throw new StoreException(
+                    "cannot prepare the store at " + StoreConfig.redact(config.jdbcUrl()) + ": " + e.getMessage(),
+                    e,
+                    false);
+        }
         try {
             Flyway.configure(JdbcStores.class.getClassLoader())
                     .dataSource(pool)

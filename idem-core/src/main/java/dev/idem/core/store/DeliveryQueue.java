@@ -240,6 +240,13 @@ public interface DeliveryQueue {
      */
     int pruneFlowUsage(Instant before, int limit);
 
+    /**
+     * Returns up to {@code pages} pages of the free space deletes left in the database file to the file system, in
+     * one short transaction; returns how many (0 where the database reuses its space itself: PostgreSQL). Call it
+     * again while it returns {@code pages}.
+     */
+    long reclaimSpace(int pages);
+
     /** Pending deliveries (scheduled, retrying, delivering): the queue depth metric. */
     long depth();
 

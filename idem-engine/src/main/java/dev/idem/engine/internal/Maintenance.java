@@ -33,6 +33,8 @@ public final class Maintenance {
 
     private static final int PRUNE_BATCH = 500;
     private static final int MAX_BATCHES_PER_RUN = 20;
+    /** Pages (4 KiB each by default) an SQLite file gives back a step: 4 MiB, a few milliseconds of writing. */
+    private static final int RECLAIM_PAGES = 1024;
 
     private final Store store;
     private final Clock clock;
@@ -90,6 +92,11 @@ public final class Maintenance {
         total += batches(limit -> store.inTransaction(tx -> tx.portal().pruneAudit(deliveriesBefore, limit)));
         // a node id per process by default (host name + pid): records of stopped and dead ones would pile up
         total += store.nodes().pruneEnded(now.minus(NODE_RECORD_RETENTION));
+        // SQLite: the file gives back what was deleted, a short transaction per step so claims interleave
+        if (total > 0)
+            for (int i = 0;
+                    i < MAX_BATCHES_PER_RUN && store.queue().reclaimSpace(RECLAIM_PAGES) == RECLAIM_PAGES;
+                    i++) {}
         if (total > 0)
             log.debug(
                     "pruned {} rows of expired history (deliveries, schedules, messages, idempotency records, counters, "

@@ -92,6 +92,11 @@ public abstract class ForwardingQueue implements DeliveryQueue {
     }
 
     @Override
+    public long reclaimSpace(int pages) {
+        return real.reclaimSpace(pages);
+    }
+
+    @Override
     public int pruneFlowUsage(Instant before, int limit) {
         return real.pruneFlowUsage(before, limit);
     }

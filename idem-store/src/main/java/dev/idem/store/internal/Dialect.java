@@ -149,6 +149,21 @@ public interface Dialect {
         return null;
     }
 
+    /**
+     * Prepares the database's files before the schema is migrated, on a connection in autocommit mode. SQLite: turns on
+     * incremental vacuum (rewriting an existing file once, see {@link SqliteDialect}); nothing on PostgreSQL.
+     */
+    default void beforeMigrate(Connection c) throws SQLException {}
+
+    /**
+     * Returns up to {@code pages} of the database file's free pages (what deletes left) to the file system, in the
+     * open write transaction of {@code sql}; returns how many it returned. Nothing on PostgreSQL, whose autovacuum
+     * makes dead rows' space reusable and whose file sizes follow the rows kept.
+     */
+    default long reclaimFreePages(Sql sql, int pages) {
+        return 0;
+    }
+
     static Dialect forName(String name) {
         return switch (name) {
             case "postgresql" -> new PostgresDialect();

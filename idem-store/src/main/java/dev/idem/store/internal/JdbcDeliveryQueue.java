@@ -277,6 +277,12 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     }
 
     @Override
+    public long reclaimSpace(int pages) {
+        if (pages <= 0) return 0;
+        return retrying(() -> transactions.write(sql -> dialect.reclaimFreePages(sql, pages)));
+    }
+
+    @Override
     public int pruneFlowUsage(Instant before, int limit) {
         if (limit <= 0) return 0;
         return retrying(() -> transactions.write(sql -> Pruning.flowUsage(sql, dialect, before, limit)));

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import dev.idem.store.StoreConfig;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.locks.Lock;
@@ -52,6 +53,44 @@ final class SqliteDialect implements Dialect {
     @Override
     public String afterSecretsRewritten() {
         return "PRAGMA wal_checkpoint(TRUNCATE)";
+    }
+
+    /**
+     * Incremental vacuum, so the file shrinks by what the pruner deletes instead of keeping every page it ever held.
+     * SQLite stores the mode in the file and takes a new mode only before the first table is made or through a
+     * {@code VACUUM}, which rewrites the whole file (and needs its size again in free disk space): a new file costs
+     * nothing, and a file made before Idem set the mode is rewritten once, on its first open since.
+     */
+    @Override
+    public void beforeMigrate(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            int mode;
+            try (ResultSet rs = s.executeQuery("PRAGMA auto_vacuum")) {
+                mode = rs.next() ? rs.getInt(1) : 0;
+            }
+            if (mode == INCREMENTAL) return;
+            s.execute("PRAGMA auto_vacuum = " + INCREMENTAL);
+            s.execute("VACUUM");
+        }
+    }
+
+    private static final int INCREMENTAL = 2;
+
+    /**
+     * {@code PRAGMA incremental_vacuum} frees one page per result row it steps through: {@code executeUpdate} of a
+     * plain statement runs it to the end ({@code sqlite3_exec}), where {@code execute} would stop at the first page.
+     * The pages go back to the file system at the next checkpoint of the write-ahead log.
+     */
+    @Override
+    public long reclaimFreePages(Sql sql, int pages) {
+        long free = sql.one("PRAGMA freelist_count", rs -> rs.getLong(1)).orElse(0L);
+        if (free == 0) return 0;
+        try (Statement s = sql.connection().createStatement()) {
+            s.executeUpdate("PRAGMA incremental_vacuum(" + pages + ")");
+        } catch (SQLException e) {
+            throw Sql.failure("PRAGMA incremental_vacuum", e);
+        }
+        return free - sql.one("PRAGMA freelist_count", rs -> rs.getLong(1)).orElse(0L);
     }
 
     /** A local file: nothing to time out beyond the busy timeout. */
