@@ -18,7 +18,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Level;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -32,28 +31,20 @@ import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.logging.LogEntry;
 import org.openqa.selenium.logging.LogType;
-import org.openqa.selenium.logging.LoggingPreferences;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
- * The dashboard (docs/operations.md, "The dashboard") in a real headless browser: Debian's chromium driven through its own chromedriver (nothing
- * is downloaded: both paths are given, so Selenium Manager is never asked), against a real node on SQLite
- * with real receivers. A machine without chromium fails this test rather than skipping it, as a missing
- * database does: {@code apt-get install -y chromium chromium-driver} (.ci/run does it when missing).
+ * The dashboard (docs/operations.md, "The dashboard") in a real headless browser ({@link Chromium}: Debian's
+ * chromium, nothing downloaded), against a real node on SQLite with real receivers.
  * The browser runs in the {@value #VIEWER_ZONE} zone, so local times differ from UTC. Each page is saved as a
  * PNG under {@code target/dashboard-screenshots/}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class DashboardBrowserTest {
-    static final String CHROMIUM = System.getenv().getOrDefault("IDEM_TEST_CHROMIUM", "/usr/bin/chromium");
-    static final String CHROMEDRIVER = System.getenv().getOrDefault("IDEM_TEST_CHROMEDRIVER", "/usr/bin/chromedriver");
     static final String VIEWER_ZONE = "Asia/Tokyo";
     static final Path SCREENSHOTS = Path.of("target", "dashboard-screenshots");
     static final String HOSTILE = "<img src=x onerror=\"window.__pwned=1\">";
@@ -81,12 +72,6 @@ class DashboardBrowserTest {
 
     @BeforeAll
     void start() throws Exception {
-        for (String binary : List.of(CHROMIUM, CHROMEDRIVER))
-            assertThat(Files.isExecutable(Path.of(binary)))
-                    .as(
-                            "%s is missing: the dashboard test needs a real browser (apt-get install -y chromium chromium-driver)",
-                            binary)
-                    .isTrue();
         Files.createDirectories(SCREENSHOTS);
         store = TestStores.sqlite(dir, Clock.systemUTC());
         ok = new LoopbackReceiver();
@@ -121,31 +106,7 @@ class DashboardBrowserTest {
     }
 
     static WebDriver openBrowser(Path profile) {
-        System.setProperty("webdriver.chrome.driver", CHROMEDRIVER);
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM);
-        options.addArguments(
-                "--headless=new",
-                "--no-sandbox",
-                "--disable-dev-shm-usage",
-                "--disable-gpu",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-extensions",
-                "--window-size=1400,1000",
-                "--user-data-dir=" + profile);
-        LoggingPreferences logs = new LoggingPreferences();
-        logs.enable(LogType.BROWSER, Level.ALL);
-        options.setCapability("goog:loggingPrefs", logs);
-        // the browser inherits the driver's environment: a viewer whose zone is not UTC
-        ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(new File(CHROMEDRIVER))
-                .usingAnyFreePort()
-                .withEnvironment(Map.of("TZ", VIEWER_ZONE))
-                .build();
-        WebDriver driver = new ChromeDriver(service, options);
-        driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(20)).scriptTimeout(Duration.ofSeconds(10));
-        return driver;
+        return Chromium.open(profile, 1400, 1000, VIEWER_ZONE, false);
     }
 
     @AfterAll

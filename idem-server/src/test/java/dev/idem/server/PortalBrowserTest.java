@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 import dev.idem.core.store.Store;
 import dev.idem.store.testing.TestStores;
-import java.io.File;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -18,7 +17,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Level;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,12 +29,8 @@ import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.logging.LogEntry;
 import org.openqa.selenium.logging.LogType;
-import org.openqa.selenium.logging.LoggingPreferences;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 import org.slf4j.LoggerFactory;
@@ -89,39 +83,11 @@ class PortalBrowserTest {
             ex.close();
         });
         embedder.start();
-        browser = openBrowser(dir.resolve("profile"));
+        browser = Chromium.open(dir.resolve("profile"), 1300, 900, null, true);
         // the page redraws a list after each change: an element read while it is replaced is looked up again
         wait = new WebDriverWait(browser, Duration.ofSeconds(30));
         wait.ignoring(org.openqa.selenium.StaleElementReferenceException.class);
         Files.createDirectories(SCREENSHOTS);
-    }
-
-    /** The dashboard's chromium, with its network log on too (to read every request's URL and Referer). */
-    static WebDriver openBrowser(Path profile) {
-        System.setProperty("webdriver.chrome.driver", DashboardBrowserTest.CHROMEDRIVER);
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(DashboardBrowserTest.CHROMIUM);
-        options.addArguments(
-                "--headless=new",
-                "--no-sandbox",
-                "--disable-dev-shm-usage",
-                "--disable-gpu",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-extensions",
-                "--window-size=1300,900",
-                "--user-data-dir=" + profile);
-        LoggingPreferences logs = new LoggingPreferences();
-        logs.enable(LogType.BROWSER, Level.ALL);
-        logs.enable(LogType.PERFORMANCE, Level.ALL);
-        options.setCapability("goog:loggingPrefs", logs);
-        ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(new File(DashboardBrowserTest.CHROMEDRIVER))
-                .usingAnyFreePort()
-                .build();
-        WebDriver driver = new ChromeDriver(service, options);
-        driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30)).scriptTimeout(Duration.ofSeconds(20));
-        return driver;
     }
 
     @AfterAll
@@ -587,21 +553,8 @@ class PortalBrowserTest {
         assertNoPolicyViolation();
     }
 
-    /** axe-core (from its npm package, as a test dependency), run against the page as it is now: its violations. */
-    @SuppressWarnings("unchecked")
     private List<String> axeViolations() throws Exception {
-        if (js("return typeof axe").equals("undefined")) {
-            try (var in = getClass().getClassLoader().getResourceAsStream(AXE)) {
-                assertThat(in).as(AXE + " on the test classpath").isNotNull();
-                js(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-            }
-        }
-        List<Object> found = (List<Object>) ((JavascriptExecutor) browser)
-                .executeAsyncScript("const done = arguments[arguments.length - 1];"
-                        + "axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'best-practice']}})"
-                        + ".then(r => done(r.violations.map(v => v.id + ': ' + v.help + ' ' +"
-                        + " v.nodes.map(n => n.target.join(' ')).join(', '))), e => done(['axe failed: ' + e]));");
-        return found.stream().map(String::valueOf).toList();
+        return Chromium.axeViolations(browser);
     }
 
     /** Tabbing from the top of the page reaches every control drawn (buttons, fields, links, disclosures). */
@@ -621,8 +574,6 @@ class PortalBrowserTest {
         assertThat(controls).as("controls drawn").hasSizeGreaterThan(10);
         assertThat(reached).containsAll(controls);
     }
-
-    static final String AXE = "META-INF/resources/webjars/axe-core/4.6.3/axe.min.js";
 
     @Test
     void axeFindsNoViolationOnAnyViewWithEveryControlDrawn() throws Exception {
