@@ -1,4 +1,4 @@
-// Idem dashboard, part 4 of 5: the create form, whose rule field previews its next occurrences while typing.
+// Idem dashboard, part 4 of 7: the create form, whose rule field previews its next occurrences while typing.
 'use strict';
 
 const PREVIEW_COUNT = 5;

@@ -1,4 +1,4 @@
-// Idem dashboard, part 3 of 5: the dead-letter queue, its filter, and replay of one, a selection, or all matching.
+// Idem dashboard, part 3 of 7: the dead-letter queue, its filter, and replay of one, a selection, or all matching.
 'use strict';
 
 let dlq = { last: null, hasMore: false, filter: {} };

@@ -1,4 +1,4 @@
-// Idem dashboard, part 2 of 5 (after dashboard.js): the schedules list with its filters, one schedule's
+// Idem dashboard, part 2 of 7 (after dashboard.js): the schedules list with its filters, one schedule's
 // definition and deliveries, one delivery's request as sent beside its attempts.
 'use strict';
 
@@ -262,9 +262,14 @@ function replayButton(d, onDone) {
 }
 
 function renderDelivery(d) {
-  $('delivery-back').setAttribute('href', '#/schedules/' + encodeURIComponent(d.schedule_id));
-  $('delivery-back').textContent = '← Schedule ' + d.schedule_id;
-  fieldList('delivery-fields', [['Status', statusBadge(d.status)], ['Schedule', scheduleLink(d.schedule_id)],
+  // a message's delivery to one endpoint leads back to its message; any other to its schedule
+  const back = d.message_id ? ['#/messages/', d.message_id, '← Message '] : ['#/schedules/', d.schedule_id, '← Schedule '];
+  $('delivery-back').setAttribute('href', back[0] + encodeURIComponent(back[1]));
+  $('delivery-back').textContent = back[2] + back[1];
+  const origin = d.message_id
+    ? [['Message', messageLink(d.message_id)], ['Endpoint', endpointLink(d.endpoint_id)]]
+    : [['Schedule', scheduleLink(d.schedule_id)]];
+  fieldList('delivery-fields', [['Status', statusBadge(d.status)], ...origin,
     ['Scheduled for', timeEl(d.scheduled_for)], ['Attempts', String(d.attempt_count)], ['Next attempt', timeEl(d.next_attempt_at)],
     ['Sequence', String(d.sequence)], ['Idempotency key', el('span', { class: 'mono' }, d.idempotency_key)],
     ['Last error', el('span', { class: 'last-error' }, text(d.last_error))]]);

@@ -1,4 +1,4 @@
-// Idem dashboard, part 5 of 5: inbound sources (SPEC section 2), each with its ingest URL and its recent events,
+// Idem dashboard, part 5 of 7: inbound sources (SPEC section 2), each with its ingest URL and its recent events,
 // which are deliveries of that source (GET /v1/deliveries?source_id=…).
 'use strict';
 
@@ -6,18 +6,8 @@ async function openSources() {
   selectView('sources-view', 'tab-sources');
   $('sources').tBodies[0].replaceChildren();
   await guarded(async () => {
-    const rows = [];
-    let cursor = null;
-    let more = true;
-    // a project has few sources: every page, so the list is whole
-    for (let pages = 0; more && pages < SCAN_PAGES; pages++) {
-      const params = new URLSearchParams({ limit: String(SCAN_LIMIT) });
-      if (cursor) params.set('starting_after', cursor);
-      const page = await api('GET', '/v1/sources?' + params);
-      rows.push(...page.data);
-      more = page.has_more;
-      cursor = page.data.length ? page.data[page.data.length - 1].id : cursor;
-    }
+    // a project has few sources: every page (allPages, in dashboard-fanout.js), so the list is whole
+    const rows = await allPages('/v1/sources');
     $('sources').tBodies[0].replaceChildren(...rows.map(sourceRow));
     show('sources-empty', rows.length === 0);
   });

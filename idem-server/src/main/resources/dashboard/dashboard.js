@@ -2,10 +2,11 @@
 // (textContent / text nodes, never innerHTML), so schedule metadata, errors and response bodies cannot
 // become markup. The API key lives in sessionStorage: it is a full-power secret, so it goes when the tab
 // closes; it is sent only in the Authorization header, never in a URL. Views are addressed by the URL's
-// fragment (#/schedules/sch_…, #/deliveries/dlv_…), so a link to one can be shared; the fragment never
-// holds the key. This file is the core (API calls, times, key, counters, routing); dashboard-schedules.js,
-// dashboard-dead-letter.js, dashboard-create.js and dashboard-sources.js hold the views. All five are classic scripts sharing one
-// global scope, run in order (defer) before DOMContentLoaded wires them up.
+// fragment (#/schedules/sch_…, #/deliveries/dlv_…, #/messages/msg_…), so a link to one can be shared; the fragment
+// never holds the key. This file is the core (API calls, times, key, counters, routing); dashboard-schedules.js,
+// dashboard-dead-letter.js, dashboard-create.js, dashboard-sources.js, dashboard-fanout.js (applications, endpoints,
+// event types) and dashboard-messages.js hold the views. All seven are classic scripts sharing one global scope, run in
+// order (defer) before DOMContentLoaded wires them up.
 'use strict';
 const KEY_ITEM = 'idem.apiKey';
 const COUNTERS_EVERY_MS = 3000;
@@ -293,11 +294,18 @@ function drawChart() {
 
 // ---- routing ----
 
-const VIEWS = ['schedules-view', 'schedule-view', 'delivery-view', 'dlq-view', 'create-view', 'sources-view', 'source-view'];
+const VIEWS = ['schedules-view', 'schedule-view', 'delivery-view', 'dlq-view', 'create-view', 'sources-view', 'source-view',
+  'applications-view', 'application-view', 'endpoints-view', 'endpoint-view', 'event-types-view', 'messages-view', 'message-view'];
+const TABS = ['tab-schedules', 'tab-dlq', 'tab-sources', 'tab-applications', 'tab-endpoints', 'tab-event-types', 'tab-messages',
+  'tab-new'];
 
 function selectView(view, tab) {
   for (const v of VIEWS) show(v, v === view);
-  for (const t of ['tab-schedules', 'tab-dlq', 'tab-sources', 'tab-new']) $(t).classList.toggle('selected', t === tab);
+  for (const t of TABS) {
+    $(t).classList.toggle('selected', t === tab);
+    if (t === tab) $(t).setAttribute('aria-current', 'page');
+    else $(t).removeAttribute('aria-current');
+  }
 }
 
 function parseHash() {
@@ -323,6 +331,10 @@ function route() {
   if (parts[0] === 'dead-letter') return openDlq(params);
   if (parts[0] === 'new') return openCreate();
   if (parts[0] === 'sources') return parts[1] ? openSource(parts[1]) : openSources();
+  if (parts[0] === 'applications') return parts[1] ? openApplication(parts[1]) : openApplications();
+  if (parts[0] === 'endpoints') return parts[1] ? openEndpoint(parts[1]) : openEndpoints(params);
+  if (parts[0] === 'event-types') return openEventTypes();
+  if (parts[0] === 'messages') return parts[1] ? openMessage(parts[1]) : openMessages(params);
   return openSchedules(params);
 }
 document.addEventListener('DOMContentLoaded', () => {
@@ -363,6 +375,16 @@ document.addEventListener('DOMContentLoaded', () => {
   $('dlq-replay-all').addEventListener('click', () => show('dlq-confirm', true));
   $('dlq-confirm-no').addEventListener('click', () => show('dlq-confirm', false));
   $('dlq-confirm-yes').addEventListener('click', replayAllMatching);
+  $('endpoints-filters').addEventListener('submit', (e) => {
+    e.preventDefault();
+    go(filterHash('#/endpoints', { application: $('endpoints-application').value.trim() }));
+  });
+  $('endpoints-refresh').addEventListener('click', () => loadEndpoints());
+  $('messages-filters').addEventListener('submit', (e) => {
+    e.preventDefault();
+    go(filterHash('#/messages', messageFilterFromForm()));
+  });
+  $('messages-more').addEventListener('click', () => loadMessages(true));
   $('create-form').addEventListener('submit', submitCreate);
   $('create-kind').addEventListener('change', kindChanged);
   for (const id of ['create-when', 'create-timezone', 'create-dtstart']) $(id).addEventListener('input', schedulePreview);

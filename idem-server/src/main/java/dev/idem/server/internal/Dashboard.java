@@ -23,7 +23,9 @@ final class Dashboard {
             "dashboard-schedules.js",
             "dashboard-dead-letter.js",
             "dashboard-create.js",
-            "dashboard-sources.js");
+            "dashboard-sources.js",
+            "dashboard-fanout.js",
+            "dashboard-messages.js");
 
     private Dashboard() {}
 

@@ -294,6 +294,8 @@ class OpenApiContractTest {
                 "/dashboard-dead-letter.js",
                 "/dashboard-create.js",
                 "/dashboard-sources.js",
+                "/dashboard-fanout.js",
+                "/dashboard-messages.js",
                 "/dashboard.css",
                 "/favicon.svg")) {
             var served = call(200, "GET", file, null, null);
