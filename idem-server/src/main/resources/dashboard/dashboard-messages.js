@@ -103,21 +103,5 @@ function endpointDeliveryRows(d, url) {
     el('td', {}, String(d.attempt_count)),
     el('td', {}, timeEl(d.next_attempt_at)),
     el('td', { class: 'wrap last-error' }, text(d.last_error)));
-  const attempts = el('tr', { class: 'attempts', data: { delivery: d.id } }, el('td', { colspan: '7' }));
-  attempts.hidden = true;
-  const toggle = el('button', { type: 'button', class: 'show-attempts', 'aria-expanded': 'false' }, 'Show attempts');
-  toggle.addEventListener('click', async () => {
-    if (!attempts.hidden) {
-      attempts.hidden = true;
-      toggle.setAttribute('aria-expanded', 'false');
-      return;
-    }
-    const full = await guarded(() => api('GET', '/v1/deliveries/' + encodeURIComponent(d.id)));
-    if (!full) return;
-    attempts.firstChild.replaceChildren(attemptsTable(full.attempts));
-    attempts.hidden = false;
-    toggle.setAttribute('aria-expanded', 'true');
-  });
-  row.append(el('td', {}, toggle));
-  return [row, attempts];
+  return withAttempts(row, d, 7);
 }

@@ -203,18 +203,28 @@ function deliveryRows(d) {
     el('td', {}, timeEl(d.scheduled_for)),
     el('td', {}, String(d.attempt_count)),
     el('td', { class: 'wrap last-error' }, text(d.last_error)));
-  const attempts = el('tr', { class: 'attempts', data: { delivery: d.id } }, el('td', { colspan: '6' }));
+  return withAttempts(row, d, 6);
+}
+
+/**
+ * A delivery's row followed by a hidden row, `columns` wide, for its attempts: a button at the end of the row reads
+ * them (GET /v1/deliveries/{id}) and shows them, or hides them again.
+ */
+function withAttempts(row, d, columns) {
+  const attempts = el('tr', { class: 'attempts', data: { delivery: d.id } }, el('td', { colspan: String(columns) }));
   attempts.hidden = true;
-  const toggle = el('button', { type: 'button', class: 'show-attempts' }, 'Attempts');
+  const toggle = el('button', { type: 'button', class: 'show-attempts', 'aria-expanded': 'false' }, 'Attempts');
   toggle.addEventListener('click', async () => {
     if (!attempts.hidden) {
       attempts.hidden = true;
+      toggle.setAttribute('aria-expanded', 'false');
       return;
     }
     const full = await guarded(() => api('GET', '/v1/deliveries/' + encodeURIComponent(d.id)));
     if (!full) return;
     attempts.firstChild.replaceChildren(attemptsTable(full.attempts));
     attempts.hidden = false;
+    toggle.setAttribute('aria-expanded', 'true');
   });
   row.append(el('td', {}, toggle));
   return [row, attempts];
