@@ -160,12 +160,21 @@ public final class WritePathRun {
             for (String c : opt.get("conns").split(",")) {
                 int conns = Integer.parseInt(c);
                 boolean last = c.equals(opt.get("conns").replaceAll(".*,", ""));
-                out.addAll(profiled(
-                        profile && last,
-                        () -> measured(dialect + " ingest " + conns, events, conns, offset(ingest, conns * 100_000))));
-                out.addAll(profiled(
-                        profile && last,
-                        () -> measured(dialect + " create " + conns, n, conns, offset(creates, conns * 100_000))));
+                out.addAll(grouped(
+                        store,
+                        () -> profiled(
+                                profile && last,
+                                () -> measured(
+                                        dialect + " ingest " + conns,
+                                        events,
+                                        conns,
+                                        offset(ingest, conns * 100_000)))));
+                out.addAll(grouped(
+                        store,
+                        () -> profiled(
+                                profile && last,
+                                () -> measured(
+                                        dialect + " create " + conns, n, conns, offset(creates, conns * 100_000)))));
             }
             int batches = Integer.parseInt(opt.get("batches"));
             int rows = Integer.parseInt(opt.get("batch-rows"));
@@ -204,6 +213,26 @@ public final class WritePathRun {
             if (dialect.equals("postgresql")) postgres.drop(db);
         }
         return out;
+    }
+
+    /**
+     * {@code lines}, the first one followed by what the store's group commit did meanwhile (the engine's own writes
+     * do not go through it): works per group, so statements per request are the group's statements over that.
+     */
+    private static List<String> grouped(Store store, java.util.concurrent.Callable<List<String>> phase)
+            throws Exception {
+        dev.idem.core.store.WriteGroups g0 = store.writeGroups();
+        List<String> lines = new ArrayList<>(phase.call());
+        dev.idem.core.store.WriteGroups g1 = store.writeGroups();
+        long groups = g1.groups() - g0.groups();
+        long works = g1.works() - g0.works();
+        lines.set(
+                0,
+                lines.get(0)
+                        + String.format(
+                                " | group commit: %,d works in %,d groups (%.1f a group), %d rerun",
+                                works, groups, works / (double) Math.max(1, groups), g1.rerun() - g0.rerun()));
+        return lines;
     }
 
     /** A phase's figure line, with where the JVM's CPU went (JFR) when {@code profile}. */
