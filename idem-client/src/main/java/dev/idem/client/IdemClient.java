@@ -42,6 +42,7 @@ public final class IdemClient {
     private final Deliveries deliveries = new Deliveries(this);
     private final Applications applications = new Applications(this);
     private final Endpoints endpoints = new Endpoints(this);
+    private final Messages messages = new Messages(this);
     private final Resource<EventType, EventTypeFields> eventTypes =
             new Resource<>(this, "/v1/event-types", EventType.class, EventType::name);
 
@@ -73,6 +74,11 @@ public final class IdemClient {
     /** {@code /v1/endpoints}: the URLs messages go to. */
     public Endpoints endpoints() {
         return endpoints;
+    }
+
+    /** {@code /v1/messages}: events fanned out to every subscribed endpoint, each with its deliveries. */
+    public Messages messages() {
+        return messages;
     }
 
     /** {@code /v1/event-types}: kinds of message, by name, with their JSON Schemas. */

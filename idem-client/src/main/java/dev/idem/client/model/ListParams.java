@@ -6,7 +6,8 @@ import java.util.Map;
 
 /**
  * Filters and the page size of a list call: {@code status}, {@code limit} (1 to 100, default 10),
- * {@code starting_after} (the cursor: the last id of the previous page), and for deliveries {@code schedule_id}.
+ * {@code starting_after} (the cursor: the last id of the previous page), for deliveries {@code schedule_id}, for
+ * endpoints {@code application}, for messages {@code event_type}, {@code application}, {@code since} and {@code until}.
  * {@link Builder#param} adds a filter this client does not know yet.
  */
 public final class ListParams {
@@ -70,9 +71,29 @@ public final class ListParams {
             return param("schedule_id", scheduleId);
         }
 
-        /** Endpoints of one application (its id or uid). */
+        /** Endpoints, messages or messages' deliveries of one application (its id or uid). */
         public Builder application(String idOrUid) {
             return param("application", idOrUid);
+        }
+
+        /** Messages' deliveries to one endpoint ({@code ep_…}). */
+        public Builder endpointId(String endpointId) {
+            return param("endpoint_id", endpointId);
+        }
+
+        /** Messages of one event type ({@code invoice.paid}). */
+        public Builder eventType(String eventType) {
+            return param("event_type", eventType);
+        }
+
+        /** Messages sent at or after {@code time}. */
+        public Builder since(java.time.Instant time) {
+            return param("since", time == null ? null : time.toString());
+        }
+
+        /** Messages sent before {@code time}. */
+        public Builder until(java.time.Instant time) {
+            return param("until", time == null ? null : time.toString());
         }
 
         /** Any query parameter; a null value removes it. */

@@ -1,0 +1,69 @@
+package dev.idem.client;
+
+import com.fasterxml.jackson.databind.JavaType;
+import dev.idem.client.internal.ApiCall;
+import dev.idem.client.internal.Json;
+import dev.idem.client.internal.Query;
+import dev.idem.client.model.ListParams;
+import dev.idem.client.model.Message;
+import dev.idem.client.model.MessageSend;
+
+/**
+ * {@code /v1/messages}: one event sent to every endpoint subscribed to it (docs/sending-webhooks.md). A send stores the
+ * message and its delivery to each matching endpoint in one transaction; the answer says how many there are, and
+ * {@link #get} reads each.
+ *
+ * <pre>{@code
+ * Message m = idem.messages().send(MessageSend.builder("invoice.paid").application("cust_42")
+ *         .payload(Map.of("invoice", "in_7")).build());
+ * for (Delivery d : idem.messages().get(m.id()).endpointDeliveries()) System.out.println(d.endpointId() + " " + d.status());
+ * }</pre>
+ */
+public final class Messages {
+    private static final JavaType MESSAGE = Json.MAPPER.constructType(Message.class);
+    private final IdemClient client;
+
+    Messages(IdemClient client) {
+        this.client = client;
+    }
+
+    /**
+     * {@code POST /v1/messages}: 201 with the new message and its number of {@link Message#deliveries()} (200 with the
+     * first message when its {@code dedup_id} matched). A payload failing its event type's schema, an unknown
+     * application or a malformed event type is an {@link IdemException} (400) naming the field, and nothing is sent.
+     */
+    public Message send(MessageSend message) {
+        return send(message, RequestOptions.none());
+    }
+
+    public Message send(MessageSend message, RequestOptions options) {
+        return sendWithResponse(message, options).value();
+    }
+
+    /** The send with its HTTP details: whether it was replayed ({@code Idempotency-Key}) or deduplicated ({@code dedup_id}). */
+    public IdemResponse<Message> sendWithResponse(MessageSend message, RequestOptions options) {
+        return client.send(ApiCall.mutate("POST", "/v1/messages", message.bytes(), MESSAGE), options);
+    }
+
+    /**
+     * {@code GET /v1/messages/{id}} with {@link Message#endpointDeliveries()}, its delivery to each endpoint; a
+     * missing id is an {@link IdemException} of type {@code not_found_error}.
+     */
+    public Message get(String id) {
+        return client.send(ApiCall.<Message>get("/v1/messages/" + Query.segment(id), MESSAGE), RequestOptions.none())
+                .value();
+    }
+
+    /**
+     * {@code GET /v1/messages}, newest first, narrowed by {@link ListParams.Builder#eventType}, {@link
+     * ListParams.Builder#application}, {@link ListParams.Builder#since} and {@link ListParams.Builder#until}; the page
+     * walks on to the rest with {@link Page#autoPaging()}.
+     */
+    public Page<Message> list(ListParams params) {
+        return client.list("/v1/messages", params, Message.class, Message::id);
+    }
+
+    public Page<Message> list() {
+        return list(ListParams.none());
+    }
+}
