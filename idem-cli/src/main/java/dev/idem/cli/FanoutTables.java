@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** The tables of {@code idem applications|endpoints|event-types list}, and the options every such list takes. */
+/** The tables of {@code idem applications|endpoints|event-types|messages list}, and the options every such list takes. */
 final class FanoutTables {
     private FanoutTables() {}
 
@@ -51,6 +51,19 @@ final class FanoutTables {
         for (JsonNode e : list.path("data"))
             t.row(e.get("name"), e.path("schema").isObject() ? "yes" : "no", e.get("deprecated"), e.get("description"));
         return page(t, list, "event types", "name");
+    }
+
+    static String messages(JsonNode list) {
+        Table t = Table.of("ID", "EVENT TYPE", "APPLICATION", "DELIVERIES", "CREATED", "SCHEDULE");
+        for (JsonNode m : list.path("data"))
+            t.row(
+                    m.get("id"),
+                    m.get("event_type"),
+                    m.get("application"),
+                    m.get("deliveries"),
+                    m.get("created_at"),
+                    m.get("schedule_id"));
+        return page(t, list, "messages", "id");
     }
 
     /** The table, or "no …", then the option that shows the next page (its cursor is field {@code cursor}). */

@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
             ApplicationsCommand.class,
             EndpointsCommand.class,
             EventTypesCommand.class,
+            MessagesCommand.class,
             SettingsCommand.class,
             RecurrenceCommand.class,
             KeysCommand.class,

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code idem applications|endpoints|event-types …} against the same in-process node as {@link ApiCommandsTest}: what
+ * {@code idem applications|endpoints|event-types|messages …} against the same in-process node as {@link ApiCommandsTest}: what
  * the commands create reads back through the API, tables are aligned, and a refusal names what to fix.
  */
 class FanoutCommandsTest {
@@ -118,5 +118,74 @@ class FanoutCommandsTest {
                 .isEqualTo("true");
         ok("event-types", "delete", "cli.paid");
         assertThat(idem("event-types", "get", "cli.paid").code()).isEqualTo(1);
+    }
+
+    @Test
+    void aMessageIsSentToItsEndpointsListedAndReadWithItsDeliveries() {
+        ok("applications", "create", "--name", "Msg", "--uid", "cli_msg");
+        String ep = field(
+                ok(
+                        "endpoints",
+                        "create",
+                        "http://127.0.0.1:1/orders",
+                        "--application",
+                        "cli_msg",
+                        "--event-type",
+                        "cli.order.*"),
+                "id");
+        String[] send = {
+            "messages",
+            "send",
+            "cli.order.placed",
+            "--application",
+            "cli_msg",
+            "--payload",
+            "{\"order\": \"o_1\", \"amount\": 1.50}",
+            "--idempotency-key",
+            "o_1-placed"
+        };
+        ApiCommandsTest.Cli sent = ok(send);
+        String id = field(sent, "id");
+        assertThat(id).startsWith("msg_");
+        assertThat(field(sent, "deliveries")).isEqualTo("1");
+        assertThat(field(sent, "idempotency_key")).isEqualTo("o_1-placed");
+        assertThat(field(ok(send), "id"))
+                .as("run again with its key, the command sends nothing twice")
+                .isEqualTo(id);
+
+        ApiCommandsTest.Cli shown = ok("messages", "get", id);
+        assertThat(shown.out()).contains("DELIVERY", "ENDPOINT", ep, "o_1-placed");
+        var json = ok("messages", "get", id, "--json").json();
+        assertThat(json.at("/endpoint_deliveries/0/endpoint_id").asText()).isEqualTo(ep);
+        assertThat(json.at("/endpoint_deliveries/0/idempotency_key").asText()).isEqualTo("o_1-placed:" + ep);
+        assertThat(json.at("/payload/amount").decimalValue()).isEqualByComparingTo("1.50");
+
+        ApiCommandsTest.Cli list = ok("messages", "list", "--application", "cli_msg", "--since", "1h");
+        assertAligned(list.out(), "ID", "EVENT TYPE", "APPLICATION", "DELIVERIES", "CREATED", "SCHEDULE");
+        assertThat(list.out()).contains(id, "cli.order.placed");
+        assertThat(ok("messages", "list", "--event-type", "cli.nothing").out())
+                .isEqualTo("no messages" + System.lineSeparator());
+        assertThat(ok("messages", "list", "--application", "cli_msg", "--until", "2000-01-01T00:00:00Z")
+                        .out())
+                .isEqualTo("no messages" + System.lineSeparator());
+    }
+
+    @Test
+    void aBadMessageIsRefusedByTheCommandLineOrTheServerNamingWhatToFix() throws Exception {
+        ApiCommandsTest.Cli notJson = idem("messages", "send", "cli.x", "--payload", "{nope");
+        assertThat(notJson.code()).isEqualTo(2);
+        assertThat(notJson.err()).contains("not JSON");
+        Path file = Files.createTempFile(ApiCommandsTest.dir, "payload", ".json");
+        Files.writeString(file, "{\"a\":1}");
+        ApiCommandsTest.Cli both =
+                idem("messages", "send", "cli.x", "--payload", "{}", "--payload-file", file.toString());
+        assertThat(both.code()).isEqualTo(2);
+        assertThat(idem("messages", "send", "cli.x").code()).isEqualTo(2);
+        assertThat(idem("messages", "list", "--since", "yesterday").code()).isEqualTo(2);
+        ApiCommandsTest.Cli unknown =
+                idem("messages", "send", "cli.x", "--payload-file", file.toString(), "--application", "cli_nobody");
+        assertThat(unknown.code()).isEqualTo(1);
+        assertThat(unknown.err()).contains("application");
+        assertThat(idem("messages", "get", "msg_missing").code()).isEqualTo(1);
     }
 }
