@@ -39,7 +39,18 @@ public final class Destination {
     }
 
     /**
-     * The host of a destination key ({@link #of}): its scheme, host and port, such as {@code https://api.example.com:443};
+     * The destination key of a message's deliveries to endpoint {@code endpointId} at {@code url}: the URL's key
+     * ({@link #of}) followed by {@code #} and the endpoint's id, such as {@code https://api.example.com:443/hooks#ep_1}.
+     * The endpoint is the unit, so two endpoints on one URL (two customers of one receiver) have a limit and a backlog
+     * each; the URL's host stays in the key, so they share their host's level ({@link #hostOf}). No URL's key contains
+     * a {@code #} (the fragment is left out), so an endpoint's key never meets a plain schedule's.
+     */
+    public static String ofEndpoint(String url, String endpointId) {
+        return of(url) + "#" + endpointId;
+    }
+
+    /**
+     * The host of a destination key ({@link #of}, {@link #ofEndpoint}): its scheme, host and port, such as {@code https://api.example.com:443};
      * a key that is not a URL (an endpoint that did not parse) is a host of its own.
      */
     public static String hostOf(String destination) {

@@ -25,6 +25,28 @@ public record FlowControl(String key, Integer parallelism, Integer rate) {
                     "flow_control.rate must be between 1 and " + MAX_RATE + " attempts per second");
     }
 
+    /**
+     * The prefix of the keys Idem gives its own limits ({@link #forEndpoint}); a schedule's {@code flow_control.key}
+     * may not start with it, so no schedule shares an endpoint's limit by naming its key.
+     */
+    public static final String RESERVED_PREFIX = "idem:";
+
+    /**
+     * An endpoint's {@code rate_limit} as the flow control of its message deliveries: at most {@code rate} attempts
+     * started per second across all nodes, under a key of the endpoint's own.
+     */
+    public static FlowControl forEndpoint(String endpointId, int rate) {
+        return new FlowControl(RESERVED_PREFIX + "endpoint:" + endpointId, null, rate);
+    }
+
+    /** Why {@code key} cannot be a schedule's {@code flow_control.key} (one of Idem's own), or empty when it can. */
+    public static java.util.Optional<String> userKeyProblem(String key) {
+        return key.startsWith(RESERVED_PREFIX)
+                ? java.util.Optional.of("flow_control.key may not start with '" + RESERVED_PREFIX
+                        + "': such keys hold endpoints' rate limits")
+                : java.util.Optional.empty();
+    }
+
     /** The key as the store keeps it: scoped to the tenant, so two projects' keys never meet. */
     public String scopedKey(Tenant tenant) {
         return tenant.projectId() + "/" + tenant.mode().wireName() + "/" + key;

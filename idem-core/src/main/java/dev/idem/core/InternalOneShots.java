@@ -146,7 +146,8 @@ public final class InternalOneShots {
                 HeaderProfile.STANDARD,
                 null,
                 null,
-                base64);
+                base64,
+                null);
         Schedule s =
                 new Schedule(id, r.tenant(), ScheduleStatus.ACTIVE, def, now, 0, null, 0, now, now, r.origin(), trace);
         Materialisation.Plan plan = Materialisation.forNew(s, now, ids, now);

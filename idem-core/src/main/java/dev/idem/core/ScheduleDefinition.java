@@ -18,6 +18,8 @@ import java.util.Objects;
  * @param flowControl the limits shared with other schedules of the same flow key, or null for none
  * @param bodyBase64 whether {@code body} holds bytes as base64 rather than text: an inbound source's event that is
  *     not storable text (not UTF-8, or with a NUL), kept and sent byte for byte ({@link #bodyBytes()})
+ * @param endpointId the endpoint ({@code ep_…}) whose message this one-shot carries, or null: set, the endpoint rather
+ *     than its URL is the unit of fairness and adaptive concurrency ({@link #destination()})
  */
 public record ScheduleDefinition(
         String endpoint,
@@ -35,7 +37,8 @@ public record ScheduleDefinition(
         HeaderProfile headerProfile,
         String metadataJson,
         FlowControl flowControl,
-        boolean bodyBase64) {
+        boolean bodyBase64,
+        String endpointId) {
 
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
     public static final Duration MAX_TIMEOUT = Duration.ofSeconds(60);
@@ -81,9 +84,13 @@ public record ScheduleDefinition(
         return toBuilder().flowControl(v).build();
     }
 
-    /** The destination (the endpoint's URL without its query, {@link Destination}): the unit of fairness between receivers. */
+    /**
+     * The destination, the unit of fairness between receivers ({@link Destination}): the endpoint's URL without its
+     * query, or for a message's delivery the endpoint itself ({@link Destination#ofEndpoint}), so two endpoints on one
+     * URL are two units.
+     */
     public String destination() {
-        return Destination.of(endpoint);
+        return endpointId == null ? Destination.of(endpoint) : Destination.ofEndpoint(endpoint, endpointId);
     }
 
     public ScheduleDefinition withTiming(Timing v) {
@@ -115,7 +122,8 @@ public record ScheduleDefinition(
                 .autoPauseAfter(autoPauseAfter)
                 .headerProfile(headerProfile)
                 .metadataJson(metadataJson)
-                .flowControl(flowControl);
+                .flowControl(flowControl)
+                .endpointId(endpointId);
     }
 
     /** Collects a definition's values; see {@link ScheduleDefinition} for what each means. */
@@ -136,6 +144,7 @@ public record ScheduleDefinition(
         private HeaderProfile headerProfile = HeaderProfile.STANDARD;
         private String metadataJson;
         private FlowControl flowControl;
+        private String endpointId;
 
         private Builder(String endpoint, Timing timing) {
             this.endpoint = endpoint;
@@ -224,6 +233,12 @@ public record ScheduleDefinition(
             return this;
         }
 
+        /** The endpoint ({@code ep_…}) whose message this one-shot carries: the endpoint is then the destination. */
+        public Builder endpointId(String endpointId) {
+            this.endpointId = endpointId;
+            return this;
+        }
+
         public ScheduleDefinition build() {
             return new ScheduleDefinition(
                     endpoint,
@@ -241,7 +256,8 @@ public record ScheduleDefinition(
                     headerProfile,
                     metadataJson,
                     flowControl,
-                    bodyBase64);
+                    bodyBase64,
+                    endpointId);
         }
     }
 }

@@ -18,6 +18,16 @@ class DestinationTest {
     }
 
     @Test
+    void anEndpointIsADestinationOfItsOwnUnderItsUrlsHost() {
+        String a = Destination.ofEndpoint("https://API.example.com/hooks?customer=1", "ep_a");
+        String b = Destination.ofEndpoint("https://api.example.com/hooks?customer=2", "ep_b");
+        assertThat(a).isEqualTo("https://api.example.com:443/hooks#ep_a");
+        assertThat(a).isNotEqualTo(b).isNotEqualTo(Destination.of("https://api.example.com/hooks"));
+        assertThat(Destination.hostOf(a)).isEqualTo(Destination.hostOf(b)).isEqualTo("https://api.example.com:443");
+        assertThat(Destination.ofEndpoint("http://h.example", "ep_c")).isEqualTo("http://h.example:80/#ep_c");
+    }
+
+    @Test
     void twoPathsOfOneHostAreTwoDestinationsOfOneHost() {
         String a = Destination.of("http://h.example:9000/ok/a");
         String b = Destination.of("http://h.example:9000/hang/b?token=s3cret");

@@ -2,6 +2,7 @@ package dev.idem.core.fanout;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.idem.core.Delivery;
+import dev.idem.core.FlowControl;
 import dev.idem.core.IdGenerator;
 import dev.idem.core.Origin;
 import dev.idem.core.Schedule;
@@ -19,7 +20,10 @@ import java.util.Map;
  * Fan-out as a pure step: a message and the endpoints that could receive it become the rows to write. Each chosen
  * endpoint ({@link Subscribers#select}) gets one delivery, due at once, carried by an internal one-shot of origin
  * {@link Origin.Kind#MESSAGE} to the endpoint's URL with its headers and the payload verbatim: so the engine claims,
- * retries, dead-letters and replays it like any other delivery, and a hanging endpoint holds up only its own.
+ * retries, dead-letters and replays it like any other delivery. The endpoint is its destination
+ * ({@link dev.idem.core.Destination#ofEndpoint}), so a hanging endpoint holds up only its own deliveries, even beside
+ * another endpoint on the same URL; its {@code rate_limit} is the one-shot's flow control
+ * ({@link FlowControl#forEndpoint}).
  *
  * <p>The one-shot never pauses itself ({@code auto_pause_after} 0): an endpoint's failures are its health, not a
  * schedule's.
@@ -75,12 +79,17 @@ public final class FanOut {
                 headers = new LinkedHashMap<>(e.headers() == null ? Map.of() : e.headers());
                 headers.putAll(extraHeaders);
             }
+            // the endpoint, not its URL, is the unit of fairness and adaptive concurrency; its rate_limit is held as
+            // flow
+            // control is, across nodes (docs/sending-webhooks.md, "The endpoint is the destination")
             ScheduleDefinition def = ScheduleDefinition.builder(e.url(), new Timing.Once(now))
                     .payloadJson(message.payloadJson())
                     .contentType("application/json")
                     .headers(headers)
                     .eventType(message.eventType())
                     .autoPauseAfter(0)
+                    .endpointId(e.id())
+                    .flowControl(e.rateLimit() == null ? null : FlowControl.forEndpoint(e.id(), e.rateLimit()))
                     .build();
             // written with its cursor past its one occurrence and its sequence at 1, as a materialised one-shot is
             Schedule s = new Schedule(

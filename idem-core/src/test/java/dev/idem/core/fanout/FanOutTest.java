@@ -73,6 +73,62 @@ class FanOutTest {
     }
 
     @Test
+    void eachEndpointIsItsOwnDestinationUnderItsUrlsHostAndItsRateLimitIsItsOneShotsFlowControl() {
+        Endpoint limited = new Endpoint(
+                "ep_limited",
+                TENANT,
+                null,
+                "https://h.example/in?c=1",
+                null,
+                null,
+                null,
+                Map.of(),
+                7,
+                null,
+                null,
+                false,
+                T0,
+                T0);
+        Endpoint sameUrl = new Endpoint(
+                "ep_same",
+                TENANT,
+                null,
+                "https://h.example/in?c=1",
+                null,
+                null,
+                null,
+                Map.of(),
+                null,
+                null,
+                null,
+                false,
+                T0,
+                T0);
+        FanOut.Plan plan = FanOut.plan(message(null), List.of(limited, sameUrl), json("{}"), ids, T0);
+
+        var first = plan.schedules().get(0).definition();
+        var second = plan.schedules().get(1).definition();
+        assertThat(first.destination()).isEqualTo("https://h.example:443/in#ep_limited");
+        assertThat(second.destination()).isEqualTo("https://h.example:443/in#ep_same");
+        assertThat(dev.idem.core.Destination.hostOf(first.destination()))
+                .isEqualTo(dev.idem.core.Destination.hostOf(second.destination()))
+                .isEqualTo("https://h.example:443");
+        assertThat(first.flowControl()).isEqualTo(new dev.idem.core.FlowControl("idem:endpoint:ep_limited", null, 7));
+        assertThat(first.flowControl().scopedKey(TENANT)).isEqualTo("prj_a/test/idem:endpoint:ep_limited");
+        assertThat(second.flowControl()).as("no rate_limit: no flow control").isNull();
+        assertThat(first.endpoint())
+                .as("the request still goes to the URL as given")
+                .isEqualTo(limited.url());
+    }
+
+    @Test
+    void aSchedulesFlowControlKeyMayNotBeOneOfIdemsOwn() {
+        assertThat(dev.idem.core.FlowControl.userKeyProblem("idem:endpoint:ep_1"))
+                .isPresent();
+        assertThat(dev.idem.core.FlowControl.userKeyProblem("acme-api")).isEmpty();
+    }
+
+    @Test
     void theCallersKeyPinsEveryEndpointsIdempotencyKey() {
         FanOut.Plan plan = FanOut.plan(
                 message("inv_7"), List.of(SubscribersTest.endpoint("ep_a", null, null, null)), json("{}"), ids, T0);

@@ -37,6 +37,12 @@ public final class ParkingReceiver implements AutoCloseable {
     public record Fail(int status) implements Mode {}
 
     /** One request as it arrived. */
+    /**
+     * One request as it arrived.
+     *
+     * @param deliveryId its {@code webhook-id} (a message's id when it carries a message)
+     * @param path its path, with {@code #<endpoint id>} when it carries a message
+     */
     public record Arrival(String deliveryId, int attempt, long arrivedMillis, String path) {}
 
     static {
@@ -88,8 +94,17 @@ public final class ParkingReceiver implements AutoCloseable {
      */
     public void mode(String prefix, Mode m) {
         byPrefix.put(prefix, m);
-        if (!(m instanceof Hang))
-            for (HttpExchange ex : parked) if (modeOf(ex.getRequestURI().getPath()) == m) answer(ex);
+        if (!(m instanceof Hang)) for (HttpExchange ex : parked) if (modeOf(where(ex)) == m) answer(ex);
+    }
+
+    /**
+     * What modes and prefixes match a request on: its path, followed by {@code #} and the endpoint it names
+     * ({@code Idem-Endpoint-Id}) when it carries a message, as {@code /hooks#ep_…}: two endpoints on one URL are told
+     * apart.
+     */
+    private static String where(HttpExchange ex) {
+        String endpoint = ex.getRequestHeaders().getFirst("Idem-Endpoint-Id");
+        return ex.getRequestURI().getPath() + (endpoint == null ? "" : "#" + endpoint);
     }
 
     private Mode modeOf(String path) {
@@ -128,9 +143,7 @@ public final class ParkingReceiver implements AutoCloseable {
 
     /** Requests on paths starting with {@code prefix} received and not yet answered (parked). */
     public int parked(String prefix) {
-        return (int) parked.stream()
-                .filter(ex -> ex.getRequestURI().getPath().startsWith(prefix))
-                .count();
+        return (int) parked.stream().filter(ex -> where(ex).startsWith(prefix)).count();
     }
 
     public int maxOpen() {
@@ -149,7 +162,7 @@ public final class ParkingReceiver implements AutoCloseable {
         String id = ex.getRequestHeaders().getFirst("webhook-id");
         String attempt = ex.getRequestHeaders().getFirst("Idem-Attempt");
         maxOpen.accumulateAndGet(open.incrementAndGet(), Math::max);
-        String path = ex.getRequestURI().getPath();
+        String path = where(ex);
         arrivals.add(
                 new Arrival(id, attempt == null ? 0 : Integer.parseInt(attempt), System.currentTimeMillis(), path));
         if (id != null)

@@ -253,6 +253,9 @@ public final class ScheduleParser {
         if (fc == null) return null;
         fc.only(FLOW_CONTROL_FIELDS);
         String key = fc.requiredString("key", FlowControl.MAX_KEY_LENGTH);
+        FlowControl.userKeyProblem(key).ifPresent(problem -> {
+            throw ApiException.invalid("parameter_invalid", "flow_control.key", problem);
+        });
         Integer parallelism = fc.integer("parallelism", 1, FlowControl.MAX_PARALLELISM);
         Integer rate = fc.integer("rate", 1, FlowControl.MAX_RATE);
         if (parallelism == null && rate == null)

@@ -68,6 +68,7 @@ final class DefinitionCodec {
                 fc.put("parallelism", d.flowControl().parallelism());
             if (d.flowControl().rate() != null) fc.put("rate", d.flowControl().rate());
         }
+        putIfSet(n, "endpoint_id", d.endpointId());
         try {
             return JSON.writeValueAsString(n);
         } catch (JsonProcessingException e) {
@@ -135,7 +136,8 @@ final class DefinitionCodec {
                         : HeaderProfile.STANDARD,
                 text(n, "metadata_json"),
                 flowControl(n.get("flow_control")),
-                "base64".equals(text(n, "body_encoding")));
+                "base64".equals(text(n, "body_encoding")),
+                text(n, "endpoint_id"));
     }
 
     private static FlowControl flowControl(JsonNode fc) {

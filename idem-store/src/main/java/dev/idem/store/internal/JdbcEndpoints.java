@@ -110,17 +110,41 @@ final class JdbcEndpoints implements EndpointRepository {
         return Pages.after(sql, select, args, startingAfter, limit, JdbcEndpoints::row);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>An endpoint that stops or starts receiving (disabled, enabled, deleted) pauses or resumes its unfinished
+     * deliveries in the same transaction ({@link EndpointPause}).
+     */
     @Override
     public boolean update(Endpoint e) {
+        Optional<Boolean> wasActive = sql.one(
+                "SELECT disabled_reason, deleted FROM endpoints" + TENANT + " AND id = ?" + dialect.forUpdate(),
+                rs -> rs.getString("disabled_reason") == null && !rs.getBoolean("deleted"),
+                e.tenant().projectId(),
+                Rows.mode(e.tenant().mode()),
+                e.id());
         List<Object> args = new ArrayList<>(java.util.Arrays.asList(settings(e)));
         args.addAll(List.of(e.tenant().projectId(), Rows.mode(e.tenant().mode()), e.id()));
         String set = String.join(" = ?, ", SETTINGS.split(", ")) + " = ?";
-        return sql.update("UPDATE endpoints SET " + set + TENANT + " AND id = ?", args.toArray()) == 1;
+        boolean updated = sql.update("UPDATE endpoints SET " + set + TENANT + " AND id = ?", args.toArray()) == 1;
+        if (updated && wasActive.isPresent() && wasActive.get() != e.active()) {
+            if (e.active()) EndpointPause.resume(sql, dialect, List.of(e.id()), e.updatedAt());
+            else EndpointPause.pause(sql, dialect, List.of(e.id()), e.updatedAt());
+        }
+        return updated;
     }
 
     @Override
     public int disableAll(Tenant tenant, String applicationId, DisabledReason reason, Instant now) {
-        return sql.update(
+        List<String> ids = sql.query(
+                "SELECT id FROM endpoints" + TENANT + " AND application_id = ?" + ACTIVE + " ORDER BY id"
+                        + dialect.forUpdate(),
+                rs -> rs.getString(1),
+                tenant.projectId(),
+                Rows.mode(tenant.mode()),
+                applicationId);
+        int n = sql.update(
                 "UPDATE endpoints SET disabled_reason = ?, updated_at = ?" + TENANT + " AND application_id = ?"
                         + ACTIVE,
                 reason.wireName(),
@@ -128,6 +152,8 @@ final class JdbcEndpoints implements EndpointRepository {
                 tenant.projectId(),
                 Rows.mode(tenant.mode()),
                 applicationId);
+        EndpointPause.pause(sql, dialect, ids, now);
+        return n;
     }
 
     @Override

@@ -69,6 +69,18 @@ class DefinitionCodecTest {
     }
 
     @Test
+    void aMessageDeliverysEndpointIdIsKeptSoItsDestinationStaysTheEndpoint() {
+        ScheduleDefinition d = ScheduleDefinition.builder(
+                        "https://example.com/h", new Timing.Once(Instant.ofEpochMilli(1_700_000_000_123L)))
+                .endpointId("ep_1")
+                .build();
+        String stored = DefinitionCodec.write(d);
+        assertThat(stored).contains("\"endpoint_id\":\"ep_1\"");
+        assertThat(DefinitionCodec.read(stored)).isEqualTo(d);
+        assertThat(DefinitionCodec.read(stored).destination()).isEqualTo("https://example.com:443/h#ep_1");
+    }
+
+    @Test
     void theDefaultsWrittenOutInFullReadTheSameAsLeftOut() {
         String full = "{\"v\":1,\"endpoint\":\"https://example.com/h\",\"timing\":{\"kind\":\"once\",\"fire_at\":1},"
                 + "\"payload_json\":null,\"body\":null,\"content_type\":null,\"headers\":{},\"event_type\":null,"
