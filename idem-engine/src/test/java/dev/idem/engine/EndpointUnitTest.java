@@ -138,10 +138,10 @@ abstract class EndpointUnitTest {
         Endpoint ok1 = customers.endpoint(r.url("/ok1"), "invoice.paid", null);
         Endpoint ok2 = customers.endpoint(r.url("/ok2"), "invoice.paid", null);
         r.mode("/hang", new Hang());
-        engine(store, "node-a", new SimpleMeterRegistry());
-
         List<Delivery> sent = customers.send("invoice.paid", 150);
         assertThat(sent).hasSize(450);
+        engine(store, "node-a", new SimpleMeterRegistry());
+
         await().atMost(HANG_TIMEOUT.minusSeconds(5))
                 .until(() -> r.arrivals("/ok").size() == 300);
 

@@ -75,26 +75,34 @@ public final class Customers {
         });
     }
 
-    /** Sends {@code n} messages of {@code eventType}, one transaction each; their deliveries, in order. */
+    /** Sends {@code n} messages of {@code eventType} in one transaction (so they are due together); their deliveries. */
     public List<Delivery> send(String eventType, int n) {
-        List<Delivery> out = new ArrayList<>();
-        for (int i = 0; i < n; i++) out.addAll(send(eventType));
-        return out;
+        com.fasterxml.jackson.databind.JsonNode tree = tree(PAYLOAD);
+        return store.inTransaction(tx -> {
+            List<Delivery> out = new ArrayList<>();
+            var now = clock.instant();
+            for (int i = 0; i < n; i++) {
+                Message m = Message.sent(ids.next("msg"), world.tenant, eventType, null, PAYLOAD, null, null, now);
+                out.addAll(MessageSending.write(tx, ids, m, tree, now)
+                        .orElseThrow()
+                        .deliveries());
+            }
+            return out;
+        });
     }
 
     /** Sends one message of {@code eventType}; its deliveries, one per subscribed endpoint. */
     public List<Delivery> send(String eventType) {
-        String payload = "{\"n\":1}";
-        com.fasterxml.jackson.databind.JsonNode tree;
+        return send(eventType, 1);
+    }
+
+    private static final String PAYLOAD = "{\"n\":1}";
+
+    private static com.fasterxml.jackson.databind.JsonNode tree(String json) {
         try {
-            tree = JSON.readTree(payload);
+            return JSON.readTree(json);
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
-        return store.inTransaction(tx -> {
-            var now = clock.instant();
-            Message m = Message.sent(ids.next("msg"), world.tenant, eventType, null, payload, null, null, now);
-            return MessageSending.write(tx, ids, m, tree, now).orElseThrow().deliveries();
-        });
     }
 }
