@@ -144,6 +144,74 @@ class TracePropagationTest {
     }
 
     @Test
+    void offAMessageSendersTraceContextReachesEveryEndpointsAttemptUnchanged() throws Exception {
+        start(null);
+        created(node.call("POST", "/v1/endpoints", "{\"url\":\"" + receiver.url("/ep-a") + "\"}", Map.of()));
+        created(node.call("POST", "/v1/endpoints", "{\"url\":\"" + receiver.url("/ep-b") + "\"}", Map.of()));
+        created(node.call(
+                "POST",
+                "/v1/messages",
+                "{\"event_type\":\"invoice.paid\",\"payload\":{\"id\":1}}",
+                Map.of("traceparent", TRACEPARENT, "tracestate", "vendor=abc")));
+        created(node.call(
+                "POST", "/v1/messages", "{\"event_type\":\"invoice.voided\",\"payload\":{\"id\":2}}", Map.of()));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> hits("/ep-a").size() == 2 && hits("/ep-b").size() == 2);
+
+        for (String path : List.of("/ep-a", "/ep-b")) {
+            assertThat(hits(path))
+                    .filteredOn(r -> r.header("Idem-Event-Type").equals("invoice.paid"))
+                    .singleElement()
+                    .satisfies(r -> {
+                        assertThat(r.header("traceparent")).isEqualTo(TRACEPARENT);
+                        assertThat(r.header("tracestate")).isEqualTo("vendor=abc");
+                    });
+            assertThat(hits(path))
+                    .filteredOn(r -> r.header("Idem-Event-Type").equals("invoice.voided"))
+                    .singleElement()
+                    .satisfies(r -> assertThat(r.header("traceparent")).isNull());
+        }
+    }
+
+    @Test
+    void onEachEndpointsAttemptOfAMessageIsInTheSendersTraceUnderTheSendSpan() throws Exception {
+        OpenTelemetrySdk sdk = sdk();
+        start(sdk);
+        created(node.call("POST", "/v1/endpoints", "{\"url\":\"" + receiver.url("/ep-a") + "\"}", Map.of()));
+        created(node.call("POST", "/v1/endpoints", "{\"url\":\"" + receiver.url("/ep-b") + "\"}", Map.of()));
+        created(node.call(
+                "POST",
+                "/v1/messages",
+                "{\"event_type\":\"invoice.paid\",\"payload\":{\"id\":1}}",
+                Map.of("traceparent", TRACEPARENT)));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> hits("/ep-a").size() == 1 && hits("/ep-b").size() == 1);
+        sdk.getSdkTracerProvider().forceFlush();
+
+        SpanData send = spans.getFinishedSpanItems().stream()
+                .filter(sp ->
+                        sp.getName().equals("send message") && sp.getTraceId().equals(TRACE_ID))
+                .findFirst()
+                .orElseThrow(() ->
+                        new AssertionError("no send span in the caller's trace: " + spans.getFinishedSpanItems()));
+        assertThat(byId(send.getParentSpanId()).getParentSpanId()).isEqualTo(CALLER_SPAN);
+        List<SpanData> attempts = await().atMost(Duration.ofSeconds(10))
+                .until(
+                        () -> spans.getFinishedSpanItems().stream()
+                                .filter(sp -> sp.getKind() == SpanKind.CLIENT
+                                        && sp.getParentSpanId().equals(send.getSpanId()))
+                                .toList(),
+                        l -> l.size() == 2);
+        assertThat(attempts).allSatisfy(a -> assertThat(a.getTraceId()).isEqualTo(TRACE_ID));
+        assertThat(List.of(
+                        hits("/ep-a").get(0).header("traceparent"),
+                        hits("/ep-b").get(0).header("traceparent")))
+                .containsExactlyInAnyOrderElementsOf(attempts.stream()
+                        .map(a -> "00-" + TRACE_ID + "-" + a.getSpanId() + "-01")
+                        .toList());
+    }
+
+    @Test
     void onAProvidersTraceContextOnTheIngestRouteReachesTheForwardedEventUnderTheIngestSpan() throws Exception {
         OpenTelemetrySdk sdk = sdk();
         start(sdk);

@@ -32,6 +32,7 @@ public final class InboundFanOut {
      *
      * @param payloadJson the request body as sent, which is JSON text ({@code payload} its tree)
      * @param eventId the provider's event id, or null (then every request is a message of its own)
+     * @param trace the provider's trace context (or Idem's ingest span's), which every attempt continues; null for none
      */
     public static Sent send(
             StoreTx tx,
@@ -43,7 +44,8 @@ public final class InboundFanOut {
             String payloadJson,
             JsonNode payload,
             String eventId,
-            Instant now) {
+            Instant now,
+            dev.idem.core.TraceContext trace) {
         String id = ids.next("msg");
         if (eventId != null) {
             var first = DedupReservation.reserve(
@@ -57,7 +59,7 @@ public final class InboundFanOut {
             }
         }
         Message m = Message.sent(id, tenant, eventType, target.applicationId(), payloadJson, null, eventId, now);
-        Message sent = MessageSending.send(tx, ids, m, payload, now)
+        Message sent = MessageSending.send(tx, ids, m, payload, now, trace)
                 .orElseThrow(() -> new IllegalStateException("a new message id " + id + " was taken"));
         return new Sent(sent.id(), sent.deliveries(), false);
     }

@@ -2,8 +2,10 @@ package dev.idem.core.fanout;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.idem.core.IdGenerator;
+import dev.idem.core.TraceContext;
 import dev.idem.core.store.StoreTx;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -20,7 +22,17 @@ public final class MessageSending {
      * @return the message as stored with its delivery count, or empty when a message with its id existed already
      */
     public static Optional<Message> send(StoreTx tx, IdGenerator ids, Message message, JsonNode payload, Instant now) {
-        return write(tx, ids, message, payload, now).map(FanOut.Plan::message);
+        return send(tx, ids, message, payload, now, null);
+    }
+
+    /**
+     * As {@link #send(StoreTx, IdGenerator, Message, JsonNode, Instant)}, keeping {@code trace} (the trace context
+     * of the request that sent the message; null for none) with each endpoint's one-shot, so every attempt of the
+     * message continues the sender's trace (docs/tracing.md).
+     */
+    public static Optional<Message> send(
+            StoreTx tx, IdGenerator ids, Message message, JsonNode payload, Instant now, TraceContext trace) {
+        return write(tx, ids, message, payload, now, trace).map(FanOut.Plan::message);
     }
 
     /**
@@ -30,10 +42,13 @@ public final class MessageSending {
      */
     public static Optional<FanOut.Plan> write(
             StoreTx tx, IdGenerator ids, Message message, JsonNode payload, Instant now) {
-        return insert(
-                tx,
-                FanOut.plan(
-                        message, tx.endpoints().active(message.tenant(), message.applicationId()), payload, ids, now));
+        return write(tx, ids, message, payload, now, null);
+    }
+
+    private static Optional<FanOut.Plan> write(
+            StoreTx tx, IdGenerator ids, Message message, JsonNode payload, Instant now, TraceContext trace) {
+        List<Endpoint> endpoints = tx.endpoints().active(message.tenant(), message.applicationId());
+        return insert(tx, traced(FanOut.plan(message, endpoints, payload, ids, now), trace));
     }
 
     /**
@@ -44,6 +59,14 @@ public final class MessageSending {
     public static Optional<Message> sendTest(
             StoreTx tx, IdGenerator ids, Message message, Endpoint endpoint, Instant now) {
         return insert(tx, FanOut.test(message, endpoint, ids, now)).map(FanOut.Plan::message);
+    }
+
+    private static FanOut.Plan traced(FanOut.Plan plan, TraceContext trace) {
+        if (trace == null) return plan;
+        return new FanOut.Plan(
+                plan.message(),
+                plan.schedules().stream().map(s -> s.withTrace(trace)).toList(),
+                plan.deliveries());
     }
 
     private static Optional<FanOut.Plan> insert(StoreTx tx, FanOut.Plan plan) {

@@ -43,7 +43,12 @@ final class FanoutRoutes {
             ObjectNode body = HttpApi.body(ctx);
             // many small sends share transactions; a body the work refuses rolls its group back, whose requests then
             // run one by one, so it fails alone
-            s.idempotency().runGrouped(ctx, tenant(ctx), tx -> messages.send(tx, tenant(ctx), body));
+            s.tracing().inSpan("send message", () -> {
+                // read on the request's thread: the group's writer runs the work on its own
+                var trace = s.tracing().creatorContext(ctx);
+                s.idempotency().runGrouped(ctx, tenant(ctx), tx -> messages.send(tx, tenant(ctx), body, trace));
+                return null;
+            });
         });
         r.get(
                 "/v1/messages",

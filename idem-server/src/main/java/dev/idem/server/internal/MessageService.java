@@ -40,7 +40,7 @@ final class MessageService {
         this.clock = clock;
     }
 
-    ApiResponse send(StoreTx tx, Tenant tenant, ObjectNode body) {
+    ApiResponse send(StoreTx tx, Tenant tenant, ObjectNode body, dev.idem.core.TraceContext trace) {
         Fields f = Fields.of(body).only(FIELDS);
         String eventType = f.requiredString("event_type", EventType.MAX_NAME_LENGTH);
         EventType.nameProblem(eventType).ifPresent(p -> {
@@ -69,7 +69,7 @@ final class MessageService {
                         200, MessageViews.message(find(tx, tenant, first.get())), Map.of("Idem-Deduplicated", "true"));
         }
         Message m = Message.sent(id, tenant, eventType, applicationId, payload, idempotencyKey, dedupId, now);
-        Message sent = MessageSending.send(tx, ids, m, tree(payload), now)
+        Message sent = MessageSending.send(tx, ids, m, tree(payload), now, trace)
                 .orElseThrow(() -> new IllegalStateException("a new message id " + id + " was taken"));
         return new ApiResponse(201, MessageViews.message(sent), Map.of());
     }

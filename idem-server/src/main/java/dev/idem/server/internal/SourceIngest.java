@@ -87,7 +87,7 @@ public final class SourceIngest {
         String eventId = eventId(source, header, body);
         Instant now = clock.instant();
         var target = FanOutTarget.of(source.destination());
-        if (target.isPresent()) return fanOut(source, target.get(), header, body, eventId, now);
+        if (target.isPresent()) return fanOut(source, target.get(), header, body, eventId, now, trace);
         InternalOneShots.Request req = InternalOneShots.Request.of(
                         source.tenant(),
                         Origin.source(source.id()),
@@ -113,7 +113,8 @@ public final class SourceIngest {
             UnaryOperator<String> header,
             byte[] body,
             String eventId,
-            Instant now) {
+            Instant now,
+            dev.idem.core.TraceContext trace) {
         String text;
         JsonNode payload;
         try {
@@ -140,8 +141,8 @@ public final class SourceIngest {
                         "body",
                         "Source " + source.id() + " takes each event's type from " + target.eventTypeFrom()
                                 + ", which this event does not give as an event type name"));
-        InboundFanOut.Sent sent = store.inGroupCommit(tx ->
-                InboundFanOut.send(tx, ids, source.tenant(), source.id(), target, eventType, json, tree, eventId, now));
+        InboundFanOut.Sent sent = store.inGroupCommit(tx -> InboundFanOut.send(
+                tx, ids, source.tenant(), source.id(), target, eventType, json, tree, eventId, now, trace));
         ObjectNode o = committed(source, eventId, null, sent.deduplicated());
         o.put("message_id", sent.messageId());
         o.put("event_type", eventType);
