@@ -21,12 +21,17 @@ import java.time.Instant;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * The master key rotation of docs/security.md done while the service works, with real nodes on one PostgreSQL
  * database: schedules keep being delivered and provider events ingested and forwarded, secrets keep rotating, and every
  * delivery arrives once, at its first attempt, signed with a secret the nodes gave out.
  */
+// beside the other classes marked so (idem-cli's failsafe configuration): its tests wait on node processes, timers
+// and receivers, each in its own directory and database on its own ports
+@Execution(ExecutionMode.CONCURRENT)
 class MasterKeyRotationIT {
     /** Rows sealed by the old key beside the served project's own: rewrap walks them in several batches. */
     private static final int SEALED_SOURCES = 1_000;

@@ -23,12 +23,17 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * {@code idem serve --log-format} and {@code --retention} (docs/operations.md) through the fat jar: JSON log lines
  * with the delivery's and schedule's ids as fields, finished deliveries pruned past the retention given and kept
  * within it, and bad values refused before anything starts.
  */
+// beside the other classes marked so (idem-cli's failsafe configuration): its tests wait on node processes, timers
+// and receivers, each in its own directory and database on its own ports
+@Execution(ExecutionMode.CONCURRENT)
 class OperationsFlagsIT {
     static final String KEY = "sk_test_ops_0123456789";
     static final ObjectMapper JSON = new ObjectMapper();
