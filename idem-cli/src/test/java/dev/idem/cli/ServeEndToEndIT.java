@@ -26,17 +26,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * The fat jar as a user runs it: {@code idem serve} on embedded SQLite in a fresh data directory, a
  * schedule taken over HTTP and delivered signed to a real loopback receiver; and a node killed with
  * SIGKILL right after acknowledging a schedule still delivers it after a restart.
  */
-// beside the other classes marked so (idem-cli's failsafe configuration): its tests wait on node processes, timers
-// and receivers, each in its own directory and database on its own ports
-@Execution(ExecutionMode.CONCURRENT)
 class ServeEndToEndIT {
     static final String KEY = "sk_test_e2e_0123456789";
     static final ObjectMapper JSON = new ObjectMapper();
