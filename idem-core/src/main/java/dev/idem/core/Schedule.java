@@ -30,34 +30,6 @@ public record Schedule(
     public static final String PAUSED_BY_FAILURES = "consecutive_failures";
     public static final String PAUSED_BY_USER = "user";
 
-    /** A schedule without a trace context. */
-    public Schedule(
-            String id,
-            Tenant tenant,
-            ScheduleStatus status,
-            ScheduleDefinition definition,
-            Instant nextFireAt,
-            int consecutiveFailures,
-            String pausedReason,
-            long lastSequence,
-            Instant createdAt,
-            Instant updatedAt,
-            Origin origin) {
-        this(
-                id,
-                tenant,
-                status,
-                definition,
-                nextFireAt,
-                consecutiveFailures,
-                pausedReason,
-                lastSequence,
-                createdAt,
-                updatedAt,
-                origin,
-                null);
-    }
-
     /** A schedule created through the API (no {@link Origin}), without a trace context. */
     public Schedule(
             String id,
@@ -81,6 +53,7 @@ public record Schedule(
                 lastSequence,
                 createdAt,
                 updatedAt,
+                null,
                 null);
     }
 

@@ -103,7 +103,8 @@ public final class FanOut {
                     1,
                     now,
                     now,
-                    Origin.message());
+                    Origin.message(),
+                    null);
             schedules.add(s);
             deliveries.add(Delivery.scheduled(ids.next("dlv"), s, now, 1, now)
                     .forMessage(message.id(), e.id(), message.idempotencyKeyFor(e.id())));

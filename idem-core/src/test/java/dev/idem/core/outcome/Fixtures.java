@@ -37,7 +37,7 @@ final class Fixtures {
 
     /** {@code s} as the delivery of an alert ({@code origin = alert}). */
     static Schedule alertSchedule(String id, ScheduleDefinition def, Instant now) {
-        return new Schedule(id, TENANT, ScheduleStatus.ACTIVE, def, now, 0, null, 0, now, now, Origin.alert());
+        return new Schedule(id, TENANT, ScheduleStatus.ACTIVE, def, now, 0, null, 0, now, now, Origin.alert(), null);
     }
 
     /** The delivery of {@code s}'s first occurrence, claimed for attempt {@code attempt}. */
