@@ -63,9 +63,10 @@ public final class SecretRotation {
         return List.copyOf(out);
     }
 
-    /** The secrets of {@code retired} still working at {@code now}, in order. */
-    public static <T> List<T> workingAt(List<Retired<T>> retired, Instant now) {
-        List<T> out = new ArrayList<>(retired.size());
+    /** The secrets working at {@code now}: {@code current} first, then those of {@code retired} still working, in order. */
+    public static <T> List<T> activeAt(T current, List<Retired<T>> retired, Instant now) {
+        List<T> out = new ArrayList<>(1 + retired.size());
+        out.add(current);
         for (Retired<T> r : retired) if (now.isBefore(r.expiresAt())) out.add(r.secret());
         return out;
     }

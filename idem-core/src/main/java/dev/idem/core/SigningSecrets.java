@@ -3,7 +3,6 @@ package dev.idem.core;
 import dev.idem.core.SecretRotation.Retired;
 import dev.idem.wire.SigningSecret;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -26,10 +25,7 @@ public record SigningSecrets(Tenant tenant, SigningSecret current, List<Retired<
 
     /** The secrets a delivery at {@code now} is signed with: the current one first, then every retired one still working. */
     public List<SigningSecret> activeAt(Instant now) {
-        List<SigningSecret> out = new ArrayList<>(1 + retired.size());
-        out.add(current);
-        out.addAll(SecretRotation.workingAt(retired, now));
-        return out;
+        return SecretRotation.activeAt(current, retired, now);
     }
 
     /** These secrets after {@code next} replaces the current one at {@code now}. */

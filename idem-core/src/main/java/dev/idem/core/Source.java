@@ -57,10 +57,7 @@ public record Source(
 
     /** The secrets that verify at {@code now}: the current one, then every retired one still working, newest first. */
     public List<String> secretsAt(Instant now) {
-        List<String> out = new java.util.ArrayList<>(1 + retiredSecrets.size());
-        out.add(secret);
-        out.addAll(SecretRotation.workingAt(retiredSecrets, now));
-        return out;
+        return SecretRotation.activeAt(secret, retiredSecrets, now);
     }
 
     /**
