@@ -19,7 +19,12 @@ public final class Deliveries {
         this.client = client;
     }
 
-    /** {@code GET /v1/deliveries?schedule_id=&status=}, newest first. */
+    /**
+     * {@code GET /v1/deliveries}, newest first, narrowed by {@link ListParams.Builder#scheduleId}, {@link
+     * ListParams.Builder#status}, {@link ListParams.Builder#endpointId}, {@link ListParams.Builder#application}, {@link
+     * ListParams.Builder#eventType} (messages' deliveries), {@link ListParams.Builder#since} and {@link
+     * ListParams.Builder#until} (when each delivery was created).
+     */
     public Page<Delivery> list(ListParams params) {
         return client.list("/v1/deliveries", params, Delivery.class, Delivery::id);
     }

@@ -169,6 +169,23 @@ class IdemClientAgainstNodeTest {
         Delivery listed = idem.deliveries().list(ofSchedule).data().get(0);
         assertThat(listed.scheduleId()).isEqualTo(s.id());
         assertThat(listed.attempts()).isNull();
+        Instant created = listed.createdAt();
+        assertThat(idem.deliveries()
+                        .list(ListParams.builder()
+                                .scheduleId(s.id())
+                                .since(created)
+                                .until(created.plusMillis(1))
+                                .build())
+                        .data())
+                .extracting(Delivery::id)
+                .containsExactly(listed.id());
+        assertThat(idem.deliveries()
+                        .list(ListParams.builder()
+                                .scheduleId(s.id())
+                                .since(created.plusMillis(1))
+                                .build())
+                        .data())
+                .isEmpty();
 
         Delivery read = idem.deliveries().get(listed.id());
         assertThat(read.attempts()).hasSize(1);

@@ -6,8 +6,9 @@ import java.util.Map;
 
 /**
  * Filters and the page size of a list call: {@code status}, {@code limit} (1 to 100, default 10),
- * {@code starting_after} (the cursor: the last id of the previous page), for deliveries {@code schedule_id}, for
- * endpoints {@code application}, for messages {@code event_type}, {@code application}, {@code since} and {@code until}.
+ * {@code starting_after} (the cursor: the last id of the previous page), for deliveries {@code schedule_id},
+ * {@code endpoint_id}, {@code application}, {@code event_type}, {@code since} and {@code until}, for endpoints
+ * {@code application}, for messages {@code event_type}, {@code application}, {@code since} and {@code until}.
  * {@link Builder#param} adds a filter this client does not know yet.
  */
 public final class ListParams {
@@ -81,17 +82,17 @@ public final class ListParams {
             return param("endpoint_id", endpointId);
         }
 
-        /** Messages of one event type ({@code invoice.paid}). */
+        /** Messages of one event type ({@code invoice.paid}), or the deliveries of such messages. */
         public Builder eventType(String eventType) {
             return param("event_type", eventType);
         }
 
-        /** Messages sent at or after {@code time}. */
+        /** Messages sent, or deliveries created, at or after {@code time}. */
         public Builder since(java.time.Instant time) {
             return param("since", time == null ? null : time.toString());
         }
 
-        /** Messages sent before {@code time}. */
+        /** Messages sent, or deliveries created, before {@code time}. */
         public Builder until(java.time.Instant time) {
             return param("until", time == null ? null : time.toString());
         }

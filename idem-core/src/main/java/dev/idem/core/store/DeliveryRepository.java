@@ -47,14 +47,44 @@ public interface DeliveryRepository {
 
     Optional<Delivery> find(Tenant tenant, String id);
 
+    /**
+     * What a delivery list narrows by besides whose deliveries it lists and their status; null fields match anything.
+     *
+     * @param eventType only messages' deliveries whose message has this event type
+     * @param since inclusive, on the delivery's {@link Delivery#createdAt()}
+     * @param until exclusive, same time
+     */
+    record ListFilter(String eventType, Instant since, Instant until) {
+        public static final ListFilter ANY = new ListFilter(null, null, null);
+    }
+
     /** Newest first (ids descend); null filters mean any; {@code startingAfter} as for schedules. */
-    Page<Delivery> list(Tenant tenant, String scheduleId, DeliveryStatus status, int limit, String startingAfter);
+    Page<Delivery> list(
+            Tenant tenant,
+            String scheduleId,
+            DeliveryStatus status,
+            ListFilter filter,
+            int limit,
+            String startingAfter);
+
+    /** {@link #list(Tenant, String, DeliveryStatus, ListFilter, int, String)} with no further filter. */
+    default Page<Delivery> list(
+            Tenant tenant, String scheduleId, DeliveryStatus status, int limit, String startingAfter) {
+        return list(tenant, scheduleId, status, ListFilter.ANY, limit, startingAfter);
+    }
 
     /**
      * The deliveries of inbound source {@code sourceId}'s events (internal one-shots with that source id), newest first;
      * null status means any; {@code startingAfter} as for {@link #list}.
      */
-    Page<Delivery> listBySource(Tenant tenant, String sourceId, DeliveryStatus status, int limit, String startingAfter);
+    Page<Delivery> listBySource(
+            Tenant tenant, String sourceId, DeliveryStatus status, ListFilter filter, int limit, String startingAfter);
+
+    /** {@link #listBySource(Tenant, String, DeliveryStatus, ListFilter, int, String)} with no further filter. */
+    default Page<Delivery> listBySource(
+            Tenant tenant, String sourceId, DeliveryStatus status, int limit, String startingAfter) {
+        return listBySource(tenant, sourceId, status, ListFilter.ANY, limit, startingAfter);
+    }
 
     /**
      * Messages' deliveries to endpoint {@code endpointId} and/or to the endpoints of application {@code applicationId}
@@ -65,8 +95,20 @@ public interface DeliveryRepository {
             String endpointId,
             String applicationId,
             DeliveryStatus status,
+            ListFilter filter,
             int limit,
             String startingAfter);
+
+    /** {@link #listByEndpoint(Tenant, String, String, DeliveryStatus, ListFilter, int, String)} with no further filter. */
+    default Page<Delivery> listByEndpoint(
+            Tenant tenant,
+            String endpointId,
+            String applicationId,
+            DeliveryStatus status,
+            int limit,
+            String startingAfter) {
+        return listByEndpoint(tenant, endpointId, applicationId, status, ListFilter.ANY, limit, startingAfter);
+    }
 
     /** The deliveries of message {@code messageId} (one per endpoint it went to), oldest first. */
     List<Delivery> ofMessage(Tenant tenant, String messageId);

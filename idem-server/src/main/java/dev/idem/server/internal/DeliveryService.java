@@ -5,6 +5,7 @@ import dev.idem.core.Delivery;
 import dev.idem.core.DeliveryStatus;
 import dev.idem.core.Page;
 import dev.idem.core.Tenant;
+import dev.idem.core.store.DeliveryRepository.ListFilter;
 import dev.idem.core.store.Store;
 import dev.idem.core.store.StoreTx;
 import java.time.Clock;
@@ -45,20 +46,25 @@ public final class DeliveryService {
         });
     }
 
-    public ObjectNode list(Tenant tenant, String scheduleId, DeliveryStatus status, int limit, String startingAfter) {
-        return list(tenant, scheduleId, null, status, limit, startingAfter);
-    }
-
-    /** @param sourceId an inbound source's id: only the deliveries of its events (not with {@code scheduleId}) */
+    /**
+     * @param sourceId an inbound source's id: only the deliveries of its events (not with {@code scheduleId})
+     * @param filter event type and time range ({@link ListFilters#parse})
+     */
     public ObjectNode list(
-            Tenant tenant, String scheduleId, String sourceId, DeliveryStatus status, int limit, String startingAfter) {
+            Tenant tenant,
+            String scheduleId,
+            String sourceId,
+            DeliveryStatus status,
+            ListFilter filter,
+            int limit,
+            String startingAfter) {
         if (scheduleId != null && !scheduleId.isEmpty() && sourceId != null && !sourceId.isEmpty())
             throw ApiException.invalid("parameter_conflict", "source_id", "Give schedule_id or source_id, not both");
         return store.inReadTransaction(tx -> {
             if (startingAfter != null) find(tx, tenant, startingAfter);
             Page<Delivery> page = sourceId != null && !sourceId.isEmpty()
-                    ? tx.deliveries().listBySource(tenant, sourceId, status, limit, startingAfter)
-                    : tx.deliveries().list(tenant, scheduleId, status, limit, startingAfter);
+                    ? tx.deliveries().listBySource(tenant, sourceId, status, filter, limit, startingAfter)
+                    : tx.deliveries().list(tenant, scheduleId, status, filter, limit, startingAfter);
             return Views.list("/v1/deliveries", page, d -> Views.delivery(d, null));
         });
     }
@@ -73,6 +79,7 @@ public final class DeliveryService {
             String application,
             String scheduleOrSource,
             DeliveryStatus status,
+            ListFilter filter,
             int limit,
             String startingAfter) {
         if (scheduleOrSource != null)
@@ -85,8 +92,8 @@ public final class DeliveryService {
             String applicationId = application == null
                     ? null
                     : ApplicationService.find(tx, tenant, application).id();
-            Page<Delivery> page =
-                    tx.deliveries().listByEndpoint(tenant, endpointId, applicationId, status, limit, startingAfter);
+            Page<Delivery> page = tx.deliveries()
+                    .listByEndpoint(tenant, endpointId, applicationId, status, filter, limit, startingAfter);
             return Views.list("/v1/deliveries", page, d -> Views.delivery(d, null));
         });
     }

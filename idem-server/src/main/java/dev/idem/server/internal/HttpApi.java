@@ -163,6 +163,8 @@ public final class HttpApi {
                 String scheduleOrSource = emptyAsNull(ctx.queryParam("schedule_id")) != null
                         ? ctx.queryParam("schedule_id")
                         : emptyAsNull(ctx.queryParam("source_id"));
+                var filter = ListFilters.parse(
+                        ctx.queryParam("event_type"), ctx.queryParam("since"), ctx.queryParam("until"));
                 json(
                         ctx,
                         200,
@@ -174,6 +176,7 @@ public final class HttpApi {
                                                 application,
                                                 scheduleOrSource,
                                                 enumParam(ctx, "status", DeliveryStatus::parse),
+                                                filter,
                                                 Pagination.limit(ctx),
                                                 Pagination.startingAfter(ctx))
                                 : s.deliveries()
@@ -182,6 +185,7 @@ public final class HttpApi {
                                                 ctx.queryParam("schedule_id"),
                                                 ctx.queryParam("source_id"),
                                                 enumParam(ctx, "status", DeliveryStatus::parse),
+                                                filter,
                                                 Pagination.limit(ctx),
                                                 Pagination.startingAfter(ctx)));
             });

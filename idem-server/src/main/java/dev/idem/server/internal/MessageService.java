@@ -16,8 +16,6 @@ import dev.idem.core.store.Store;
 import dev.idem.core.store.StoreTx;
 import java.time.Clock;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
@@ -95,15 +93,7 @@ final class MessageService {
             String deliveryStatus,
             int limit,
             String after) {
-        if (eventType != null)
-            EventType.nameProblem(eventType).ifPresent(p -> {
-                throw ApiException.invalid("parameter_invalid", "event_type", "event_type: " + p);
-            });
-        Instant from = time(since, "since");
-        Instant to = time(until, "until");
-        if (from != null && to != null && !to.isAfter(from))
-            throw ApiException.invalid(
-                    "parameter_invalid_time", "until", "until must be later than since (the range is [since, until))");
+        var filter = ListFilters.parse(eventType, since, until);
         Set<DeliveryStatus> statuses = statuses(deliveryStatus);
         return store.inReadTransaction(tx -> {
             if (after != null) find(tx, tenant, after);
@@ -111,25 +101,22 @@ final class MessageService {
                     ? null
                     : FanoutFields.knownApplication(tx, tenant, application, "application")
                             .id();
-            Page<Message> page = tx.messages().list(tenant, eventType, applicationId, from, to, statuses, limit, after);
+            Page<Message> page = tx.messages()
+                    .list(
+                            tenant,
+                            filter.eventType(),
+                            applicationId,
+                            filter.since(),
+                            filter.until(),
+                            statuses,
+                            limit,
+                            after);
             return Views.list("/v1/messages", page, MessageViews::message);
         });
     }
 
     private static Message find(StoreTx tx, Tenant tenant, String id) {
         return tx.messages().find(tenant, id).orElseThrow(() -> ApiException.notFound("message", id));
-    }
-
-    private static Instant time(String v, String param) {
-        if (v == null) return null;
-        try {
-            return OffsetDateTime.parse(v).toInstant();
-        } catch (DateTimeParseException e) {
-            throw ApiException.invalid(
-                    "parameter_invalid_time",
-                    param,
-                    param + " must be an RFC 3339 instant with an offset, e.g. 2026-03-10T17:00:00Z");
-        }
     }
 
     /** The states of a comma-separated {@code delivery_status}; empty for none given. */

@@ -357,6 +357,48 @@ abstract class MessageApiContract extends OneNodeContract {
                 })) assertRefused(call(key, "GET", "/v1/messages?" + bad[0], null), bad[1], bad[2], bad[0]);
     }
 
+    @Test
+    void deliveriesAreListedByTheirMessagesEventTypeAndByWhenTheyWereCreated() {
+        String key = project()[0];
+        String ep = endpoint(key, path(), "");
+        Instant before = Instant.now().minusSeconds(1);
+        List<JsonNode> made = new ArrayList<>();
+        for (String type : List.of("d.one", "d.two", "d.two")) {
+            String msg = id(call(key, "POST", "/v1/messages", "{\"event_type\":\"" + type + "\",\"payload\":{}}"));
+            // a message's deliveries are written with it
+            made.add(call(key, "GET", "/v1/messages/" + msg, null).json().at("/endpoint_deliveries/0"));
+        }
+        String d1 = made.get(0).get("id").asText(), d2 = made.get(1).get("id").asText();
+        String d3 = made.get(2).get("id").asText(),
+                second = made.get(1).get("created_at").asText();
+
+        assertThat(walk(key, "/v1/deliveries?event_type=d.two&limit=1")).containsExactly(d3, d2);
+        assertThat(ids(call(key, "GET", "/v1/deliveries?endpoint_id=" + ep + "&event_type=d.one", null)))
+                .containsExactly(d1);
+        assertThat(ids(call(
+                        key,
+                        "GET",
+                        "/v1/deliveries?since=" + before + "&until="
+                                + Instant.now().plusSeconds(1),
+                        null)))
+                .containsExactly(d3, d2, d1);
+        assertThat(ids(call(key, "GET", "/v1/deliveries?since=" + second, null)))
+                .contains(d3, d2);
+        assertThat(ids(call(key, "GET", "/v1/deliveries?event_type=d.two&until=" + second, null)))
+                .doesNotContain(d3, d2);
+        assertThat(ids(call(key, "GET", "/v1/deliveries?since=" + Instant.now().plusSeconds(60), null)))
+                .isEmpty();
+
+        var counts = TABLES.stream().map(rows::count).toList();
+        for (String[] bad : List.of(
+                new String[] {"event_type=not%20a%20name", "parameter_invalid", "event_type"},
+                new String[] {"since=yesterday", "parameter_invalid_time", "since"},
+                new String[] {"endpoint_id=" + ep + "&until=2026-01-01", "parameter_invalid_time", "until"},
+                new String[] {"since=2026-03-10T17:00:00Z&until=2026-03-10T17:00:00Z", "parameter_invalid_time", "until"
+                })) assertRefused(call(key, "GET", "/v1/deliveries?" + bad[0], null), bad[1], bad[2], bad[0]);
+        assertThat(TABLES.stream().map(rows::count).toList()).isEqualTo(counts);
+    }
+
     /** Every page of a message list, following its cursor: the ids, newest first. */
     private List<String> walk(String key, String query) {
         List<String> out = new ArrayList<>();

@@ -127,7 +127,12 @@ final class JdbcDeliveries implements DeliveryRepository {
 
     @Override
     public Page<Delivery> list(
-            Tenant tenant, String scheduleId, DeliveryStatus status, int limit, String startingAfter) {
+            Tenant tenant,
+            String scheduleId,
+            DeliveryStatus status,
+            ListFilter filter,
+            int limit,
+            String startingAfter) {
         StringBuilder q = new StringBuilder(
                 "SELECT " + Rows.DELIVERY_READ + " FROM deliveries WHERE project_id = ? AND mode = ?");
         List<Object> args = new ArrayList<>(List.of(tenant.projectId(), Rows.mode(tenant.mode())));
@@ -135,32 +140,18 @@ final class JdbcDeliveries implements DeliveryRepository {
             q.append(" AND schedule_id = ?");
             args.add(scheduleId);
         }
-        if (status != null) {
-            // A literal (from the enum, never user text) so the planner can pick the dead-letter partial index.
-            q.append(" AND status = '").append(status.wireName()).append("'");
-        }
-        if (startingAfter != null) {
-            q.append(" AND id < ?");
-            args.add(startingAfter);
-        }
-        return Pages.fetch(sql, q, args, limit, Rows::delivery);
+        return page(q, args, status, filter, limit, startingAfter);
     }
 
     @Override
     public Page<Delivery> listBySource(
-            Tenant tenant, String sourceId, DeliveryStatus status, int limit, String startingAfter) {
+            Tenant tenant, String sourceId, DeliveryStatus status, ListFilter filter, int limit, String startingAfter) {
         // a source's events are internal one-shots carrying its id (schedules_source index), one delivery each
         StringBuilder q =
                 new StringBuilder("SELECT " + Rows.DELIVERY_READ + " FROM deliveries WHERE project_id = ? AND mode = ? "
                         + "AND schedule_id IN (SELECT id FROM schedules WHERE source_id = ?)");
         List<Object> args = new ArrayList<>(List.of(tenant.projectId(), Rows.mode(tenant.mode()), sourceId));
-        if (status != null)
-            q.append(" AND status = '").append(status.wireName()).append("'");
-        if (startingAfter != null) {
-            q.append(" AND id < ?");
-            args.add(startingAfter);
-        }
-        return Pages.fetch(sql, q, args, limit, Rows::delivery);
+        return page(q, args, status, filter, limit, startingAfter);
     }
 
     @Override
@@ -169,6 +160,7 @@ final class JdbcDeliveries implements DeliveryRepository {
             String endpointId,
             String applicationId,
             DeliveryStatus status,
+            ListFilter filter,
             int limit,
             String startingAfter) {
         // deliveries_endpoint (endpoint_id, id) serves both: one endpoint, or an application's few endpoints
@@ -176,8 +168,34 @@ final class JdbcDeliveries implements DeliveryRepository {
                 "SELECT " + Rows.DELIVERY_READ + " FROM deliveries WHERE project_id = ? AND mode = ?");
         List<Object> args = new ArrayList<>(List.of(tenant.projectId(), Rows.mode(tenant.mode())));
         toEndpoints(q, args, tenant, endpointId, applicationId);
-        if (status != null)
+        return page(q, args, status, filter, limit, startingAfter);
+    }
+
+    /** The page of the deliveries {@code q} chooses, narrowed by status, {@code filter} and the cursor. */
+    private Page<Delivery> page(
+            StringBuilder q,
+            List<Object> args,
+            DeliveryStatus status,
+            ListFilter filter,
+            int limit,
+            String startingAfter) {
+        if (status != null) {
+            // A literal (from the enum, never user text) so the planner can pick the dead-letter partial index.
             q.append(" AND status = '").append(status.wireName()).append("'");
+        }
+        if (filter.eventType() != null) {
+            // a message's own row by its primary key, for each delivery the newest-first walk reads
+            q.append(" AND EXISTS (SELECT 1 FROM messages m WHERE m.id = deliveries.message_id AND m.event_type = ?)");
+            args.add(filter.eventType());
+        }
+        if (filter.since() != null) {
+            q.append(" AND created_at >= ?");
+            args.add(filter.since());
+        }
+        if (filter.until() != null) {
+            q.append(" AND created_at < ?");
+            args.add(filter.until());
+        }
         if (startingAfter != null) {
             q.append(" AND id < ?");
             args.add(startingAfter);

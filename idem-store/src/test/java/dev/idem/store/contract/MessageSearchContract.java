@@ -10,6 +10,7 @@ import dev.idem.core.Page;
 import dev.idem.core.Schedule;
 import dev.idem.core.Tenant;
 import dev.idem.core.fanout.Message;
+import dev.idem.core.store.DeliveryRepository.ListFilter;
 import dev.idem.core.store.StoreTx;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * The message search on both stores: event type, application, a time range and the states of a message's deliveries
  * are all filtered in the store, so each page holds exactly the matching messages, newest first, and walking the
  * cursor visits every match once, whatever lies between them. A delivery of another tenant never makes a message
- * match.
+ * match. The delivery lists narrow the same way: by their message's event type and by when each was created.
  */
 abstract class MessageSearchContract extends StoreTestBase {
     private static final List<String> TYPES = List.of("invoice.paid", "invoice.failed", "report.daily");
@@ -41,8 +42,8 @@ abstract class MessageSearchContract extends StoreTestBase {
 
     private final Tenant live = new Tenant(tenant.projectId(), Mode.LIVE);
 
-    /** A message as the test wrote it, with its deliveries' states. */
-    private record Sent(Message message, List<DeliveryStatus> states) {}
+    /** A message as the test wrote it, with its deliveries' states and its deliveries. */
+    private record Sent(Message message, List<DeliveryStatus> states, List<Delivery> deliveries) {}
 
     private final List<Sent> sent = new ArrayList<>();
 
@@ -76,7 +77,7 @@ abstract class MessageSearchContract extends StoreTestBase {
             tx.messages().insert(m);
             assertThat(tx.deliveries().insertAll(deliveries)).isEqualTo(deliveries.size());
         });
-        return new Sent(m, states);
+        return new Sent(m, states, deliveries);
     }
 
     private static Delivery inState(Delivery d, DeliveryStatus status) {
@@ -183,5 +184,86 @@ abstract class MessageSearchContract extends StoreTestBase {
                         && s.message().applicationId().equals("app_a")
                         && hasAny(s, dead)))
                 .doesNotContainAnyElementsOf(liveIds);
+    }
+
+    @Test
+    void deliveriesAreListedByTheirMessagesEventTypeAndByWhenTheyWereCreatedAcrossPages() {
+        Instant since = sent.get(9).message().createdAt();
+        Instant until = sent.get(30).message().createdAt();
+        // a schedule's own deliveries amid the messages: in a time range, never of a message's event type
+        clock.set(since.plusMillis(500));
+        Delivery inRange = delivery(schedule(tenant, clock.instant()), clock.instant());
+        clock.set(until.plusMillis(500));
+        Delivery outOfRange = delivery(schedule(tenant, clock.instant()), clock.instant());
+        List<Delivery> all = new ArrayList<>(List.of(inRange, outOfRange));
+        sent.forEach(x -> all.addAll(x.deliveries()));
+        Predicate<Delivery> paid = d -> d.messageId() != null
+                && sent.stream()
+                        .anyMatch(x -> x.message().id().equals(d.messageId())
+                                && x.message().eventType().equals("invoice.paid"));
+        Predicate<Delivery> inTime =
+                d -> !d.createdAt().isBefore(since) && d.createdAt().isBefore(until);
+
+        assertThat(walkDeliveries(4, after -> list(null, new ListFilter("invoice.paid", null, null), 4, after)))
+                .containsExactlyElementsOf(newestFirst(all, paid));
+        assertThat(walkDeliveries(5, after -> list(null, new ListFilter(null, since, until), 5, after)))
+                .contains(inRange.id())
+                .doesNotContain(outOfRange.id())
+                .containsExactlyElementsOf(newestFirst(all, inTime));
+        assertThat(walkDeliveries(
+                        1, after -> list(DeliveryStatus.DEAD, new ListFilter("invoice.paid", since, until), 1, after)))
+                .containsExactlyElementsOf(
+                        newestFirst(all, paid.and(inTime).and(d -> d.status() == DeliveryStatus.DEAD)));
+        assertThat(walkDeliveries(
+                        2,
+                        after -> store.inReadTransaction((StoreTx tx) -> tx.deliveries()
+                                .listByEndpoint(
+                                        tenant,
+                                        "ep_1",
+                                        null,
+                                        null,
+                                        new ListFilter("invoice.paid", since, null),
+                                        2,
+                                        after))))
+                .containsExactlyElementsOf(newestFirst(
+                        all,
+                        paid.and(d ->
+                                "ep_1".equals(d.endpointId()) && !d.createdAt().isBefore(since))));
+        assertThat(walkDeliveries(
+                        10,
+                        after -> store.inReadTransaction((StoreTx tx) -> tx.deliveries()
+                                .list(live, null, null, new ListFilter("invoice.paid", null, null), 10, after))))
+                .as("the other mode's message of that event type: its delivery only")
+                .hasSize(1)
+                .doesNotContainAnyElementsOf(newestFirst(all, d -> true));
+    }
+
+    private Page<Delivery> list(DeliveryStatus status, ListFilter filter, int limit, String after) {
+        return store.inReadTransaction(
+                (StoreTx tx) -> tx.deliveries().list(tenant, null, status, filter, limit, after));
+    }
+
+    /** The ids of every page of a delivery list, following the cursor; asserts each page but the last is full. */
+    private static List<String> walkDeliveries(
+            int limit, java.util.function.Function<String, Page<Delivery>> pageAfter) {
+        List<String> ids = new ArrayList<>();
+        String after = null;
+        while (true) {
+            Page<Delivery> page = pageAfter.apply(after);
+            if (page.hasMore())
+                assertThat(page.data()).as("a page with more after it is full").hasSize(limit);
+            page.data().forEach(d -> ids.add(d.id()));
+            if (!page.hasMore()) return ids;
+            after = page.data().get(page.data().size() - 1).id();
+        }
+    }
+
+    /** The ids of those of {@code deliveries} that {@code p} chooses, newest (greatest id) first. */
+    private static List<String> newestFirst(List<Delivery> deliveries, Predicate<Delivery> p) {
+        return deliveries.stream()
+                .filter(p)
+                .map(Delivery::id)
+                .sorted(java.util.Comparator.reverseOrder())
+                .toList();
     }
 }
