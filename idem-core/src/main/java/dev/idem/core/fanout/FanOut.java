@@ -22,8 +22,8 @@ import java.util.Map;
  * {@link Origin.Kind#MESSAGE} to the endpoint's URL with its headers and the payload verbatim: so the engine claims,
  * retries, dead-letters and replays it like any other delivery. The endpoint is its destination
  * ({@link dev.idem.core.Destination#ofEndpoint}), so a hanging endpoint holds up only its own deliveries, even beside
- * another endpoint on the same URL; its {@code rate_limit} is the one-shot's flow control
- * ({@link FlowControl#forEndpoint}).
+ * another endpoint on the same URL; while it or its application has a {@code rate_limit}, the one-shot has the
+ * endpoint's flow control ({@link FlowControl#forEndpoint}), under which the claim holds both limits.
  *
  * <p>The one-shot never pauses itself ({@code auto_pause_after} 0): an endpoint's failures are its health, not a
  * schedule's.
@@ -54,19 +54,49 @@ public final class FanOut {
     public static Plan plan(
             Message message, Collection<Endpoint> candidates, JsonNode payload, IdGenerator ids, Instant now) {
         List<Endpoint> chosen = Subscribers.select(candidates, message.applicationId(), message.eventType(), payload);
-        return plan(message, chosen, Map.of(), ids, now);
+        return plan(message, chosen, java.util.Set.of(), Map.of(), ids, now);
+    }
+
+    /**
+     * The rows of {@code message} sent to {@code chosen}, the endpoints {@link Subscribers#select} chose.
+     *
+     * @param limitedApplications the ids of the applications among theirs that have a {@code rate_limit}
+     */
+    public static Plan planFor(
+            Message message,
+            List<Endpoint> chosen,
+            java.util.Set<String> limitedApplications,
+            IdGenerator ids,
+            Instant now) {
+        return plan(message, chosen, limitedApplications, Map.of(), ids, now);
     }
 
     /**
      * The rows of a test of {@code endpoint}: {@code message} goes to it alone, whatever its event types and filter,
      * a real delivery signed with its secret, marked by {@code Idem-Test: true} among its headers.
      */
-    public static Plan test(Message message, Endpoint endpoint, IdGenerator ids, Instant now) {
-        return plan(message, List.of(endpoint), Map.of(dev.idem.wire.WebhookHeaders.TEST, "true"), ids, now);
+    public static Plan test(
+            Message message,
+            Endpoint endpoint,
+            java.util.Set<String> limitedApplications,
+            IdGenerator ids,
+            Instant now) {
+        return plan(
+                message,
+                List.of(endpoint),
+                limitedApplications,
+                Map.of(dev.idem.wire.WebhookHeaders.TEST, "true"),
+                ids,
+                now);
     }
 
     private static Plan plan(
-            Message message, List<Endpoint> chosen, Map<String, String> extraHeaders, IdGenerator ids, Instant now) {
+            Message message,
+            List<Endpoint> chosen,
+            java.util.Set<String> limitedApplications,
+            Map<String, String> extraHeaders,
+            IdGenerator ids,
+            Instant now) {
         List<Schedule> schedules = new ArrayList<>(chosen.size());
         List<Delivery> deliveries = new ArrayList<>(chosen.size());
         for (Endpoint e : chosen) {
@@ -79,9 +109,10 @@ public final class FanOut {
                 headers = new LinkedHashMap<>(e.headers() == null ? Map.of() : e.headers());
                 headers.putAll(extraHeaders);
             }
-            // the endpoint, not its URL, is the unit of fairness and adaptive concurrency; its rate_limit is held as
-            // flow
-            // control is, across nodes (docs/sending-webhooks.md, "The endpoint is the destination")
+            // the endpoint, not its URL, is the unit of fairness and adaptive concurrency; its and its application's
+            // rate_limit are held as flow control is, across nodes (docs/sending-webhooks.md, "Rate limits")
+            boolean limited = e.rateLimit() != null
+                    || (e.applicationId() != null && limitedApplications.contains(e.applicationId()));
             ScheduleDefinition def = ScheduleDefinition.builder(e.url(), new Timing.Once(now))
                     .payloadJson(message.payloadJson())
                     .contentType("application/json")
@@ -89,7 +120,7 @@ public final class FanOut {
                     .eventType(message.eventType())
                     .autoPauseAfter(0)
                     .endpointId(e.id())
-                    .flowControl(e.rateLimit() == null ? null : FlowControl.forEndpoint(e.id(), e.rateLimit()))
+                    .flowControl(limited ? FlowControl.forEndpoint(e.id(), e.rateLimit()) : null)
                     .build();
             // written with its cursor past its one occurrence and its sequence at 1, as a materialised one-shot is
             Schedule s = new Schedule(

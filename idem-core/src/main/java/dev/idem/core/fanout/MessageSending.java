@@ -7,6 +7,8 @@ import dev.idem.core.store.StoreTx;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Sends a message in the caller's transaction: stores it once and writes one delivery per subscribed endpoint
@@ -47,8 +49,20 @@ public final class MessageSending {
 
     private static Optional<FanOut.Plan> write(
             StoreTx tx, IdGenerator ids, Message message, JsonNode payload, Instant now, TraceContext trace) {
-        List<Endpoint> endpoints = tx.endpoints().active(message.tenant(), message.applicationId());
-        return insert(tx, traced(FanOut.plan(message, endpoints, payload, ids, now), trace));
+        List<Endpoint> chosen = Subscribers.select(
+                tx.endpoints().active(message.tenant(), message.applicationId()),
+                message.applicationId(),
+                message.eventType(),
+                payload);
+        return insert(
+                tx, traced(FanOut.planFor(message, chosen, limitedApplications(tx, message, chosen), ids, now), trace));
+    }
+
+    /** Which of the endpoints' applications have a {@code rate_limit}: one lookup, none without applications. */
+    private static Set<String> limitedApplications(StoreTx tx, Message message, List<Endpoint> endpoints) {
+        Set<String> applications = new TreeSet<>();
+        for (Endpoint e : endpoints) if (e.applicationId() != null) applications.add(e.applicationId());
+        return applications.isEmpty() ? Set.of() : tx.applications().rateLimited(message.tenant(), applications);
     }
 
     /**
@@ -58,7 +72,8 @@ public final class MessageSending {
      */
     public static Optional<Message> sendTest(
             StoreTx tx, IdGenerator ids, Message message, Endpoint endpoint, Instant now) {
-        return insert(tx, FanOut.test(message, endpoint, ids, now)).map(FanOut.Plan::message);
+        return insert(tx, FanOut.test(message, endpoint, limitedApplications(tx, message, List.of(endpoint)), ids, now))
+                .map(FanOut.Plan::message);
     }
 
     private static FanOut.Plan traced(FanOut.Plan plan, TraceContext trace) {

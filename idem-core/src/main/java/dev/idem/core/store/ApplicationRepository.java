@@ -28,6 +28,12 @@ public interface ApplicationRepository {
     /** Whether an application of the tenant other than {@code exceptId}, not deleted, has {@code uid}. */
     boolean uidTaken(Tenant tenant, String uid, String exceptId);
 
-    /** Writes every field of the application (matched by id); false when no such row exists. */
+    /**
+     * Writes every field of the application (matched by id); false when no such row exists. An application given a
+     * {@code rate_limit} it did not have puts its endpoints' waiting deliveries under it in the same transaction.
+     */
     boolean update(Application application);
+
+    /** The ids among {@code ids} of the tenant's applications that have a {@code rate_limit}. */
+    java.util.Set<String> rateLimited(Tenant tenant, java.util.Collection<String> ids);
 }

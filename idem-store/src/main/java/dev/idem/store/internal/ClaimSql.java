@@ -73,11 +73,14 @@ final class ClaimSql {
      * another claim holds.
      *
      * <p>{@code flowControlled} picks between the two kinds of schedule; flow-controlled rows are also ranked per key
-     * and kept within the key's parallelism (live claims) and rate (claims this second).
+     * and kept within the key's parallelism (live claims) and rate (claims this second), then a message's delivery
+     * within its application's rate too.
      */
     private String pickSql(boolean flowControlled, boolean passOverFull) {
         String lock = dialect.forUpdateOf("q") + dialect.skipLockedClause();
-        String flowColumns = flowControlled ? ", qs.flow_key, qs.flow_parallelism AS par, qs.flow_rate AS rate" : "";
+        String flowColumns = flowControlled
+                ? ", qs.flow_key, qs.flow_parallelism AS par, qs.flow_rate AS rate, q.endpoint_id AS ep"
+                : "";
         // The full destinations are a filter (NOT IN, a hashed subplan on PostgreSQL), never a join: as NOT EXISTS,
         // statistics that promised fewer due rows than the limit while thousands were due planned a hash anti-join,
         // which loses the due index's order, so the window read every due row and looked up its schedule, then sorted
@@ -123,7 +126,9 @@ final class ClaimSql {
                 .append(DESTINATION)
                 .append(" AS dest, q.next_attempt_at AS due")
                 .append(flowColumns)
-                .append(" FROM (SELECT q.id, q.schedule_id, q.next_attempt_at FROM deliveries q WHERE ")
+                .append(" FROM (SELECT q.id, q.schedule_id, q.next_attempt_at")
+                .append(flowControlled ? ", q.endpoint_id" : "")
+                .append(" FROM deliveries q WHERE ")
                 .append(due)
                 .append(" ORDER BY q.next_attempt_at DESC LIMIT ?) q")
                 .append(scheduleOf("qs", "q"))
@@ -133,7 +138,10 @@ final class ClaimSql {
                 .append(filters)
                 .append(notFull)
                 .append(")")
-                .append(", cand AS (SELECT * FROM earliest UNION SELECT * FROM latest)")
+                .append(
+                        flowControlled
+                                ? ", cand AS (" + LIMITS_OF_CANDIDATES + ")"
+                                : ", cand AS (SELECT * FROM earliest UNION SELECT * FROM latest)")
                 .append(
                         ", ranked AS (SELECT cand.*, ROW_NUMBER() OVER (PARTITION BY cand.dest ORDER BY cand.due, cand.id) AS rn")
                 .append(
@@ -142,7 +150,10 @@ final class ClaimSql {
                                 : "")
                 .append(" FROM cand)")
                 .append(
-                        ", picked AS (SELECT ranked.id, ranked.rn, ranked.due FROM ranked LEFT JOIN caps ON caps.dest = ranked.dest");
+                        flowControlled
+                                ? ", passed AS (SELECT ranked.*"
+                                : ", picked AS (SELECT ranked.id, ranked.rn, ranked.due")
+                .append(" FROM ranked LEFT JOIN caps ON caps.dest = ranked.dest");
         if (flowControlled) {
             q.append(
                             " LEFT JOIN live ON live.flow_key = ranked.flow_key LEFT JOIN used ON used.flow_key = ranked.flow_key")
@@ -151,14 +162,41 @@ final class ClaimSql {
         } else {
             q.append(" WHERE");
         }
+        q.append(" ranked.rn <= COALESCE(caps.free, ?))");
+        if (flowControlled) {
+            // an application's limit among the rows its endpoints' own limits let through, shared out across its
+            // endpoints in turn (each endpoint's first row, then its second: rn is the rank within the endpoint)
+            q.append(", picked AS (SELECT a.id, a.rn, a.due FROM (SELECT passed.*, ROW_NUMBER() OVER ")
+                    .append(
+                            "(PARTITION BY passed.app_key ORDER BY passed.rn, passed.due, passed.id) AS ra FROM passed) a")
+                    .append(" LEFT JOIN used au ON au.flow_key = a.app_key")
+                    .append(" WHERE a.app_rate IS NULL OR a.ra <= a.app_rate - COALESCE(au.n, 0))");
+        }
         // the picked rows in their order, each locked as it is read, until the limit is reached: a row another claim
         // holds, or one that is no longer due, is passed over for the next one
-        return q.append(" ranked.rn <= COALESCE(caps.free, ?))")
-                .append(" SELECT p.id FROM (SELECT id, rn, due FROM picked ORDER BY rn, due) p")
+        return q.append(" SELECT p.id FROM (SELECT id, rn, due FROM picked ORDER BY rn, due) p")
                 .append(dialect.oneRowByKey("deliveries", "q", "q.id = p.id", true))
                 .append(" WHERE q.status IN ('scheduled', 'retrying') ORDER BY p.rn, p.due LIMIT ?")
                 .toString();
     }
+
+    /**
+     * The flow key of an application's limit, from its endpoint's row as {@code fe}: null for an endpoint of no
+     * application. Scoped to the tenant as {@link dev.idem.core.FlowControl#scopedKey} scopes keys, under Idem's own
+     * prefix, so it meets no schedule's key.
+     */
+    static final String APPLICATION_KEY = "fe.project_id || '/' || fe.mode || '/"
+            + dev.idem.core.FlowControl.RESERVED_PREFIX + "application:' || fe.application_id";
+
+    /**
+     * The flow-controlled candidates with their limits. A message's delivery (one with an endpoint) takes its
+     * endpoint's {@code rate_limit} and its application's as they are now, looked up by key once per candidate, so a
+     * changed limit applies to the deliveries already waiting; any other row takes its schedule's flow control.
+     */
+    private static final String LIMITS_OF_CANDIDATES = "SELECT u.id, u.dest, u.due, u.flow_key, u.par, "
+            + "CASE WHEN u.ep IS NULL THEN u.rate ELSE fe.rate_limit END AS rate, " + APPLICATION_KEY + " AS app_key, "
+            + "fa.rate_limit AS app_rate FROM (SELECT * FROM earliest UNION SELECT * FROM latest) u "
+            + "LEFT JOIN endpoints fe ON fe.id = u.ep LEFT JOIN applications fa ON fa.id = fe.application_id";
 
     /** The schedule of each row of {@code rows}, as {@code alias}: one lookup by key per row, never a scan of them all. */
     String scheduleOf(String alias, String rows) {

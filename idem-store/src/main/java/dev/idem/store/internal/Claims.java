@@ -130,7 +130,7 @@ final class Claims {
 
     /**
      * Claims flow-controlled deliveries under the flow-control lock, at one instant read once (so the rate's second
-     * and the claims agree), and counts them into this second's usage of their keys.
+     * and the claims agree), and counts them into this second's usage of their keys (an application's too).
      */
     private List<Claim> claimFlowControlled(
             Sql sql,
@@ -147,15 +147,7 @@ final class Claims {
                 owner,
                 statements.flowClaimSql,
                 QueueClock.withClock(now, ClaimSql.pickArgs(owner, lease, free, lookahead, limit, otherwise)));
-        Map<String, Integer> perKey = new java.util.TreeMap<>();
-        for (Claim c : claims)
-            perKey.merge(
-                    c.schedule()
-                            .definition()
-                            .flowControl()
-                            .scopedKey(c.schedule().tenant()),
-                    1,
-                    Integer::sum);
+        Map<String, Integer> perKey = FlowUsage.keysOf(sql, claims);
         long second = now / 1000;
         sql.batch(
                 "INSERT INTO flow_usage (flow_key, window_second, used) VALUES (?, ?, ?) ON CONFLICT (flow_key) DO UPDATE SET "

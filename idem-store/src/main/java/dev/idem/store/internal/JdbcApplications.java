@@ -87,7 +87,15 @@ final class JdbcApplications implements ApplicationRepository {
 
     @Override
     public boolean update(Application a) {
-        return sql.update(
+        boolean hadLimit = sql.one(
+                        "SELECT rate_limit FROM applications WHERE id = ? AND project_id = ? AND mode = ?"
+                                + dialect.forUpdate(),
+                        rs -> Sql.integer(rs, "rate_limit") != null,
+                        a.id(),
+                        a.tenant().projectId(),
+                        Rows.mode(a.tenant().mode()))
+                .orElse(true);
+        boolean updated = sql.update(
                         "UPDATE applications SET uid = ?, name = ?, metadata = ?, rate_limit = ?, deleted = ?, "
                                 + "updated_at = ? WHERE id = ? AND project_id = ? AND mode = ?",
                         a.uid(),
@@ -100,6 +108,36 @@ final class JdbcApplications implements ApplicationRepository {
                         a.tenant().projectId(),
                         Rows.mode(a.tenant().mode()))
                 == 1;
+        if (updated && !hadLimit && a.rateLimit() != null)
+            EndpointLimits.limit(
+                    sql,
+                    dialect,
+                    a.tenant(),
+                    sql.query(
+                            "SELECT id FROM endpoints WHERE project_id = ? AND mode = ? AND application_id = ? "
+                                    + "ORDER BY id",
+                            rs -> rs.getString(1),
+                            a.tenant().projectId(),
+                            Rows.mode(a.tenant().mode()),
+                            a.id()));
+        return updated;
+    }
+
+    @Override
+    public java.util.Set<String> rateLimited(Tenant tenant, java.util.Collection<String> ids) {
+        java.util.Set<String> out = new java.util.HashSet<>();
+        for (List<String> chunk : JdbcDeliveryQueue.chunks(List.copyOf(ids))) {
+            Object[] args = new Object[chunk.size() + 2];
+            args[0] = tenant.projectId();
+            args[1] = Rows.mode(tenant.mode());
+            for (int i = 0; i < chunk.size(); i++) args[i + 2] = chunk.get(i);
+            out.addAll(sql.query(
+                    "SELECT id FROM applications WHERE project_id = ? AND mode = ? AND rate_limit IS NOT NULL "
+                            + "AND id IN (" + Sql.marks(chunk.size()) + ")",
+                    rs -> rs.getString(1),
+                    args));
+        }
+        return out;
     }
 
     private static Application row(ResultSet rs) throws SQLException {

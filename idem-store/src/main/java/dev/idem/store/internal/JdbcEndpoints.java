@@ -114,13 +114,18 @@ final class JdbcEndpoints implements EndpointRepository {
      * {@inheritDoc}
      *
      * <p>An endpoint that stops or starts receiving (disabled, enabled, deleted) pauses or resumes its unfinished
-     * deliveries in the same transaction ({@link EndpointPause}).
+     * deliveries in the same transaction ({@link EndpointPause}); one given a {@code rate_limit} it did not have puts
+     * them under it ({@link EndpointLimits}).
      */
     @Override
     public boolean update(Endpoint e) {
-        Optional<Boolean> wasActive = sql.one(
-                "SELECT disabled_reason, deleted FROM endpoints" + TENANT + " AND id = ?" + dialect.forUpdate(),
-                rs -> rs.getString("disabled_reason") == null && !rs.getBoolean("deleted"),
+        record Was(boolean active, boolean limited) {}
+        Optional<Was> was = sql.one(
+                "SELECT disabled_reason, deleted, rate_limit FROM endpoints" + TENANT + " AND id = ?"
+                        + dialect.forUpdate(),
+                rs -> new Was(
+                        rs.getString("disabled_reason") == null && !rs.getBoolean("deleted"),
+                        Sql.integer(rs, "rate_limit") != null),
                 e.tenant().projectId(),
                 Rows.mode(e.tenant().mode()),
                 e.id());
@@ -128,10 +133,12 @@ final class JdbcEndpoints implements EndpointRepository {
         args.addAll(List.of(e.tenant().projectId(), Rows.mode(e.tenant().mode()), e.id()));
         String set = String.join(" = ?, ", SETTINGS.split(", ")) + " = ?";
         boolean updated = sql.update("UPDATE endpoints SET " + set + TENANT + " AND id = ?", args.toArray()) == 1;
-        if (updated && wasActive.isPresent() && wasActive.get() != e.active()) {
+        if (updated && was.isPresent() && was.get().active() != e.active()) {
             if (e.active()) EndpointPause.resume(sql, dialect, List.of(e.id()), e.updatedAt());
             else EndpointPause.pause(sql, dialect, List.of(e.id()), e.updatedAt());
         }
+        if (updated && was.isPresent() && !was.get().limited() && e.rateLimit() != null)
+            EndpointLimits.limit(sql, dialect, e.tenant(), List.of(e.id()));
         return updated;
     }
 
