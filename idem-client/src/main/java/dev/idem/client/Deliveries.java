@@ -3,7 +3,6 @@ package dev.idem.client;
 import com.fasterxml.jackson.databind.JavaType;
 import dev.idem.client.internal.ApiCall;
 import dev.idem.client.internal.Json;
-import dev.idem.client.internal.Query;
 import dev.idem.client.model.BulkReplay;
 import dev.idem.client.model.Delivery;
 import dev.idem.client.model.ListParams;
@@ -11,12 +10,13 @@ import dev.idem.client.model.ReplayFilter;
 
 /** {@code /v1/deliveries}: list (status {@code dead} is the dead-letter queue), read with attempts, replay one or in bulk. */
 public final class Deliveries {
-    private static final JavaType DELIVERY = Json.MAPPER.constructType(Delivery.class);
     private static final JavaType BULK = Json.MAPPER.constructType(BulkReplay.class);
     private final IdemClient client;
+    private final ResourceCalls<Delivery> calls;
 
     Deliveries(IdemClient client) {
         this.client = client;
+        this.calls = new ResourceCalls<>(client, "/v1/deliveries", Delivery.class, Delivery::id);
     }
 
     /**
@@ -26,13 +26,12 @@ public final class Deliveries {
      * ListParams.Builder#until} (when each delivery was created).
      */
     public Page<Delivery> list(ListParams params) {
-        return client.list("/v1/deliveries", params, Delivery.class, Delivery::id);
+        return calls.list(params);
     }
 
     /** {@code GET /v1/deliveries/{id}} with every attempt. */
     public Delivery get(String id) {
-        return client.send(ApiCall.<Delivery>get(path(id), DELIVERY), RequestOptions.none())
-                .value();
+        return calls.get(id);
     }
 
     /** {@code POST /v1/deliveries/{id}/replay}: a dead or succeeded delivery gets one more attempt now, same key. */
@@ -41,8 +40,7 @@ public final class Deliveries {
     }
 
     public Delivery replay(String id, RequestOptions options) {
-        return client.send(ApiCall.<Delivery>mutate("POST", path(id) + "/replay", null, DELIVERY), options)
-                .value();
+        return calls.mutate("POST", calls.path(id) + "/replay", null, options);
     }
 
     /**
@@ -57,9 +55,5 @@ public final class Deliveries {
     public BulkReplay replayAll(ReplayFilter filter, RequestOptions options) {
         return client.send(ApiCall.<BulkReplay>mutate("POST", "/v1/deliveries/replay", filter.bytes(), BULK), options)
                 .value();
-    }
-
-    private static String path(String id) {
-        return "/v1/deliveries/" + Query.segment(id);
     }
 }

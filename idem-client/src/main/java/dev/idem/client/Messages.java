@@ -1,9 +1,5 @@
 package dev.idem.client;
 
-import com.fasterxml.jackson.databind.JavaType;
-import dev.idem.client.internal.ApiCall;
-import dev.idem.client.internal.Json;
-import dev.idem.client.internal.Query;
 import dev.idem.client.model.ListParams;
 import dev.idem.client.model.Message;
 import dev.idem.client.model.MessageSend;
@@ -20,11 +16,10 @@ import dev.idem.client.model.MessageSend;
  * }</pre>
  */
 public final class Messages {
-    private static final JavaType MESSAGE = Json.MAPPER.constructType(Message.class);
-    private final IdemClient client;
+    private final ResourceCalls<Message> calls;
 
     Messages(IdemClient client) {
-        this.client = client;
+        this.calls = new ResourceCalls<>(client, "/v1/messages", Message.class, Message::id);
     }
 
     /**
@@ -42,7 +37,7 @@ public final class Messages {
 
     /** The send with its HTTP details: whether it was replayed ({@code Idempotency-Key}) or deduplicated ({@code dedup_id}). */
     public IdemResponse<Message> sendWithResponse(MessageSend message, RequestOptions options) {
-        return client.send(ApiCall.mutate("POST", "/v1/messages", message.bytes(), MESSAGE), options);
+        return calls.create(message.bytes(), options);
     }
 
     /**
@@ -50,8 +45,7 @@ public final class Messages {
      * missing id is an {@link IdemException} of type {@code not_found_error}.
      */
     public Message get(String id) {
-        return client.send(ApiCall.<Message>get("/v1/messages/" + Query.segment(id), MESSAGE), RequestOptions.none())
-                .value();
+        return calls.get(id);
     }
 
     /**
@@ -60,7 +54,7 @@ public final class Messages {
      * walks on to the rest with {@link Page#autoPaging()}.
      */
     public Page<Message> list(ListParams params) {
-        return client.list("/v1/messages", params, Message.class, Message::id);
+        return calls.list(params);
     }
 
     public Page<Message> list() {

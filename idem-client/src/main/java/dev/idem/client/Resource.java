@@ -1,9 +1,5 @@
 package dev.idem.client;
 
-import com.fasterxml.jackson.databind.JavaType;
-import dev.idem.client.internal.ApiCall;
-import dev.idem.client.internal.Json;
-import dev.idem.client.internal.Query;
 import dev.idem.client.model.JsonFields;
 import dev.idem.client.model.ListParams;
 import java.util.function.Function;
@@ -18,17 +14,11 @@ import java.util.function.Function;
  */
 public class Resource<T, F extends JsonFields<F>> {
     final IdemClient client;
-    private final String base;
-    private final Class<T> item;
-    private final JavaType type;
-    private final Function<T, String> keyOf;
+    private final ResourceCalls<T> calls;
 
     Resource(IdemClient client, String base, Class<T> item, Function<T, String> keyOf) {
         this.client = client;
-        this.base = base;
-        this.item = item;
-        this.type = Json.MAPPER.constructType(item);
-        this.keyOf = keyOf;
+        this.calls = new ResourceCalls<>(client, base, item, keyOf);
     }
 
     /** {@code POST /v1/<things>}: 201 with the new object. */
@@ -37,19 +27,17 @@ public class Resource<T, F extends JsonFields<F>> {
     }
 
     public T create(F fields, RequestOptions options) {
-        return client.send(ApiCall.<T>mutate("POST", base, fields.bytes(), type), options)
-                .value();
+        return calls.create(fields.bytes(), options).value();
     }
 
     /** {@code GET /v1/<things>/{key}}; a missing one is an {@link IdemException} of type {@code not_found_error}. */
     public T get(String key) {
-        return client.send(ApiCall.<T>get(path(key), type), RequestOptions.none())
-                .value();
+        return calls.get(key);
     }
 
     /** {@code GET /v1/<things>}; the page walks on to the rest with {@link Page#autoPaging()}. */
     public Page<T> list(ListParams params) {
-        return client.list(base, params, item, keyOf);
+        return calls.list(params);
     }
 
     public Page<T> list() {
@@ -62,8 +50,7 @@ public class Resource<T, F extends JsonFields<F>> {
     }
 
     public T update(String key, F fields, RequestOptions options) {
-        return client.send(ApiCall.<T>mutate("PATCH", path(key), fields.bytes(), type), options)
-                .value();
+        return calls.mutate("PATCH", path(key), fields.bytes(), options);
     }
 
     /** {@code DELETE /v1/<things>/{key}}: the object as it is after (deleted objects stay readable, event types go). */
@@ -72,11 +59,10 @@ public class Resource<T, F extends JsonFields<F>> {
     }
 
     public T delete(String key, RequestOptions options) {
-        return client.send(ApiCall.<T>mutate("DELETE", path(key), null, type), options)
-                .value();
+        return calls.mutate("DELETE", path(key), null, options);
     }
 
     String path(String key) {
-        return base + "/" + Query.segment(key);
+        return calls.path(key);
     }
 }

@@ -1,9 +1,5 @@
 package dev.idem.client;
 
-import com.fasterxml.jackson.databind.JavaType;
-import dev.idem.client.internal.ApiCall;
-import dev.idem.client.internal.Json;
-import dev.idem.client.internal.Query;
 import dev.idem.client.model.ListParams;
 import dev.idem.client.model.Schedule;
 import dev.idem.client.model.ScheduleCreate;
@@ -12,11 +8,10 @@ import java.nio.charset.StandardCharsets;
 
 /** {@code /v1/schedules}: create, read, list, update, pause, resume, delete. Every mutating call is idempotent (its own key). */
 public final class Schedules {
-    private static final JavaType SCHEDULE = Json.MAPPER.constructType(Schedule.class);
-    private final IdemClient client;
+    private final ResourceCalls<Schedule> calls;
 
     Schedules(IdemClient client) {
-        this.client = client;
+        this.calls = new ResourceCalls<>(client, "/v1/schedules", Schedule.class, Schedule::id);
     }
 
     /** {@code POST /v1/schedules}: 201 with the new schedule (200 with the first one when its {@code dedup_id} matched). */
@@ -30,18 +25,17 @@ public final class Schedules {
 
     /** The create with its HTTP details: whether it was replayed ({@code Idempotency-Key}) or deduplicated ({@code dedup_id}). */
     public IdemResponse<Schedule> createWithResponse(ScheduleCreate request, RequestOptions options) {
-        return client.send(ApiCall.mutate("POST", "/v1/schedules", request.bytes(), SCHEDULE), options);
+        return calls.create(request.bytes(), options);
     }
 
     /** {@code GET /v1/schedules/{id}}; a missing id is an {@link IdemException} of type {@code not_found_error}. */
     public Schedule get(String id) {
-        return client.send(ApiCall.<Schedule>get(path(id), SCHEDULE), RequestOptions.none())
-                .value();
+        return calls.get(id);
     }
 
     /** {@code GET /v1/schedules}, newest first; the page walks on to the rest with {@link Page#autoPaging()}. */
     public Page<Schedule> list(ListParams params) {
-        return client.list("/v1/schedules", params, Schedule.class, Schedule::id);
+        return calls.list(params);
     }
 
     public Page<Schedule> list() {
@@ -54,7 +48,7 @@ public final class Schedules {
     }
 
     public Schedule update(String id, ScheduleUpdate update, RequestOptions options) {
-        return mutate("PATCH", path(id), update.toJson().getBytes(StandardCharsets.UTF_8), options);
+        return calls.mutate("PATCH", calls.path(id), update.toJson().getBytes(StandardCharsets.UTF_8), options);
     }
 
     /** {@code POST /v1/schedules/{id}/pause}: no delivery is attempted and no occurrence materialised until resumed. */
@@ -63,7 +57,7 @@ public final class Schedules {
     }
 
     public Schedule pause(String id, RequestOptions options) {
-        return mutate("POST", path(id) + "/pause", null, options);
+        return calls.mutate("POST", calls.path(id) + "/pause", null, options);
     }
 
     /** {@code POST /v1/schedules/{id}/resume}: resets {@code consecutive_failures}; missed occurrences follow {@code catch_up}. */
@@ -72,7 +66,7 @@ public final class Schedules {
     }
 
     public Schedule resume(String id, RequestOptions options) {
-        return mutate("POST", path(id) + "/resume", null, options);
+        return calls.mutate("POST", calls.path(id) + "/resume", null, options);
     }
 
     /** {@code DELETE /v1/schedules/{id}}: pending deliveries are cancelled, history kept; returns the deleted schedule. */
@@ -81,15 +75,6 @@ public final class Schedules {
     }
 
     public Schedule delete(String id, RequestOptions options) {
-        return mutate("DELETE", path(id), null, options);
-    }
-
-    private Schedule mutate(String method, String path, byte[] body, RequestOptions options) {
-        return client.send(ApiCall.<Schedule>mutate(method, path, body, SCHEDULE), options)
-                .value();
-    }
-
-    private static String path(String id) {
-        return "/v1/schedules/" + Query.segment(id);
+        return calls.mutate("DELETE", calls.path(id), null, options);
     }
 }
