@@ -80,6 +80,22 @@ public final class Materialisation {
      */
     public static List<Delivery> materialise(
             StoreTx tx, List<Schedule> schedules, Instant horizon, IdGenerator ids, Instant now) {
+        return materialise(tx, schedules, horizon, ids, now, OccurrenceTracing.NONE);
+    }
+
+    /**
+     * As {@link #materialise(StoreTx, List, Instant, IdGenerator, Instant)}, giving each occurrence written the
+     * creation context {@code tracing} makes (docs/tracing.md): kept with a plain occurrence's delivery
+     * ({@link dev.idem.core.store.DeliveryTraceRepository}), with a fan-out occurrence's message on each endpoint's
+     * one-shot.
+     */
+    public static List<Delivery> materialise(
+            StoreTx tx,
+            List<Schedule> schedules,
+            Instant horizon,
+            IdGenerator ids,
+            Instant now,
+            OccurrenceTracing tracing) {
         List<Plan> plans = new ArrayList<>();
         Successors successors = new Successors();
         for (Schedule s : schedules) {
@@ -94,17 +110,27 @@ public final class Materialisation {
         List<Delivery> written = new ArrayList<>();
         List<Delivery> fannedOut = new ArrayList<>();
         List<String> endedEmpty = new ArrayList<>();
+        Map<String, TraceContext> traced = new HashMap<>();
         for (Plan p : plans) {
             if (!won.contains(p.schedule().id())) continue;
             Optional<FanOutTarget> target = ScheduledFanOut.target(p.schedule());
             if (target.isPresent())
-                fannedOut.addAll(ScheduledFanOut.fire(tx, ids, p.schedule(), target.get(), p.deliveries(), now));
-            else written.addAll(p.deliveries());
+                fannedOut.addAll(
+                        ScheduledFanOut.fire(tx, ids, p.schedule(), target.get(), p.deliveries(), now, tracing));
+            else {
+                written.addAll(p.deliveries());
+                if (tracing != OccurrenceTracing.NONE)
+                    for (Delivery d : p.deliveries()) {
+                        TraceContext t = tracing.occurrence(p.schedule(), d.scheduledFor(), d.id());
+                        if (t != null) traced.put(d.id(), t);
+                    }
+            }
             // a fan-out has no deliveries of its own to wait for: it completes with its last occurrence
             if (p.next() == null && (p.deliveries().isEmpty() || target.isPresent()))
                 endedEmpty.add(p.schedule().id());
         }
         tx.deliveries().insertAll(written);
+        if (!traced.isEmpty()) tx.deliveryTraces().occurrences(traced);
         written.addAll(fannedOut);
         if (!endedEmpty.isEmpty()) tx.schedules().completeIfFinished(endedEmpty, now);
         return written;

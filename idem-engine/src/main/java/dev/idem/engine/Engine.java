@@ -92,7 +92,7 @@ public final class Engine implements AutoCloseable {
         IdGenerator ids = new IdGenerator(clock, rnd);
         String node = config.nodeId();
 
-        AttemptTracing tracing = AttemptTracing.of(openTelemetry);
+        AttemptTracing tracing = AttemptTracing.of(openTelemetry, store, node);
         this.sender = new HttpSender(
                 EndpointGuard.of(config.allowPrivateEndpoints()), clock, config.maxInFlight(), tracing.on());
         // building and signing requests is CPU work: one thread per core; the exchanges themselves need none
@@ -112,7 +112,7 @@ public final class Engine implements AutoCloseable {
                 },
                 wakeups::all);
         metrics.liveness(liveness::mayClaim);
-        this.recorder = new Recorder(store.queue(), liveness::owner, metrics);
+        this.recorder = new Recorder(store.queue(), liveness::owner, metrics, tracing::keepFirstAttempts);
         DeliveryAttempt attempt = new DeliveryAttempt(
                 new SecretCache(store),
                 new RequestBuilder(),
@@ -124,7 +124,14 @@ public final class Engine implements AutoCloseable {
                 tracing);
         this.dispatcher = new Dispatcher(store.queue(), config, clock, workers, timer, attempt, liveness, wakeups);
         metrics.load(dispatcher::attemptsInFlight, dispatcher::destinationsThrottled);
-        this.materialiser = new Materialiser(store, ids, clock, config.materialiserHorizon(), wakeups::all);
+        this.materialiser = new Materialiser(
+                store,
+                ids,
+                clock,
+                config.materialiserHorizon(),
+                wakeups::all,
+                Materialiser.PAGE,
+                tracing.occurrences());
         this.maintenance = new Maintenance(store, clock, config.retention(), metrics, wakeups::all);
         this.maintenanceThread =
                 Executors.newSingleThreadScheduledExecutor(new NamedThreads("idem-maintenance-" + node));

@@ -47,7 +47,8 @@ public final class MessageSending {
         return write(tx, ids, message, payload, now, null);
     }
 
-    private static Optional<FanOut.Plan> write(
+    /** As {@link #write(StoreTx, IdGenerator, Message, JsonNode, Instant)}, keeping {@code trace} as {@link #send} does. */
+    public static Optional<FanOut.Plan> write(
             StoreTx tx, IdGenerator ids, Message message, JsonNode payload, Instant now, TraceContext trace) {
         List<Endpoint> chosen = Subscribers.select(
                 tx.endpoints().active(message.tenant(), message.applicationId()),
@@ -72,7 +73,25 @@ public final class MessageSending {
      */
     public static Optional<Message> sendTest(
             StoreTx tx, IdGenerator ids, Message message, Endpoint endpoint, Instant now) {
-        return insert(tx, FanOut.test(message, endpoint, limitedApplications(tx, message, List.of(endpoint)), ids, now))
+        return sendTest(tx, ids, message, endpoint, now, null);
+    }
+
+    /**
+     * As {@link #sendTest(StoreTx, IdGenerator, Message, Endpoint, Instant)}, keeping {@code trace} (the trace context
+     * of the request that sent the test; null for none) with the test's one-shot, as {@link #send} does.
+     */
+    public static Optional<Message> sendTest(
+            StoreTx tx, IdGenerator ids, Message message, Endpoint endpoint, Instant now, TraceContext trace) {
+        return insert(
+                        tx,
+                        traced(
+                                FanOut.test(
+                                        message,
+                                        endpoint,
+                                        limitedApplications(tx, message, List.of(endpoint)),
+                                        ids,
+                                        now),
+                                trace))
                 .map(FanOut.Plan::message);
     }
 

@@ -5,7 +5,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.idem.core.Delivery;
 import dev.idem.core.IdGenerator;
+import dev.idem.core.OccurrenceTracing;
 import dev.idem.core.Schedule;
+import dev.idem.core.TraceContext;
 import dev.idem.core.store.StoreTx;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -45,6 +47,22 @@ public final class ScheduledFanOut {
      */
     public static List<Delivery> fire(
             StoreTx tx, IdGenerator ids, Schedule s, FanOutTarget target, List<Delivery> occurrences, Instant now) {
+        return fire(tx, ids, s, target, occurrences, now, OccurrenceTracing.NONE);
+    }
+
+    /**
+     * As {@link #fire(StoreTx, IdGenerator, Schedule, FanOutTarget, List, Instant)}, each message carrying the
+     * creation context {@code tracing} makes for its occurrence to every endpoint, or else the schedule's own stored
+     * context (docs/tracing.md).
+     */
+    public static List<Delivery> fire(
+            StoreTx tx,
+            IdGenerator ids,
+            Schedule s,
+            FanOutTarget target,
+            List<Delivery> occurrences,
+            Instant now,
+            OccurrenceTracing tracing) {
         String payload =
                 s.definition().payloadJson() == null ? "{}" : s.definition().payloadJson();
         JsonNode tree = tree(payload);
@@ -62,7 +80,9 @@ public final class ScheduledFanOut {
                     o.scheduledFor(),
                     0,
                     now);
-            MessageSending.write(tx, ids, m, tree, now).ifPresent(p -> written.addAll(p.deliveries()));
+            TraceContext trace = tracing.occurrence(s, o.scheduledFor(), m.id());
+            MessageSending.write(tx, ids, m, tree, now, trace == null ? s.trace() : trace)
+                    .ifPresent(p -> written.addAll(p.deliveries()));
         }
         return written;
     }

@@ -40,6 +40,9 @@ public interface StoreTx {
     /** Endpoints' success rates, last failures and failing streaks. */
     EndpointHealthRepository endpointHealth();
 
+    /** The spans kept per delivery while tracing is on (docs/tracing.md). */
+    DeliveryTraceRepository deliveryTraces();
+
     /**
      * Signals {@link Store#onDeliveriesDue} subscribers, on every node, once this transaction commits
      * (nothing is sent when it rolls back). Call it after writing a delivery that is due now or soon.

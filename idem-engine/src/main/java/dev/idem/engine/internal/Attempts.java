@@ -20,6 +20,14 @@ public interface Attempts {
     /** Decides the outcome of {@code result} and records it; completes once it is written, or given up on. */
     CompletableFuture<Void> record(Claim claim, AttemptResult result);
 
+    /** Whether {@link #claimed} wants to hear of claims (tracing is on). */
+    default boolean tracesClaims() {
+        return false;
+    }
+
+    /** Told of each claim that took deliveries, begun at {@code startedAt}, when {@link #tracesClaims()}. */
+    default void claimed(java.util.List<Claim> claims, java.time.Instant startedAt) {}
+
     /** How an exchange ended. */
     record Sent(Ending ending, AttemptResult result) {
         public enum Ending {

@@ -61,6 +61,9 @@ final class ClaimLoops {
     private final SlotLedger ledger;
     private final HeldAhead heldAhead;
     private final Wakeups wakeups;
+    private final Attempts attempts;
+    /** Whether claims are traced: else not even their start time is read. */
+    private final boolean tracedClaims;
     /** The smallest claim worth a transaction while attempts are in flight. */
     private final int minBusyClaim;
 
@@ -76,7 +79,8 @@ final class ClaimLoops {
             Destinations<Held> destinations,
             SlotLedger ledger,
             HeldAhead heldAhead,
-            Wakeups wakeups) {
+            Wakeups wakeups,
+            Attempts attempts) {
         this.queue = queue;
         this.config = config;
         this.clock = clock;
@@ -85,6 +89,8 @@ final class ClaimLoops {
         this.ledger = ledger;
         this.heldAhead = heldAhead;
         this.wakeups = wakeups;
+        this.attempts = attempts;
+        this.tracedClaims = attempts.tracesClaims();
         this.minBusyClaim = Math.max(1, Math.min(config.batchSize() / 4, config.maxInFlight() / 4));
     }
 
@@ -167,12 +173,14 @@ final class ClaimLoops {
     private int claimReserved(int limit, boolean passOver) {
         Fairness fairness = destinations.fairness();
         String owner = gate.owner();
+        Instant startedAt = tracedClaims ? Instant.now() : null;
         List<Claim> claims = ledger.claim(
                 limit,
                 owner,
                 () -> passOver
                         ? queue.claimDuePassingOver(owner, config.lease(), limit, DueSoon.LOOKAHEAD, fairness)
                         : queue.claimDue(owner, config.lease(), limit, DueSoon.LOOKAHEAD, fairness));
+        if (startedAt != null && !claims.isEmpty()) attempts.claimed(claims, startedAt);
         accept(claims, owner, fairness);
         return claims.size();
     }

@@ -55,6 +55,16 @@ public final class DeliveryAttempt implements Attempts {
     }
 
     @Override
+    public boolean tracesClaims() {
+        return tracing.on();
+    }
+
+    @Override
+    public void claimed(List<Claim> claims, Instant startedAt) {
+        tracing.claimed(claims, startedAt);
+    }
+
+    @Override
     public CompletableFuture<Sent> send(Claim claim, Duration timeout) {
         LogIds.set(claim.delivery());
         try {

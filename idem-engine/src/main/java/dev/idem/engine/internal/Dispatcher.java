@@ -91,7 +91,7 @@ public final class Dispatcher {
         this.lifecycle = new AttemptLifecycle(attempts, destinations, ledger, gate, tasks, wakeups, config);
         this.heldAhead =
                 new HeldAhead(queue, clock, tasks, destinations, ledger, lifecycle, config.nodeId(), LOOKAHEAD);
-        this.loops = new ClaimLoops(queue, config, clock, gate, destinations, ledger, heldAhead, wakeups);
+        this.loops = new ClaimLoops(queue, config, clock, gate, destinations, ledger, heldAhead, wakeups, attempts);
     }
 
     /** Tells the claim loops a delivery may be due now. */

@@ -40,6 +40,7 @@ public final class Materialiser {
     private final Duration horizon;
     private final Runnable onWritten;
     private final int page;
+    private final dev.idem.core.OccurrenceTracing tracing;
 
     /** @param onWritten called after a run that wrote a delivery due within a second (wakes this node's dispatcher) */
     public Materialiser(Store store, IdGenerator ids, Clock clock, Duration horizon, Runnable onWritten) {
@@ -48,12 +49,25 @@ public final class Materialiser {
 
     /** With another page size (the measurement harness varies it). */
     public Materialiser(Store store, IdGenerator ids, Clock clock, Duration horizon, Runnable onWritten, int page) {
+        this(store, ids, clock, horizon, onWritten, page, dev.idem.core.OccurrenceTracing.NONE);
+    }
+
+    /** With {@code tracing} giving each occurrence written its creation context (docs/tracing.md). */
+    public Materialiser(
+            Store store,
+            IdGenerator ids,
+            Clock clock,
+            Duration horizon,
+            Runnable onWritten,
+            int page,
+            dev.idem.core.OccurrenceTracing tracing) {
         this.store = store;
         this.ids = ids;
         this.clock = clock;
         this.horizon = horizon;
         this.onWritten = onWritten;
         this.page = page;
+        this.tracing = tracing;
     }
 
     /** Materialises what is due within the horizon now; returns how many deliveries it wrote. */
@@ -86,7 +100,7 @@ public final class Materialiser {
         try {
             return store.inTransaction(tx -> {
                 List<Schedule> due = tx.schedules().dueForMaterialisation(until, page);
-                return new Page(due.size(), Materialisation.materialise(tx, due, until, ids, now));
+                return new Page(due.size(), Materialisation.materialise(tx, due, until, ids, now, tracing));
             });
         } catch (RuntimeException pageFailed) {
             log.warn("materialising a page failed, retrying its schedules one by one: {}", pageFailed.toString());
@@ -94,8 +108,8 @@ public final class Materialiser {
             List<Delivery> written = new java.util.ArrayList<>();
             for (Schedule s : due) {
                 try {
-                    written.addAll(
-                            store.inTransaction(tx -> Materialisation.materialise(tx, List.of(s), until, ids, now)));
+                    written.addAll(store.inTransaction(
+                            tx -> Materialisation.materialise(tx, List.of(s), until, ids, now, tracing)));
                 } catch (RuntimeException e) {
                     try (var mdc = LogIds.schedule(s.id())) {
                         log.warn(

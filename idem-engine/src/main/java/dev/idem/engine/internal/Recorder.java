@@ -49,6 +49,7 @@ public final class Recorder implements Runnable {
     private final java.util.function.Supplier<String> owner;
 
     private final EngineMetrics metrics;
+    private final Runnable beforeWrite;
     private final LinkedBlockingQueue<Pending> pending = new LinkedBlockingQueue<>();
     private volatile boolean stopping;
     private volatile long flushDeadlineNanos;
@@ -58,9 +59,19 @@ public final class Recorder implements Runnable {
     private volatile boolean helperWaiting;
 
     public Recorder(DeliveryQueue queue, java.util.function.Supplier<String> owner, EngineMetrics metrics) {
+        this(queue, owner, metrics, () -> {});
+    }
+
+    /** @param beforeWrite runs before each batch is written (tracing keeps its first attempts' spans there) */
+    public Recorder(
+            DeliveryQueue queue,
+            java.util.function.Supplier<String> owner,
+            EngineMetrics metrics,
+            Runnable beforeWrite) {
         this.queue = queue;
         this.owner = owner;
         this.metrics = metrics;
+        this.beforeWrite = beforeWrite;
     }
 
     public void submit(Outcome outcome, Runnable done) {
@@ -173,6 +184,7 @@ public final class Recorder implements Runnable {
         List<Outcome> outcomes = new ArrayList<>(batch.size());
         for (Pending p : batch) outcomes.add(p.outcome);
         String as = owner.get();
+        beforeWrite.run();
         DeliveryQueue.Completed completed = queue.complete(as, outcomes);
         Set<String> applied = new HashSet<>(completed.applied());
         // once each, from the store's own account of what this write did (a dropped stale outcome is not news)

@@ -47,14 +47,18 @@ public final class BulkReplay {
     private BulkReplay() {}
 
     /** The route's handler: the filter is checked before anything is claimed or written. */
-    public static Handler handler(Store store, RequestIdempotency idempotency, Clock clock) {
+    public static Handler handler(Store store, RequestIdempotency idempotency, Clock clock, ServerTracing tracing) {
         return ctx -> {
             if (ctx.bodyAsBytes().length > HttpApi.MAX_BODY_BYTES)
                 throw ApiException.invalid("body_too_large", null, "Request body is over 256 KiB");
             Tenant tenant = Authenticator.tenant(ctx);
             Filter parsed = Filter.parse(HttpApi.body(ctx));
             Filter filter = store.inReadTransaction(tx -> parsed.resolveReferences(tx, tenant));
-            idempotency.runInSteps(ctx, tenant, new Run(tenant, filter, clock));
+            tracing.inSpan("replay deliveries", () -> {
+                // each replayed attempt links to this span (null when tracing is off)
+                idempotency.runInSteps(ctx, tenant, new Run(tenant, filter, clock, tracing.linkContext()));
+                return null;
+            });
         };
     }
 
@@ -151,7 +155,8 @@ public final class BulkReplay {
     }
 
     /** The steps: a cursor over the dead-letter queue, ids ascending, {@value #CHUNK} deliveries a step. */
-    private record Run(Tenant tenant, Filter filter, Clock clock) implements RequestIdempotency.Steps {
+    private record Run(Tenant tenant, Filter filter, Clock clock, dev.idem.core.TraceContext request)
+            implements RequestIdempotency.Steps {
         @Override
         public ObjectNode start() {
             return Json.object()
@@ -200,6 +205,7 @@ public final class BulkReplay {
             if (replayed < eligible.size() && !activated.isEmpty())
                 tx.schedules().completeIfFinished(activated, now);
             if (replayed > 0) tx.notifyDeliveriesDue();
+            if (replayed > 0 && request != null) tx.deliveryTraces().replays(eligible, request);
             ObjectNode next = state.deepCopy();
             next.put("replayed", state.get("replayed").asLong() + replayed);
             next.put(SKIPPED_DELETED, state.get(SKIPPED_DELETED).asLong() + deleted);

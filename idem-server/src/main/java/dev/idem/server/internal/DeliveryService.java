@@ -100,6 +100,14 @@ public final class DeliveryService {
 
     /** Sends a dead or succeeded delivery once more, same id and key, the attempt number counting on. */
     public ApiResponse replay(StoreTx tx, Tenant tenant, String id) {
+        return replay(tx, tenant, id, null);
+    }
+
+    /**
+     * As {@link #replay(StoreTx, Tenant, String)}, keeping {@code request} (the replay request's span; null when
+     * tracing is off) for the replayed attempt's span to link to.
+     */
+    public ApiResponse replay(StoreTx tx, Tenant tenant, String id, dev.idem.core.TraceContext request) {
         Delivery d = find(tx, tenant, id);
         // the schedule's row first (as every change of its deliveries' pending-ness takes it)
         var schedule = tx.schedules().findForUpdate(tenant, d.scheduleId());
@@ -115,6 +123,7 @@ public final class DeliveryService {
                     "id",
                     "Delivery " + id + " is " + d.status().wireName()
                             + "; only dead or succeeded deliveries can be replayed");
+        if (request != null) tx.deliveryTraces().replays(java.util.List.of(id), request);
         tx.notifyDeliveriesDue();
         Delivery now = find(tx, tenant, id);
         return ApiResponse.ok(Views.delivery(now, tx.deliveries().attempts(id)));

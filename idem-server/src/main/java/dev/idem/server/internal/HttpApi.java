@@ -193,11 +193,21 @@ public final class HttpApi {
                     "/v1/deliveries/{id}",
                     ctx -> json(ctx, 200, s.deliveries().get(Authenticator.tenant(ctx), ctx.pathParam("id"))));
             r.get("/v1/stats", ctx -> json(ctx, 200, s.deliveries().stats(Authenticator.tenant(ctx))));
-            r.post("/v1/deliveries/replay", BulkReplay.handler(s.store(), s.idempotency(), s.clock()));
-            r.post(
-                    "/v1/deliveries/{id}/replay",
-                    mutation(
-                            s, (tx, ctx) -> s.deliveries().replay(tx, Authenticator.tenant(ctx), ctx.pathParam("id"))));
+            r.post("/v1/deliveries/replay", BulkReplay.handler(s.store(), s.idempotency(), s.clock(), s.tracing()));
+            r.post("/v1/deliveries/{id}/replay", ctx -> {
+                checkSize(ctx);
+                s.tracing().inSpan("replay delivery", () -> {
+                    // read on the request's thread: the replayed attempt links to this span
+                    var request = s.tracing().linkContext();
+                    s.idempotency()
+                            .run(
+                                    ctx,
+                                    Authenticator.tenant(ctx),
+                                    tx -> s.deliveries()
+                                            .replay(tx, Authenticator.tenant(ctx), ctx.pathParam("id"), request));
+                    return null;
+                });
+            });
 
             r.get(PREVIEW_PATH, ctx -> {
                 java.util.Map<String, String> params = new java.util.HashMap<>();

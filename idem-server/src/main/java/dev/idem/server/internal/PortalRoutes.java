@@ -44,7 +44,12 @@ final class PortalRoutes {
             HttpApi.checkSize(ctx);
             var body = HttpApi.body(ctx);
             dev.idem.core.Tenant tenant = Authenticator.tenant(ctx);
-            s.idempotency().run(ctx, tenant, tx -> tests.send(tx, tenant, ctx.pathParam("id"), body));
+            s.tracing().inSpan("send test event", () -> {
+                // the test's attempt continues this request's trace, as a message's does
+                var trace = s.tracing().creatorContext(ctx);
+                s.idempotency().run(ctx, tenant, tx -> tests.send(tx, tenant, ctx.pathParam("id"), body, trace));
+                return null;
+            });
         });
         PortalPage.install(r, s.store());
         r.post(PortalAuth.EXCHANGE_PATH, ctx -> answer(ctx, access.exchange(linkScope(ctx))));

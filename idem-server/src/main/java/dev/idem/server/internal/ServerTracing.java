@@ -151,6 +151,18 @@ public final class ServerTracing {
             return TraceContext.fromHeaders(
                             ctx.header(WebhookHeaders.TRACEPARENT), ctx.header(WebhookHeaders.TRACESTATE))
                     .orElse(null);
+        return currentContext();
+    }
+
+    /**
+     * The current span's context, kept for a later span to link to (a replay request, which the replayed attempt links
+     * to); null when off: no span links to anything then.
+     */
+    TraceContext linkContext() {
+        return tracer == null ? null : currentContext();
+    }
+
+    private static TraceContext currentContext() {
         Map<String, String> carrier = new HashMap<>(2);
         W3CTraceContextPropagator.getInstance()
                 .inject(io.opentelemetry.context.Context.current(), carrier, (c, k, v) -> c.put(k, v));

@@ -30,7 +30,8 @@ final class TestEventService {
         this.clock = clock;
     }
 
-    ApiResponse send(StoreTx tx, Tenant tenant, String endpointId, ObjectNode body) {
+    /** @param trace the trace context the test's attempt continues (the request's), or null */
+    ApiResponse send(StoreTx tx, Tenant tenant, String endpointId, ObjectNode body, dev.idem.core.TraceContext trace) {
         Fields f = Fields.of(body).only(FIELDS);
         String name = f.requiredString("event_type", EventType.MAX_NAME_LENGTH);
         Endpoint endpoint = EndpointService.find(tx, tenant, endpointId);
@@ -54,7 +55,7 @@ final class TestEventService {
         Instant now = clock.instant();
         Message m = Message.sent(
                 ids.next("msg"), tenant, name, endpoint.applicationId(), type.exampleJson(), null, null, now);
-        Message sent = MessageSending.sendTest(tx, ids, m, endpoint, now)
+        Message sent = MessageSending.sendTest(tx, ids, m, endpoint, now, trace)
                 .orElseThrow(() -> new IllegalStateException("a new message id " + m.id() + " was taken"));
         ObjectNode view = MessageViews.withDeliveries(sent, tx.deliveries().ofMessage(tenant, sent.id()));
         return new ApiResponse(201, view, Map.of());

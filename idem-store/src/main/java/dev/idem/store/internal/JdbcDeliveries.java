@@ -97,10 +97,14 @@ final class JdbcDeliveries implements DeliveryRepository {
     @Override
     public int deleteNeverAttempted(java.util.Collection<String> deliveryIds) {
         int n = 0;
-        for (List<String> chunk : JdbcDeliveryQueue.chunks(List.copyOf(deliveryIds)))
-            n += sql.update(
+        for (List<String> chunk : JdbcDeliveryQueue.chunks(List.copyOf(deliveryIds))) {
+            int deleted = sql.update(
                     "DELETE FROM deliveries WHERE id IN (" + Sql.marks(chunk.size()) + ") AND " + NEVER_ATTEMPTED,
                     chunk.toArray());
+            // a materialised occurrence's span, kept while tracing is on
+            if (deleted > 0) JdbcDeliveryTraces.deleteOrphans(sql, chunk);
+            n += deleted;
+        }
         return n;
     }
 

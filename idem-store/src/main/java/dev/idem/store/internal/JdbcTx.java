@@ -107,6 +107,11 @@ final class JdbcTx implements StoreTx {
     }
 
     @Override
+    public dev.idem.core.store.DeliveryTraceRepository deliveryTraces() {
+        return new JdbcDeliveryTraces(sql);
+    }
+
+    @Override
     public void notifyDeliveriesDue() {
         if (signalled) return;
         signalled = true;

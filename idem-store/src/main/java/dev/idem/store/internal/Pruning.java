@@ -32,8 +32,10 @@ final class Pruning {
                 rs -> rs.getString(1),
                 before,
                 limit);
-        for (List<String> chunk : JdbcDeliveryQueue.chunks(ids))
+        for (List<String> chunk : JdbcDeliveryQueue.chunks(ids)) {
             sql.update("DELETE FROM attempts WHERE delivery_id IN (" + Sql.marks(chunk.size()) + ")", chunk.toArray());
+            JdbcDeliveryTraces.delete(sql, chunk);
+        }
         return ids.size();
     }
 
