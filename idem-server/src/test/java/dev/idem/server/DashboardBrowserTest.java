@@ -4,37 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.idem.core.store.Store;
-import dev.idem.store.testing.TestStores;
-import java.io.File;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
-import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
-import org.openqa.selenium.OutputType;
-import org.openqa.selenium.TakesScreenshot;
-import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.logging.LogEntry;
 import org.openqa.selenium.logging.LogType;
 import org.openqa.selenium.support.ui.ExpectedConditions;
-import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The dashboard (docs/operations.md, "The dashboard") in a real headless browser ({@link Chromium}: Debian's
@@ -42,26 +27,13 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * The browser runs in the {@value #VIEWER_ZONE} zone, so local times differ from UTC. Each page is saved as a
  * PNG under {@code target/dashboard-screenshots/}.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class DashboardBrowserTest {
-    static final String VIEWER_ZONE = "Asia/Tokyo";
-    static final Path SCREENSHOTS = Path.of("target", "dashboard-screenshots");
+class DashboardBrowserTest extends DashboardBrowserFixture {
     static final String HOSTILE = "<img src=x onerror=\"window.__pwned=1\">";
     static final String FAR = "2035-01-01T00:00:00.000Z";
     /** {@link #FAR} as a viewer in {@link #VIEWER_ZONE} reads it. */
     static final String FAR_IN_TOKYO = "2035-01-01 09:00:00";
 
-    @TempDir
-    static Path dir;
-
-    Store store;
-    TestNode node;
-    LoopbackReceiver ok;
-    LoopbackReceiver failing;
-    WebDriver browser;
-    WebDriverWait wait;
-    String base;
     String farId;
     String deliveredId;
     String deadScheduleId;
@@ -71,15 +43,8 @@ class DashboardBrowserTest {
     String bulkOtherDead;
 
     @BeforeAll
-    void start() throws Exception {
-        Files.createDirectories(SCREENSHOTS);
-        store = TestStores.sqlite(dir, Clock.systemUTC());
-        ok = new LoopbackReceiver();
-        failing = new LoopbackReceiver();
-        failing.status.set(500);
+    void makeSchedulesAndTheirDeliveries() {
         failing.answer.set(HOSTILE);
-        node = new TestNode(store, dir, Clock.systemUTC(), 0);
-        base = "http://127.0.0.1:" + node.server.port() + "/";
 
         farId = create("{\"endpoint\":\"" + ok.url("/far") + "\",\"fire_at\":\"" + FAR + "\",\"metadata\":{\"note\":\""
                 + HOSTILE.replace("\"", "\\\"") + "\"}}");
@@ -96,50 +61,10 @@ class DashboardBrowserTest {
         for (String s : selection) selectionDead.add(awaitDelivery(s, "dead"));
         for (String s : bulk) bulkDead.add(awaitDelivery(s, "dead"));
         bulkOtherDead = awaitDelivery(other, "dead");
-
-        browser = openBrowser(dir.resolve("profile"));
-        wait = new WebDriverWait(browser, Duration.ofSeconds(20));
     }
 
     private String dying(String path) {
         return "{\"endpoint\":\"" + failing.url(path) + "\",\"retry\":{\"max_attempts\":1}}";
-    }
-
-    static WebDriver openBrowser(Path profile) {
-        return Chromium.open(profile, 1400, 1000, VIEWER_ZONE, false);
-    }
-
-    @AfterAll
-    void stop() {
-        try {
-            if (browser != null) browser.quit();
-        } finally {
-            if (node != null) node.close();
-            if (ok != null) ok.close();
-            if (failing != null) failing.close();
-            if (store != null) store.close();
-        }
-    }
-
-    private String create(String body) {
-        var r = node.call("POST", "/v1/schedules", body);
-        assertThat(r.status()).as(r.raw()).isEqualTo(201);
-        return r.json().get("id").asText();
-    }
-
-    private String awaitDelivery(String scheduleId, String status) {
-        String[] id = new String[1];
-        await().atMost(Duration.ofSeconds(30))
-                .pollInterval(Duration.ofMillis(100))
-                .until(() -> {
-                    JsonNode data = node.call("GET", "/v1/deliveries?schedule_id=" + scheduleId, null)
-                            .json()
-                            .get("data");
-                    if (data.isEmpty() || !data.get(0).get("status").asText().equals(status)) return false;
-                    id[0] = data.get(0).get("id").asText();
-                    return true;
-                });
-        return id[0];
     }
 
     private JsonNode apiGet(String path) {
@@ -169,22 +94,6 @@ class DashboardBrowserTest {
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("app")));
     }
 
-    private Object js(String script) {
-        return ((JavascriptExecutor) browser).executeScript(script);
-    }
-
-    private void screenshot(String name) throws Exception {
-        // the whole page, not just the window: grow the window to the page's height for the shot
-        long height = (Long) js("return Math.max(document.documentElement.scrollHeight, 600)");
-        browser.manage().window().setSize(new Dimension(1400, (int) Math.min(height + 140, 4000)));
-        File shot = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE);
-        browser.manage().window().setSize(new Dimension(1400, 1000));
-        Path target = SCREENSHOTS.resolve(name + ".png");
-        Files.copy(shot.toPath(), target, StandardCopyOption.REPLACE_EXISTING);
-        byte[] png = Files.readAllBytes(target);
-        assertThat(png).as("a PNG").startsWith(0x89, 'P', 'N', 'G');
-    }
-
     private WebElement scheduleRow(String id) {
         return wait.until(
                 ExpectedConditions.visibilityOfElementLocated(By.cssSelector("#schedules tr[data-id='" + id + "']")));
@@ -193,12 +102,6 @@ class DashboardBrowserTest {
     private void openSchedule(String id) {
         scheduleRow(id).findElement(By.cssSelector("a.schedule-link")).click();
         wait.until(ExpectedConditions.textToBe(By.id("schedule-id"), id));
-    }
-
-    private String field(String list, String name) {
-        return wait.until(ExpectedConditions.visibilityOfElementLocated(
-                        By.cssSelector("#" + list + " dd[data-field='" + name + "']")))
-                .getText();
     }
 
     /** Opens the attempts of the schedule's first delivery; returns its attempt rows. */

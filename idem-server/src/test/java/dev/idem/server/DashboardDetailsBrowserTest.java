@@ -1,75 +1,29 @@
 package dev.idem.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.idem.core.store.Store;
-import dev.idem.store.testing.TestStores;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayInputStream;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import javax.imageio.ImageIO;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
-import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
-import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.ExpectedConditions;
-import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The dashboard's details a new user met, in the same headless chromium as {@link DashboardBrowserTest} (a viewer
- * in {@value DashboardBrowserTest#VIEWER_ZONE}): an error names its field once, a schedule's page shows its times in
+ * in {@value DashboardBrowserFixture#VIEWER_ZONE}): an error names its field once, a schedule's page shows its times in
  * the rule's zone too, the underscores of a key or an id are drawn in its fields, the dead-letter queue's select-all
  * box is not left ticked over an empty queue, and replay-all says what it skipped.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class DashboardDetailsBrowserTest {
-    @TempDir
-    static Path dir;
-
-    Store store;
-    TestNode node;
-    LoopbackReceiver failing;
-    WebDriver browser;
-    WebDriverWait wait;
-    String base;
-
-    @BeforeAll
-    void start() throws Exception {
-        store = TestStores.sqlite(dir, Clock.systemUTC());
-        failing = new LoopbackReceiver();
-        failing.status.set(500);
-        node = new TestNode(store, dir, Clock.systemUTC(), 0);
-        base = "http://127.0.0.1:" + node.server.port() + "/";
-        browser = DashboardBrowserTest.openBrowser(dir.resolve("profile"));
-        wait = new WebDriverWait(browser, Duration.ofSeconds(20));
-    }
-
-    @AfterAll
-    void stop() {
-        try {
-            if (browser != null) browser.quit();
-        } finally {
-            if (node != null) node.close();
-            if (failing != null) failing.close();
-            if (store != null) store.close();
-        }
-    }
-
+class DashboardDetailsBrowserTest extends DashboardBrowserFixture {
     private void open(String fragment) {
         browser.get(base);
         if (browser.findElements(By.id("app")).isEmpty()
@@ -81,31 +35,6 @@ class DashboardDetailsBrowserTest {
         }
         browser.get(base + fragment);
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("app")));
-    }
-
-    private Object js(String script, Object... args) {
-        return ((JavascriptExecutor) browser).executeScript(script, args);
-    }
-
-    private String create(String body) {
-        var r = node.call("POST", "/v1/schedules", body);
-        assertThat(r.status()).as(r.raw()).isEqualTo(201);
-        return r.json().get("id").asText();
-    }
-
-    private String deadDeliveryOf(String scheduleId) {
-        String[] id = new String[1];
-        await().atMost(Duration.ofSeconds(30))
-                .pollInterval(Duration.ofMillis(100))
-                .until(() -> {
-                    JsonNode data = node.call("GET", "/v1/deliveries?schedule_id=" + scheduleId, null)
-                            .json()
-                            .get("data");
-                    if (data.isEmpty() || !data.get(0).get("status").asText().equals("dead")) return false;
-                    id[0] = data.get(0).get("id").asText();
-                    return true;
-                });
-        return id[0];
     }
 
     @Test
@@ -185,7 +114,7 @@ class DashboardDetailsBrowserTest {
     void selectAllIsNotLeftTickedOverAnEmptyQueue() {
         String s = create("{\"endpoint\":\"" + failing.url("/select-all") + "\",\"retry\":{\"max_attempts\":1},"
                 + "\"auto_pause_after\":0}");
-        String delivery = deadDeliveryOf(s);
+        String delivery = awaitDelivery(s, "dead");
         open("#/dead-letter?schedule_id=" + s);
         wait.until(
                 ExpectedConditions.visibilityOfElementLocated(By.cssSelector("#dlq tr[data-id='" + delivery + "']")));
@@ -203,7 +132,7 @@ class DashboardDetailsBrowserTest {
     void replayAllSaysWhatItSkippedBecauseTheScheduleIsPaused() {
         String s = create("{\"endpoint\":\"" + failing.url("/paused") + "\",\"retry\":{\"max_attempts\":1},"
                 + "\"auto_pause_after\":0}");
-        String delivery = deadDeliveryOf(s);
+        String delivery = awaitDelivery(s, "dead");
         assertThat(node.call("POST", "/v1/schedules/" + s + "/pause", null).status())
                 .isEqualTo(200);
         open("#/dead-letter?schedule_id=" + s);

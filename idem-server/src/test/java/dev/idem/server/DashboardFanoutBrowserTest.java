@@ -4,38 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.idem.core.store.Store;
-import dev.idem.store.testing.TestStores;
-import java.io.File;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
-import org.openqa.selenium.Dimension;
-import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.Keys;
-import org.openqa.selenium.OutputType;
-import org.openqa.selenium.TakesScreenshot;
-import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.interactions.Actions;
 import org.openqa.selenium.logging.LogEntry;
 import org.openqa.selenium.logging.LogType;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.Select;
-import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The dashboard's pages of the fan-out model in the same headless chromium as {@link DashboardBrowserTest}, each shown
@@ -45,19 +29,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * delivery's attempts and its own page. On every page axe-core finds no violation, Tab reaches every control and the
  * page's policy is never broken. Screenshots go where {@link DashboardBrowserTest} keeps its own.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
-class DashboardFanoutBrowserTest {
-    @TempDir
-    static Path dir;
-
-    Store store;
-    TestNode node;
-    LoopbackReceiver ok;
-    LoopbackReceiver failing;
-    WebDriver browser;
-    WebDriverWait wait;
-    String base;
+class DashboardFanoutBrowserTest extends DashboardBrowserFixture {
     String acme;
     String globex;
     String healthy;
@@ -67,15 +40,8 @@ class DashboardFanoutBrowserTest {
     String goodMessage;
 
     @BeforeAll
-    void start() throws Exception {
-        Files.createDirectories(DashboardBrowserTest.SCREENSHOTS);
-        store = TestStores.sqlite(dir, Clock.systemUTC());
-        ok = new LoopbackReceiver();
-        failing = new LoopbackReceiver();
-        failing.status.set(500);
+    void makeApplicationsEndpointsAndMessagesThenSignIn() {
         failing.answer.set("{\"error\":\"database is down\"}");
-        node = new TestNode(store, dir, Clock.systemUTC(), 0);
-        base = "http://127.0.0.1:" + node.server.port() + "/";
 
         acme = id(post("/v1/applications", "{\"name\":\"Acme\",\"uid\":\"acme\",\"metadata\":{\"plan\":\"gold\"}}"));
         globex = id(post("/v1/applications", "{\"name\":\"Globex\",\"uid\":\"globex\",\"rate_limit\":5}"));
@@ -101,26 +67,12 @@ class DashboardFanoutBrowserTest {
                 .until(() -> endpoint(healthy).at("/health/attempts").asInt() == 1
                         && endpoint(broken).at("/health/failures").asInt() >= 1);
 
-        browser = Chromium.open(dir.resolve("profile"), 1400, 1000, DashboardBrowserTest.VIEWER_ZONE, false);
-        wait = new WebDriverWait(browser, Duration.ofSeconds(20));
         wait.ignoring(org.openqa.selenium.StaleElementReferenceException.class);
         browser.get(base);
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("api-key")))
                 .sendKeys(TestNode.TEST_KEY);
         browser.findElement(By.id("key-submit")).click();
         wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("app")));
-    }
-
-    @AfterAll
-    void stop() {
-        try {
-            if (browser != null) browser.quit();
-        } finally {
-            if (node != null) node.close();
-            if (ok != null) ok.close();
-            if (failing != null) failing.close();
-            if (store != null) store.close();
-        }
     }
 
     private ApiClientForTests.Reply post(String path, String body) {
@@ -143,29 +95,9 @@ class DashboardFanoutBrowserTest {
         wait.until(ExpectedConditions.visibilityOfElementLocated(drawn));
     }
 
-    private Object js(String script) {
-        return ((JavascriptExecutor) browser).executeScript(script);
-    }
-
-    private String field(String list, String name) {
-        return wait.until(ExpectedConditions.visibilityOfElementLocated(
-                        By.cssSelector("#" + list + " dd[data-field='" + name + "']")))
-                .getText();
-    }
-
     private WebElement row(String table, String id) {
         return wait.until(ExpectedConditions.visibilityOfElementLocated(
                 By.cssSelector("#" + table + " tr[data-id='" + id + "']")));
-    }
-
-    private void screenshot(String name) throws Exception {
-        long height = (Long) js("return Math.max(document.documentElement.scrollHeight, 600)");
-        browser.manage().window().setSize(new Dimension(1400, (int) Math.min(height + 140, 4000)));
-        File shot = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE);
-        browser.manage().window().setSize(new Dimension(1400, 1000));
-        Path target = DashboardBrowserTest.SCREENSHOTS.resolve(name + ".png");
-        Files.copy(shot.toPath(), target, StandardCopyOption.REPLACE_EXISTING);
-        assertThat(Files.readAllBytes(target)).as("a PNG").startsWith(0x89, 'P', 'N', 'G');
     }
 
     /** axe-core finds nothing, Tab reaches every control drawn, and the page's policy refused nothing. */
