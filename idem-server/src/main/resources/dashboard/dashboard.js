@@ -238,16 +238,21 @@ function formatLag(ms) {
   return Math.round(ms / 60000) + ' min';
 }
 
+// a count the API stops at its limit (GET /v1/stats): "10,000+" rather than a number that looks exact
+function counted(n, capped) {
+  return capped ? n.toLocaleString('en-US') + '+' : String(n);
+}
+
 async function refreshCounters() {
   await guarded(async () => {
     const s = await api('GET', '/v1/stats');
     $('counter-rate').textContent = s.deliveries_per_second.toFixed(2);
     $('counter-finished').textContent = String(s.succeeded + s.died);
     $('counter-lag').textContent = formatLag(s.lag_ms);
-    $('counter-queued').textContent = String(s.queue_depth);
+    $('counter-queued').textContent = counted(s.queue_depth, s.queue_depth_capped);
     $('counter-died').textContent = String(s.died);
-    $('counter-retrying').textContent = String(s.retrying);
-    $('counter-dead').textContent = String(s.dead);
+    $('counter-retrying').textContent = counted(s.retrying, s.retrying_capped);
+    $('counter-dead').textContent = counted(s.dead, s.dead_capped);
     $('counter-in-flight').textContent = s.attempts_in_flight === undefined ? '–' : String(s.attempts_in_flight);
     for (const w of document.querySelectorAll('.window')) w.textContent = String(s.window_seconds);
     $('counters-as-of').replaceChildren('as of ', timeEl(s.as_of));

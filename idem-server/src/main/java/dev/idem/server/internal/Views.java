@@ -159,16 +159,26 @@ public final class Views {
         o.put("deliveries_per_second", Math.round(perSecond * 1000) / 1000.0);
         o.put("succeeded", s.succeeded());
         o.put("died", s.died());
-        o.put("retrying", s.retrying());
-        o.put("dead", s.dead());
+        counted(o, "retrying", s.retrying());
+        counted(o, "dead", s.dead());
         o.put(
                 "lag_ms",
                 s.oldestDue()
                         .map(due -> Math.max(0, now.toEpochMilli() - due.toEpochMilli()))
                         .orElse(0L));
         o.put("oldest_due_at", s.oldestDue().map(Json::time).orElse(null));
-        o.put("queue_depth", s.queued());
+        counted(o, "queue_depth", s.queued());
         return o;
+    }
+
+    /**
+     * A count that stops at {@link dev.idem.core.store.StatsRepository#COUNT_LIMIT}: the number, at most the limit, and
+     * {@code <field>_capped}, true when there are more than the limit.
+     */
+    private static void counted(ObjectNode o, String field, long count) {
+        long limit = dev.idem.core.store.StatsRepository.COUNT_LIMIT;
+        o.put(field, Math.min(count, limit));
+        o.put(field + "_capped", count > limit);
     }
 
     public static <T> ObjectNode list(String url, Page<T> page, Function<T, ObjectNode> view) {

@@ -10,6 +10,7 @@ import dev.idem.core.Schedule;
 import dev.idem.core.ScheduleStatus;
 import dev.idem.core.Tenant;
 import dev.idem.core.store.DeliveryQueue.Outcome;
+import dev.idem.core.store.StatsRepository;
 import dev.idem.core.store.StatsRepository.DeliveryStats;
 import java.time.Duration;
 import java.time.Instant;
@@ -28,10 +29,15 @@ abstract class StatsContract extends StoreTestBase {
     }
 
     Outcome outcome(Delivery d, DeliveryStatus status, Integer code) {
+        return outcome(d, 1, status, code);
+    }
+
+    /** The outcome of attempt {@code number} (the claimed delivery's attempt count). */
+    Outcome outcome(Delivery d, int number, DeliveryStatus status, Integer code) {
         Attempt a = new Attempt(
                 ids.next("att"),
                 d.id(),
-                1,
+                number,
                 clock.instant(),
                 10,
                 code,
@@ -123,5 +129,61 @@ abstract class StatsContract extends StoreTestBase {
         assertThat(stats(other, Duration.ofSeconds(60)).oldestDue()).isEmpty();
         assertThat(stats(tenant, Duration.ofSeconds(60)).queued()).isEqualTo(1);
         assertThat(stats(other, Duration.ofSeconds(60)).queued()).isZero();
+    }
+
+    @Test
+    void theDeadLetterAndRetryCountsFollowReplaysAndThePruner() {
+        Schedule mine = schedule(tenant, T0);
+        Delivery first = delivery(mine, T0);
+        Delivery second = delivery(mine, T0.minusMillis(1));
+        Delivery failing = delivery(mine, T0.minusMillis(2));
+        assertThat(store.queue().claimDue("n", Duration.ofMinutes(1), 10)).hasSize(3);
+        store.queue()
+                .complete(
+                        "n",
+                        List.of(
+                                outcome(first, DeliveryStatus.DEAD, 500),
+                                outcome(second, DeliveryStatus.DEAD, 500),
+                                outcome(failing, DeliveryStatus.RETRYING, 503)));
+        assertThat(stats(tenant, Duration.ofSeconds(60))).isEqualTo(new DeliveryStats(0, 2, 2, 1, Optional.empty(), 0));
+
+        // a replay leaves the dead-letter queue and waits, due now, as a retry
+        boolean requeued =
+                store.inTransaction(tx -> tx.deliveries().requeueForReplay(tenant, first.id(), clock.instant()));
+        assertThat(requeued).isTrue();
+        DeliveryStats replayed = stats(tenant, Duration.ofSeconds(60));
+        assertThat(replayed.dead()).isEqualTo(1);
+        assertThat(replayed.retrying()).isEqualTo(2);
+        assertThat(replayed.queued()).isEqualTo(1);
+
+        // the replay succeeds (and counts in the window again); then the finished rows age out and the pruner takes
+        // them
+        var replay = store.queue().claimDue("n", Duration.ofMinutes(1), 10);
+        assertThat(replay).hasSize(1);
+        Delivery again = replay.get(0).delivery();
+        store.queue().complete("n", List.of(outcome(again, again.attemptCount(), DeliveryStatus.SUCCEEDED, 200)));
+        assertThat(stats(tenant, Duration.ofSeconds(60))).isEqualTo(new DeliveryStats(1, 2, 1, 1, Optional.empty(), 0));
+        clock.advance(Duration.ofSeconds(1));
+        store.queue().pruneFinished(clock.instant(), 10);
+        assertThat(stats(tenant, Duration.ofSeconds(60))).isEqualTo(new DeliveryStats(1, 2, 0, 1, Optional.empty(), 0));
+    }
+
+    @Test
+    void countsOfDeliveriesInAStateStopOnePastTheLimit() {
+        // the queue's depth shows it; the dead-letter and retry counts go through the same bounded count, and making
+        // ten thousand deliveries dead here would cost this test seconds
+        int over = StatsRepository.COUNT_LIMIT + 5;
+        Schedule mine = schedule(tenant, T0);
+        List<Delivery> due = new java.util.ArrayList<>();
+        for (int i = 0; i < over; i++) due.add(Delivery.scheduled(ids.next("dlv"), mine, T0.minusMillis(i), i + 1, T0));
+        int inserted = store.inTransaction(tx -> tx.deliveries().insertAll(due));
+        assertThat(inserted).isEqualTo(over);
+        DeliveryStats s = stats(tenant, Duration.ofSeconds(60));
+        assertThat(s.queued()).isEqualTo(StatsRepository.COUNT_LIMIT + 1);
+        assertThat(s.oldestDue()).contains(T0.minusMillis(over - 1));
+
+        // exactly at the limit the count is exact
+        assertThat(store.queue().claimDue("n", Duration.ofMinutes(1), 5)).hasSize(5);
+        assertThat(stats(tenant, Duration.ofSeconds(60)).queued()).isEqualTo(StatsRepository.COUNT_LIMIT);
     }
 }
