@@ -37,7 +37,7 @@ class IdempotentCommitFailureTest {
                             + "RETURN NEW; END $$ LANGUAGE plpgsql");
             exec(
                     db,
-                    "CREATE CONSTRAINT TRIGGER idem_test_fail AFTER UPDATE ON idempotency_records DEFERRABLE INITIALLY DEFERRED "
+                    "CREATE CONSTRAINT TRIGGER idem_test_fail AFTER INSERT OR UPDATE ON idempotency_records DEFERRABLE INITIALLY DEFERRED "
                             + "FOR EACH ROW EXECUTE FUNCTION idem_test_fail()");
 
             var failed = node.api.call(

@@ -40,13 +40,15 @@ final class FanoutRoutes {
         MessageService messages = new MessageService(s.store(), s.ids(), s.clock());
         r.post("/v1/messages", ctx -> {
             HttpApi.checkSize(ctx);
-            ObjectNode body = HttpApi.body(ctx);
-            // many small sends share transactions; a body the work refuses rolls its group back, whose requests then
+            // checked and parsed on the request's thread: the group's writer thread is one for all requests
+            MessageService.Parsed message = MessageService.parse(HttpApi.body(ctx));
+            // many small sends share transactions; a send the work refuses rolls its group back, whose requests then
             // run one by one, so it fails alone
             s.tracing().inSpan("send message", () -> {
                 // read on the request's thread: the group's writer runs the work on its own
                 var trace = s.tracing().creatorContext(ctx);
-                s.idempotency().runGrouped(ctx, tenant(ctx), tx -> messages.send(tx, tenant(ctx), body, trace));
+                var tenant = tenant(ctx);
+                s.idempotency().runGrouped(ctx, tenant, tx -> messages.send(tx, tenant, message, trace));
                 return null;
             });
         });

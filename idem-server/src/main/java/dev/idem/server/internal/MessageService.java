@@ -21,9 +21,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The {@code /v1/messages} operations. A message is checked whole before anything is written (event type name, the
- * application, the payload against its event type's schema), then stored with its fan-out in the request's
- * transaction ({@link MessageSending}).
+ * The {@code /v1/messages} operations. A message is checked whole before anything is written (its fields on the
+ * request's thread, then the application and the payload against its event type's schema in the transaction), then
+ * stored with its fan-out in the request's transaction ({@link MessageSending}), which a group commit shares.
  */
 final class MessageService {
     static final Set<String> FIELDS = Set.of("event_type", "application", "payload", "idempotency_key", "dedup_id");
@@ -38,7 +38,17 @@ final class MessageService {
         this.clock = clock;
     }
 
-    ApiResponse send(StoreTx tx, Tenant tenant, ObjectNode body, dev.idem.core.TraceContext trace) {
+    /** A message request's body, checked and parsed on the request's thread (not the group commit's writer). */
+    record Parsed(
+            String eventType,
+            String application,
+            String payload,
+            JsonNode payloadTree,
+            String idempotencyKey,
+            String dedupId) {}
+
+    /** Checks {@code body} as far as it can be without the store; a 400 naming the field when it is wrong. */
+    static Parsed parse(ObjectNode body) {
         Fields f = Fields.of(body).only(FIELDS);
         String eventType = f.requiredString("event_type", EventType.MAX_NAME_LENGTH);
         EventType.nameProblem(eventType).ifPresent(p -> {
@@ -51,23 +61,29 @@ final class MessageService {
         String payload = JsonBody.text(raw);
         String idempotencyKey = f.string("idempotency_key", 255);
         String dedupId = f.string("dedup_id", 255);
-        String applicationId = reference == null
+        return new Parsed(eventType, reference, payload, tree(payload), idempotencyKey, dedupId);
+    }
+
+    /** Sends a parsed message in {@code tx}: it may be a group commit's, and run twice there. */
+    ApiResponse send(StoreTx tx, Tenant tenant, Parsed m, dev.idem.core.TraceContext trace) {
+        String applicationId = m.application() == null
                 ? null
-                : FanoutFields.liveApplication(tx, tenant, reference, "application")
+                : FanoutFields.liveApplication(tx, tenant, m.application(), "application")
                         .id();
         tx.eventTypes()
-                .find(tenant, eventType)
-                .ifPresent(t -> FanoutFields.conform(t.schema(), payload, "payload", "payload_invalid"));
+                .find(tenant, m.eventType())
+                .ifPresent(t -> FanoutFields.conform(t.schema(), m.payload(), "payload", "payload_invalid"));
         Instant now = clock.instant();
         String id = ids.next("msg");
-        if (dedupId != null) {
-            var first = DedupReservation.reserve(tx, tenant, DedupKey.ofMessage(dedupId), id, now);
+        if (m.dedupId() != null) {
+            var first = DedupReservation.reserve(tx, tenant, DedupKey.ofMessage(m.dedupId()), id, now);
             if (first.isPresent())
                 return new ApiResponse(
                         200, MessageViews.message(find(tx, tenant, first.get())), Map.of("Idem-Deduplicated", "true"));
         }
-        Message m = Message.sent(id, tenant, eventType, applicationId, payload, idempotencyKey, dedupId, now);
-        Message sent = MessageSending.send(tx, ids, m, tree(payload), now, trace)
+        Message message = Message.sent(
+                id, tenant, m.eventType(), applicationId, m.payload(), m.idempotencyKey(), m.dedupId(), now);
+        Message sent = MessageSending.send(tx, ids, message, m.payloadTree(), now, trace)
                 .orElseThrow(() -> new IllegalStateException("a new message id " + id + " was taken"));
         return new ApiResponse(201, MessageViews.message(sent), Map.of());
     }

@@ -18,10 +18,12 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * Runs a mutation once per {@code Idempotency-Key} (docs/api.md, "Three kinds of idempotency"). The key is
- * first taken by an in-progress record in its own short transaction; the mutation and its stored
- * response then commit together, so a crash between them leaves neither and, once the in-progress lock
- * expires, the key can be used again. Only 2xx responses are stored: an error releases the key.
+ * Runs a mutation once per {@code Idempotency-Key} (docs/api.md, "Three kinds of idempotency"). A grouped mutation
+ * (a create, a message: {@link #runGrouped}) takes the key, does its work and stores its response in one grouped
+ * transaction, so a crash before its COMMIT leaves none of them. Any other takes the key by an in-progress record in
+ * its own short transaction first; the mutation and its stored response then commit together, so a crash between them
+ * leaves neither and, once the in-progress lock expires, the key can be used again. Only 2xx responses are stored: an
+ * error releases the key.
  */
 public final class RequestIdempotency {
     public static final String HEADER = "Idempotency-Key";
@@ -32,6 +34,11 @@ public final class RequestIdempotency {
     private final Clock clock;
 
     private final dev.idem.core.IdGenerator auditIds;
+    /** The keys (project, mode, key) of this node's grouped requests between their start and their answer. */
+    private final java.util.concurrent.ConcurrentHashMap<String, Boolean> running =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    /** A grouped work's answer when its key was not free in its transaction: nothing of it was written. */
+    private static final ApiResponse KEY_TAKEN = new ApiResponse(409, Json.object(), java.util.Map.of());
 
     public RequestIdempotency(Store store, Clock clock) {
         this.store = store;
@@ -58,28 +65,83 @@ public final class RequestIdempotency {
         ApiResponse response;
         if (key == null) {
             response = transaction(grouped, tx -> audited(ctx, tx, mutation));
+        } else if (grouped) {
+            response = inOneGroupedTransaction(ctx, tenant, key, fingerprint(ctx, key), mutation);
+            if (response == null) return;
         } else {
-            String fingerprint = fingerprint(ctx, key);
-            if (replayed(ctx, claim(tenant, key, fingerprint))) return;
-            try {
-                response = transaction(grouped, tx -> {
-                    ApiResponse r = audited(ctx, tx, mutation);
-                    tx.idempotency()
-                            .complete(tenant, key, r.status(), new Stored(r.headers(), Json.bytes(r.body())).encode());
-                    return r;
-                });
-            } catch (RuntimeException e) {
-                try {
-                    store.useTransaction(tx -> tx.idempotency().delete(tenant, key));
-                } catch (RuntimeException releaseFailed) {
-                    // the store is failing: the key stays "in progress" until
-                    // its lock expires; answer for the first failure
-                    e.addSuppressed(releaseFailed);
-                }
-                throw e;
-            }
+            response = claimedFirst(ctx, tenant, key, fingerprint(ctx, key), mutation, false);
+            if (response == null) return;
         }
         answer(ctx, response);
+    }
+
+    /**
+     * The key taken, the mutation done and its response stored in the one grouped transaction: no write transaction of
+     * its own for the key, and nothing of it left when the group rolls back. A key found used (read first, never
+     * waited on) or not free in the group's transaction (taken earlier in the group, or meanwhile by a request now
+     * committed) is answered as {@link #claimedFirst} does: the first response replayed, 409 {@code
+     * idempotency_key_reuse} or {@code idempotency_in_progress}. A key another request of this node holds meanwhile is
+     * answered 409 {@code idempotency_in_progress} at once, as its in-progress record would be.
+     *
+     * @return the response to send, or null when a stored one was replayed
+     */
+    private ApiResponse inOneGroupedTransaction(
+            Context ctx, Tenant tenant, String key, String fingerprint, Function<StoreTx, ApiResponse> mutation) {
+        String running = tenant.projectId() + '\n' + tenant.mode() + '\n' + key;
+        if (this.running.putIfAbsent(running, Boolean.TRUE) != null) throw inProgress();
+        try {
+            // read before anything waits on it, as claim does: a key held by a request still committing is a 409 now
+            if (store.inReadTransaction(tx -> tx.idempotency().find(tenant, key))
+                    .isPresent()) return claimedFirst(ctx, tenant, key, fingerprint, mutation, true);
+            ApiResponse response = store.inGroupCommit(tx -> {
+                Instant now = clock.instant();
+                Instant lock = now.plus(IN_PROGRESS_LOCK).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+                // in a group, answered at once and written with the group's other keys in one statement
+                if (!tx.idempotency().tryInsert(new IdempotencyRecord(tenant, key, fingerprint, now, lock, null, null)))
+                    return KEY_TAKEN;
+                ApiResponse r = audited(ctx, tx, mutation);
+                tx.idempotency()
+                        .complete(tenant, key, r.status(), new Stored(r.headers(), Json.bytes(r.body())).encode());
+                return r;
+            });
+            if (response != KEY_TAKEN) return response;
+            return claimedFirst(ctx, tenant, key, fingerprint, mutation, true);
+        } finally {
+            this.running.remove(running);
+        }
+    }
+
+    /**
+     * The key taken by an in-progress record in a transaction of its own, then the mutation and its stored response
+     * committed together; a failure releases the key.
+     *
+     * @return the response to send, or null when a stored one was replayed
+     */
+    private ApiResponse claimedFirst(
+            Context ctx,
+            Tenant tenant,
+            String key,
+            String fingerprint,
+            Function<StoreTx, ApiResponse> mutation,
+            boolean grouped) {
+        if (replayed(ctx, claim(tenant, key, fingerprint))) return null;
+        try {
+            return transaction(grouped, tx -> {
+                ApiResponse r = audited(ctx, tx, mutation);
+                tx.idempotency()
+                        .complete(tenant, key, r.status(), new Stored(r.headers(), Json.bytes(r.body())).encode());
+                return r;
+            });
+        } catch (RuntimeException e) {
+            try {
+                store.useTransaction(tx -> tx.idempotency().delete(tenant, key));
+            } catch (RuntimeException releaseFailed) {
+                // the store is failing: the key stays "in progress" until
+                // its lock expires; answer for the first failure
+                e.addSuppressed(releaseFailed);
+            }
+            throw e;
+        }
     }
 
     private <T> T transaction(boolean grouped, Function<StoreTx, T> work) {

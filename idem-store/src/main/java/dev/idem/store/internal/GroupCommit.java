@@ -26,9 +26,11 @@ import java.util.function.Function;
  * dev.idem.core.store.CommitOutcomeUnknownException} when a lost COMMIT's outcome cannot be told); none was told
  * anything before.
  *
- * <p><b>Statements.</b> The works' inserts that can wait (dedup reservations, schedules, deliveries) are held and
- * written as one multi-row statement per table before the COMMIT ({@link GroupedInserts}); a work whose held
- * reservation turns out taken is run again alone, after its neighbours committed without it.
+ * <p><b>Statements.</b> The works' inserts that can wait (request keys and dedup reservations, messages, schedules,
+ * deliveries) are held and written as one multi-row statement per table before the COMMIT ({@link GroupedInserts});
+ * a work whose held reservation turns out taken is run again alone, after its neighbours committed without it. The
+ * lookups that every send repeats (its event type, application and endpoints) are read once per group ({@link
+ * Sql#queryPerGroup}), so a group of sends costs a few statements, not a few per send.
  *
  * <p><b>On SQLite</b>, which has one writer, this is also how callers share it: they queue here instead of on the
  * write lock, and the writer takes the lock once per group.

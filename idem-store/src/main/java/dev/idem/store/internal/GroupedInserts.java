@@ -11,6 +11,7 @@ import java.util.Map;
 /**
  * The inserts of a group commit's works, held back and written as multi-row statements: a group of 128 ingested
  * events costs one statement per table (dedup reservations, schedules, deliveries) instead of one per event and table.
+ * It also keeps the reads the group's works share ({@link Sql#queryPerGroup}).
  *
  * <p>Rows are written in the order their statements were first held (so a reservation before its schedule, a
  * schedule before its deliveries), and before any other statement runs on the transaction ({@link Sql} flushes them
@@ -43,9 +44,14 @@ final class GroupedInserts {
     private final BitSet lost = new BitSet();
     /** The keys of every reservation held in this group, flushed or not. */
     private final java.util.Set<String> reserved = new java.util.HashSet<>();
+    /** The values of the reservations held and not written yet, by key: {@link #unwritten} lets a work complete one. */
+    private final Map<String, Object[]> unwritten = new HashMap<>();
+    /** Reads that every work of the group may share ({@link Sql#queryPerGroup}), by statement and arguments. */
+    private final Map<String, List<?>> reads = new HashMap<>();
 
     private int owner;
     private int rows;
+    private boolean writing;
 
     /** The work whose rows are held from now on (its index in the group). */
     void owner(int index) {
@@ -70,9 +76,35 @@ final class GroupedInserts {
      * @return false when the key was reserved earlier in this group (nothing held), else true
      */
     boolean reserve(String head, String rowSql, String tail, int keyWidth, Object[] values) {
-        if (!reserved.add(key(values, keyWidth))) return false;
+        String key = key(values, keyWidth);
+        if (!reserved.add(key)) return false;
         hold(head, rowSql, tail, Check.RESERVED, keyWidth, values);
+        unwritten.put(key, values);
         return true;
+    }
+
+    /**
+     * The values of the reservation of {@code keyValues} held by {@link #reserve} and not written yet, which the caller
+     * may still change (they are read when written); null when there is none or it was written already.
+     */
+    Object[] unwritten(Object... keyValues) {
+        return unwritten.get(key(keyValues, keyValues.length));
+    }
+
+    /** What {@link #remember} kept for {@code key} in this group, or null. */
+    @SuppressWarnings("unchecked")
+    <T> List<T> recalled(String key) {
+        return (List<T>) reads.get(key);
+    }
+
+    /** Keeps a read's rows for the group's later works ({@link Sql#queryPerGroup}). */
+    void remember(String key, List<?> rows) {
+        reads.put(key, rows);
+    }
+
+    /** Drops every remembered read: a statement that is not a held insert may have changed what they read. */
+    void forgetReads() {
+        if (!writing) reads.clear();
     }
 
     /** Rows held since the last flush. */
@@ -86,7 +118,17 @@ final class GroupedInserts {
         List<Map.Entry<Statement, List<Row>>> todo = new ArrayList<>(held.entrySet());
         // detached first: the statements below run through the same Sql, which flushes before each one
         held.clear();
+        unwritten.clear();
         rows = 0;
+        writing = true;
+        try {
+            write(sql, todo);
+        } finally {
+            writing = false;
+        }
+    }
+
+    private void write(Sql sql, List<Map.Entry<Statement, List<Row>>> todo) {
         for (Map.Entry<Statement, List<Row>> e : todo) {
             Statement s = e.getKey();
             List<Row> list = e.getValue();

@@ -42,7 +42,8 @@ final class JdbcApplications implements ApplicationRepository {
 
     @Override
     public Optional<Application> find(Tenant tenant, String reference) {
-        return sql.one(
+        // read once per group commit, as the endpoints a send fans out to are
+        return sql.onePerGroup(
                 select(reference), JdbcApplications::row, reference, tenant.projectId(), Rows.mode(tenant.mode()));
     }
 

@@ -166,9 +166,11 @@ final class JdbcEndpoints implements EndpointRepository {
     @Override
     public List<Endpoint> active(Tenant tenant, String applicationId) {
         String q = "SELECT " + COLUMNS + " FROM endpoints" + TENANT + ACTIVE;
+        // read once per group commit: a group of sends to one application shares its endpoints
         if (applicationId == null)
-            return sql.query(q + " ORDER BY id", JdbcEndpoints::row, tenant.projectId(), Rows.mode(tenant.mode()));
-        return sql.query(
+            return sql.queryPerGroup(
+                    q + " ORDER BY id", JdbcEndpoints::row, tenant.projectId(), Rows.mode(tenant.mode()));
+        return sql.queryPerGroup(
                 q + " AND application_id = ? ORDER BY id",
                 JdbcEndpoints::row,
                 tenant.projectId(),

@@ -41,7 +41,8 @@ final class JdbcEventTypes implements EventTypeRepository {
 
     @Override
     public Optional<EventType> find(Tenant tenant, String name) {
-        return sql.one(
+        // read once per group commit: a group of sends of one event type checks them against one read
+        return sql.onePerGroup(
                 "SELECT " + COLUMNS + " FROM event_types" + BY_KEY,
                 JdbcEventTypes::row,
                 tenant.projectId(),

@@ -43,20 +43,34 @@ final class JdbcIdempotency implements IdempotencyRepository {
                 key);
     }
 
+    private static final String INSERT_HEAD =
+            "INSERT INTO idempotency_records (project_id, mode, idem_key, fingerprint, "
+                    + "created_at, locked_until, response_status, response_body) VALUES ";
+    private static final String INSERT_ROW = "(?, ?, ?, ?, ?, ?, ?, ?)";
+    /** In a group commit, the returned key tells which of the held rows were written (GroupedInserts). */
+    private static final String RESERVED_TAIL = " ON CONFLICT DO NOTHING RETURNING project_id, mode, idem_key";
+
+    /**
+     * In a group commit this answers at once, and the row is written with the group's other reservations in one
+     * statement before the COMMIT: false when an earlier work of the group holds the key, else true; a key that another
+     * transaction turns out to hold sends the work to run alone, where this is answered by the database
+     * ({@link GroupedInserts}).
+     */
     @Override
     public boolean tryInsert(IdempotencyRecord r) {
-        return sql.update(
-                        "INSERT INTO idempotency_records (project_id, mode, idem_key, fingerprint, created_at, locked_until, "
-                                + "response_status, response_body) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                        r.tenant().projectId(),
-                        Rows.mode(r.tenant().mode()),
-                        r.key(),
-                        r.fingerprint(),
-                        r.createdAt(),
-                        r.lockedUntil(),
-                        r.responseStatus(),
-                        r.responseBody())
-                == 1;
+        Object[] row = {
+            r.tenant().projectId(),
+            Rows.mode(r.tenant().mode()),
+            r.key(),
+            r.fingerprint(),
+            r.createdAt(),
+            r.lockedUntil(),
+            r.responseStatus(),
+            r.responseBody()
+        };
+        GroupedInserts held = sql.heldInserts();
+        if (held != null) return held.reserve(INSERT_HEAD, INSERT_ROW, RESERVED_TAIL, 3, row);
+        return sql.update(INSERT_HEAD + INSERT_ROW + " ON CONFLICT DO NOTHING", row) == 1;
     }
 
     @Override
@@ -87,8 +101,17 @@ final class JdbcIdempotency implements IdempotencyRepository {
                 == 1;
     }
 
+    /** In a group commit, a record this work inserted that is not written yet is completed before it is written. */
     @Override
     public void complete(Tenant tenant, String key, int status, byte[] body) {
+        GroupedInserts held = sql.heldInserts();
+        Object[] row = held == null ? null : held.unwritten(tenant.projectId(), Rows.mode(tenant.mode()), key);
+        if (row != null) {
+            row[5] = null;
+            row[6] = status;
+            row[7] = body;
+            return;
+        }
         sql.update(
                 "UPDATE idempotency_records SET response_status = ?, response_body = ?, locked_until = NULL WHERE "
                         + KEY,
@@ -106,27 +129,7 @@ final class JdbcIdempotency implements IdempotencyRepository {
 
     @Override
     public boolean tryInsertDedup(DedupClaim c) {
-        GroupedInserts held = sql.heldInserts();
-        if (held != null) {
-            // in a group commit: answered now and written with the group's other reservations in one statement; one
-            // that turns out held already by another transaction sends its work to run alone (GroupedInserts)
-            return held.reserve(
-                    "INSERT INTO idempotency_records (project_id, mode, idem_key, fingerprint, created_at, "
-                            + "locked_until, response_status, response_body) VALUES ",
-                    "(?, ?, ?, ?, ?, ?, ?, ?)",
-                    " ON CONFLICT DO NOTHING RETURNING project_id, mode, idem_key",
-                    3,
-                    new Object[] {
-                        c.tenant().projectId(),
-                        Rows.mode(c.tenant().mode()),
-                        c.key(),
-                        c.scheduleId(),
-                        c.createdAt(),
-                        null,
-                        DEDUP_STATUS,
-                        DEDUP_BODY
-                    });
-        }
+        // in a group commit, held with the group's other reservations (tryInsert)
         return tryInsert(new IdempotencyRecord(
                 c.tenant(), c.key(), c.scheduleId(), c.createdAt(), null, DEDUP_STATUS, DEDUP_BODY));
     }

@@ -26,22 +26,30 @@ final class JdbcMessages implements MessageRepository {
 
     @Override
     public boolean insert(Message m) {
-        return sql.update(
-                        "INSERT INTO messages (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                                + "ON CONFLICT DO NOTHING",
-                        m.id(),
-                        m.tenant().projectId(),
-                        Rows.mode(m.tenant().mode()),
-                        m.eventType(),
-                        m.applicationId(),
-                        m.payloadJson(),
-                        m.idempotencyKey(),
-                        m.dedupId(),
-                        m.scheduleId(),
-                        m.scheduledFor(),
-                        m.deliveries(),
-                        m.createdAt())
-                == 1;
+        Object[] row = {
+            m.id(),
+            m.tenant().projectId(),
+            Rows.mode(m.tenant().mode()),
+            m.eventType(),
+            m.applicationId(),
+            m.payloadJson(),
+            m.idempotencyKey(),
+            m.dedupId(),
+            m.scheduleId(),
+            m.scheduledFor(),
+            m.deliveries(),
+            m.createdAt()
+        };
+        String head = "INSERT INTO messages (" + COLUMNS + ") VALUES ";
+        String values = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+        GroupedInserts held = sql.heldInserts();
+        if (held != null) {
+            // in a group commit: written with the other works' messages in one statement before the COMMIT; an id that
+            // exists already fails the group there, whose works then run alone and get false here
+            held.hold(head, values, " ON CONFLICT DO NOTHING", GroupedInserts.Check.ALL, 0, row);
+            return true;
+        }
+        return sql.update(head + values + " ON CONFLICT DO NOTHING", row) == 1;
     }
 
     @Override

@@ -55,6 +55,29 @@ final class Sql {
     }
 
     /**
+     * {@link #query}, run once per group commit's transaction for these arguments: the group's later works get the
+     * first one's rows (which must be immutable), until a statement other than a held insert runs on the transaction.
+     * For the lookups every grouped send repeats (an event type, an application, the endpoints it fans out to): a
+     * group of 100 sends to one application reads its endpoints once. The group's works then see the rows as of that
+     * first read, as if they had run right after it; outside a group this is {@link #query}.
+     */
+    <T> List<T> queryPerGroup(String sql, RowMapper<T> mapper, Object... args) {
+        if (grouped == null) return query(sql, mapper, args);
+        String key = sql + '\u0000' + java.util.Arrays.deepToString(args);
+        List<T> rows = grouped.recalled(key);
+        if (rows != null) return rows;
+        rows = java.util.Collections.unmodifiableList(query(sql, mapper, args));
+        grouped.remember(key, rows);
+        return rows;
+    }
+
+    /** {@link #one} through {@link #queryPerGroup}. */
+    <T> Optional<T> onePerGroup(String sql, RowMapper<T> mapper, Object... args) {
+        List<T> rows = queryPerGroup(sql, mapper, args);
+        return rows.isEmpty() ? Optional.empty() : Optional.ofNullable(rows.get(0));
+    }
+
+    /**
      * {@link #query}, planned by PostgreSQL at this run with these arguments and the settings in force now: never a
      * plan cached from an earlier run (its plan cache ignores planner settings such as {@code enable_nestloop}).
      */
@@ -69,6 +92,8 @@ final class Sql {
 
     private <T> List<T> select(String sql, boolean planNow, RowMapper<T> mapper, Object... args) {
         flushHeld();
+        // UPDATE … RETURNING and WITH … may write
+        if (grouped != null && !sql.regionMatches(true, 0, "SELECT ", 0, 7)) grouped.forgetReads();
         try (PreparedStatement ps = prepare(sql, planNow)) {
             bind(ps, args);
             try (ResultSet rs = ps.executeQuery()) {
@@ -83,6 +108,7 @@ final class Sql {
 
     private int change(String sql, boolean planNow, Object... args) {
         flushHeld();
+        if (grouped != null) grouped.forgetReads();
         try (PreparedStatement ps = prepare(sql, planNow)) {
             bind(ps, args);
             return ps.executeUpdate();
@@ -112,6 +138,7 @@ final class Sql {
     int[] batch(String sql, Collection<Object[]> rows) {
         if (rows.isEmpty()) return new int[0];
         flushHeld();
+        if (grouped != null) grouped.forgetReads();
         try (PreparedStatement ps = connection.prepareStatement(sql)) {
             for (Object[] args : rows) {
                 bind(ps, args);
