@@ -91,8 +91,18 @@ public final class RequestIdempotency {
         if (this.running.putIfAbsent(running, Boolean.TRUE) != null) throw inProgress();
         try {
             // read before anything waits on it, as claim does: a key held by a request still committing is a 409 now
-            if (store.inReadTransaction(tx -> tx.idempotency().find(tenant, key))
-                    .isPresent()) return claimedFirst(ctx, tenant, key, fingerprint, mutation, true);
+            Optional<IdempotencyRecord> found =
+                    store.inReadTransaction(tx -> tx.idempotency().find(tenant, key));
+            if (found.isPresent()) {
+                IdempotencyRecord r = found.get();
+                // a completed request's answer needs no write: replayed (or refused) from what was read
+                if (r.completed() && !IdempotencyWindow.expired(r.createdAt(), clock.instant())) {
+                    if (!r.fingerprint().equals(fingerprint)) throw keyReuse();
+                    replayed(ctx, new Claim(r, null, null));
+                    return null;
+                }
+                return claimedFirst(ctx, tenant, key, fingerprint, mutation, true);
+            }
             ApiResponse response = store.inGroupCommit(tx -> {
                 Instant now = clock.instant();
                 Instant lock = now.plus(IN_PROGRESS_LOCK).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
