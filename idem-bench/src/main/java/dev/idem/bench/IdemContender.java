@@ -50,21 +50,35 @@ final class IdemContender extends Contender {
     private final Clock clock = Clock.systemUTC();
 
     IdemContender(BenchOptions options, Receiver receiver, Postgres postgres) throws Exception {
+        this(options, receiver, postgres, null);
+    }
+
+    /** The same on a new SQLite file (the embedded store's pool and settings), one node. */
+    static IdemContender sqlite(BenchOptions options, Receiver receiver, java.nio.file.Path file) throws Exception {
+        return new IdemContender(options, receiver, null, file);
+    }
+
+    private IdemContender(BenchOptions options, Receiver receiver, Postgres postgres, java.nio.file.Path sqliteFile)
+            throws Exception {
         super(options, receiver);
         this.postgres = postgres;
         this.database = options.dbPrefix();
-        postgres.recreate(database);
+        if (postgres != null) postgres.recreate(database);
         try {
-            for (int node = 0; node < options.nodes(); node++)
+            if (postgres == null)
                 stores.add(JdbcStores.open(
-                        new StoreConfig(
-                                postgres.url(database),
-                                options.user(),
-                                options.password(),
-                                options.idemPool(),
-                                true,
-                                BenchKeys.KEYS),
-                        clock));
+                        StoreConfig.of("jdbc:sqlite:" + sqliteFile, null, null).withMasterKeys(BenchKeys.KEYS), clock));
+            else
+                for (int node = 0; node < options.nodes(); node++)
+                    stores.add(JdbcStores.open(
+                            new StoreConfig(
+                                    postgres.url(database),
+                                    options.user(),
+                                    options.password(),
+                                    options.idemPool(),
+                                    true,
+                                    BenchKeys.KEYS),
+                            clock));
             store = stores.get(0);
             Instant now = clock.instant();
             IdGenerator ids = IdGenerator.system();
@@ -155,6 +169,7 @@ final class IdemContender extends Contender {
 
     @Override
     long purge() throws Exception {
+        if (postgres == null) throw new UnsupportedOperationException("purging is for the PostgreSQL runs");
         return postgres.update(
                 database,
                 "UPDATE deliveries SET status = 'cancelled', next_attempt_at = NULL "
@@ -163,6 +178,7 @@ final class IdemContender extends Contender {
 
     @Override
     void between() throws Exception {
+        if (postgres == null) return;
         postgres.execute(database, "VACUUM ANALYZE deliveries", "VACUUM ANALYZE schedules", "VACUUM ANALYZE attempts");
     }
 

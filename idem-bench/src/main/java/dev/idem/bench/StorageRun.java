@@ -17,8 +17,10 @@ import java.util.Properties;
  * autovacuum leaves) and after {@code VACUUM FULL} (the live rows alone); and how long the dashboard's counters
  * ({@code GET /v1/stats}'s store read) take on the empty store and with that history.
  * {@code java [-Dkeep=true] -cp idem-bench/target/idem-bench.jar dev.idem.bench.StorageRun [deliveries]} ({@code keep}:
- * leave the database {@code idem_storage} in place to look at); {@code … StorageRun soak [perRound] [rounds]} for
- * {@link #soak}.
+ * leave the database {@code idem_storage} in place to look at; {@code -Ddb=NAME}: another database's name, for two
+ * runs at once); {@code … StorageRun soak [perRound] [rounds]} for {@link #soak}; {@code … StorageRun sqlite
+ * [deliveries]} for the same burst on the embedded store ({@link SqliteStorage}); {@code -Dslices=K}: the
+ * deliveries in K bursts with {@code VACUUM ANALYZE} between them, as autovacuum runs during a sustained load.
  */
 public final class StorageRun {
     private static final String[] TABLES = {
@@ -28,23 +30,37 @@ public final class StorageRun {
     private StorageRun() {}
 
     public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("sqlite")) {
+            SqliteStorage.run(args.length > 1 ? Integer.parseInt(args[1]) : 20_000);
+            return;
+        }
         if (args.length > 0 && args[0].equals("soak")) {
             soak(args.length > 1 ? Integer.parseInt(args[1]) : 20_000, args.length > 2 ? Integer.parseInt(args[2]) : 8);
             return;
         }
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
-        BenchOptions options = BenchOptions.parse(new String[] {"--db", "idem_storage", "--only", "idem"});
+        BenchOptions options =
+                BenchOptions.parse(new String[] {"--db", System.getProperty("db", "idem_storage"), "--only", "idem"});
         Postgres postgres = new Postgres(options);
         try (Receiver receiver = new Receiver(options.jdkReceiver(), options.receiverThreads());
                 IdemContender idem = new IdemContender(options, receiver, postgres)) {
+            String setup = System.getProperty("setup");
+            if (setup != null)
+                try (Connection c = connect(options, options.dbPrefix())) {
+                    for (String st : setup.split(";")) exec(c, st);
+                }
             System.out.printf(Locale.ROOT, "stats read, empty store: %s%n", statsLatency(idem, Duration.ZERO));
+            int slices = Integer.getInteger("slices", 1);
+            int slice = Math.min(50_000, (n + slices - 1) / slices);
             for (int done = 0; done < n; ) {
-                int part = Math.min(50_000, n - done);
+                int part = Math.min(slice, n - done);
                 Phase p = idem.burst("storage", part);
                 if (p.completed() != part || p.pendingAfter() != 0)
                     throw new IllegalStateException("burst delivered " + p.completed() + " of " + part);
                 done += part;
                 System.out.printf(Locale.ROOT, "delivered %,d (%,.0f/s)%n", done, part / p.drainSeconds());
+                // what autovacuum does during sustained load: the next slice reuses the space this one freed
+                if (slices > 1 && done < n) idem.between();
             }
             System.out.printf(
                     Locale.ROOT,
@@ -57,6 +73,7 @@ public final class StorageRun {
                     n,
                     statsLatency(idem, Duration.ofMinutes(10)));
             try (Connection c = connect(options, options.dbPrefix())) {
+                updates(c);
                 exec(c, "VACUUM ANALYZE");
                 System.out.printf(Locale.ROOT, "%nafter VACUUM ANALYZE (what autovacuum leaves):%n");
                 long total = sizes(c, n);
@@ -86,7 +103,8 @@ public final class StorageRun {
      * should stop growing once the first round has aged out.
      */
     private static void soak(int perRound, int rounds) throws Exception {
-        BenchOptions options = BenchOptions.parse(new String[] {"--db", "idem_storage", "--only", "idem"});
+        BenchOptions options =
+                BenchOptions.parse(new String[] {"--db", System.getProperty("db", "idem_storage"), "--only", "idem"});
         Postgres postgres = new Postgres(options);
         try (Receiver receiver = new Receiver(options.jdkReceiver(), options.receiverThreads());
                 IdemContender idem = new IdemContender(options, receiver, postgres);
@@ -129,6 +147,36 @@ public final class StorageRun {
         postgres.drop(options.dbPrefix());
     }
 
+    /**
+     * Prints each queue table's updates and how many of them were HOT (the new version on the old one's page, no index
+     * entry written): an update that is not HOT leaves a dead version and dead index entries behind until vacuum, and
+     * the space they held stays with the table.
+     */
+    private static void updates(Connection c) throws Exception {
+        for (int i = 0;
+                i < 30
+                        && one(
+                                        c,
+                                        "SELECT COALESCE(sum(n_tup_ins), 0) FROM pg_stat_user_tables WHERE relname = 'attempts'")
+                                < 1;
+                i++) Thread.sleep(500);
+        Thread.sleep(11_000);
+        System.out.printf(Locale.ROOT, "%nupdates per table (pg_stat_user_tables):%n");
+        System.out.printf(Locale.ROOT, "  %-20s %12s %12s %12s%n", "table", "inserted", "updated", "HOT");
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd FROM "
+                        + "pg_stat_user_tables WHERE relname IN ('schedules', 'deliveries', 'attempts') ORDER BY 1")) {
+            while (rs.next())
+                System.out.printf(
+                        Locale.ROOT,
+                        "  %-20s %,12d %,12d %,12d%n",
+                        rs.getString(1),
+                        rs.getLong(2),
+                        rs.getLong(3),
+                        rs.getLong(4));
+        }
+    }
+
     /** Prints each table's rows, heap and index bytes per delivery; returns the total bytes. */
     private static long sizes(Connection c, int n) throws Exception {
         long total = 0;
@@ -140,18 +188,11 @@ public final class StorageRun {
             total += all;
             System.out.printf(Locale.ROOT, "  %-40s %,10d %,14d %,12d%n", table + " (all)", rows, all, all / n);
             System.out.printf(Locale.ROOT, "  %-40s %10s %,14d %,12d%n", "  heap + toast", "", heap, heap / n);
-            try (Statement s = c.createStatement();
-                    ResultSet rs = s.executeQuery("SELECT indexrelid::regclass::text, pg_relation_size(indexrelid) "
-                            + "FROM pg_index WHERE indrelid = '" + table + "'::regclass ORDER BY 1")) {
-                while (rs.next())
-                    System.out.printf(
-                            Locale.ROOT,
-                            "  %-40s %10s %,14d %,12d%n",
-                            "  " + rs.getString(1),
-                            "",
-                            rs.getLong(2),
-                            rs.getLong(2) / n);
-            }
+            relations(
+                    c,
+                    "SELECT indexrelid::regclass::text, pg_relation_size(indexrelid) FROM pg_index WHERE indrelid = '"
+                            + table + "'::regclass ORDER BY 1",
+                    n);
         }
         for (String table : new String[] {"schedules", "deliveries", "attempts"}) {
             StringBuilder cols = new StringBuilder();
@@ -198,13 +239,28 @@ public final class StorageRun {
                 measured[measured.length - 1]);
     }
 
-    private static void exec(Connection c, String sql) throws Exception {
+    /** Prints a row per relation that {@code sql} returns (its name, its bytes), with its bytes per delivery. */
+    static void relations(Connection c, String sql, int n) throws Exception {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
+            while (rs.next())
+                System.out.printf(
+                        Locale.ROOT,
+                        "  %-40s %10s %,14d %,12d%n",
+                        "  " + rs.getString(1),
+                        "",
+                        rs.getLong(2),
+                        rs.getLong(2) / n);
+        }
+    }
+
+    static void exec(Connection c, String sql) throws Exception {
         try (Statement s = c.createStatement()) {
             s.execute(sql);
         }
     }
 
-    private static long one(Connection c, String sql) throws Exception {
+    static long one(Connection c, String sql) throws Exception {
         try (Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery(sql)) {
             rs.next();

@@ -13,6 +13,9 @@ import java.util.Optional;
 
 final class JdbcDeliveries implements DeliveryRepository {
     static final String PENDING = "status IN ('scheduled', 'retrying', 'delivering')";
+    /** A delivery's attempts: through the attempts' key (delivery_id, id), a handful of rows sorted here (V13). */
+    static final String ATTEMPTS =
+            "SELECT " + Rows.ATTEMPT + " FROM attempts WHERE delivery_id = ? ORDER BY number, started_at";
     /** Written, not yet claimed, never attempted: an occurrence no receiver has seen, which may still move or go. */
     private static final String NEVER_ATTEMPTED = "status = 'scheduled' AND attempt_count = 0";
 
@@ -223,10 +226,7 @@ final class JdbcDeliveries implements DeliveryRepository {
 
     @Override
     public List<Attempt> attempts(String deliveryId) {
-        return sql.query(
-                "SELECT " + Rows.ATTEMPT + " FROM attempts WHERE delivery_id = ? ORDER BY number, started_at",
-                Rows::attempt,
-                deliveryId);
+        return sql.query(ATTEMPTS, Rows::attempt, deliveryId);
     }
 
     @Override

@@ -160,6 +160,11 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
         return written.completed();
     }
 
+    /** The reaper's statement, as {@link #reapExpired} runs it (for the plan tests). */
+    String reapStatement() {
+        return reapSql;
+    }
+
     @Override
     public int reapExpired() {
         int reaped = retrying(() -> transactions.write(sql -> sql.update(reapSql, clock.args())));

@@ -1,0 +1,101 @@
+package dev.idem.store.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.idem.store.JdbcStores;
+import dev.idem.store.testing.TestDatabase;
+import dev.idem.store.testing.TestStores;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Clock;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The small indexes that keep a finished delivery cheap are still the ones the statements read, on both stores: with
+ * thousands of finished deliveries and a few being delivered, the reaper finds the delivering rows through
+ * {@code deliveries_delivering} (its predicate, whatever its key) and a delivery's attempts come through the attempts'
+ * key {@code (delivery_id, id)}, not through a scan of either table.
+ */
+class DeliveryIndexPlanTest {
+    private static final int FINISHED = 5_000;
+    private static final int DELIVERING = 20;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void onPostgresTheReaperAndTheAttemptsReadUseTheirIndexes() throws Exception {
+        try (TestDatabase db = TestStores.postgresDatabase()) {
+            assertPlans(db, "EXPLAIN ", "ANALYZE", "deliveries_delivering", "attempts_pkey");
+        }
+    }
+
+    @Test
+    void onSqliteTheReaperAndTheAttemptsReadUseTheirIndexes() throws Exception {
+        TestDatabase db = TestStores.sqliteDatabase(dir);
+        assertPlans(db, "EXPLAIN QUERY PLAN ", "ANALYZE", "deliveries_delivering", "sqlite_autoindex_attempts_1");
+    }
+
+    private static void assertPlans(
+            TestDatabase db, String explain, String analyze, String delivering, String attemptsKey) throws Exception {
+        try (JdbcStore store = (JdbcStore) JdbcStores.open(db.config(), Clock.systemUTC());
+                Connection c = connect(db)) {
+            fill(c);
+            exec(c, analyze);
+            String reap = ((JdbcDeliveryQueue) store.queue()).reapStatement();
+            assertThat(plan(c, explain + reap, System.currentTimeMillis())).contains(delivering);
+            assertThat(plan(c, explain + JdbcDeliveries.ATTEMPTS, "dlv_100007")).contains(attemptsKey);
+        }
+    }
+
+    /** {@link #FINISHED} succeeded deliveries with an attempt each, and {@link #DELIVERING} being delivered. */
+    private static void fill(Connection c) throws Exception {
+        String numbers = "WITH RECURSIVE n (i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < "
+                + (FINISHED + DELIVERING) + ") ";
+        exec(
+                c,
+                numbers + "INSERT INTO deliveries (id, project_id, mode, schedule_id, scheduled_for, sequence, status, "
+                        + "attempt_count, next_attempt_at, idempotency_key, lease_owner, lease_expires_at, created_at, "
+                        + "updated_at) SELECT 'dlv_' || (100000 + i), 'prj_1', 'live', 'sch_' || (100000 + i), i, 1, "
+                        + "CASE WHEN i > " + FINISHED + " THEN 'delivering' ELSE 'succeeded' END, 1, NULL, 'k', "
+                        + "CASE WHEN i > " + FINISHED + " THEN 'node' END, CASE WHEN i > " + FINISHED
+                        + " THEN 1 END, 0, 0 FROM n");
+        exec(
+                c,
+                numbers + "INSERT INTO attempts (id, delivery_id, number, started_at, duration_ms, status_code) "
+                        + "SELECT 'att_' || (100000 + i), 'dlv_' || (100000 + i), 1, 0, 5, 200 FROM n");
+    }
+
+    private static String plan(Connection c, String sql, Object param) throws Exception {
+        StringBuilder plan = new StringBuilder();
+        try (PreparedStatement s = c.prepareStatement(sql)) {
+            int marks = (int) sql.chars().filter(ch -> ch == '?').count();
+            for (int i = 1; i <= marks; i++) s.setObject(i, param);
+            try (ResultSet rs = s.executeQuery()) {
+                int columns = rs.getMetaData().getColumnCount();
+                while (rs.next()) plan.append(rs.getString(columns)).append('\n');
+            }
+        }
+        return plan.toString();
+    }
+
+    private static Connection connect(TestDatabase db) throws Exception {
+        Properties p = new Properties();
+        if (db.config().user() != null) p.setProperty("user", db.config().user());
+        if (db.config().password() != null)
+            p.setProperty("password", db.config().password());
+        return DriverManager.getConnection(db.config().jdbcUrl(), p);
+    }
+
+    private static void exec(Connection c, String sql) throws Exception {
+        try (Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+}
