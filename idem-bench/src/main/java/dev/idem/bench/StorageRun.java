@@ -19,7 +19,8 @@ import java.util.Properties;
  * {@code java [-Dkeep=true] -cp idem-bench/target/idem-bench.jar dev.idem.bench.StorageRun [deliveries]} ({@code keep}:
  * leave the database {@code idem_storage} in place to look at; {@code -Ddb=NAME}: another database's name, for two
  * runs at once); {@code … StorageRun soak [perRound] [rounds]} for {@link #soak}; {@code … StorageRun sqlite
- * [deliveries]} for the same burst on the embedded store ({@link SqliteStorage}); {@code -Dslices=K}: the
+ * [deliveries]} for the same burst on the embedded store ({@link SqliteStorage}); {@code -Dsetup="SQL;SQL"}:
+ * statements run on the new, empty database before the burst (to try a schema change); {@code -Dslices=K}: the
  * deliveries in K bursts with {@code VACUUM ANALYZE} between them, as autovacuum runs during a sustained load.
  */
 public final class StorageRun {
@@ -153,13 +154,8 @@ public final class StorageRun {
      * the space they held stays with the table.
      */
     private static void updates(Connection c) throws Exception {
-        for (int i = 0;
-                i < 30
-                        && one(
-                                        c,
-                                        "SELECT COALESCE(sum(n_tup_ins), 0) FROM pg_stat_user_tables WHERE relname = 'attempts'")
-                                < 1;
-                i++) Thread.sleep(500);
+        // a backend reports its counts at a commit a second after its last report, or after 10 s idle: the engine's
+        // pooled connections have just gone idle
         Thread.sleep(11_000);
         System.out.printf(Locale.ROOT, "%nupdates per table (pg_stat_user_tables):%n");
         System.out.printf(Locale.ROOT, "  %-20s %12s %12s %12s%n", "table", "inserted", "updated", "HOT");
