@@ -9,41 +9,24 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hc.client5.http.classic.methods.HttpPost;
-import org.apache.hc.client5.http.config.ConnectionConfig;
-import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
-import org.apache.hc.client5.http.impl.classic.HttpClients;
-import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
-import org.apache.hc.core5.util.Timeout;
 
 /**
  * API clients as a user's application would run them: {@code clients} threads, each on its own kept-alive HTTP/1.1
- * connection (Apache HttpClient 5 classic), posting request bodies as fast as the server answers. Every answer must
+ * connection ({@link PooledHttp}), posting request bodies as fast as the server answers. Every answer must
  * be the expected status; anything else fails the run.
  */
 final class ApiLoad implements AutoCloseable {
     private final String base;
     private final String apiKey;
-    private final CloseableHttpClient http;
+    private final PooledHttp http;
 
     ApiLoad(String base, String apiKey, int connections) {
         this.base = base;
         this.apiKey = apiKey;
-        this.http = HttpClients.custom()
-                .setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create()
-                        .setMaxConnTotal(connections)
-                        .setMaxConnPerRoute(connections)
-                        .setDefaultConnectionConfig(ConnectionConfig.custom()
-                                .setConnectTimeout(Timeout.ofSeconds(10))
-                                .setSocketTimeout(Timeout.ofSeconds(120))
-                                .build())
-                        .build())
-                .disableAutomaticRetries()
-                .disableCookieManagement()
-                .disableContentCompression()
-                .build();
+        this.http = new PooledHttp(connections);
     }
 
     /** What a run of posts took. */
@@ -68,7 +51,7 @@ final class ApiLoad implements AutoCloseable {
                         HttpPost post = new HttpPost(base + path);
                         post.addHeader("Authorization", "Bearer " + apiKey);
                         post.setEntity(new ByteArrayEntity(bodies.get(i), ContentType.APPLICATION_JSON));
-                        String answer = http.execute(
+                        String answer = http.client.execute(
                                 post,
                                 r -> r.getCode() == status
                                         ? null

@@ -25,9 +25,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hc.client5.http.classic.methods.HttpGet;
 import org.apache.hc.client5.http.classic.methods.HttpPost;
 import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
-import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
-import org.apache.hc.client5.http.impl.classic.HttpClients;
-import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.apache.hc.core5.http.io.entity.StringEntity;
@@ -43,7 +40,7 @@ final class FanoutNode implements AutoCloseable {
     private final String db;
     private final Store store;
     private final IdemServer server;
-    private final Http http = new Http(64);
+    private final PooledHttp http = new PooledHttp(64);
     private final String api;
 
     FanoutNode(Postgres postgres, BenchOptions base, String db) throws Exception {
@@ -128,37 +125,5 @@ final class FanoutNode implements AutoCloseable {
         server.close();
         store.close();
         postgres.drop(db);
-    }
-
-    /** A pooled, kept-alive Apache HttpClient with {@code connections} connections per route. */
-    static final class Http implements AutoCloseable {
-        final CloseableHttpClient client;
-
-        Http(int connections) {
-            client = HttpClients.custom()
-                    .setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create()
-                            .setMaxConnTotal(connections)
-                            .setMaxConnPerRoute(connections)
-                            .build())
-                    .disableAutomaticRetries()
-                    .build();
-        }
-
-        /** POSTs {@code json} with {@code headers}; a non-2xx is an exception. */
-        void post(String url, String json, Map<String, String> headers) throws IOException {
-            HttpPost post = new HttpPost(url);
-            headers.forEach(post::addHeader);
-            post.setEntity(new StringEntity(json, ContentType.APPLICATION_JSON));
-            int code = client.execute(post, r -> {
-                EntityUtils.consume(r.getEntity());
-                return r.getCode();
-            });
-            if (code / 100 != 2) throw new IOException(url + " answered " + code);
-        }
-
-        @Override
-        public void close() throws IOException {
-            client.close();
-        }
     }
 }

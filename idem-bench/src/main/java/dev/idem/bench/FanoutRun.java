@@ -99,7 +99,7 @@ public final class FanoutRun {
     /** The machine's ceiling without a database: 64 threads POSTing straight at the receiver's answered paths. */
     private void wire(int n) throws Exception {
         FanoutReceiver.Tally tally = receiver.begin(Map.of());
-        try (FanoutNode.Http http = new FanoutNode.Http(64)) {
+        try (PooledHttp http = new PooledHttp(64)) {
             AtomicInteger next = new AtomicInteger();
             List<String> urls = new ArrayList<>();
             for (int k = 0; k < 10; k++) urls.add(receiver.url("127.0.0." + (k + 1), "/ep/" + k));
