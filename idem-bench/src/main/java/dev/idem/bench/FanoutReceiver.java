@@ -28,8 +28,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class FanoutReceiver implements AutoCloseable {
     private final HttpServer server;
     private final ExecutorService workers;
-    private final Set<HttpExchange> parked = ConcurrentHashMap.newKeySet();
-    private volatile boolean hang = true;
+    private final HeldRequests held = new HeldRequests(true);
     private volatile Tally tally = new Tally(Map.of());
 
     /** What arrived since {@link #begin}: at the answered paths, and (counted apart) at the hanging ones. */
@@ -91,13 +90,12 @@ final class FanoutReceiver implements AutoCloseable {
 
     /** Answers every parked request now, and every later one at once. */
     void release() {
-        hang = false;
-        for (HttpExchange ex : parked) answer(ex);
+        held.release();
     }
 
     /** Hangs {@code /hang/} paths again (after a {@link #release()}). */
     void hangAgain() {
-        hang = true;
+        held.hangAgain();
     }
 
     private void handle(HttpExchange ex) throws IOException {
@@ -115,12 +113,8 @@ final class FanoutReceiver implements AutoCloseable {
         String endpoint = h.getFirst(WebhookHeaders.ENDPOINT_ID);
         if (ex.getRequestURI().getPath().startsWith("/hang/")) {
             t.hangingRequests.incrementAndGet();
-            if (hang) {
-                parked.add(ex);
-                if (!hang) answer(ex);
-                return;
-            }
-            answer(ex);
+            if (held.hanging()) held.hold(ex);
+            else held.answer(ex);
             return;
         }
         long n = t.requests.incrementAndGet();
@@ -134,24 +128,13 @@ final class FanoutReceiver implements AutoCloseable {
             var r = v.verify(messageId, h.getFirst("webhook-timestamp"), h.getFirst("webhook-signature"), body);
             (r.valid() ? t.verified : t.badSignatures).incrementAndGet();
         }
-        answer(ex);
-    }
-
-    private void answer(HttpExchange ex) {
-        parked.remove(ex);
-        try {
-            ex.sendResponseHeaders(200, -1);
-        } catch (IOException e) {
-            // the sender gave up on this request (its timeout): the connection is gone
-        } finally {
-            ex.close();
-        }
+        held.answer(ex);
     }
 
     @Override
     public void close() {
         server.stop(0);
-        for (HttpExchange ex : parked) ex.close();
+        held.close();
         workers.shutdownNow();
     }
 }

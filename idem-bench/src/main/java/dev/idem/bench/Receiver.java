@@ -36,15 +36,16 @@ public final class Receiver implements AutoCloseable {
     private final SocketTransport socket;
     /** The slow receiver's transport ({@link #answeringAfter}); null otherwise. */
     private final DelayedTransport delayed;
-    /** How long the JDK server waits before answering (null: at once); never answers while {@link #hang} holds. */
+    /** How long the JDK server waits before answering (null: at once); never answers a held request before {@link #release()}. */
     private final java.time.Duration answerAfter;
 
-    private volatile boolean hang;
     /** Paths under this prefix are answered at once and counted, the others hang uncounted ({@link #sameHost}); null: one path. */
     private final String answeredPrefix;
 
     private final java.util.concurrent.ScheduledExecutorService timer;
-    private final Set<HttpExchange> parked = ConcurrentHashMap.newKeySet();
+    /** Requests held unanswered while the receiver hangs. */
+    private final HeldRequests held;
+
     private volatile Tally tally = new Tally(0, null);
 
     /** Counts of one measured run. Replace it with {@link #begin} before each run. */
@@ -127,7 +128,7 @@ public final class Receiver implements AutoCloseable {
     private Receiver(java.time.Duration answerAfter) throws IOException {
         this.answeredPrefix = null;
         this.answerAfter = answerAfter;
-        this.hang = false;
+        this.held = new HeldRequests(false);
         this.timer = null;
         this.server = null;
         this.workers = null;
@@ -151,7 +152,7 @@ public final class Receiver implements AutoCloseable {
     private Receiver(java.time.Duration answerAfter, boolean hang, String answeredPrefix) throws IOException {
         this.answeredPrefix = answeredPrefix;
         this.answerAfter = answerAfter;
-        this.hang = hang;
+        this.held = new HeldRequests(hang);
         this.timer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "receiver-timer");
             t.setDaemon(true);
@@ -184,14 +185,13 @@ public final class Receiver implements AutoCloseable {
 
     /** Answers every parked request now, and every later one at once or after the delay. */
     public void release() {
-        hang = false;
-        for (HttpExchange ex : parked) answer(ex);
+        held.release();
     }
 
     public Receiver(boolean jdk, int threads) throws IOException {
         this.answeredPrefix = null;
         this.answerAfter = null;
-        this.hang = false;
+        this.held = new HeldRequests(false);
         this.timer = null;
         this.delayed = null;
         if (!jdk) {
@@ -255,25 +255,12 @@ public final class Receiver implements AutoCloseable {
             ex.close();
             throw e;
         }
-        if (hang && !answeredPath) {
-            parked.add(ex);
-            if (!hang) answer(ex);
+        if (held.hanging() && !answeredPath) {
+            held.hold(ex);
         } else if (answerAfter != null && !answerAfter.isZero()) {
-            timer.schedule(() -> answer(ex), answerAfter.toMillis(), TimeUnit.MILLISECONDS);
+            timer.schedule(() -> held.answer(ex), answerAfter.toMillis(), TimeUnit.MILLISECONDS);
         } else {
-            answer(ex);
-        }
-    }
-
-    private void answer(HttpExchange ex) {
-        if (hang && parked.contains(ex)) return;
-        parked.remove(ex);
-        try {
-            ex.sendResponseHeaders(200, -1);
-        } catch (IOException e) {
-            // the sender gave up on this request (its timeout): the connection is gone
-        } finally {
-            ex.close();
+            held.answer(ex);
         }
     }
 
@@ -308,7 +295,7 @@ public final class Receiver implements AutoCloseable {
             return;
         }
         server.stop(0);
-        for (HttpExchange ex : parked) ex.close();
+        held.close();
         workers.shutdownNow();
         if (timer != null) timer.shutdownNow();
     }
