@@ -25,7 +25,7 @@ import java.util.Properties;
  */
 public final class StorageRun {
     private static final String[] TABLES = {
-        "schedules", "deliveries", "attempts", "idempotency_records", "messages", "delivery_counts"
+        "schedules", "deliveries", "attempts", "idempotency_records", "messages", "delivery_counts", "delivery_traces"
     };
 
     private StorageRun() {}
