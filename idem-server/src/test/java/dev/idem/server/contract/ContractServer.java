@@ -15,6 +15,7 @@ import dev.idem.server.ServerConfig;
 import dev.idem.server.internal.ApiKeys;
 import dev.idem.wire.SigningSecret;
 import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -84,6 +85,21 @@ public final class ContractServer implements AutoCloseable {
         Matcher m = Pattern.compile("live key: (sk_live_\\S+)").matcher(printed.toString(StandardCharsets.UTF_8));
         assertThat(m.find()).as("first start prints the live key: %s", printed).isTrue();
         return new ContractServer(store, server, m.group(1), ownsStore);
+    }
+
+    /**
+     * Another node on {@code store} (which stays the caller's), as a second process sharing the database would be: its
+     * own HTTP port, API state and node id, the default project's test key; closing it leaves the store open.
+     */
+    public static IdemServer secondNode(Store store, Path dataDir, String nodeId) {
+        ServerConfig config = ServerConfig.builder()
+                .port(0)
+                .dataDir(dataDir)
+                .bootstrapKey(TEST_KEY)
+                .nodeId(nodeId)
+                .build();
+        return IdemServer.start(
+                config, store, false, Clock.systemUTC(), RANDOM, new PrintStream(OutputStream.nullOutputStream()));
     }
 
     public String defaultProjectId() {

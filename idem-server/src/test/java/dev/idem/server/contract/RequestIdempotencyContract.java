@@ -9,12 +9,8 @@ import dev.idem.core.Tenant;
 import dev.idem.core.store.Store;
 import dev.idem.server.ApiClientForTests;
 import dev.idem.server.IdemServer;
-import dev.idem.server.ServerConfig;
-import java.io.OutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -172,19 +168,7 @@ abstract class RequestIdempotencyContract {
     /** docs/production.md: any number of nodes share one database; a key is taken once whichever nodes the retries reach. */
     @Test
     void concurrentCreatesWithOneKeyOrOneDedupIdAcrossTwoNodesCreateExactlyOneSchedule() throws Exception {
-        ServerConfig config = ServerConfig.builder()
-                .port(0)
-                .dataDir(dir)
-                .bootstrapKey(ContractServer.TEST_KEY)
-                .nodeId("contract-node-2")
-                .build();
-        try (IdemServer second = IdemServer.start(
-                config,
-                node.store,
-                false,
-                Clock.systemUTC(),
-                new SecureRandom(),
-                new PrintStream(OutputStream.nullOutputStream()))) {
+        try (IdemServer second = ContractServer.secondNode(node.store, dir, "contract-node-2")) {
             ApiClientForTests[] clients = {node.api, new ApiClientForTests(second.port())};
             for (int round = 0; round < 2; round++) {
                 String tag = "two-nodes-" + unique();
