@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The small indexes that keep a finished delivery cheap are still the ones the statements read, on both stores: with
  * thousands of finished deliveries and a few being delivered, the reaper finds the delivering rows through
  * {@code deliveries_delivering} (its predicate, whatever its key) and a delivery's attempts come through the attempts'
- * key {@code (delivery_id, id)}, not through a scan of either table.
+ * key {@code (delivery_id, id)} (on SQLite the clustered table's own key), not through a scan of either table.
  */
 class DeliveryIndexPlanTest {
     private static final int FINISHED = 5_000;
@@ -39,7 +39,8 @@ class DeliveryIndexPlanTest {
     @Test
     void onSqliteTheReaperAndTheAttemptsReadUseTheirIndexes() throws Exception {
         TestDatabase db = TestStores.sqliteDatabase(dir);
-        assertPlans(db, "EXPLAIN QUERY PLAN ", "ANALYZE", "deliveries_delivering", "sqlite_autoindex_attempts_1");
+        // attempts are a WITHOUT ROWID table: its key is the table's own B-tree
+        assertPlans(db, "EXPLAIN QUERY PLAN ", "ANALYZE", "deliveries_delivering", "PRIMARY KEY (delivery_id=?)");
     }
 
     private static void assertPlans(
