@@ -25,6 +25,8 @@ public final class LoopbackReceiver implements AutoCloseable {
     /** The response body. */
     public final java.util.concurrent.atomic.AtomicReference<String> answer =
             new java.util.concurrent.atomic.AtomicReference<>("ok");
+    /** Headers every response carries besides its body's. */
+    public final Map<String, String> responseHeaders = new java.util.concurrent.ConcurrentHashMap<>();
 
     public LoopbackReceiver() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
@@ -35,6 +37,7 @@ public final class LoopbackReceiver implements AutoCloseable {
             ex.getRequestHeaders().forEach((k, v) -> h.put(k.toLowerCase(java.util.Locale.ROOT), String.join(",", v)));
             requests.add(new Received(ex.getRequestURI().getPath(), h, body, Instant.now()));
             byte[] bytes = answer.get().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            responseHeaders.forEach((k, v) -> ex.getResponseHeaders().set(k, v));
             ex.sendResponseHeaders(status.get(), bytes.length);
             ex.getResponseBody().write(bytes);
             ex.close();

@@ -41,6 +41,7 @@ public final class TestStores {
             "portal_settings",
             "nodes",
             "attempts",
+            "delivery_traces",
             "deliveries",
             "messages",
             "flow_usage",
