@@ -543,7 +543,8 @@ abstract class ServerContractTest {
 
     @Test
     void pauseHoldsDeliveriesResumeReleasesThemAndDeleteCancels() {
-        // due 3 s after the create, so the pause lands before it even on a busy machine; the wait ends past the due time
+        // due 3 s after the create, so the pause lands before it even on a busy machine; the wait ends past the due
+        // time
         String id = create("{\"endpoint\":\"" + receiver.url("/pr") + "\",\"delay\":\"3s\"}")
                 .json()
                 .get("id")
@@ -552,7 +553,8 @@ abstract class ServerContractTest {
         var paused = api.call("POST", "/v1/schedules/" + id + "/pause", TEST_KEY, null);
         assertThat(paused.json().get("status").asText()).isEqualTo("paused");
         assertThat(paused.json().get("paused_reason").asText()).isEqualTo("user");
-        await().atMost(Duration.ofSeconds(10)).until(() -> System.nanoTime() - created > Duration.ofSeconds(4).toNanos());
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> System.nanoTime() - created > Duration.ofSeconds(4).toNanos());
         assertThat(receiver.requests).noneMatch(r -> id.equals(r.header("Idem-Schedule-Id")));
         var resumed = api.call("POST", "/v1/schedules/" + id + "/resume", TEST_KEY, null);
         assertThat(resumed.json().get("consecutive_failures").asInt()).isZero();
