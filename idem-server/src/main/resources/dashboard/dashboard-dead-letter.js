@@ -158,6 +158,8 @@ async function replayAllMatching() {
       // what the bulk replay left dead, and why (docs/api.md, "Bulk recovery")
       if (answer.skipped_schedule_paused) note += ' Skipped ' + answer.skipped_schedule_paused + ' whose schedule is paused: resume it, then replay again.';
       if (answer.skipped_schedule_deleted) note += ' Skipped ' + answer.skipped_schedule_deleted + ' whose schedule was deleted.';
+      if (answer.held_endpoint_disabled) note += ' ' + answer.held_endpoint_disabled + ' of them wait for their disabled endpoint to be enabled.';
+      if (answer.skipped_endpoint_deleted) note += ' Skipped ' + answer.skipped_endpoint_deleted + ' whose endpoint was deleted.';
       message('notice', note);
       refreshCounters();
       await loadDlq(false);

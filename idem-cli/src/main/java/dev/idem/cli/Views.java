@@ -88,9 +88,13 @@ final class Views {
     static String bulkReplay(JsonNode answer) {
         long deleted = answer.path("skipped_schedule_deleted").asLong();
         long paused = answer.path("skipped_schedule_paused").asLong();
+        long endpointDeleted = answer.path("skipped_endpoint_deleted").asLong();
+        long held = answer.path("held_endpoint_disabled").asLong();
         return "replayed " + answer.path("replayed").asLong() + " dead deliveries"
+                + (held == 0 ? "" : " (" + held + " wait for their disabled endpoint to be enabled)")
                 + (deleted == 0 ? "" : "; skipped " + deleted + " whose schedule was deleted")
                 + (paused == 0 ? "" : "; skipped " + paused + " whose schedule is paused: resume it, then replay again")
+                + (endpointDeleted == 0 ? "" : "; skipped " + endpointDeleted + " whose endpoint was deleted")
                 + NL;
     }
 

@@ -223,17 +223,17 @@ class IdemClientAgainstNodeTest {
                         .scheduleId(a.id())
                         .since(Duration.ofHours(1))
                         .build());
-        assertThat(one).isEqualTo(new BulkReplay(1, 0, 0));
+        assertThat(one).isEqualTo(new BulkReplay(1, 0, 0, 0, 0));
         awaitDead(a.id(), 2);
 
         RequestOptions key = RequestOptions.idempotencyKey("bulk-" + System.nanoTime());
         ReplayFilter both = ReplayFilter.dead().endpoint(endpoint).build();
-        assertThat(idem.deliveries().replayAll(both, key)).isEqualTo(new BulkReplay(2, 0, 0));
+        assertThat(idem.deliveries().replayAll(both, key)).isEqualTo(new BulkReplay(2, 0, 0, 0, 0));
         awaitDead(a.id(), 3);
         awaitDead(b.id(), 2);
         assertThat(idem.deliveries().replayAll(both, key))
                 .as("the same key: the first answer, nothing replayed")
-                .isEqualTo(new BulkReplay(2, 0, 0));
+                .isEqualTo(new BulkReplay(2, 0, 0, 0, 0));
         assertThat(idem.deliveries()
                         .list(ListParams.builder().scheduleId(b.id()).build())
                         .data()

@@ -35,6 +35,12 @@ public record Endpoint(
         Instant updatedAt) {
     public static final String ID_PREFIX = "ep_";
 
+    /**
+     * The {@code paused_reason} of the one-shot of a delivery that waits, unattempted, for its endpoint to be enabled
+     * (the endpoint is disabled or deleted): enabling the endpoint resumes exactly those.
+     */
+    public static final String PAUSED_REASON = "endpoint_disabled";
+
     public Endpoint {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(tenant, "tenant");

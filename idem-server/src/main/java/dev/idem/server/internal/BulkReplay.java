@@ -7,6 +7,7 @@ import dev.idem.core.Durations;
 import dev.idem.core.Schedule;
 import dev.idem.core.ScheduleStatus;
 import dev.idem.core.Tenant;
+import dev.idem.core.fanout.Endpoint;
 import dev.idem.core.store.DeliveryRepository.DeadFilter;
 import dev.idem.core.store.Store;
 import dev.idem.core.store.StoreTx;
@@ -25,9 +26,10 @@ import java.util.TreeSet;
 
 /**
  * {@code POST /v1/deliveries/replay}, bulk recovery (docs/api.md, "Bulk recovery"): every dead delivery matching a
- * filter is replayed as {@code POST /v1/deliveries/{id}/replay} does, except those of a deleted schedule (never sent
- * again) and of a paused one (left dead, since the engine sends nothing of a paused schedule: counted, so the answer
- * says what waits for a resume), {@value #CHUNK} per transaction (docs/api.md says why), under
+ * filter is replayed as {@code POST /v1/deliveries/{id}/replay} does, except those of a deleted schedule or endpoint
+ * (never sent again) and of a paused schedule (left dead, since the engine sends nothing of a paused schedule: counted,
+ * so the answer says what waits for a resume); a disabled endpoint's are replayed and wait for it to be enabled
+ * (counted too), {@value #CHUNK} per transaction (docs/api.md says why), under
  * {@link RequestIdempotency#runInSteps}, so a retried call with the same {@code Idempotency-Key} carries on where the
  * first stopped and replays nothing twice.
  */
@@ -43,6 +45,8 @@ public final class BulkReplay {
             Set.of("status", "schedule_id", "endpoint", "endpoint_id", "application", "since", "until");
     private static final String SKIPPED_DELETED = "skipped_schedule_deleted";
     private static final String SKIPPED_PAUSED = "skipped_schedule_paused";
+    private static final String SKIPPED_ENDPOINT_DELETED = "skipped_endpoint_deleted";
+    private static final String HELD = "held_endpoint_disabled";
 
     private BulkReplay() {}
 
@@ -107,9 +111,17 @@ public final class BulkReplay {
          * naming the field (nothing to replay is not what the caller meant).
          */
         Filter resolveReferences(StoreTx tx, Tenant tenant) {
-            if (endpointId != null && tx.endpoints().find(tenant, endpointId).isEmpty())
-                throw ApiException.invalid(
-                        "endpoint_unknown", "endpoint_id", "No endpoint with id '" + endpointId + "'");
+            if (endpointId != null) {
+                var endpoint = tx.endpoints().find(tenant, endpointId);
+                if (endpoint.isEmpty())
+                    throw ApiException.invalid(
+                            "endpoint_unknown", "endpoint_id", "No endpoint with id '" + endpointId + "'");
+                if (endpoint.get().deleted())
+                    throw ApiException.invalid(
+                            "endpoint_deleted",
+                            "endpoint_id",
+                            "Endpoint " + endpointId + " was deleted; its deliveries are not sent again");
+            }
             if (application == null) return this;
             String id = FanoutFields.knownApplication(tx, tenant, application, "application")
                     .id();
@@ -163,7 +175,9 @@ public final class BulkReplay {
                     .put("started_at", clock.instant().toEpochMilli())
                     .put("replayed", 0)
                     .put(SKIPPED_DELETED, 0)
-                    .put(SKIPPED_PAUSED, 0);
+                    .put(SKIPPED_PAUSED, 0)
+                    .put(SKIPPED_ENDPOINT_DELETED, 0)
+                    .put(HELD, 0);
         }
 
         @Override
@@ -177,10 +191,16 @@ public final class BulkReplay {
             Map<String, Optional<Schedule>> schedules = new TreeMap<>();
             for (Delivery d : page) schedules.put(d.scheduleId(), null);
             schedules.replaceAll((id, none) -> tx.schedules().findForUpdate(tenant, id));
+            // then their endpoints' rows, in id order: as for one replay (DeliveryService.endpointDisabled)
+            Map<String, Optional<Endpoint>> endpoints = new TreeMap<>();
+            for (Delivery d : page) if (d.endpointId() != null) endpoints.put(d.endpointId(), null);
+            endpoints.replaceAll((id, none) -> tx.endpoints().findForUpdate(tenant, id));
             List<String> eligible = new ArrayList<>();
+            List<String> held = new ArrayList<>();
             Set<String> activated = new TreeSet<>();
             int deleted = 0;
             int paused = 0;
+            int endpointDeleted = 0;
             for (Delivery d : page) {
                 Optional<Schedule> schedule = schedules.get(d.scheduleId());
                 if (filter.endpoint() != null
@@ -190,19 +210,29 @@ public final class BulkReplay {
                     deleted++;
                     continue;
                 }
+                Optional<Endpoint> endpoint = d.endpointId() == null ? Optional.empty() : endpoints.get(d.endpointId());
+                if (endpoint.map(Endpoint::deleted).orElse(false)) {
+                    endpointDeleted++;
+                    continue;
+                }
+                boolean waits = endpoint.map(Endpoint::disabled).orElse(false);
                 Schedule sc = schedule.get();
-                if (sc.status() == ScheduleStatus.PAUSED) {
+                if (sc.status() == ScheduleStatus.PAUSED
+                        && !(waits && Endpoint.PAUSED_REASON.equals(sc.pausedReason()))) {
                     paused++;
                     continue;
                 }
-                eligible.add(d.id());
+                (waits ? held : eligible).add(d.id());
                 // a completed schedule has something to attempt again: active until the replays' outcomes complete it
-                if (sc.status() == ScheduleStatus.COMPLETED && activated.add(sc.id()))
-                    tx.schedules().update(sc.withStatus(ScheduleStatus.ACTIVE, null, now));
+                // (paused instead while its endpoint is disabled)
+                if (waits || (sc.status() == ScheduleStatus.COMPLETED && activated.add(sc.id())))
+                    DeliveryService.settleForReplay(tx, sc, waits, now);
             }
-            int replayed = eligible.isEmpty() ? 0 : tx.deliveries().requeueDeadForReplay(tenant, eligible, now);
+            int heldReplayed = held.isEmpty() ? 0 : tx.deliveries().requeueDeadForReplay(tenant, held, now);
+            int replayed = heldReplayed
+                    + (eligible.isEmpty() ? 0 : tx.deliveries().requeueDeadForReplay(tenant, eligible, now));
             // one pruned meanwhile (the rest are held by their schedules' rows): completed again if nothing is pending
-            if (replayed < eligible.size() && !activated.isEmpty())
+            if (replayed - heldReplayed < eligible.size() && !activated.isEmpty())
                 tx.schedules().completeIfFinished(activated, now);
             if (replayed > 0) tx.notifyDeliveriesDue();
             if (replayed > 0 && request != null) tx.deliveryTraces().replays(eligible, request);
@@ -211,12 +241,20 @@ public final class BulkReplay {
             next.put(SKIPPED_DELETED, state.get(SKIPPED_DELETED).asLong() + deleted);
             // path(): progress recorded before this count existed reads as none skipped so far
             next.put(SKIPPED_PAUSED, state.path(SKIPPED_PAUSED).asLong() + paused);
+            next.put(
+                    SKIPPED_ENDPOINT_DELETED,
+                    state.path(SKIPPED_ENDPOINT_DELETED).asLong() + endpointDeleted);
+            next.put(HELD, state.path(HELD).asLong() + heldReplayed);
             if (!page.isEmpty()) next.put("after", page.get(page.size() - 1).id());
             if (page.size() == CHUNK) return new RequestIdempotency.Step(next, null);
             ObjectNode body = Json.object()
                     .put("replayed", next.get("replayed").asLong())
                     .put(SKIPPED_DELETED, next.get(SKIPPED_DELETED).asLong())
-                    .put(SKIPPED_PAUSED, next.get(SKIPPED_PAUSED).asLong());
+                    .put(SKIPPED_PAUSED, next.get(SKIPPED_PAUSED).asLong())
+                    .put(
+                            SKIPPED_ENDPOINT_DELETED,
+                            next.get(SKIPPED_ENDPOINT_DELETED).asLong())
+                    .put(HELD, next.get(HELD).asLong());
             return new RequestIdempotency.Step(next, ApiResponse.ok(body));
         }
     }

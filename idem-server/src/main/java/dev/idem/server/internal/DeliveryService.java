@@ -117,7 +117,8 @@ public final class DeliveryService {
                     "id",
                     "Delivery " + id + " belongs to schedule " + d.scheduleId()
                             + ", which was deleted; its deliveries are not sent again (create a new schedule to send it)");
-        if (!requeue(tx, tenant, id, schedule, clock.instant()))
+        boolean held = endpointDisabled(tx, tenant, d, id);
+        if (!requeue(tx, tenant, id, schedule, held, clock.instant()))
             throw ApiException.invalid(
                     "delivery_not_replayable",
                     "id",
@@ -129,6 +130,26 @@ public final class DeliveryService {
         return ApiResponse.ok(Views.delivery(now, tx.deliveries().attempts(id)));
     }
 
+    /**
+     * Whether a message's delivery waits for its endpoint: true while the endpoint is disabled; a 400 naming the
+     * endpoint when it was deleted (its deliveries are not sent again). The endpoint's row is locked after the
+     * schedule's, so an endpoint disabled at the same moment either sees the replayed delivery waiting and pauses it, or
+     * is seen disabled here.
+     */
+    static boolean endpointDisabled(StoreTx tx, Tenant tenant, Delivery d, String requested) {
+        if (d.endpointId() == null) return false;
+        var endpoint = tx.endpoints().findForUpdate(tenant, d.endpointId());
+        if (endpoint.isEmpty()) return false;
+        if (endpoint.get().deleted())
+            throw ApiException.invalid(
+                    "endpoint_deleted",
+                    "id",
+                    "Delivery " + requested + " goes to endpoint " + d.endpointId()
+                            + ", which was deleted; its deliveries are not sent again (send the message again to "
+                            + "reach the endpoints subscribed now)");
+        return endpoint.get().disabled();
+    }
+
     /** A delivery whose schedule was deleted (or is gone) is not sent again, alone or in bulk. */
     static boolean scheduleDeleted(java.util.Optional<dev.idem.core.Schedule> schedule) {
         return schedule.map(sc -> sc.status() == dev.idem.core.ScheduleStatus.DELETED)
@@ -138,18 +159,29 @@ public final class DeliveryService {
     /**
      * Makes a dead or succeeded delivery due now, the caller holding its schedule's row; false when it is in another
      * state. A completed schedule has something to attempt again, so it is active until the replay's outcome completes
-     * it again.
+     * it again; with {@code held} (its endpoint is disabled) it is paused instead, as the endpoint's other waiting
+     * deliveries are, and enabling the endpoint lets it go.
      */
     static boolean requeue(
             StoreTx tx,
             Tenant tenant,
             String deliveryId,
             java.util.Optional<dev.idem.core.Schedule> schedule,
+            boolean held,
             java.time.Instant now) {
         if (!tx.deliveries().requeueForReplay(tenant, deliveryId, now)) return false;
-        schedule.filter(sc -> sc.status() == dev.idem.core.ScheduleStatus.COMPLETED)
-                .ifPresent(sc -> tx.schedules().update(sc.withStatus(dev.idem.core.ScheduleStatus.ACTIVE, null, now)));
+        schedule.ifPresent(sc -> settleForReplay(tx, sc, held, now));
         return true;
+    }
+
+    /** The schedule of a replayed delivery: paused for its endpoint with {@code held}, else active if it was completed. */
+    static void settleForReplay(StoreTx tx, dev.idem.core.Schedule sc, boolean held, java.time.Instant now) {
+        if (held && sc.status() != dev.idem.core.ScheduleStatus.PAUSED)
+            tx.schedules()
+                    .update(sc.withStatus(
+                            dev.idem.core.ScheduleStatus.PAUSED, dev.idem.core.fanout.Endpoint.PAUSED_REASON, now));
+        else if (!held && sc.status() == dev.idem.core.ScheduleStatus.COMPLETED)
+            tx.schedules().update(sc.withStatus(dev.idem.core.ScheduleStatus.ACTIVE, null, now));
     }
 
     /** The dashboard's counters for one tenant, over the last {@link #STATS_WINDOW} (docs/api.md says how each is computed). */

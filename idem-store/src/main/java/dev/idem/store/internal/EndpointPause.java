@@ -11,15 +11,16 @@ import java.util.List;
  * wait, unattempted, and enabling it lets them go on. They wait as a paused schedule's rows do: each delivery's
  * one-shot is paused ({@code paused_reason} {@value #REASON}), so every claim, the look-ahead's check before an
  * instant and the dispatcher's timer already leave them out (no new claim path, and a loop never spins on them).
- * Enabling resumes exactly those one-shots; a delivery that was dead stays dead (enabling replays nothing by itself),
- * and one whose last attempt ended meanwhile completes its one-shot.
+ * Enabling resumes exactly those one-shots (with those of deliveries replayed while it was disabled, which the replay
+ * paused the same way); a delivery that was dead stays dead (enabling replays nothing by itself), and one whose last
+ * attempt ended meanwhile completes its one-shot.
  *
  * <p>Runs only when the state changes, in the transaction that changes it. The one-shots are locked in id order, as
  * outcome batches lock schedules, so an auto-disable inside an outcome batch does not deadlock with another batch.
  */
 final class EndpointPause {
     /** The {@code paused_reason} of a one-shot waiting for its endpoint to be enabled. */
-    static final String REASON = "endpoint_disabled";
+    static final String REASON = dev.idem.core.fanout.Endpoint.PAUSED_REASON;
 
     private static final String PENDING = "status IN ('scheduled', 'retrying', 'delivering')";
 
