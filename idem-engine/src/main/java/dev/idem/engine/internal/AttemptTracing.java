@@ -193,7 +193,9 @@ public final class AttemptTracing {
         SpanContext replay = spanOf(kept.replay());
         if (d.replayed() && replay.isValid()) b.addLink(replay, QueueSpans.link("replay"));
         Span span = b.startSpan();
-        if (attempt == 1 && store != null) firstAttempts.add(Map.entry(d.id(), traceContextOf(span.getSpanContext())));
+        // a disabled SDK (OTEL_SDK_DISABLED) makes spans without a context: nothing to link to later
+        if (attempt == 1 && store != null && span.getSpanContext().isValid())
+            firstAttempts.add(Map.entry(d.id(), traceContextOf(span.getSpanContext())));
         return new AttemptSpan(span);
     }
 

@@ -157,6 +157,26 @@ class QueueSpansTest {
         assertThat(kept).isEmpty();
     }
 
+    @Test
+    void aDisabledSdkMakesSpansWithoutContextAndNothingIsKept() {
+        // what --otel with OTEL_SDK_DISABLED=true hands the engine: a tracer whose spans have no context
+        AttemptTracing tracing = AttemptTracing.of(io.opentelemetry.api.OpenTelemetry.noop(), store, "node-a");
+        assertThat(materialise(tracing.occurrences())).isEqualTo(3);
+        List<Claim> claims = store.queue().claimDue("node-a", Duration.ofSeconds(60), 10);
+        tracing.claimed(claims, Instant.now());
+        tracing.start(claims.get(0).delivery(), claims.get(0).schedule(), ENDPOINT, 1)
+                .aborted();
+        tracing.keepFirstAttempts();
+
+        Set<String> ids =
+                store.inReadTransaction(tx -> tx.deliveries().list(Defs.TENANT, "sch_1", null, 10, null).data().stream()
+                        .map(d -> d.id())
+                        .collect(Collectors.toSet()));
+        Map<String, DeliveryTrace> kept =
+                store.inReadTransaction(tx -> tx.deliveryTraces().find(ids));
+        assertThat(kept).isEmpty();
+    }
+
     private static void linksTo(LinkData link, SpanData span) {
         assertThat(link.getSpanContext().getSpanId()).isEqualTo(span.getSpanId());
         assertThat(link.getSpanContext().getTraceId()).isEqualTo(span.getTraceId());
