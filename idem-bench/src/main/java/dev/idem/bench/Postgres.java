@@ -65,7 +65,8 @@ final class Postgres {
         }
     }
 
-    private Connection connect(String database) throws SQLException {
+    /** A connection of its own to {@code database}, autocommit. */
+    Connection connect(String database) throws SQLException {
         Properties p = new Properties();
         if (options.user() != null) p.setProperty("user", options.user());
         if (options.password() != null) p.setProperty("password", options.password());

@@ -206,7 +206,7 @@ public record Report(List<Phase> phases, Map<SignedPost.Http, Bench.WireFigure> 
         return p.map(x -> String.format("%,.0f/s", x.rate())).orElse("n/a");
     }
 
-    private static String loadAverage() {
+    static String loadAverage() {
         try {
             return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg"))
                     .trim();

@@ -50,6 +50,9 @@ public final class Engine implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private final HttpSender sender;
     private final ScheduledExecutorService maintenanceThread;
+    /** The pruner's own: a run lasts until history is back within retention, and must not hold up materialising. */
+    private final ScheduledExecutorService prunerThread;
+
     private final Recorder recorder;
     private final Dispatcher dispatcher;
     private final Materialiser materialiser;
@@ -135,6 +138,7 @@ public final class Engine implements AutoCloseable {
         this.maintenance = new Maintenance(store, clock, config.retention(), metrics, wakeups::all);
         this.maintenanceThread =
                 Executors.newSingleThreadScheduledExecutor(new NamedThreads("idem-maintenance-" + node));
+        this.prunerThread = Executors.newSingleThreadScheduledExecutor(new NamedThreads("idem-pruner-" + node));
         // SKIP LOCKED lets claims overlap on PostgreSQL; SQLite has one writer, so a second loop would only queue
         int claimLoops = store.claimsConcurrently() ? 2 : 1;
         NamedThreads dispatcherThreadFactory = new NamedThreads("idem-dispatcher-" + node);
@@ -177,7 +181,7 @@ public final class Engine implements AutoCloseable {
                 config.reaperInterval().toMillis(),
                 config.reaperInterval().toMillis(),
                 TimeUnit.MILLISECONDS);
-        maintenanceThread.scheduleWithFixedDelay(
+        prunerThread.scheduleWithFixedDelay(
                 guarded("pruning", maintenance::prune), 30_000, 60_000, TimeUnit.MILLISECONDS);
         log.info(
                 "engine {} started: at most {} deliveries in flight, batches of {}, lease {}, store {}",
@@ -209,6 +213,7 @@ public final class Engine implements AutoCloseable {
         if (dueSignals != null) dueSignals.close();
         dispatcher.stop();
         maintenanceThread.shutdown();
+        prunerThread.shutdownNow(); // a run stops at its next pause between batches
         for (Thread t : dispatcherThreads) join(t, 5_000);
         dispatcher.stopStartingSends();
         // deliveries held until their due instant (up to the claim
@@ -235,6 +240,7 @@ public final class Engine implements AutoCloseable {
         recorder.stop(TimeUnit.SECONDS.toNanos(5));
         try {
             if (!maintenanceThread.awaitTermination(5, TimeUnit.SECONDS)) maintenanceThread.shutdownNow();
+            prunerThread.awaitTermination(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

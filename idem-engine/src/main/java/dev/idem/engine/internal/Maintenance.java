@@ -15,7 +15,10 @@ import org.slf4j.LoggerFactory;
  * among them, and messages, once their last delivery is gone and both retention and {@link IdempotencyWindow#LENGTH}
  * have passed; idempotency records and dedup reservations past {@link IdempotencyWindow#LENGTH}; records of nodes that
  * ended a day ago; flow-control counters unused for an hour; portal sessions a day after they expired, portal links
- * and audit entries past retention), in small batches so no transaction is long.
+ * and audit entries past retention), in small batches so no transaction is long. A run goes on until each kind is
+ * back within its retention, resting after each full batch as long as the batch took: the pruner keeps up with any
+ * delivery rate the store sustains (a fixed number of batches a minute would fall behind one), yet holds at most
+ * half of one connection's time, and the claims and outcomes between its batches never wait behind a long delete.
  */
 public final class Maintenance {
     private static final Logger log = LoggerFactory.getLogger(Maintenance.class);
@@ -32,6 +35,7 @@ public final class Maintenance {
     static final Duration FLOW_USAGE_RETENTION = Duration.ofHours(1);
 
     private static final int PRUNE_BATCH = 500;
+    /** Batches a run of the reaper's routing fill or of SQLite's space reclaim takes at most. */
     private static final int MAX_BATCHES_PER_RUN = 20;
     /** Pages (4 KiB each by default) an SQLite file gives back a step: 4 MiB, a few milliseconds of writing. */
     private static final int RECLAIM_PAGES = 1024;
@@ -90,6 +94,7 @@ public final class Maintenance {
         // a link is kept for the retention after it expired, as the history its sessions made
         total += batches(limit -> store.inTransaction(tx -> tx.portal().pruneLinks(deliveriesBefore, limit)));
         total += batches(limit -> store.inTransaction(tx -> tx.portal().pruneAudit(deliveriesBefore, limit)));
+        if (Thread.currentThread().isInterrupted()) return total; // the engine is closing
         // a node id per process by default (host name + pid): records of stopped and dead ones would pile up
         total += store.nodes().pruneEnded(now.minus(NODE_RECORD_RETENTION));
         // SQLite: the file gives back what was deleted, a short transaction per step so claims interleave
@@ -105,13 +110,22 @@ public final class Maintenance {
         return total;
     }
 
-    /** Runs {@code batch} until it deletes less than a full batch, at most {@link #MAX_BATCHES_PER_RUN} times. */
+    /**
+     * Runs {@code batch} until it deletes less than a full batch, resting after each full one as long as it took; stops
+     * early when the thread is interrupted (the engine closing), the interrupt kept for the caller.
+     */
     private static int batches(java.util.function.IntUnaryOperator batch) {
         int total = 0;
-        for (int i = 0; i < MAX_BATCHES_PER_RUN; i++) {
+        while (!Thread.currentThread().isInterrupted()) {
+            long t0 = System.nanoTime();
             int n = batch.applyAsInt(PRUNE_BATCH);
             total += n;
             if (n < PRUNE_BATCH) break;
+            try {
+                java.util.concurrent.TimeUnit.NANOSECONDS.sleep(System.nanoTime() - t0);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         return total;
     }
