@@ -22,12 +22,21 @@ final class HistorySql {
     private HistorySql() {}
 
     /**
-     * Writes {@code n} finished one-shots (schedule, delivery, attempt) whose instants run evenly from {@code fromMillis}
-     * over {@code spanMillis}; every {@code deadEvery}-th delivery (0: none) is dead instead of succeeded. The database
-     * must hold exactly one schedule, delivery and attempt: the template.
+     * Writes {@code n} finished one-shots (schedule, delivery, attempt; or the deliveries alone) whose instants run
+     * evenly from {@code fromMillis} over {@code spanMillis}; every {@code deadEvery}-th delivery (0: none) is dead
+     * instead of succeeded. The database (PostgreSQL, or SQLite) must hold exactly one schedule, delivery and attempt:
+     * the template.
      */
-    static void insert(Connection c, long n, long fromMillis, long spanMillis, long deadEvery) throws Exception {
-        String at = "(" + fromMillis + " + g * " + spanMillis + "::bigint / " + n + ")";
+    static void insert(
+            Connection c,
+            boolean sqlite,
+            long n,
+            long fromMillis,
+            long spanMillis,
+            long deadEvery,
+            boolean deliveriesOnly)
+            throws Exception {
+        String at = "(" + fromMillis + " + CAST(g AS BIGINT) * " + spanMillis + " / " + n + ")";
         String status =
                 deadEvery > 0 ? "CASE WHEN g % " + deadEvery + " = 0 THEN 'dead' ELSE t.status END" : "t.status";
         String[] template = new String[3];
@@ -42,15 +51,18 @@ final class HistorySql {
         long t0 = System.nanoTime();
         for (long from = 1; from <= n; from += CHUNK) {
             long to = Math.min(n, from + CHUNK - 1);
+            if (!deliveriesOnly)
+                copy(
+                        c,
+                        sqlite,
+                        "schedules",
+                        template[0],
+                        Map.of("id", "t.id || '-h' || g", "created_at", at, "updated_at", at),
+                        from,
+                        to);
             copy(
                     c,
-                    "schedules",
-                    template[0],
-                    Map.of("id", "t.id || '-h' || g", "created_at", at, "updated_at", at),
-                    from,
-                    to);
-            copy(
-                    c,
+                    sqlite,
                     "deliveries",
                     template[1],
                     Map.of(
@@ -62,13 +74,21 @@ final class HistorySql {
                             "status", status),
                     from,
                     to);
-            copy(
-                    c,
-                    "attempts",
-                    template[2],
-                    Map.of("id", "t.id || '-h' || g", "delivery_id", "t.delivery_id || '-h' || g", "started_at", at),
-                    from,
-                    to);
+            if (!deliveriesOnly)
+                copy(
+                        c,
+                        sqlite,
+                        "attempts",
+                        template[2],
+                        Map.of(
+                                "id",
+                                "t.id || '-h' || g",
+                                "delivery_id",
+                                "t.delivery_id || '-h' || g",
+                                "started_at",
+                                at),
+                        from,
+                        to);
             System.out.printf(
                     Locale.ROOT,
                     "  history: %,d of %,d one-shots written (%.0f s)%n",
@@ -79,23 +99,31 @@ final class HistorySql {
     }
 
     /** Copies row {@code id} of {@code table} for {@code g} in {@code from..to}, {@code overrides} per column. */
-    private static void copy(Connection c, String table, String id, Map<String, String> overrides, long from, long to)
+    private static void copy(
+            Connection c, boolean sqlite, String table, String id, Map<String, String> overrides, long from, long to)
             throws Exception {
         List<String> columns = new ArrayList<>();
         List<String> values = new ArrayList<>();
         try (Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT column_name FROM information_schema.columns WHERE table_name = '"
-                        + table + "' AND table_schema = current_schema() ORDER BY ordinal_position")) {
+                ResultSet rs = s.executeQuery(
+                        sqlite
+                                ? "SELECT name FROM pragma_table_info('" + table + "') ORDER BY cid"
+                                : "SELECT column_name FROM information_schema.columns WHERE table_name = '" + table
+                                        + "' AND table_schema = current_schema() ORDER BY ordinal_position")) {
             while (rs.next()) {
                 String col = rs.getString(1);
                 columns.add(col);
                 values.add(overrides.getOrDefault(col, "t." + col));
             }
         }
+        // SQLite has no generate_series without its extension: a recursive CTE counts instead
+        String series = sqlite
+                ? "(WITH RECURSIVE s(g) AS (SELECT " + from + " UNION ALL SELECT g + 1 FROM s WHERE g < " + to
+                        + ") SELECT g FROM s) gs"
+                : "generate_series(" + from + ", " + to + ") g";
         try (Statement s = c.createStatement()) {
             s.executeUpdate("INSERT INTO " + table + " (" + String.join(", ", columns) + ") SELECT "
-                    + String.join(", ", values) + " FROM " + table + " t, generate_series("
-                    + from + ", " + to + ") g WHERE t.id = '" + id + "'");
+                    + String.join(", ", values) + " FROM " + table + " t, " + series + " WHERE t.id = '" + id + "'");
         }
     }
 }

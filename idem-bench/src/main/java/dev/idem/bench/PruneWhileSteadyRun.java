@@ -25,6 +25,9 @@ import org.HdrHistogram.Histogram;
  * {@code java -cp idem-bench/target/idem-bench.jar dev.idem.bench.PruneWhileSteadyRun [history] [rate] [windows] [window]}
  */
 public final class PruneWhileSteadyRun {
+    /** How long before its first delivery is due a chunk of the steady run is written. */
+    private static final Duration WRITE_AHEAD = Duration.ofSeconds(5);
+
     private PruneWhileSteadyRun() {}
 
     public static void main(String[] args) throws Exception {
@@ -52,7 +55,7 @@ public final class PruneWhileSteadyRun {
             if (template.completed() != 1) throw new IllegalStateException("the template one-shot was not delivered");
             long day = Duration.ofDays(1).toMillis();
             long from = Instant.now().minus(Duration.ofDays(29)).toEpochMilli();
-            HistorySql.insert(c, history, from, day, 0);
+            HistorySql.insert(c, false, history, from, day, 0, false);
             try (Statement s = c.createStatement()) {
                 s.execute("VACUUM ANALYZE");
             }
@@ -71,21 +74,33 @@ public final class PruneWhileSteadyRun {
             int warmUp = window;
             int n = rate * (warmUp + windows * window);
             Receiver.Tally tally = receiver.begin(n, idem.secret());
-            long t0 = System.nanoTime();
-            Instant start = Instant.now().plusSeconds(Math.max(5, n / 1_000)).truncatedTo(ChronoUnit.SECONDS);
-            for (int i = 0; i < n; i += Contender.WRITE_CHUNK) {
-                int f = i;
-                idem.write(
-                        "steady",
-                        receiver.url(),
-                        f,
-                        Math.min(n, f + Contender.WRITE_CHUNK),
-                        k -> start.plusMillis(k * 1000L / rate));
-            }
-            if (Instant.now().isAfter(start))
-                throw new IllegalStateException("writing the steady deliveries overran their start");
-            System.out.printf(
-                    Locale.ROOT, "  %,d steady deliveries written in %.1f s%n", n, (System.nanoTime() - t0) / 1e9);
+            // written as they come, a chunk some seconds before it is due (as an API's callers would): a backlog
+            // written all ahead would sit in the due index the claims read
+            Instant start = Instant.now().plusSeconds(5).truncatedTo(ChronoUnit.SECONDS);
+            java.util.concurrent.atomic.AtomicLong late = new java.util.concurrent.atomic.AtomicLong();
+            Thread writer = new Thread(
+                    () -> {
+                        for (int i = 0; i < n; i += Contender.WRITE_CHUNK) {
+                            int f = i;
+                            Instant due = start.plusMillis(f * 1000L / rate);
+                            long wait = Duration.between(Instant.now(), due.minus(WRITE_AHEAD))
+                                    .toMillis();
+                            try {
+                                if (wait > 0) Thread.sleep(wait);
+                            } catch (InterruptedException e) {
+                                return;
+                            }
+                            if (Instant.now().isAfter(due)) late.incrementAndGet();
+                            idem.write(
+                                    "steady",
+                                    receiver.url(),
+                                    f,
+                                    Math.min(n, f + Contender.WRITE_CHUNK),
+                                    k -> start.plusMillis(k * 1000L / rate));
+                        }
+                    },
+                    "bench-writer");
+            writer.start();
             Thread.sleep(Math.max(0, Duration.between(Instant.now(), start).toMillis()));
 
             System.out.printf(
@@ -152,6 +167,10 @@ public final class PruneWhileSteadyRun {
                         h.getValueAtPercentile(99.9) / 1e3,
                         h.getMaxValue() / 1e3);
             }
+            writer.join();
+            if (late.get() > 0)
+                System.out.printf(
+                        Locale.ROOT, "  WRITER FELL BEHIND: %,d chunks written after they were due%n", late.get());
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (tally.unique() < n && System.nanoTime() < deadline) Thread.sleep(50);
             System.out.printf(

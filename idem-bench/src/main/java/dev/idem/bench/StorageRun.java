@@ -6,7 +6,6 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.Locale;
 import java.util.Properties;
 
@@ -217,22 +216,12 @@ public final class StorageRun {
      * from now: ten minutes ahead, the window of the last 60 s holds none of the run's deliveries.
      */
     private static String statsLatency(IdemContender idem, Duration ahead) {
-        double[] ms = new double[55];
-        for (int i = 0; i < ms.length; i++) {
+        return StatsHistoryRun.latency(() -> {
             Instant now = Instant.now().plus(ahead);
-            long t0 = System.nanoTime();
-            idem.store()
+            return idem.store()
                     .inReadTransaction(
                             tx -> tx.stats().deliveryStats(idem.tenant(), now.minus(Duration.ofSeconds(60)), now));
-            ms[i] = (System.nanoTime() - t0) / 1e6;
-        }
-        double[] measured = Arrays.copyOfRange(ms, 5, ms.length);
-        Arrays.sort(measured);
-        return String.format(
-                Locale.ROOT,
-                "median %.2f ms, max %.2f ms (50 reads)",
-                measured[measured.length / 2],
-                measured[measured.length - 1]);
+        });
     }
 
     /** Prints a row per relation that {@code sql} returns (its name, its bytes), with its bytes per delivery. */
