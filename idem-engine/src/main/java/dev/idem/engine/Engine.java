@@ -58,6 +58,7 @@ public final class Engine implements AutoCloseable {
     private final Materialiser materialiser;
     private final Maintenance maintenance;
     private final Liveness liveness;
+    private final dev.idem.core.OccurrenceTracing occurrences;
     /** The dispatcher's wake-ups, made first: the liveness, materialiser, reaper and store signals call them. */
     private final Wakeups wakeups = new Wakeups();
 
@@ -96,6 +97,7 @@ public final class Engine implements AutoCloseable {
         String node = config.nodeId();
 
         AttemptTracing tracing = AttemptTracing.of(openTelemetry, store, node);
+        this.occurrences = tracing.occurrences();
         this.sender = new HttpSender(
                 EndpointGuard.of(config.allowPrivateEndpoints()), clock, config.maxInFlight(), tracing.on());
         // building and signing requests is CPU work: one thread per core; the exchanges themselves need none
@@ -190,6 +192,14 @@ public final class Engine implements AutoCloseable {
                 config.batchSize(),
                 config.lease(),
                 store.dialect());
+    }
+
+    /**
+     * What gives an occurrence written outside the materialiser (with its schedule, by the API) the same creation
+     * context as one the materialiser writes: its {@code create} span when tracing is on, else nothing.
+     */
+    public dev.idem.core.OccurrenceTracing occurrences() {
+        return occurrences;
     }
 
     /** Tells the dispatcher a delivery may be due now; cheap, callable from any thread, before or after start. */

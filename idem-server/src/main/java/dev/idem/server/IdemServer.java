@@ -162,7 +162,7 @@ public final class IdemServer implements AutoCloseable {
                     clock,
                     new Authenticator(store, new RateLimiter(config.rateLimitPerSecond(), clock), clock),
                     new RequestIdempotency(store, clock),
-                    new ScheduleService(store, parser, ids, clock, ec.materialiserHorizon()),
+                    new ScheduleService(store, parser, ids, clock, ec.materialiserHorizon(), engine.occurrences()),
                     new DeliveryService(store, clock, engine),
                     new SigningSecretService(store, clock, random),
                     new PreviewService(clock),

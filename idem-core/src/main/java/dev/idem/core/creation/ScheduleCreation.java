@@ -7,10 +7,12 @@ import dev.idem.core.DeliveryStatus;
 import dev.idem.core.DueSoon;
 import dev.idem.core.IdGenerator;
 import dev.idem.core.Materialisation;
+import dev.idem.core.OccurrenceTracing;
 import dev.idem.core.Schedule;
 import dev.idem.core.ScheduleDefinition;
 import dev.idem.core.ScheduleStatus;
 import dev.idem.core.Tenant;
+import dev.idem.core.TraceContext;
 import dev.idem.core.store.StoreTx;
 import java.time.Duration;
 import java.time.Instant;
@@ -31,14 +33,24 @@ import java.util.Optional;
 public final class ScheduleCreation {
     private final IdGenerator ids;
     private final Duration materialiseAhead;
+    private final OccurrenceTracing tracing;
 
     /**
      * @param ids makes the schedules' and deliveries' ids
      * @param materialiseAhead how far ahead a rule's occurrences are written at once
      */
     public ScheduleCreation(IdGenerator ids, Duration materialiseAhead) {
+        this(ids, materialiseAhead, OccurrenceTracing.NONE);
+    }
+
+    /**
+     * As {@link #ScheduleCreation(IdGenerator, Duration)}, giving each occurrence of a rule written with its schedule
+     * the creation context {@code tracing} makes, as the materialiser does (docs/tracing.md).
+     */
+    public ScheduleCreation(IdGenerator ids, Duration materialiseAhead, OccurrenceTracing tracing) {
         this.ids = Objects.requireNonNull(ids, "ids");
         this.materialiseAhead = Objects.requireNonNull(materialiseAhead, "materialiseAhead");
+        this.tracing = Objects.requireNonNull(tracing, "tracing");
     }
 
     /**
@@ -93,6 +105,7 @@ public final class ScheduleCreation {
         List<Result> out = new ArrayList<>(requests.size());
         List<Schedule> toInsert = new ArrayList<>();
         List<Delivery> deliveries = new ArrayList<>();
+        Map<String, TraceContext> traced = new HashMap<>();
         Map<String, Created> created = new HashMap<>();
         boolean dueSoon = false;
         for (Request r : requests) {
@@ -123,6 +136,11 @@ public final class ScheduleCreation {
             Schedule written = plan.advanced(now);
             toInsert.add(written);
             deliveries.addAll(plan.deliveries());
+            if (tracing != OccurrenceTracing.NONE && r.definition().recurring())
+                for (Delivery d : plan.deliveries()) {
+                    TraceContext t = tracing.occurrence(written, d.scheduledFor(), d.id());
+                    if (t != null) traced.put(d.id(), t);
+                }
             Instant earliest = plan.deliveries().isEmpty()
                     ? written.nextFireAt()
                     : plan.deliveries().get(0).scheduledFor();
@@ -137,6 +155,7 @@ public final class ScheduleCreation {
         }
         tx.schedules().insertAll(toInsert);
         tx.deliveries().insertAll(deliveries);
+        if (!traced.isEmpty()) tx.deliveryTraces().occurrences(traced);
         if (dueSoon) tx.notifyDeliveriesDue();
         return out;
     }

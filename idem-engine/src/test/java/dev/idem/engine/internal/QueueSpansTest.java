@@ -139,6 +139,36 @@ class QueueSpansTest {
     }
 
     @Test
+    void theOccurrencesWrittenWithTheirScheduleGetTheirCreateSpansToo() {
+        AttemptTracing tracing = AttemptTracing.of(otel, store, "node-a");
+        var creation = new dev.idem.core.creation.ScheduleCreation(
+                new IdGenerator(clock, new SecureRandom()), Duration.ofHours(2), tracing.occurrences());
+        TraceContext request = new TraceContext("00-" + TRACE_ID + "-" + CREATOR_SPAN + "-01", null);
+        store.useTransaction(tx -> creation.create(
+                tx,
+                Defs.TENANT,
+                List.of(new dev.idem.core.creation.ScheduleCreation.Request(
+                        Defs.hourly(ENDPOINT, T0.plusSeconds(60), "UTC"), null, request)),
+                clock.instant()));
+
+        List<SpanData> creates = named("create");
+        assertThat(creates)
+                .hasSize(2)
+                .allSatisfy(c -> assertThat(c.getLinks())
+                        .singleElement()
+                        .satisfies(
+                                l -> assertThat(l.getSpanContext().getSpanId()).isEqualTo(CREATOR_SPAN)));
+        Set<String> deliveries = creates.stream()
+                .map(c -> c.getAttributes().get(QueueSpans.MESSAGE_ID))
+                .collect(Collectors.toSet());
+        Map<String, DeliveryTrace> kept =
+                store.inReadTransaction(tx -> tx.deliveryTraces().find(deliveries));
+        assertThat(kept)
+                .hasSize(2)
+                .allSatisfy((id, t) -> assertThat(t.occurrence()).isNotNull());
+    }
+
+    @Test
     void offTheMaterialiserMakesNoSpanAndKeepsNothing() {
         AttemptTracing off = AttemptTracing.off();
         assertThat(off.occurrences()).isSameAs(OccurrenceTracing.NONE);

@@ -19,8 +19,8 @@ import java.util.Map;
 final class Creation {
     private final ScheduleCreation creation;
 
-    Creation(IdGenerator ids, Duration materialiseAhead) {
-        this.creation = new ScheduleCreation(ids, materialiseAhead);
+    Creation(IdGenerator ids, Duration materialiseAhead, dev.idem.core.OccurrenceTracing tracing) {
+        this.creation = new ScheduleCreation(ids, materialiseAhead, tracing);
     }
 
     /** One item's answer: what {@code POST /v1/schedules} would have answered for it alone. */

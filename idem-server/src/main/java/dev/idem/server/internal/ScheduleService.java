@@ -27,15 +27,23 @@ public final class ScheduleService {
     private final Clock clock;
     private final Duration materialiseAhead;
     private final Creation creation;
+    private final dev.idem.core.OccurrenceTracing tracing;
 
+    /** @param tracing gives the occurrences written here their creation context, as the materialiser does */
     public ScheduleService(
-            Store store, ScheduleParser parser, IdGenerator ids, Clock clock, Duration materialiseAhead) {
+            Store store,
+            ScheduleParser parser,
+            IdGenerator ids,
+            Clock clock,
+            Duration materialiseAhead,
+            dev.idem.core.OccurrenceTracing tracing) {
         this.store = store;
         this.parser = parser;
         this.ids = ids;
         this.clock = clock;
         this.materialiseAhead = materialiseAhead;
-        this.creation = new Creation(ids, materialiseAhead);
+        this.tracing = tracing;
+        this.creation = new Creation(ids, materialiseAhead, tracing);
     }
 
     /**
@@ -97,7 +105,7 @@ public final class ScheduleService {
                     .withStatus(status, s.pausedReason(), now);
             tx.schedules().update(updated);
             List<Delivery> written =
-                    Materialisation.materialise(tx, List.of(updated), horizonFor(updated, now), ids, now);
+                    Materialisation.materialise(tx, List.of(updated), horizonFor(updated, now), ids, now, tracing);
             if (next == null) tx.schedules().completeIfFinished(List.of(id), now);
             due = written.stream().anyMatch(d -> DueSoon.signals(d.scheduledFor(), now));
         } else {
