@@ -46,8 +46,15 @@ public final class Maintenance {
     private final EngineMetrics metrics;
     private final Runnable onReclaimed;
     private final QueueDepth depth;
+    private final int batch;
 
     public Maintenance(Store store, Clock clock, Duration retention, EngineMetrics metrics, Runnable onReclaimed) {
+        this(store, clock, retention, metrics, onReclaimed, PRUNE_BATCH);
+    }
+
+    /** With batches of {@code batch} rows: tests show a run's end without writing thousands of rows. */
+    Maintenance(Store store, Clock clock, Duration retention, EngineMetrics metrics, Runnable onReclaimed, int batch) {
+        this.batch = batch;
         this.store = store;
         this.clock = clock;
         this.retention = retention;
@@ -111,16 +118,16 @@ public final class Maintenance {
     }
 
     /**
-     * Runs {@code batch} until it deletes less than a full batch, resting after each full one as long as it took; stops
+     * Runs {@code delete} until it deletes less than a full batch, resting after each full one as long as it took; stops
      * early when the thread is interrupted (the engine closing), the interrupt kept for the caller.
      */
-    private static int batches(java.util.function.IntUnaryOperator batch) {
+    private int batches(java.util.function.IntUnaryOperator delete) {
         int total = 0;
         while (!Thread.currentThread().isInterrupted()) {
             long t0 = System.nanoTime();
-            int n = batch.applyAsInt(PRUNE_BATCH);
+            int n = delete.applyAsInt(batch);
             total += n;
-            if (n < PRUNE_BATCH) break;
+            if (n < batch) break;
             try {
                 java.util.concurrent.TimeUnit.NANOSECONDS.sleep(System.nanoTime() - t0);
             } catch (InterruptedException e) {
