@@ -238,9 +238,15 @@ final class JdbcDeliveries implements DeliveryRepository {
                 scheduleId);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A message's delivery whose endpoint or application has a {@code rate_limit} goes under it
+     * ({@link EndpointLimits#replayed}), also when the limit came after the delivery finished.
+     */
     @Override
     public boolean requeueForReplay(Tenant tenant, String deliveryId, Instant now) {
-        return sql.update(
+        boolean requeued = sql.update(
                         "UPDATE deliveries SET status = 'retrying', replayed = TRUE, next_attempt_at = ?, updated_at = ? "
                                 + "WHERE id = ? AND project_id = ? AND mode = ? AND status IN ('dead', 'succeeded')",
                         now,
@@ -249,6 +255,8 @@ final class JdbcDeliveries implements DeliveryRepository {
                         tenant.projectId(),
                         Rows.mode(tenant.mode()))
                 == 1;
+        if (requeued) EndpointLimits.replayed(sql, tenant, List.of(deliveryId));
+        return requeued;
     }
 
     @Override
@@ -263,6 +271,7 @@ final class JdbcDeliveries implements DeliveryRepository {
                             + Sql.marks(chunk.size()) + ")",
                     args.toArray());
         }
+        if (n > 0) EndpointLimits.replayed(sql, tenant, deliveryIds);
         return n;
     }
 

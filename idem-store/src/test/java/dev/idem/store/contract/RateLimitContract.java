@@ -3,14 +3,18 @@ package dev.idem.store.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.idem.core.Attempt;
+import dev.idem.core.DeliveryStatus;
 import dev.idem.core.fanout.Application;
 import dev.idem.core.fanout.Endpoint;
 import dev.idem.core.fanout.Message;
 import dev.idem.core.fanout.MessageSending;
 import dev.idem.core.store.DeliveryQueue;
 import dev.idem.core.store.DeliveryQueue.Claim;
+import dev.idem.core.store.DeliveryQueue.Outcome;
 import dev.idem.core.store.StoreTx;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
@@ -173,5 +177,37 @@ abstract class RateLimitContract extends StoreTestBase {
         store.useTransaction(
                 tx -> tx.applications().update(limitedApp.with(null, "Customer", null, null, clock.instant())));
         assertThat(total(claimPerEndpoint())).as("removed: the 7 left of 12").isEqualTo(7);
+    }
+
+    @Test
+    void aDeliveryThatFinishedBeforeItsEndpointHadALimitIsReplayedUnderIt() {
+        Endpoint e = limitedEndpoint(null, null);
+        send(null, 3);
+        List<Claim> first = queue().claimDue("node", LEASE, 100);
+        assertThat(first).hasSize(3);
+        queue().complete(
+                        "node",
+                        first.stream()
+                                .map(c -> new Outcome(
+                                        c.delivery().id(),
+                                        new Attempt(
+                                                ids.next("att"), c.delivery().id(), 1, T0, 5, 200, null, null),
+                                        DeliveryStatus.SUCCEEDED,
+                                        null,
+                                        null))
+                                .toList());
+        store.useTransaction(
+                tx -> tx.endpoints().update(e.with(e.url(), null, null, null, Map.of(), 1, null, clock.instant())));
+        clock.advance(Duration.ofSeconds(1));
+
+        store.useTransaction(tx -> {
+            for (Claim c : first)
+                tx.deliveries().requeueForReplay(tenant, c.delivery().id(), clock.instant());
+        });
+        assertThat(queue().claimDue("node", LEASE, 100))
+                .as("replayed under the limit of 1 it has now")
+                .hasSize(1);
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(queue().claimDue("node", LEASE, 100)).hasSize(1);
     }
 }
