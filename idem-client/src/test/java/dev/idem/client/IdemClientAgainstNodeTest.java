@@ -325,6 +325,10 @@ class IdemClientAgainstNodeTest {
         assertThat(stats.windowSeconds()).isEqualTo(60);
         assertThat(stats.asOf()).isNotNull();
         assertThat(stats.dead()).isNotNull();
+        assertThat(stats.deadCapped()).isFalse();
+        assertThat(stats.retryingCapped()).isFalse();
+        assertThat(stats.queueDepth()).isNotNull();
+        assertThat(stats.queueDepthCapped()).isFalse();
         Health health = idem.health();
         assertThat(health.ok()).isTrue();
         assertThat(health.status()).isEqualTo("ok");
