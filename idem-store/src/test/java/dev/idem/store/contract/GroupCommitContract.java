@@ -218,6 +218,40 @@ abstract class GroupCommitContract extends StoreTestBase {
         assertThat(seen).hasSize(2).allMatch(tx -> tx == seen.get(0));
     }
 
+    /**
+     * The endpoints a send fans out to are read once per group and shared by its later works, until a work of the group
+     * writes anything else than its held inserts: from then on they are read again, and see that write.
+     */
+    @Test
+    void aGroupSharesOneReadOfTheEndpointsUntilOneOfItsWorksChangesThem() throws Exception {
+        Function<StoreTx, Object> active = tx -> {
+            seen.add(tx);
+            return tx.endpoints().active(tenant, null);
+        };
+        CompletableFuture<Object> held = holdWriter();
+        List<CompletableFuture<Object>> answers = queued(
+                active,
+                active,
+                tx -> {
+                    seen.add(tx);
+                    tx.endpoints().insert(endpoint(tenant, null));
+                    return null;
+                },
+                active);
+        release.countDown();
+        held.get();
+
+        List<?> first = (List<?>) answers.get(0).get();
+        answers.get(2).get();
+        assertThat(answers.get(1).get())
+                .as("the second send's read is the first's")
+                .isSameAs(first);
+        assertThat((List<?>) answers.get(3).get())
+                .as("read again after the group wrote an endpoint")
+                .hasSize(first.size() + 1);
+        assertThat(seen).as("one group").hasSize(4).allMatch(tx -> tx == seen.get(0));
+    }
+
     @Test
     void noCallerIsAnsweredBeforeTheGroupCommits() throws Exception {
         CountDownLatch atCommit = new CountDownLatch(1);
