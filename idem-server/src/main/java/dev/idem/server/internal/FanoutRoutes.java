@@ -41,14 +41,30 @@ final class FanoutRoutes {
         r.post("/v1/messages", ctx -> {
             HttpApi.checkSize(ctx);
             // checked and parsed on the request's thread: the group's writer thread is one for all requests
-            MessageService.Parsed message = MessageService.parse(HttpApi.body(ctx));
+            MessageService.Parsed parsed;
+            ApiException refused;
+            try {
+                parsed = MessageService.parse(HttpApi.body(ctx));
+                refused = null;
+            } catch (ApiException e) {
+                // with an Idempotency-Key, the key answers first (a replay, a reuse, a key in progress), as on every
+                // mutation; without one, the 400 is all there is to say
+                if (ctx.header(RequestIdempotency.HEADER) == null) throw e;
+                parsed = null;
+                refused = e;
+            }
+            MessageService.Parsed message = parsed;
+            ApiException refusal = refused;
             // many small sends share transactions; a send the work refuses rolls its group back, whose requests then
             // run one by one, so it fails alone
             s.tracing().inSpan("send message", () -> {
                 // read on the request's thread: the group's writer runs the work on its own
                 var trace = s.tracing().creatorContext(ctx);
                 var tenant = tenant(ctx);
-                s.idempotency().runGrouped(ctx, tenant, tx -> messages.send(tx, tenant, message, trace));
+                s.idempotency().runGrouped(ctx, tenant, tx -> {
+                    if (refusal != null) throw refusal;
+                    return messages.send(tx, tenant, message, trace);
+                });
                 return null;
             });
         });
