@@ -42,6 +42,7 @@ class TraceLinksTest {
     Path dir;
 
     private final InMemorySpanExporter spans = InMemorySpanExporter.create();
+    private final FinishedSpans finished = new FinishedSpans(spans);
     private final OpenTelemetrySdk sdk = OpenTelemetrySdk.builder()
             .setTracerProvider(SdkTracerProvider.builder()
                     .addSpanProcessor(SimpleSpanProcessor.create(spans))
@@ -133,7 +134,7 @@ class TraceLinksTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> hits("/once").size() == 2);
 
         SpanData replayed = attempt(deliveryId, 2);
-        SpanData request = named("replay delivery");
+        SpanData request = finished.named("replay delivery");
         assertThat(request.getTraceId()).isNotEqualTo(TRACE_ID); // the caller's, not the creator's
         assertThat(linksOf(replayed, "replay"))
                 .singleElement()
@@ -169,7 +170,7 @@ class TraceLinksTest {
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> hits("/dead-a").size() == 2 && hits("/dead-b").size() == 2);
 
-        SpanData request = named("replay deliveries");
+        SpanData request = finished.named("replay deliveries");
         for (String id : ids)
             assertThat(linksOf(attempt(id, 2), "replay"))
                     .singleElement()
@@ -194,11 +195,11 @@ class TraceLinksTest {
                 Map.of("traceparent", TRACEPARENT)));
         await().atMost(Duration.ofSeconds(30)).until(() -> hits("/ep").size() == 1);
         // the occurrence: a create span under the schedule's creation, in the creator's trace, over the attempt
-        SpanData occurrence = named("create");
+        SpanData occurrence = finished.named("create");
         assertThat(occurrence.getKind()).isEqualTo(SpanKind.PRODUCER);
         assertThat(occurrence.getTraceId()).isEqualTo(TRACE_ID);
-        assertThat(byId(occurrence.getParentSpanId()).getName()).isEqualTo("create schedule");
-        SpanData fannedOut = attemptUnder(occurrence.getSpanId());
+        assertThat(finished.byId(occurrence.getParentSpanId()).getName()).isEqualTo("create schedule");
+        SpanData fannedOut = finished.attemptUnder(occurrence.getSpanId());
         assertThat(hits("/ep").get(0).header("traceparent"))
                 .isEqualTo("00-" + TRACE_ID + "-" + fannedOut.getSpanId() + "-01");
 
@@ -206,9 +207,9 @@ class TraceLinksTest {
                 "POST", "/v1/endpoints/" + endpoint + "/send-test", "{\"event_type\":\"report.daily\"}", Map.of());
         assertThat(test.status()).as(test.raw()).isEqualTo(201);
         await().atMost(Duration.ofSeconds(30)).until(() -> hits("/ep").size() == 2);
-        SpanData sent = named("send test event");
-        assertThat(byId(sent.getParentSpanId()).getKind()).isEqualTo(SpanKind.SERVER);
-        SpanData tested = attemptUnder(sent.getSpanId());
+        SpanData sent = finished.named("send test event");
+        assertThat(finished.byId(sent.getParentSpanId()).getKind()).isEqualTo(SpanKind.SERVER);
+        SpanData tested = finished.attemptUnder(sent.getSpanId());
         assertThat(hits("/ep").get(1).header("traceparent"))
                 .startsWith("00-" + sent.getTraceId() + "-" + tested.getSpanId() + "-"); // flags: sampled, random id
     }
@@ -272,31 +273,6 @@ class TraceLinksTest {
                                 .findFirst(),
                         java.util.Optional::isPresent)
                 .orElseThrow();
-    }
-
-    private SpanData attemptUnder(String parentId) {
-        return await().atMost(Duration.ofSeconds(10))
-                .until(
-                        () -> spans.getFinishedSpanItems().stream()
-                                .filter(s -> s.getKind() == SpanKind.CLIENT
-                                        && s.getParentSpanId().equals(parentId))
-                                .findFirst(),
-                        java.util.Optional::isPresent)
-                .orElseThrow();
-    }
-
-    private SpanData named(String name) {
-        return spans.getFinishedSpanItems().stream()
-                .filter(s -> s.getName().equals(name))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("no span " + name + " in " + spans.getFinishedSpanItems()));
-    }
-
-    private SpanData byId(String spanId) {
-        return spans.getFinishedSpanItems().stream()
-                .filter(s -> s.getSpanId().equals(spanId))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("no span " + spanId + " in " + spans.getFinishedSpanItems()));
     }
 
     private static List<LinkData> linksOf(SpanData span, String what) {

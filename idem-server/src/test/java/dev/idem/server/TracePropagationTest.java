@@ -38,6 +38,7 @@ class TracePropagationTest {
     Path dir;
 
     private final InMemorySpanExporter spans = InMemorySpanExporter.create();
+    private final FinishedSpans finished = new FinishedSpans(spans);
     private Store store;
     private TestNode node;
     private LoopbackReceiver receiver;
@@ -116,7 +117,7 @@ class TracePropagationTest {
                 .filter(s -> s.getTraceId().equals(TRACE_ID))
                 .findFirst()
                 .orElseThrow();
-        SpanData request = byId(creation.getParentSpanId());
+        SpanData request = finished.byId(creation.getParentSpanId());
         assertThat(request.getKind()).isEqualTo(SpanKind.SERVER);
         assertThat(request.getName()).isEqualTo("POST /v1/schedules");
         assertThat(request.getParentSpanId()).isEqualTo(CALLER_SPAN);
@@ -124,7 +125,7 @@ class TracePropagationTest {
         assertThat(request.getAttributes().get(HttpAttributes.HTTP_RESPONSE_STATUS_CODE))
                 .isEqualTo(201L);
         // the attempt is a CLIENT span under the creation, and what it sends names it
-        SpanData attempt = attemptUnder(creation.getSpanId());
+        SpanData attempt = finished.attemptUnder(creation.getSpanId());
         assertThat(attempt.getTraceId()).isEqualTo(TRACE_ID);
         assertThat(attempt.getAttributes().get(HttpAttributes.HTTP_RESPONSE_STATUS_CODE))
                 .isEqualTo(200L);
@@ -136,11 +137,11 @@ class TracePropagationTest {
                 .filter(s -> !s.getTraceId().equals(TRACE_ID))
                 .findFirst()
                 .orElseThrow();
-        assertThat(byId(fresh.getParentSpanId()).getParentSpanContext().isValid())
+        assertThat(finished.byId(fresh.getParentSpanId()).getParentSpanContext().isValid())
                 .isFalse();
         assertThat(hits("/fresh").get(0).header("traceparent"))
                 .startsWith("00-" + fresh.getTraceId() + "-"
-                        + attemptUnder(fresh.getSpanId()).getSpanId() + "-"); // flags: sampled, random id
+                        + finished.attemptUnder(fresh.getSpanId()).getSpanId() + "-"); // flags: sampled, random id
     }
 
     @Test
@@ -194,7 +195,7 @@ class TracePropagationTest {
                 .findFirst()
                 .orElseThrow(() ->
                         new AssertionError("no send span in the caller's trace: " + spans.getFinishedSpanItems()));
-        assertThat(byId(send.getParentSpanId()).getParentSpanId()).isEqualTo(CALLER_SPAN);
+        assertThat(finished.byId(send.getParentSpanId()).getParentSpanId()).isEqualTo(CALLER_SPAN);
         List<SpanData> attempts = await().atMost(Duration.ofSeconds(10))
                 .until(
                         () -> spans.getFinishedSpanItems().stream()
@@ -237,10 +238,10 @@ class TracePropagationTest {
         assertThat(ingest.getTraceId()).isEqualTo(TRACE_ID);
         assertThat(ingest.getAttributes().get(io.opentelemetry.api.common.AttributeKey.stringKey("idem.source.id")))
                 .isEqualTo(source);
-        assertThat(byId(ingest.getParentSpanId()).getName()).isEqualTo("POST /in/{source_id}");
+        assertThat(finished.byId(ingest.getParentSpanId()).getName()).isEqualTo("POST /in/{source_id}");
         assertThat(hits("/src").get(0).header("traceparent"))
                 .isEqualTo("00-" + TRACE_ID + "-"
-                        + attemptUnder(ingest.getSpanId()).getSpanId() + "-01");
+                        + finished.attemptUnder(ingest.getSpanId()).getSpanId() + "-01");
     }
 
     private static String hmacHex(String body) throws Exception {
@@ -263,25 +264,6 @@ class TracePropagationTest {
         receiver = new LoopbackReceiver();
         store = TestStores.sqlite(dir, Clock.systemUTC());
         node = new TestNode(store, dir, Clock.systemUTC(), 0, otel);
-    }
-
-    /** The attempt span under {@code parentId}; it ends a moment after the receiver has answered. */
-    private SpanData attemptUnder(String parentId) {
-        return await().atMost(Duration.ofSeconds(10))
-                .until(
-                        () -> spans.getFinishedSpanItems().stream()
-                                .filter(s -> s.getKind() == SpanKind.CLIENT
-                                        && s.getParentSpanId().equals(parentId))
-                                .findFirst(),
-                        java.util.Optional::isPresent)
-                .orElseThrow();
-    }
-
-    private SpanData byId(String spanId) {
-        return spans.getFinishedSpanItems().stream()
-                .filter(s -> s.getSpanId().equals(spanId))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("no span " + spanId + " in " + spans.getFinishedSpanItems()));
     }
 
     private List<LoopbackReceiver.Received> hits(String path) {
