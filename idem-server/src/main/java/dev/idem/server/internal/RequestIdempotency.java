@@ -105,14 +105,11 @@ public final class RequestIdempotency {
             }
             ApiResponse response = store.inGroupCommit(tx -> {
                 Instant now = clock.instant();
-                Instant lock = now.plus(IN_PROGRESS_LOCK).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
                 // in a group, answered at once and written with the group's other keys in one statement
-                if (!tx.idempotency().tryInsert(new IdempotencyRecord(tenant, key, fingerprint, now, lock, null, null)))
+                if (!tx.idempotency()
+                        .tryInsert(new IdempotencyRecord(tenant, key, fingerprint, now, lockFrom(now), null, null)))
                     return KEY_TAKEN;
-                ApiResponse r = audited(ctx, tx, mutation);
-                tx.idempotency()
-                        .complete(tenant, key, r.status(), new Stored(r.headers(), Json.bytes(r.body())).encode());
-                return r;
+                return doneAndStored(ctx, tx, tenant, key, mutation);
             });
             if (response != KEY_TAKEN) return response;
             return claimedFirst(ctx, tenant, key, fingerprint, mutation, true);
@@ -136,12 +133,7 @@ public final class RequestIdempotency {
             boolean grouped) {
         if (replayed(ctx, claim(tenant, key, fingerprint))) return null;
         try {
-            return transaction(grouped, tx -> {
-                ApiResponse r = audited(ctx, tx, mutation);
-                tx.idempotency()
-                        .complete(tenant, key, r.status(), new Stored(r.headers(), Json.bytes(r.body())).encode());
-                return r;
-            });
+            return transaction(grouped, tx -> doneAndStored(ctx, tx, tenant, key, mutation));
         } catch (RuntimeException e) {
             try {
                 store.useTransaction(tx -> tx.idempotency().delete(tenant, key));
@@ -152,6 +144,19 @@ public final class RequestIdempotency {
             }
             throw e;
         }
+    }
+
+    /** The mutation done (and audited) in {@code tx}, its response stored under the key in the same transaction. */
+    private ApiResponse doneAndStored(
+            Context ctx, StoreTx tx, Tenant tenant, String key, Function<StoreTx, ApiResponse> mutation) {
+        ApiResponse r = audited(ctx, tx, mutation);
+        tx.idempotency().complete(tenant, key, r.status(), new Stored(r.headers(), Json.bytes(r.body())).encode());
+        return r;
+    }
+
+    /** Until when a key taken at {@code now} is held: whole milliseconds, as stored (saveProgress compares them). */
+    private static Instant lockFrom(Instant now) {
+        return now.plus(IN_PROGRESS_LOCK).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
     }
 
     private <T> T transaction(boolean grouped, Function<StoreTx, T> work) {
@@ -229,7 +234,7 @@ public final class RequestIdempotency {
             while (true) {
                 ObjectNode at = state;
                 Instant held = lock;
-                Instant next = clock.instant().plus(IN_PROGRESS_LOCK).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+                Instant next = lockFrom(clock.instant());
                 Step step = store.inTransaction(tx -> {
                     Step s = auditedStep(ctx, tx, steps, at);
                     if (!tx.idempotency().saveProgress(tenant, key, Json.bytes(s.state()), held, next))
@@ -311,8 +316,7 @@ public final class RequestIdempotency {
             });
         return store.inTransaction(tx -> {
             Instant now = clock.instant();
-            // whole milliseconds, as stored: saveProgress compares the lock it holds with the stored one
-            Instant lock = now.plus(IN_PROGRESS_LOCK).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+            Instant lock = lockFrom(now);
             for (int tries = 0; tries < 3; tries++) {
                 Optional<IdempotencyRecord> held = tx.idempotency().find(tenant, key);
                 held.ifPresent(r -> refuseIfHeld(r, now, fingerprint));
