@@ -173,6 +173,7 @@ final class ClaimLoops {
     private int claimReserved(int limit, boolean passOver) {
         Fairness fairness = destinations.fairness();
         String owner = gate.owner();
+        // a span's times are the wall clock's, as the SDK stamps its other spans, not the engine's (tests move that)
         Instant startedAt = tracedClaims ? Instant.now() : null;
         List<Claim> claims = ledger.claim(
                 limit,
