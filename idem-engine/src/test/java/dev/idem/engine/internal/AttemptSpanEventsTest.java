@@ -4,12 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.idem.engine.EndpointGuard;
-import io.opentelemetry.sdk.OpenTelemetrySdk;
-import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
-import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.EventData;
 import io.opentelemetry.sdk.trace.data.SpanData;
-import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
@@ -22,12 +18,7 @@ import org.junit.jupiter.api.Test;
 
 /** What the wire tells an attempt's span, against a loopback receiver reached by name (so a lookup happens). */
 class AttemptSpanEventsTest {
-    private final InMemorySpanExporter exported = InMemorySpanExporter.create();
-    private final OpenTelemetrySdk otel = OpenTelemetrySdk.builder()
-            .setTracerProvider(SdkTracerProvider.builder()
-                    .addSpanProcessor(SimpleSpanProcessor.create(exported))
-                    .build())
-            .build();
+    private final InMemoryTracing sdk = new InMemoryTracing();
     private HttpServer receiver;
     private HttpSender sender;
 
@@ -35,7 +26,7 @@ class AttemptSpanEventsTest {
     void close() {
         if (sender != null) sender.close();
         if (receiver != null) receiver.stop(0);
-        otel.close();
+        sdk.close();
     }
 
     @Test
@@ -81,19 +72,19 @@ class AttemptSpanEventsTest {
                 Duration.ofSeconds(5),
                 callback(done));
         assertThat(done.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(204);
-        assertThat(exported.getFinishedSpanItems()).isEmpty();
+        assertThat(sdk.spans()).isEmpty();
     }
 
     private SpanData attempt(String url) throws Exception {
-        exported.reset();
+        sdk.reset();
         AttemptSpan span =
-                new AttemptSpan(otel.getTracer("test").spanBuilder("POST").startSpan());
+                new AttemptSpan(sdk.otel().getTracer("test").spanBuilder("POST").startSpan());
         CompletableFuture<AttemptResult> done = new CompletableFuture<>();
         sender.send(request(url), Duration.ofSeconds(5), callback(done), span);
         AttemptResult r = done.get(10, TimeUnit.SECONDS);
         assertThat(r.statusCode()).isEqualTo(204);
         span.end(r);
-        return exported.getFinishedSpanItems().get(0);
+        return sdk.spans().get(0);
     }
 
     private static DeliveryRequest request(String url) {

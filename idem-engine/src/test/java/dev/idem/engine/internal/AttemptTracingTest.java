@@ -6,11 +6,7 @@ import dev.idem.core.Delivery;
 import dev.idem.core.Schedule;
 import dev.idem.engine.testing.Defs;
 import io.opentelemetry.api.trace.SpanKind;
-import io.opentelemetry.sdk.OpenTelemetrySdk;
-import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
-import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
-import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import io.opentelemetry.semconv.ServerAttributes;
 import io.opentelemetry.semconv.UrlAttributes;
 import java.time.Instant;
@@ -19,23 +15,18 @@ import org.junit.jupiter.api.Test;
 
 class AttemptTracingTest {
     private static final Instant DUE = Instant.parse("2026-03-10T17:00:00Z");
-    private final InMemorySpanExporter exported = InMemorySpanExporter.create();
-    private final OpenTelemetrySdk otel = OpenTelemetrySdk.builder()
-            .setTracerProvider(SdkTracerProvider.builder()
-                    .addSpanProcessor(SimpleSpanProcessor.create(exported))
-                    .build())
-            .build();
+    private final InMemoryTracing sdk = new InMemoryTracing();
 
     @AfterEach
     void close() {
-        otel.close();
+        sdk.close();
     }
 
     private SpanData attemptTo(String endpoint) {
         Schedule s = Defs.schedule("sch_1", Defs.TENANT, Defs.once(endpoint, DUE), DUE);
         Delivery d = Defs.claimed(s, "dlv_1", 1, 1);
-        AttemptTracing.of(otel).start(d, s, endpoint, 1).aborted();
-        return exported.getFinishedSpanItems().get(0);
+        AttemptTracing.of(sdk.otel()).start(d, s, endpoint, 1).aborted();
+        return sdk.spans().get(0);
     }
 
     @Test

@@ -13,12 +13,8 @@ import dev.idem.engine.testing.Defs;
 import dev.idem.engine.testing.World;
 import dev.idem.store.testing.TestStores;
 import io.opentelemetry.api.trace.SpanKind;
-import io.opentelemetry.sdk.OpenTelemetrySdk;
-import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
-import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.LinkData;
 import io.opentelemetry.sdk.trace.data.SpanData;
-import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -48,19 +44,14 @@ class QueueSpansTest {
     @TempDir
     Path dir;
 
-    private final InMemorySpanExporter exported = InMemorySpanExporter.create();
-    private final OpenTelemetrySdk otel = OpenTelemetrySdk.builder()
-            .setTracerProvider(SdkTracerProvider.builder()
-                    .addSpanProcessor(SimpleSpanProcessor.create(exported))
-                    .build())
-            .build();
+    private final InMemoryTracing sdk = new InMemoryTracing();
     private final Clock clock = Clock.fixed(T0.plusSeconds(1), ZoneOffset.UTC);
     private Store store;
 
     @AfterEach
     void close() {
         if (store != null) store.close();
-        otel.close();
+        sdk.close();
     }
 
     /** An hourly schedule from {@code T0}, made by a request in trace {@code TRACE_ID}. */
@@ -88,10 +79,10 @@ class QueueSpansTest {
 
     @Test
     void eachOccurrenceBeginsATraceOfItsOwnLinkedToTheCreationAndItsClaimAndAttemptFollowIt() {
-        AttemptTracing tracing = AttemptTracing.of(otel, store, "node-a");
+        AttemptTracing tracing = AttemptTracing.of(sdk.otel(), store, "node-a");
         assertThat(materialise(tracing.occurrences())).isEqualTo(3);
 
-        List<SpanData> creates = named("create");
+        List<SpanData> creates = sdk.named("create");
         assertThat(creates).hasSize(3).allSatisfy(c -> {
             assertThat(c.getKind()).isEqualTo(SpanKind.PRODUCER);
             assertThat(c.getParentSpanContext().isValid()).isFalse();
@@ -124,7 +115,7 @@ class QueueSpansTest {
                 .findFirst()
                 .orElseThrow();
         tracing.claimed(claims, Instant.now());
-        assertThat(named("receive")).singleElement().satisfies(r -> {
+        assertThat(sdk.named("receive")).singleElement().satisfies(r -> {
             assertThat(r.getKind()).isEqualTo(SpanKind.CLIENT);
             assertThat(r.getParentSpanContext().isValid()).isFalse();
             assertThat(r.getAttributes().get(QueueSpans.BATCH_COUNT)).isEqualTo(1L);
@@ -132,7 +123,7 @@ class QueueSpansTest {
         });
 
         tracing.start(claim.delivery(), claim.schedule(), ENDPOINT, 1).aborted();
-        assertThat(named("POST")).singleElement().satisfies(a -> {
+        assertThat(sdk.named("POST")).singleElement().satisfies(a -> {
             assertThat(a.getTraceId()).isEqualTo(create.getTraceId());
             assertThat(a.getParentSpanId()).isEqualTo(create.getSpanId());
         });
@@ -140,7 +131,7 @@ class QueueSpansTest {
 
     @Test
     void theOccurrencesWrittenWithTheirScheduleGetTheirCreateSpansToo() {
-        AttemptTracing tracing = AttemptTracing.of(otel, store, "node-a");
+        AttemptTracing tracing = AttemptTracing.of(sdk.otel(), store, "node-a");
         var creation = new dev.idem.core.creation.ScheduleCreation(
                 new IdGenerator(clock, new SecureRandom()), Duration.ofHours(2), tracing.occurrences());
         TraceContext request = new TraceContext("00-" + TRACE_ID + "-" + CREATOR_SPAN + "-01", null);
@@ -151,7 +142,7 @@ class QueueSpansTest {
                         Defs.hourly(ENDPOINT, T0.plusSeconds(60), "UTC"), null, request)),
                 clock.instant()));
 
-        List<SpanData> creates = named("create");
+        List<SpanData> creates = sdk.named("create");
         assertThat(creates)
                 .hasSize(2)
                 .allSatisfy(c -> assertThat(c.getLinks())
@@ -176,7 +167,7 @@ class QueueSpansTest {
 
         List<Claim> claims = store.queue().claimDue("node-a", Duration.ofSeconds(60), 10);
         off.claimed(claims, Instant.now());
-        assertThat(exported.getFinishedSpanItems()).isEmpty();
+        assertThat(sdk.spans()).isEmpty();
         Set<String> ids =
                 store.inReadTransaction(tx -> tx.deliveries().list(Defs.TENANT, "sch_1", null, 10, null).data().stream()
                         .map(d -> d.id())
@@ -210,11 +201,5 @@ class QueueSpansTest {
     private static void linksTo(LinkData link, SpanData span) {
         assertThat(link.getSpanContext().getSpanId()).isEqualTo(span.getSpanId());
         assertThat(link.getSpanContext().getTraceId()).isEqualTo(span.getTraceId());
-    }
-
-    private List<SpanData> named(String name) {
-        return exported.getFinishedSpanItems().stream()
-                .filter(s -> s.getName().equals(name))
-                .toList();
     }
 }
