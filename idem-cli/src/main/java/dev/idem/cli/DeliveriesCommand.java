@@ -2,6 +2,7 @@ package dev.idem.cli;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.idem.core.fanout.EventType;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -44,6 +45,19 @@ public final class DeliveriesCommand {
         @Option(names = "--status", description = "scheduled, delivering, retrying, succeeded, dead or cancelled.")
         String status;
 
+        @Option(
+                names = "--event-type",
+                description = "Only messages' deliveries whose message has this event type (e.g. invoice.paid).")
+        String eventType;
+
+        @Option(
+                names = "--since",
+                description = "Created at or after this: 1h, 7d, PT30M (back from now) or an RFC 3339 instant.")
+        String since;
+
+        @Option(names = "--until", description = "Created before this (same forms).")
+        String until;
+
         @Option(names = "--limit", defaultValue = "10", description = "1 to 100 (default ${DEFAULT-VALUE}).")
         int limit;
 
@@ -52,6 +66,11 @@ public final class DeliveriesCommand {
 
         @Override
         public Integer call() {
+            if (eventType != null)
+                EventType.nameProblem(eventType).ifPresent(p -> {
+                    throw conn.usage("--event-type " + eventType + ": " + p);
+                });
+            TimeRange range = TimeRange.of(conn, since, until);
             conn.print(
                     conn.api()
                             .get("/v1/deliveries"
@@ -68,6 +87,12 @@ public final class DeliveriesCommand {
                                             application,
                                             "status",
                                             status,
+                                            "event_type",
+                                            eventType,
+                                            "since",
+                                            range.since(),
+                                            "until",
+                                            range.until(),
                                             "starting_after",
                                             startingAfter)),
                     Views::deliveries);

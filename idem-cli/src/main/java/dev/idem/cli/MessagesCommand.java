@@ -8,12 +8,7 @@ import com.fasterxml.jackson.databind.util.RawValue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -32,7 +27,6 @@ import picocli.CommandLine.Parameters;
 public final class MessagesCommand {
     static final String PATH = "/v1/messages";
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Pattern SHORT = Pattern.compile("(\\d+)([smhd])");
 
     @Command(
             name = "send",
@@ -123,46 +117,18 @@ public final class MessagesCommand {
 
         @Override
         public Integer call() {
+            TimeRange range = TimeRange.of(conn, since, until);
             String query = query(
                     "event_type",
                     eventType,
                     "application",
                     application,
                     "since",
-                    instant(since, "--since"),
+                    range.since(),
                     "until",
-                    instant(until, "--until"));
+                    range.until());
             conn.print(conn.api().get(PATH + query), FanoutTables::messages);
             return Failures.OK;
-        }
-
-        /** A time option as the API's RFC 3339 instant; a duration counts back from now. Anything else is exit 2. */
-        private String instant(String value, String option) {
-            if (value == null) return null;
-            Matcher m = SHORT.matcher(value);
-            Duration back = null;
-            if (m.matches()) {
-                long n = Long.parseLong(m.group(1));
-                back = switch (m.group(2)) {
-                    case "s" -> Duration.ofSeconds(n);
-                    case "m" -> Duration.ofMinutes(n);
-                    case "h" -> Duration.ofHours(n);
-                    default -> Duration.ofDays(n);
-                };
-            } else if (value.startsWith("P")) {
-                try {
-                    back = Duration.parse(value);
-                } catch (DateTimeParseException e) {
-                    throw conn.usage(option + " " + value + " is not a duration such as PT30M");
-                }
-            }
-            if (back != null) return Instant.now().minus(back).toString();
-            try {
-                return java.time.OffsetDateTime.parse(value).toInstant().toString();
-            } catch (DateTimeParseException e) {
-                throw conn.usage(option + " must be a duration (1h, 7d, PT30M) or an RFC 3339 instant such as"
-                        + " 2026-03-10T17:00:00Z, got " + value);
-            }
         }
     }
 

@@ -4,9 +4,13 @@ import static dev.idem.cli.ApiCommandsTest.assertAligned;
 import static dev.idem.cli.ApiCommandsTest.idem;
 import static dev.idem.cli.ApiCommandsTest.ok;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -168,6 +172,75 @@ class FanoutCommandsTest {
         assertThat(ok("messages", "list", "--application", "cli_msg", "--until", "2000-01-01T00:00:00Z")
                         .out())
                 .isEqualTo("no messages" + System.lineSeparator());
+    }
+
+    @Test
+    void deliveriesAreListedByEventTypeAndCreationTimeAsTheApiNarrowsThem() {
+        ok("applications", "create", "--name", "Narrow", "--uid", "cli_narrow");
+        ok(
+                "endpoints",
+                "create",
+                "http://127.0.0.1:1/narrow",
+                "--application",
+                "cli_narrow",
+                "--event-type",
+                "cli.narrow.*");
+        JsonNode placed = sendAndList("cli.narrow.placed").get(0);
+        Instant placedAt = Instant.parse(placed.get("created_at").asText());
+        // the next message's delivery is created a whole millisecond later, so a range can hold one and not the other
+        await().atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(1))
+                .until(() -> Instant.now().isAfter(placedAt.plusMillis(1)));
+        JsonNode shipped = sendAndList("cli.narrow.shipped").get(0);
+        String a = placed.get("id").asText();
+        String b = shipped.get("id").asText();
+        String bAt = shipped.get("created_at").asText();
+
+        assertThat(ids("--application", "cli_narrow")).containsExactly(b, a);
+        assertThat(ids("--application", "cli_narrow", "--event-type", "cli.narrow.placed"))
+                .containsExactly(a);
+        assertThat(ids("--application", "cli_narrow", "--event-type", "cli.narrow.shipped"))
+                .containsExactly(b);
+        assertThat(ids("--application", "cli_narrow", "--since", bAt)).containsExactly(b);
+        assertThat(ids("--application", "cli_narrow", "--until", bAt)).containsExactly(a);
+        assertThat(ids("--application", "cli_narrow", "--since", "1h")).containsExactly(b, a);
+        assertThat(ok("deliveries", "list", "--application", "cli_narrow", "--until", "2000-01-01T00:00:00Z")
+                        .out())
+                .isEqualTo("no deliveries" + System.lineSeparator());
+    }
+
+    @Test
+    void aDeliveriesListWithABadFilterIsRefusedBeforeAnyRequest() {
+        // exit 2 is the command line's refusal; the server's (a 400) would be exit 1
+        ApiCommandsTest.Cli since = idem("deliveries", "list", "--since", "yesterday");
+        assertThat(since.code()).isEqualTo(2);
+        assertThat(since.err()).contains("--since must be a duration (1h, 7d, PT30M) or an RFC 3339 instant");
+        assertThat(idem("deliveries", "list", "--until", "PT1X").err()).contains("--until must be a duration");
+        ApiCommandsTest.Cli backwards = idem("deliveries", "list", "--since", "1h", "--until", "2h");
+        assertThat(backwards.code()).isEqualTo(2);
+        assertThat(backwards.err()).contains("--until must be later than --since");
+        ApiCommandsTest.Cli type = idem("deliveries", "list", "--event-type", "invoice paid");
+        assertThat(type.code()).isEqualTo(2);
+        assertThat(type.err()).contains("--event-type invoice paid: an event type name is");
+    }
+
+    /** Sends a message of {@code eventType} to application cli_narrow; that application's deliveries, newest first. */
+    private static JsonNode sendAndList(String eventType) {
+        ok("messages", "send", eventType, "--application", "cli_narrow", "--payload", "{}");
+        return ok("deliveries", "list", "--application", "cli_narrow", "--json")
+                .json()
+                .get("data");
+    }
+
+    private static java.util.List<String> ids(String... filter) {
+        String[] args = new String[filter.length + 3];
+        args[0] = "deliveries";
+        args[1] = "list";
+        System.arraycopy(filter, 0, args, 2, filter.length);
+        args[args.length - 1] = "--json";
+        java.util.List<String> ids = new java.util.ArrayList<>();
+        ok(args).json().get("data").forEach(d -> ids.add(d.get("id").asText()));
+        return ids;
     }
 
     @Test
