@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.idem.core.Delivery;
 import dev.idem.core.Destination;
 import dev.idem.core.Durations;
+import dev.idem.core.Replay;
 import dev.idem.core.Schedule;
 import dev.idem.core.ScheduleStatus;
 import dev.idem.core.Tenant;
@@ -223,10 +224,11 @@ public final class BulkReplay {
                     continue;
                 }
                 (waits ? held : eligible).add(d.id());
-                // a completed schedule has something to attempt again: active until the replays' outcomes complete it
-                // (paused instead while its endpoint is disabled)
-                if (waits || (sc.status() == ScheduleStatus.COMPLETED && activated.add(sc.id())))
-                    DeliveryService.settleForReplay(tx, sc, waits, now);
+                // sc is its row as read at the step's start, the same for each of its deliveries: a completed one is
+                // activated (and noted in activated) once a step
+                Optional<Schedule> settled = Replay.settled(sc, waits, now);
+                if (settled.isPresent() && (waits || activated.add(sc.id())))
+                    tx.schedules().update(settled.get());
             }
             int heldReplayed = held.isEmpty() ? 0 : tx.deliveries().requeueDeadForReplay(tenant, held, now);
             int replayed = heldReplayed

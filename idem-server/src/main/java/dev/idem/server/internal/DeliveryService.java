@@ -4,27 +4,36 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.idem.core.Delivery;
 import dev.idem.core.DeliveryStatus;
 import dev.idem.core.Page;
+import dev.idem.core.Replay;
+import dev.idem.core.Schedule;
+import dev.idem.core.ScheduleStatus;
 import dev.idem.core.Tenant;
+import dev.idem.core.TraceContext;
 import dev.idem.core.store.DeliveryRepository.ListFilter;
 import dev.idem.core.store.Store;
 import dev.idem.core.store.StoreTx;
+import dev.idem.engine.Engine;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
 
 /** The delivery operations of the API. */
 public final class DeliveryService {
     /** Long enough that the rate does not flicker between refreshes, short enough to show a change within a minute. */
-    static final java.time.Duration STATS_WINDOW = java.time.Duration.ofSeconds(60);
+    static final Duration STATS_WINDOW = Duration.ofSeconds(60);
 
     private final Store store;
     private final Clock clock;
-    private final dev.idem.engine.Engine engine;
+    private final Engine engine;
 
     public DeliveryService(Store store, Clock clock) {
         this(store, clock, null);
     }
 
     /** @param engine this node's engine, whose load {@code /v1/stats} shows; null for none */
-    public DeliveryService(Store store, Clock clock, dev.idem.engine.Engine engine) {
+    public DeliveryService(Store store, Clock clock, Engine engine) {
         this.store = store;
         this.clock = clock;
         this.engine = engine;
@@ -107,7 +116,7 @@ public final class DeliveryService {
      * As {@link #replay(StoreTx, Tenant, String)}, keeping {@code request} (the replay request's span; null when
      * tracing is off) for the replayed attempt's span to link to.
      */
-    public ApiResponse replay(StoreTx tx, Tenant tenant, String id, dev.idem.core.TraceContext request) {
+    public ApiResponse replay(StoreTx tx, Tenant tenant, String id, TraceContext request) {
         Delivery d = find(tx, tenant, id);
         // the schedule's row first (as every change of its deliveries' pending-ness takes it)
         var schedule = tx.schedules().findForUpdate(tenant, d.scheduleId());
@@ -124,7 +133,7 @@ public final class DeliveryService {
                     "id",
                     "Delivery " + id + " is " + d.status().wireName()
                             + "; only dead or succeeded deliveries can be replayed");
-        if (request != null) tx.deliveryTraces().replays(java.util.List.of(id), request);
+        if (request != null) tx.deliveryTraces().replays(List.of(id), request);
         tx.notifyDeliveriesDue();
         Delivery now = find(tx, tenant, id);
         return ApiResponse.ok(Views.delivery(now, tx.deliveries().attempts(id)));
@@ -151,42 +160,24 @@ public final class DeliveryService {
     }
 
     /** A delivery whose schedule was deleted (or is gone) is not sent again, alone or in bulk. */
-    static boolean scheduleDeleted(java.util.Optional<dev.idem.core.Schedule> schedule) {
-        return schedule.map(sc -> sc.status() == dev.idem.core.ScheduleStatus.DELETED)
-                .orElse(true);
+    static boolean scheduleDeleted(Optional<Schedule> schedule) {
+        return schedule.map(sc -> sc.status() == ScheduleStatus.DELETED).orElse(true);
     }
 
     /**
      * Makes a dead or succeeded delivery due now, the caller holding its schedule's row; false when it is in another
-     * state. A completed schedule has something to attempt again, so it is active until the replay's outcome completes
-     * it again; with {@code held} (its endpoint is disabled) it is paused instead, as the endpoint's other waiting
-     * deliveries are, and enabling the endpoint lets it go.
+     * state. Its schedule becomes what {@link Replay#settled} says ({@code held}: its endpoint is disabled).
      */
     static boolean requeue(
-            StoreTx tx,
-            Tenant tenant,
-            String deliveryId,
-            java.util.Optional<dev.idem.core.Schedule> schedule,
-            boolean held,
-            java.time.Instant now) {
+            StoreTx tx, Tenant tenant, String deliveryId, Optional<Schedule> schedule, boolean held, Instant now) {
         if (!tx.deliveries().requeueForReplay(tenant, deliveryId, now)) return false;
-        schedule.ifPresent(sc -> settleForReplay(tx, sc, held, now));
+        schedule.flatMap(sc -> Replay.settled(sc, held, now)).ifPresent(tx.schedules()::update);
         return true;
-    }
-
-    /** The schedule of a replayed delivery: paused for its endpoint with {@code held}, else active if it was completed. */
-    static void settleForReplay(StoreTx tx, dev.idem.core.Schedule sc, boolean held, java.time.Instant now) {
-        if (held && sc.status() != dev.idem.core.ScheduleStatus.PAUSED)
-            tx.schedules()
-                    .update(sc.withStatus(
-                            dev.idem.core.ScheduleStatus.PAUSED, dev.idem.core.fanout.Endpoint.PAUSED_REASON, now));
-        else if (!held && sc.status() == dev.idem.core.ScheduleStatus.COMPLETED)
-            tx.schedules().update(sc.withStatus(dev.idem.core.ScheduleStatus.ACTIVE, null, now));
     }
 
     /** The dashboard's counters for one tenant, over the last {@link #STATS_WINDOW} (docs/api.md says how each is computed). */
     public ObjectNode stats(Tenant tenant) {
-        java.time.Instant now = clock.instant();
+        Instant now = clock.instant();
         var stats = store.inReadTransaction(tx -> tx.stats().deliveryStats(tenant, now.minus(STATS_WINDOW), now));
         ObjectNode o = Views.stats(stats, now, STATS_WINDOW);
         if (engine != null) {

@@ -1,8 +1,7 @@
 package dev.idem.server.internal;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.idem.core.IdempotencyRecord;
-import dev.idem.core.IdempotencyWindow;
+import dev.idem.core.IdGenerator;
 import dev.idem.core.Tenant;
 import dev.idem.core.store.Store;
 import dev.idem.core.store.StoreTx;
@@ -10,20 +9,20 @@ import io.javalin.http.Context;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.HexFormat;
-import java.util.Optional;
 import java.util.function.Function;
 
 /**
  * Runs a mutation once per {@code Idempotency-Key} (docs/api.md, "Three kinds of idempotency"). A grouped mutation
  * (a create, a message: {@link #runGrouped}) takes the key, does its work and stores its response in one grouped
- * transaction, so a crash before its COMMIT leaves none of them. Any other takes the key by an in-progress record in
- * its own short transaction first; the mutation and its stored response then commit together, so a crash between them
- * leaves neither and, once the in-progress lock expires, the key can be used again. Only 2xx responses are stored: an
- * error releases the key.
+ * transaction ({@link GroupedIdempotency}), so a crash before its COMMIT leaves none of them. Any other takes the key
+ * by an in-progress record in its own short transaction first ({@link IdempotencyKeys#claim}); the mutation and its
+ * stored response then commit together, so a crash between them leaves neither and, once the in-progress lock
+ * expires, the key can be used again. A mutation too large for one transaction runs in steps
+ * ({@link SteppedIdempotency}). Only 2xx responses are stored: an error releases the key.
  */
 public final class RequestIdempotency {
     public static final String HEADER = "Idempotency-Key";
@@ -32,18 +31,18 @@ public final class RequestIdempotency {
 
     private final Store store;
     private final Clock clock;
-
-    private final dev.idem.core.IdGenerator auditIds;
-    /** The keys (project, mode, key) of this node's grouped requests between their start and their answer. */
-    private final java.util.concurrent.ConcurrentHashMap<String, Boolean> running =
-            new java.util.concurrent.ConcurrentHashMap<>();
-    /** A grouped work's answer when its key was not free in its transaction: nothing of it was written. */
-    private static final ApiResponse KEY_TAKEN = new ApiResponse(409, Json.object(), java.util.Map.of());
+    private final IdGenerator auditIds;
+    private final IdempotencyKeys keys;
+    private final GroupedIdempotency grouped;
+    private final SteppedIdempotency stepped;
 
     public RequestIdempotency(Store store, Clock clock) {
         this.store = store;
         this.clock = clock;
-        this.auditIds = new dev.idem.core.IdGenerator(clock, new java.security.SecureRandom());
+        this.auditIds = new IdGenerator(clock, new SecureRandom());
+        this.keys = new IdempotencyKeys(store, clock);
+        this.grouped = new GroupedIdempotency(store, clock);
+        this.stepped = new SteppedIdempotency(store, clock, keys);
     }
 
     /** Runs {@code mutation} in one transaction (with the key's record when the header is present) and answers. */
@@ -65,62 +64,26 @@ public final class RequestIdempotency {
         ApiResponse response;
         if (key == null) {
             response = transaction(grouped, tx -> audited(ctx, tx, mutation));
-        } else if (grouped) {
-            response = inOneGroupedTransaction(ctx, tenant, key, fingerprint(ctx, key), mutation);
-            if (response == null) return;
         } else {
-            response = claimedFirst(ctx, tenant, key, fingerprint(ctx, key), mutation, false);
+            String fingerprint = fingerprint(ctx, key);
+            Function<StoreTx, ApiResponse> work = tx -> doneAndStored(ctx, tx, tenant, key, mutation);
+            response = grouped
+                    ? this.grouped.run(
+                            ctx,
+                            tenant,
+                            key,
+                            fingerprint,
+                            work,
+                            () -> claimedFirst(ctx, tenant, key, fingerprint, work, true))
+                    : claimedFirst(ctx, tenant, key, fingerprint, work, false);
             if (response == null) return;
         }
         answer(ctx, response);
     }
 
     /**
-     * The key taken, the mutation done and its response stored in the one grouped transaction: no write transaction of
-     * its own for the key, and nothing of it left when the group rolls back. A key found used (read first, never
-     * waited on) or not free in the group's transaction (taken earlier in the group, or meanwhile by a request now
-     * committed) is answered as {@link #claimedFirst} does: the first response replayed, 409 {@code
-     * idempotency_key_reuse} or {@code idempotency_in_progress}. A key another request of this node holds meanwhile is
-     * answered 409 {@code idempotency_in_progress} at once, as its in-progress record would be.
-     *
-     * @return the response to send, or null when a stored one was replayed
-     */
-    private ApiResponse inOneGroupedTransaction(
-            Context ctx, Tenant tenant, String key, String fingerprint, Function<StoreTx, ApiResponse> mutation) {
-        String running = tenant.projectId() + '\n' + tenant.mode() + '\n' + key;
-        if (this.running.putIfAbsent(running, Boolean.TRUE) != null) throw inProgress();
-        try {
-            // read before anything waits on it, as claim does: a key held by a request still committing is a 409 now
-            Optional<IdempotencyRecord> found =
-                    store.inReadTransaction(tx -> tx.idempotency().find(tenant, key));
-            if (found.isPresent()) {
-                IdempotencyRecord r = found.get();
-                // a completed request's answer needs no write: replayed (or refused) from what was read
-                if (r.completed() && !IdempotencyWindow.expired(r.createdAt(), clock.instant())) {
-                    if (!r.fingerprint().equals(fingerprint)) throw keyReuse();
-                    replayed(ctx, new Claim(r, null, null));
-                    return null;
-                }
-                return claimedFirst(ctx, tenant, key, fingerprint, mutation, true);
-            }
-            ApiResponse response = store.inGroupCommit(tx -> {
-                Instant now = clock.instant();
-                // in a group, answered at once and written with the group's other keys in one statement
-                if (!tx.idempotency()
-                        .tryInsert(new IdempotencyRecord(tenant, key, fingerprint, now, lockFrom(now), null, null)))
-                    return KEY_TAKEN;
-                return doneAndStored(ctx, tx, tenant, key, mutation);
-            });
-            if (response != KEY_TAKEN) return response;
-            return claimedFirst(ctx, tenant, key, fingerprint, mutation, true);
-        } finally {
-            this.running.remove(running);
-        }
-    }
-
-    /**
-     * The key taken by an in-progress record in a transaction of its own, then the mutation and its stored response
-     * committed together; a failure releases the key.
+     * The key taken by an in-progress record in a transaction of its own, then {@code work} (the mutation and its
+     * stored response) committed in one transaction; a failure releases the key.
      *
      * @return the response to send, or null when a stored one was replayed
      */
@@ -129,19 +92,13 @@ public final class RequestIdempotency {
             Tenant tenant,
             String key,
             String fingerprint,
-            Function<StoreTx, ApiResponse> mutation,
+            Function<StoreTx, ApiResponse> work,
             boolean grouped) {
-        if (replayed(ctx, claim(tenant, key, fingerprint))) return null;
+        if (IdempotencyKeys.replayed(ctx, keys.claim(tenant, key, fingerprint))) return null;
         try {
-            return transaction(grouped, tx -> doneAndStored(ctx, tx, tenant, key, mutation));
+            return transaction(grouped, work);
         } catch (RuntimeException e) {
-            try {
-                store.useTransaction(tx -> tx.idempotency().delete(tenant, key));
-            } catch (RuntimeException releaseFailed) {
-                // the store is failing: the key stays "in progress" until
-                // its lock expires; answer for the first failure
-                e.addSuppressed(releaseFailed);
-            }
+            keys.release(tenant, key, e);
             throw e;
         }
     }
@@ -150,13 +107,8 @@ public final class RequestIdempotency {
     private ApiResponse doneAndStored(
             Context ctx, StoreTx tx, Tenant tenant, String key, Function<StoreTx, ApiResponse> mutation) {
         ApiResponse r = audited(ctx, tx, mutation);
-        tx.idempotency().complete(tenant, key, r.status(), new Stored(r.headers(), Json.bytes(r.body())).encode());
+        IdempotencyKeys.complete(tx, tenant, key, r);
         return r;
-    }
-
-    /** Until when a key taken at {@code now} is held: whole milliseconds, as stored (saveProgress compares them). */
-    private static Instant lockFrom(Instant now) {
-        return now.plus(IN_PROGRESS_LOCK).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
     }
 
     private <T> T transaction(boolean grouped, Function<StoreTx, T> work) {
@@ -175,7 +127,7 @@ public final class RequestIdempotency {
         return s;
     }
 
-    private static void answer(Context ctx, ApiResponse response) {
+    static void answer(Context ctx, ApiResponse response) {
         response.headers().forEach(ctx::header);
         ctx.status(response.status()).contentType("application/json").result(Json.bytes(response.body()));
     }
@@ -213,189 +165,20 @@ public final class RequestIdempotency {
      */
     public void runInSteps(Context ctx, Tenant tenant, Steps steps) {
         String key = ctx.header(HEADER);
-        if (key == null) {
-            ObjectNode state = steps.start();
-            while (true) {
-                ObjectNode at = state;
-                Step step = store.inTransaction(tx -> auditedStep(ctx, tx, steps, at));
-                if (step.response() != null) {
-                    answer(ctx, step.response());
-                    return;
-                }
-                state = step.state();
-            }
+        if (key != null) {
+            stepped.run(
+                    ctx, tenant, key, fingerprint(ctx, key), steps, (tx, state) -> auditedStep(ctx, tx, steps, state));
+            return;
         }
-        Claim claim = claim(tenant, key, fingerprint(ctx, key));
-        if (replayed(ctx, claim)) return;
-        ObjectNode state = claim.progress() == null ? steps.start() : Json.parseObject(claim.progress());
-        Instant lock = claim.lock();
-        byte[] saved = claim.progress();
-        try {
-            while (true) {
-                ObjectNode at = state;
-                Instant held = lock;
-                Instant next = lockFrom(clock.instant());
-                Step step = store.inTransaction(tx -> {
-                    Step s = auditedStep(ctx, tx, steps, at);
-                    if (!tx.idempotency().saveProgress(tenant, key, Json.bytes(s.state()), held, next))
-                        throw ApiException.conflict(
-                                "idempotency_in_progress",
-                                "This request's Idempotency-Key was taken over by a retry "
-                                        + "while this one was slow; the retry carries on from here");
-                    if (s.response() != null)
-                        tx.idempotency()
-                                .complete(
-                                        tenant,
-                                        key,
-                                        s.response().status(),
-                                        new Stored(
-                                                        s.response().headers(),
-                                                        Json.bytes(s.response().body()))
-                                                .encode());
-                    return s;
-                });
-                lock = next;
-                saved = Json.bytes(step.state());
-                if (step.response() != null) {
-                    answer(ctx, step.response());
-                    return;
-                }
-                state = step.state();
+        ObjectNode state = steps.start();
+        while (true) {
+            ObjectNode at = state;
+            Step step = store.inTransaction(tx -> auditedStep(ctx, tx, steps, at));
+            if (step.response() != null) {
+                answer(ctx, step.response());
+                return;
             }
-        } catch (RuntimeException e) {
-            byte[] progress = saved;
-            Instant held = lock;
-            try {
-                // keep what committed, and let a retry take the key now rather than when the lock expires
-                store.useTransaction(tx -> tx.idempotency()
-                        .saveProgress(
-                                tenant,
-                                key,
-                                progress,
-                                held,
-                                clock.instant().minusMillis(1).truncatedTo(java.time.temporal.ChronoUnit.MILLIS)));
-            } catch (RuntimeException releaseFailed) {
-                e.addSuppressed(releaseFailed);
-            }
-            throw e;
-        }
-    }
-
-    /** Answers with the stored response when {@code claim} found one; false when the request is to run. */
-    private static boolean replayed(Context ctx, Claim claim) {
-        if (claim.done() == null) return false;
-        Stored stored = Stored.decode(claim.done().responseBody());
-        stored.headers().forEach(ctx::header);
-        ctx.header("Idempotent-Replayed", "true");
-        ctx.status(claim.done().responseStatus())
-                .contentType("application/json")
-                .result(stored.body());
-        return true;
-    }
-
-    /**
-     * What taking a key found: a completed request to replay ({@code done}), or the key taken by this request until
-     * {@code lock}, with the progress a previous holder saved before it died ({@link #runInSteps}), or null.
-     */
-    record Claim(IdempotencyRecord done, Instant lock, byte[] progress) {}
-
-    /**
-     * Takes the key for this request, or returns the completed record to replay; 409 when it cannot.
-     *
-     * <p>A key another request holds is answered 409 {@code idempotency_in_progress} at once, never after waiting for
-     * that request to commit: the record is read before anything waits on it. Inserting first would wait, on
-     * PostgreSQL for the holder's transaction (its uncommitted completion of the record), on SQLite for the single
-     * writer the holder's mutation has; either way the wait would end in a replay, and the two stores would answer
-     * one race differently. On a store with one writer the read also runs before queueing for that writer.
-     */
-    private Claim claim(Tenant tenant, String key, String fingerprint) {
-        if (!store.claimsConcurrently())
-            store.inReadTransaction(tx -> {
-                tx.idempotency().find(tenant, key).ifPresent(r -> refuseIfHeld(r, clock.instant(), fingerprint));
-                return null;
-            });
-        return store.inTransaction(tx -> {
-            Instant now = clock.instant();
-            Instant lock = lockFrom(now);
-            for (int tries = 0; tries < 3; tries++) {
-                Optional<IdempotencyRecord> held = tx.idempotency().find(tenant, key);
-                held.ifPresent(r -> refuseIfHeld(r, now, fingerprint));
-                if (held.isEmpty()
-                        && tx.idempotency()
-                                .tryInsert(new IdempotencyRecord(tenant, key, fingerprint, now, lock, null, null)))
-                    return new Claim(null, lock, null);
-                Optional<IdempotencyRecord> found =
-                        held.isPresent() ? held : tx.idempotency().find(tenant, key);
-                if (found.isEmpty()) continue;
-                IdempotencyRecord r = found.get();
-                if (IdempotencyWindow.expired(r.createdAt(), now)) {
-                    tx.idempotency().delete(tenant, key);
-                    continue;
-                }
-                if (!r.completed()) {
-                    // work of another request already committed under this key (steps of runInSteps): only the same
-                    // request may carry it on
-                    if (r.responseBody() != null && !r.fingerprint().equals(fingerprint)) throw keyReuse();
-                    if (r.lockedUntil() != null
-                            && r.lockedUntil().isBefore(now)
-                            && tx.idempotency().takeOverExpired(tenant, key, fingerprint, now, lock))
-                        return new Claim(null, lock, r.responseBody());
-                    throw inProgress();
-                }
-                if (!r.fingerprint().equals(fingerprint)) throw keyReuse();
-                return new Claim(r, null, null);
-            }
-            throw inProgress();
-        });
-    }
-
-    /**
-     * A 409 when {@code r} is held by a request whose lock has not expired: {@code idempotency_key_reuse} when steps of
-     * another request already committed under it, else {@code idempotency_in_progress}.
-     */
-    private static void refuseIfHeld(IdempotencyRecord r, Instant now, String fingerprint) {
-        if (r.completed()
-                || IdempotencyWindow.expired(r.createdAt(), now)
-                || (r.lockedUntil() != null && r.lockedUntil().isBefore(now))) return;
-        if (r.responseBody() != null && !r.fingerprint().equals(fingerprint)) throw keyReuse();
-        throw inProgress();
-    }
-
-    private static ApiException keyReuse() {
-        return ApiException.conflict(
-                "idempotency_key_reuse",
-                "This Idempotency-Key was used with another request (method, path or body differ); use a new key");
-    }
-
-    private static ApiException inProgress() {
-        return ApiException.conflict(
-                "idempotency_in_progress",
-                "A request with this Idempotency-Key is still being processed; retry in a moment");
-    }
-
-    /**
-     * A stored response: its extra headers as one line of compact JSON, a newline, then the body's bytes
-     * exactly as first sent (compact JSON never contains a raw newline, so the first one splits them).
-     */
-    record Stored(java.util.Map<String, String> headers, byte[] body) {
-        byte[] encode() {
-            byte[] h = Json.bytes(Json.MAPPER.valueToTree(new java.util.TreeMap<>(headers)));
-            byte[] out = new byte[h.length + 1 + body.length];
-            System.arraycopy(h, 0, out, 0, h.length);
-            out[h.length] = '\n';
-            System.arraycopy(body, 0, out, h.length + 1, body.length);
-            return out;
-        }
-
-        static Stored decode(byte[] stored) {
-            int nl = 0;
-            while (nl < stored.length && stored[nl] != '\n') nl++;
-            java.util.Map<String, String> headers = new java.util.LinkedHashMap<>();
-            Json.parseStored(new String(stored, 0, nl, StandardCharsets.UTF_8))
-                    .fields()
-                    .forEachRemaining(e -> headers.put(e.getKey(), e.getValue().asText()));
-            return new Stored(
-                    headers, java.util.Arrays.copyOfRange(stored, Math.min(nl + 1, stored.length), stored.length));
+            state = step.state();
         }
     }
 
