@@ -5,6 +5,7 @@ import dev.idem.store.StoreConfig;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.concurrent.locks.Lock;
 import javax.sql.DataSource;
 
@@ -69,6 +70,14 @@ public interface Dialect {
      * is locked as it is read, passing over a row another transaction holds ({@link #skipLockedClause}).
      */
     String oneRowByKey(String table, String alias, String on, boolean lock);
+
+    /**
+     * Appends to {@code q} the condition that keeps one tenant's rows in a list read newest first by id (schedules,
+     * deliveries, messages), and its arguments to {@code args}: {@code project_id = ? AND mode = ?}, and where the
+     * tenant's list indexes are keyed on a narrower form of the tenant than the two texts, the condition on that form
+     * through which the planner reaches them.
+     */
+    void listedTenant(StringBuilder q, List<Object> args, String projectId, String mode);
 
     /** The physical row address pseudo-column ({@code ctid}, {@code rowid}): deletes by it need no key. */
     String rowId();

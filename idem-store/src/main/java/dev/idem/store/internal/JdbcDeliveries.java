@@ -20,9 +20,11 @@ final class JdbcDeliveries implements DeliveryRepository {
     private static final String NEVER_ATTEMPTED = "status = 'scheduled' AND attempt_count = 0";
 
     private final Sql sql;
+    private final Dialect dialect;
 
-    JdbcDeliveries(Sql sql) {
+    JdbcDeliveries(Sql sql, Dialect dialect) {
         this.sql = sql;
+        this.dialect = dialect;
     }
 
     /** Multi-row inserts; a unique constraint on (schedule_id, scheduled_for) skips an occurrence that exists. */
@@ -140,9 +142,9 @@ final class JdbcDeliveries implements DeliveryRepository {
             ListFilter filter,
             int limit,
             String startingAfter) {
-        StringBuilder q = new StringBuilder(
-                "SELECT " + Rows.DELIVERY_READ + " FROM deliveries WHERE project_id = ? AND mode = ?");
-        List<Object> args = new ArrayList<>(List.of(tenant.projectId(), Rows.mode(tenant.mode())));
+        StringBuilder q = new StringBuilder("SELECT " + Rows.DELIVERY_READ + " FROM deliveries WHERE ");
+        List<Object> args = new ArrayList<>();
+        dialect.listedTenant(q, args, tenant.projectId(), Rows.mode(tenant.mode()));
         if (scheduleId != null) {
             q.append(" AND schedule_id = ?");
             args.add(scheduleId);

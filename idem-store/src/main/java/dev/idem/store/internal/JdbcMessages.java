@@ -19,9 +19,11 @@ final class JdbcMessages implements MessageRepository {
     private static final String COLUMNS = "id, project_id, mode, event_type, application_id, payload, idempotency_key, "
             + "dedup_id, schedule_id, scheduled_for, deliveries, created_at";
     private final Sql sql;
+    private final Dialect dialect;
 
-    JdbcMessages(Sql sql) {
+    JdbcMessages(Sql sql, Dialect dialect) {
         this.sql = sql;
+        this.dialect = dialect;
     }
 
     @Override
@@ -72,8 +74,9 @@ final class JdbcMessages implements MessageRepository {
             Set<DeliveryStatus> deliveryStatuses,
             int limit,
             String startingAfter) {
-        StringBuilder q = new StringBuilder("SELECT " + COLUMNS + " FROM messages WHERE project_id = ? AND mode = ?");
-        List<Object> args = new ArrayList<>(List.of(tenant.projectId(), Rows.mode(tenant.mode())));
+        StringBuilder q = new StringBuilder("SELECT " + COLUMNS + " FROM messages WHERE ");
+        List<Object> args = new ArrayList<>();
+        dialect.listedTenant(q, args, tenant.projectId(), Rows.mode(tenant.mode()));
         if (eventType != null) {
             q.append(" AND event_type = ?");
             args.add(eventType);

@@ -104,9 +104,10 @@ final class JdbcSchedules implements ScheduleRepository {
     @Override
     public Page<Schedule> list(Tenant tenant, ScheduleStatus status, int limit, String startingAfter) {
         // only the user's own schedules: the tenant indexes are partial on origin IS NULL (V8)
-        StringBuilder q = new StringBuilder(
-                "SELECT " + Rows.SCHEDULE + " FROM schedules WHERE " + TENANT + " AND origin IS NULL");
-        List<Object> args = new ArrayList<>(List.of(tenant.projectId(), Rows.mode(tenant.mode())));
+        StringBuilder q = new StringBuilder("SELECT " + Rows.SCHEDULE + " FROM schedules WHERE ");
+        List<Object> args = new ArrayList<>();
+        dialect.listedTenant(q, args, tenant.projectId(), Rows.mode(tenant.mode()));
+        q.append(" AND origin IS NULL");
         if (status == ScheduleStatus.COMPLETED) {
             // not in the status index (V61): the tenant index, newest first, where most rows are completed ones
             q.append(" AND status = 'completed'");

@@ -48,7 +48,7 @@ final class JdbcTx implements StoreTx {
 
     @Override
     public DeliveryRepository deliveries() {
-        return new JdbcDeliveries(sql);
+        return new JdbcDeliveries(sql, dialect);
     }
 
     @Override
@@ -98,7 +98,7 @@ final class JdbcTx implements StoreTx {
 
     @Override
     public dev.idem.core.store.MessageRepository messages() {
-        return new JdbcMessages(sql);
+        return new JdbcMessages(sql, dialect);
     }
 
     @Override

@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
 import javax.sql.DataSource;
@@ -160,6 +161,13 @@ final class SqliteDialect implements Dialect {
     @Override
     public String oneRowByKey(String table, String alias, String on, boolean lock) {
         return " JOIN " + table + " " + alias + " ON " + on;
+    }
+
+    /** The tenant list indexes hold project and mode themselves: a file's rows are a few hundred bytes already. */
+    @Override
+    public void listedTenant(StringBuilder q, List<Object> args, String projectId, String mode) {
+        q.append("project_id = ? AND mode = ?");
+        args.addAll(List.of(projectId, mode));
     }
 
     @Override
