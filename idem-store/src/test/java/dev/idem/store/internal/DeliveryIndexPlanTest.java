@@ -7,12 +7,10 @@ import dev.idem.store.testing.TestDatabase;
 import dev.idem.store.testing.TestStores;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Clock;
-import java.util.Properties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -46,7 +44,7 @@ class DeliveryIndexPlanTest {
     private static void assertPlans(
             TestDatabase db, String explain, String analyze, String delivering, String attemptsKey) throws Exception {
         try (JdbcStore store = (JdbcStore) JdbcStores.open(db.config(), Clock.systemUTC());
-                Connection c = connect(db)) {
+                Connection c = db.connect()) {
             fill(c);
             exec(c, analyze);
             String reap = ((JdbcDeliveryQueue) store.queue()).reapStatement();
@@ -84,14 +82,6 @@ class DeliveryIndexPlanTest {
             }
         }
         return plan.toString();
-    }
-
-    private static Connection connect(TestDatabase db) throws Exception {
-        Properties p = new Properties();
-        if (db.config().user() != null) p.setProperty("user", db.config().user());
-        if (db.config().password() != null)
-            p.setProperty("password", db.config().password());
-        return DriverManager.getConnection(db.config().jdbcUrl(), p);
     }
 
     private static void exec(Connection c, String sql) throws Exception {

@@ -5,13 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.idem.store.testing.TestDatabase;
 import dev.idem.store.testing.TestStores;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -34,7 +32,7 @@ class TenantListPlanTest {
     @BeforeAll
     static void fill() throws Exception {
         db = TestStores.postgresDatabase();
-        try (Connection c = connect(db)) {
+        try (Connection c = db.connect()) {
             fill(c);
         }
     }
@@ -46,7 +44,7 @@ class TenantListPlanTest {
 
     @Test
     void aSmallTenantsListReadsItsHashedIndexWithGenericAndCustomPlans() throws Exception {
-        try (Connection c = connect(db)) {
+        try (Connection c = db.connect()) {
             for (String mode : List.of("auto", "force_generic_plan", "force_custom_plan")) {
                 exec(c, "SET plan_cache_mode = " + mode);
                 assertThat(plan(c, "deliveries", ""))
@@ -66,7 +64,7 @@ class TenantListPlanTest {
 
     @Test
     void theHashedConditionKeepsOnlyTheTenantsOwnRows() throws Exception {
-        try (Connection c = connect(db)) {
+        try (Connection c = db.connect()) {
             for (String table : List.of("deliveries", "messages")) {
                 List<String> tenants = new ArrayList<>();
                 StringBuilder q =
@@ -129,14 +127,6 @@ class TenantListPlanTest {
                 "INSERT INTO messages (id, project_id, mode, event_type, payload, deliveries, created_at) "
                         + "SELECT 'msg_' || (100000 + i), " + project + ", " + mode + ", 'e', '{}', 1, 0 FROM " + n);
         exec(c, "ANALYZE");
-    }
-
-    private static Connection connect(TestDatabase db) throws Exception {
-        Properties p = new Properties();
-        if (db.config().user() != null) p.setProperty("user", db.config().user());
-        if (db.config().password() != null)
-            p.setProperty("password", db.config().password());
-        return DriverManager.getConnection(db.config().jdbcUrl(), p);
     }
 
     private static void exec(Connection c, String sql) throws Exception {

@@ -3,7 +3,11 @@ package dev.idem.store.testing;
 import dev.idem.core.store.Store;
 import dev.idem.store.JdbcStores;
 import dev.idem.store.StoreConfig;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.time.Clock;
+import java.util.Properties;
 
 /**
  * A database made for one test (class): open as many stores on it as you like (two "nodes" on one
@@ -17,6 +21,14 @@ public interface TestDatabase extends AutoCloseable {
     /** A new store on this database (migrated on first open). The caller closes it. */
     default Store open(Clock clock) {
         return JdbcStores.open(config(), clock);
+    }
+
+    /** A plain JDBC connection to this database (as its config's user), for tests that read plans or write rows by SQL. */
+    default Connection connect() throws SQLException {
+        Properties p = new Properties();
+        if (config().user() != null) p.setProperty("user", config().user());
+        if (config().password() != null) p.setProperty("password", config().password());
+        return DriverManager.getConnection(config().jdbcUrl(), p);
     }
 
     /** Deletes every row of every table, keeping the schema: a clean slate between tests. */
