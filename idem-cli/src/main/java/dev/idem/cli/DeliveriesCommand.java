@@ -2,7 +2,6 @@ package dev.idem.cli;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.idem.core.fanout.EventType;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -66,10 +65,7 @@ public final class DeliveriesCommand {
 
         @Override
         public Integer call() {
-            if (eventType != null)
-                EventType.nameProblem(eventType).ifPresent(p -> {
-                    throw conn.usage("--event-type " + eventType + ": " + p);
-                });
+            EventTypeOption.checked(conn, eventType);
             TimeRange range = TimeRange.of(conn, since, until);
             conn.print(
                     conn.api()
@@ -177,13 +173,16 @@ public final class DeliveriesCommand {
                         Views::delivery);
                 return Failures.OK;
             }
+            // checked here as the list commands check theirs: a bad one is exit 2 before any request, and the server
+            // gets instants
+            TimeRange range = TimeRange.of(conn, since, until);
             ObjectNode filter = JsonNodeFactory.instance.objectNode().put("status", "dead");
             if (scheduleId != null) filter.put("schedule_id", scheduleId);
             if (endpoint != null) filter.put("endpoint", endpoint);
             if (endpointId != null) filter.put("endpoint_id", endpointId);
             if (application != null) filter.put("application", application);
-            if (since != null) filter.put("since", since);
-            if (until != null) filter.put("until", until);
+            if (range.since() != null) filter.put("since", range.since());
+            if (range.until() != null) filter.put("until", range.until());
             conn.print(conn.api().send("POST", "/v1/deliveries/replay", filter, idempotencyKey), Views::bulkReplay);
             return Failures.OK;
         }

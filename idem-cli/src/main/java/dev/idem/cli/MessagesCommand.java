@@ -117,6 +117,7 @@ public final class MessagesCommand {
 
         @Override
         public Integer call() {
+            EventTypeOption.checked(conn, eventType);
             TimeRange range = TimeRange.of(conn, since, until);
             String query = query(
                     "event_type",

@@ -8,9 +8,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The {@code --since} and {@code --until} of a list command as the API's RFC 3339 instants, checked before any request
- * (a bad one is exit 2, naming the option): each is a duration back from now ({@code 1h}, {@code 7d}, {@code PT30M})
- * or an instant, and until is later than since, as the API's range [since, until) needs.
+ * The {@code --since} and {@code --until} of a list command or a bulk replay as the API's RFC 3339 instants, checked
+ * before any request (a bad one is exit 2, naming the option): each is a duration back from now ({@code 1h},
+ * {@code 7d}, {@code PT30M}) or an instant, and until is later than since, as the API's range [since, until) needs.
  */
 record TimeRange(String since, String until) {
     private static final Pattern SHORT = Pattern.compile("(\\d{1,9})([smhd])");

@@ -81,10 +81,15 @@ class ApiCommandsTest {
     }
 
     static Cli idem(String... args) {
+        return idemAt("http://127.0.0.1:" + node.port(), args);
+    }
+
+    /** The command against {@code url}: one where nothing listens shows a command refused before any request. */
+    static Cli idemAt(String url, String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         List<String> all = new ArrayList<>(List.of(args));
-        all.addAll(List.of("--url", "http://127.0.0.1:" + node.port(), "--api-key", KEY));
+        all.addAll(List.of("--url", url, "--api-key", KEY));
         int code = IdemCommand.commandLine()
                 .setOut(new PrintWriter(out))
                 .setErr(new PrintWriter(err))
@@ -222,6 +227,10 @@ class ApiCommandsTest {
         assertThat(one.json().get("status").asText()).isIn("retrying", "delivering", "dead");
         awaitDead(schedule, 2);
 
+        // a relative time is resolved by the command line and still narrows: it went dead within the hour
+        assertThat(ok("deliveries", "replay", "--dead", "--until", "1h", "--schedule", schedule)
+                        .out())
+                .isEqualTo("replayed 0 dead deliveries" + System.lineSeparator());
         Cli bulk = ok("deliveries", "replay", "--dead", "--since", "1h", "--schedule", schedule);
         assertThat(bulk.out()).isEqualTo("replayed 1 dead deliveries" + System.lineSeparator());
         awaitDead(schedule, 3);
@@ -249,13 +258,6 @@ class ApiCommandsTest {
                         .asText())
                 .isEqualTo("dead");
 
-        Cli badFilter = idem("deliveries", "replay", "--dead", "--since", "yesterday");
-        assertThat(badFilter.code()).isEqualTo(1);
-        assertThat(badFilter.err().lines().toList())
-                .singleElement()
-                .asString()
-                .startsWith("idem: ")
-                .contains("param since", "400");
         Cli noSuchApplication = idem("deliveries", "replay", "--dead", "--application", "nobody");
         assertThat(noSuchApplication.code()).isEqualTo(1);
         assertThat(noSuchApplication.err()).contains("param application", "400");
@@ -273,6 +275,27 @@ class ApiCommandsTest {
         Cli missing = idem("deliveries", "get", "dlv_missing");
         assertThat(missing.code()).isEqualTo(1);
         assertThat(missing.err()).contains("dlv_missing", "HTTP 404");
+    }
+
+    @Test
+    void aBulkReplayWithABadTimeIsRefusedBeforeAnyRequestNamingTheOption() {
+        // nothing listens on port 1: a request made would be exit 3 (unreachable), the server's refusal exit 1
+        String nowhere = "http://127.0.0.1:1";
+        Cli since = idemAt(nowhere, "deliveries", "replay", "--dead", "--since", "yesterday");
+        assertThat(since.code()).isEqualTo(2);
+        assertThat(since.err().lines().findFirst().orElseThrow())
+                .startsWith("idem: ")
+                .contains("--since must be a duration (1h, 7d, PT30M) or an RFC 3339 instant", "yesterday");
+        Cli until = idemAt(nowhere, "deliveries", "replay", "--dead", "--until", "PT1X");
+        assertThat(until.code()).isEqualTo(2);
+        assertThat(until.err()).contains("--until must be a duration");
+        Cli backwards = idemAt(nowhere, "deliveries", "replay", "--dead", "--since", "1h", "--until", "2h");
+        assertThat(backwards.code()).isEqualTo(2);
+        assertThat(backwards.err()).contains("--until must be later than --since");
+        assertThat(idemAt(nowhere, "deliveries", "replay", "--dead", "--since", "1h")
+                        .code())
+                .as("a good time goes on to the request")
+                .isEqualTo(3);
     }
 
     @Test

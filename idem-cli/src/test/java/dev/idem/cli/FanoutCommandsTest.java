@@ -224,6 +224,19 @@ class FanoutCommandsTest {
         assertThat(type.err()).contains("--event-type invoice paid: an event type name is");
     }
 
+    @Test
+    void aMessagesListWithABadEventTypeIsRefusedBeforeAnyRequest() {
+        // nothing listens on port 1: a request made would be exit 3 (unreachable), the server's refusal exit 1
+        ApiCommandsTest.Cli type =
+                ApiCommandsTest.idemAt("http://127.0.0.1:1", "messages", "list", "--event-type", "invoice paid");
+        assertThat(type.code()).isEqualTo(2);
+        assertThat(type.err()).contains("--event-type invoice paid: an event type name is");
+        assertThat(ApiCommandsTest.idemAt("http://127.0.0.1:1", "messages", "list", "--event-type", "invoice.paid")
+                        .code())
+                .as("a good name goes on to the request")
+                .isEqualTo(3);
+    }
+
     /** Sends a message of {@code eventType} to application cli_narrow; that application's deliveries, newest first. */
     private static JsonNode sendAndList(String eventType) {
         ok("messages", "send", eventType, "--application", "cli_narrow", "--payload", "{}");

@@ -57,7 +57,7 @@ public final class BulkReplay {
             if (ctx.bodyAsBytes().length > HttpApi.MAX_BODY_BYTES)
                 throw ApiException.invalid("body_too_large", null, "Request body is over 256 KiB");
             Tenant tenant = Authenticator.tenant(ctx);
-            Filter parsed = Filter.parse(HttpApi.body(ctx));
+            Filter parsed = Filter.parse(HttpApi.body(ctx), clock);
             Filter filter = store.inReadTransaction(tx -> parsed.resolveReferences(tx, tenant));
             tracing.inSpan("replay deliveries", () -> {
                 // each replayed attempt links to this span (null when tracing is off)
@@ -81,7 +81,11 @@ public final class BulkReplay {
             String endpointId,
             String application,
             String applicationId) {
-        static Filter parse(ObjectNode body) {
+        /**
+         * The body's filter, refused with a 400 naming the field when a time is not one or {@code since} is not before
+         * {@code until} as resolved at {@code clock}'s now (the clock the run then resolves them against).
+         */
+        static Filter parse(ObjectNode body, Clock clock) {
             Fields f = Fields.of(body).only(FIELDS);
             String status = f.requiredString("status", 64);
             if (!status.equals("dead"))
@@ -103,7 +107,7 @@ public final class BulkReplay {
                         "parameter_conflict",
                         filter.endpointId != null ? "endpoint_id" : "application",
                         "Give schedule_id, or endpoint_id and application, not both kinds");
-            filter.resolve(Instant.now()); // refuses a bad since/until (or since after until) before anything runs
+            filter.resolve(clock.instant()); // refuses a bad since/until (or since after until) before anything runs
             return filter;
         }
 
