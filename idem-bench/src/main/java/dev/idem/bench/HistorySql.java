@@ -99,7 +99,7 @@ final class HistorySql {
     }
 
     /** Copies row {@code id} of {@code table} for {@code g} in {@code from..to}, {@code overrides} per column. */
-    private static void copy(
+    static void copy(
             Connection c, boolean sqlite, String table, String id, Map<String, String> overrides, long from, long to)
             throws Exception {
         List<String> columns = new ArrayList<>();

@@ -52,35 +52,51 @@ public final class StatsHistoryRun {
         long sqlite = args.length > 1 ? Long.parseLong(args[1]) : 1_000_000;
         long deadEvery = args.length > 2 ? Long.parseLong(args[2]) : 100;
         System.out.printf(Locale.ROOT, "load before: %s%n", Report.loadAverage());
-        BenchOptions options = BenchOptions.parse(new String[] {"--db", DATABASE, "--only", "idem"});
-        Postgres postgres = new Postgres(options);
-        postgres.recreate(DATABASE);
+        onBothStores(
+                DATABASE,
+                (store, c) -> run("PostgreSQL", store, c, false, pg, deadEvery, () -> exec(c, "VACUUM ANALYZE")),
+                (store, c) -> run("SQLite", store, c, true, sqlite, deadEvery, () -> exec(c, "ANALYZE")));
+        System.out.printf(Locale.ROOT, "load after: %s%n", Report.loadAverage());
+    }
+
+    /** What a run does with a store and a connection of its own to the store's database. */
+    interface OnStore {
+        void run(Store store, Connection c) throws Exception;
+    }
+
+    /**
+     * Runs {@code postgres} on a PostgreSQL database {@code database} of its own (dropped after), then {@code sqlite}
+     * on a store in a temporary directory (deleted after).
+     */
+    static void onBothStores(String database, OnStore postgres, OnStore sqlite) throws Exception {
+        BenchOptions options = BenchOptions.parse(new String[] {"--db", database, "--only", "idem"});
+        Postgres pg = new Postgres(options);
+        pg.recreate(database);
         try (Store store = JdbcStores.open(
                         new StoreConfig(
-                                postgres.url(DATABASE),
+                                pg.url(database),
                                 options.user(),
                                 options.password(),
                                 options.idemPool(),
                                 true,
                                 BenchKeys.KEYS),
                         Clock.systemUTC());
-                Connection c = postgres.connect(DATABASE)) {
-            run("PostgreSQL", store, c, false, pg, deadEvery, () -> exec(c, "VACUUM ANALYZE"));
+                Connection c = pg.connect(database)) {
+            postgres.run(store, c);
         } finally {
-            postgres.drop(DATABASE);
+            pg.drop(database);
         }
-        Path dir = Files.createTempDirectory("idem-stats-history");
+        Path dir = Files.createTempDirectory(database);
         try (Store store = JdbcStores.open(StoreConfig.sqlite(dir), Clock.systemUTC());
                 Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve(StoreConfig.SQLITE_FILE))) {
             exec(c, "PRAGMA busy_timeout = 10000");
-            run("SQLite", store, c, true, sqlite, deadEvery, () -> exec(c, "ANALYZE"));
+            sqlite.run(store, c);
         } finally {
             try (var files = Files.walk(dir)) {
                 files.sorted(java.util.Comparator.reverseOrder())
                         .forEach(p -> p.toFile().delete());
             }
         }
-        System.out.printf(Locale.ROOT, "load after: %s%n", Report.loadAverage());
     }
 
     private static void run(
@@ -187,7 +203,7 @@ public final class StatsHistoryRun {
         return tenant;
     }
 
-    private static void exec(Connection c, String sql) throws Exception {
+    static void exec(Connection c, String sql) throws Exception {
         try (Statement s = c.createStatement()) {
             s.execute(sql);
         }

@@ -169,6 +169,40 @@ abstract class StatsContract extends StoreTestBase {
     }
 
     @Test
+    void theDepthAtTheLimitCountsNoPausedRowAndNoRowOfAnotherTenantOrModeDueBeforeTheTenantsOwn() {
+        // exactly the limit of claimable rows: one more row counted, of any kind, would read as one past the limit
+        int limit = StatsRepository.COUNT_LIMIT;
+        Schedule mine = schedule(tenant, T0);
+        Schedule paused = schedule(tenant, T0);
+        store.useTransaction(tx -> tx.schedules().update(paused.withStatus(ScheduleStatus.PAUSED, null, T0)));
+        Schedule theirs = schedule(other, T0);
+        Schedule otherMode = schedule(live, T0);
+        Instant earlier = T0.minusSeconds(3600);
+        List<Delivery> due = new java.util.ArrayList<>();
+        for (int i = 0; i < limit; i++)
+            due.add(Delivery.scheduled(ids.next("dlv"), mine, T0.minusMillis(i), i + 1, T0));
+        for (Schedule s : List.of(paused, theirs, otherMode))
+            for (int i = 0; i < 3; i++)
+                due.add(Delivery.scheduled(ids.next("dlv"), s, earlier.minusMillis(i), i + 1, T0));
+        int inserted = store.inTransaction(tx -> tx.deliveries().insertAll(due));
+        assertThat(inserted).isEqualTo(limit + 9);
+
+        DeliveryStats mineNow = stats(tenant, Duration.ofSeconds(60));
+        assertThat(mineNow.queued()).isEqualTo(limit);
+        assertThat(mineNow.oldestDue()).contains(T0.minusMillis(limit - 1));
+        assertThat(stats(other, Duration.ofSeconds(60)))
+                .isEqualTo(new DeliveryStats(0, 0, 0, 0, Optional.of(earlier.minusMillis(2)), 3));
+        assertThat(stats(live, Duration.ofSeconds(60)))
+                .isEqualTo(new DeliveryStats(0, 0, 0, 0, Optional.of(earlier.minusMillis(2)), 3));
+
+        // resumed, the held rows are the tenant's earliest claimable ones and count again
+        store.useTransaction(tx -> tx.schedules().update(paused.withStatus(ScheduleStatus.ACTIVE, null, T0)));
+        DeliveryStats resumed = stats(tenant, Duration.ofSeconds(60));
+        assertThat(resumed.queued()).isEqualTo(limit + 1);
+        assertThat(resumed.oldestDue()).contains(earlier.minusMillis(2));
+    }
+
+    @Test
     void countsOfDeliveriesInAStateStopOnePastTheLimit() {
         // the queue's depth shows it; the dead-letter and retry counts go through the same bounded count, and making
         // ten thousand deliveries dead here would cost this test seconds
