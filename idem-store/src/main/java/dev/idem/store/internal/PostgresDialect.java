@@ -15,7 +15,7 @@ import javax.sql.DataSource;
 /** PostgreSQL: row locks, {@code SKIP LOCKED} claims, arrays, the database clock, {@code LISTEN/NOTIFY}. */
 final class PostgresDialect implements Dialect {
     /** The tenant lists' index key: the same text in the migrations (V15, V46) and in every list's condition. */
-    static final String TENANT_HASH = "hashtextextended((project_id || mode) COLLATE \"C\", 0)";
+    private static final String TENANT_HASH = "hashtextextended((project_id || mode) COLLATE \"C\", 0)";
 
     @Override
     public String name() {

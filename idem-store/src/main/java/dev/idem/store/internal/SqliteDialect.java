@@ -163,7 +163,11 @@ final class SqliteDialect implements Dialect {
         return " JOIN " + table + " " + alias + " ON " + on;
     }
 
-    /** The tenant list indexes hold project and mode themselves: a file's rows are a few hundred bytes already. */
+    /**
+     * The tenant list indexes hold project and mode themselves: SQLite has no built-in text hash to key them on, and
+     * an index on a function registered from Java would leave the file unwritable to anything without it (the sqlite3
+     * shell, a backup tool that rebuilds indexes).
+     */
     @Override
     public void listedTenant(StringBuilder q, List<Object> args, String projectId, String mode) {
         q.append("project_id = ? AND mode = ?");
