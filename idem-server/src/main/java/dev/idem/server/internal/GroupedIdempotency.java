@@ -52,8 +52,8 @@ final class GroupedIdempotency {
             String fingerprint,
             Function<StoreTx, ApiResponse> work,
             Supplier<ApiResponse> claimedFirst) {
-        String running = tenant.projectId() + '\n' + tenant.mode() + '\n' + key;
-        if (this.running.putIfAbsent(running, Boolean.TRUE) != null) throw IdempotencyKeys.inProgress();
+        String runningKey = tenant.projectId() + '\n' + tenant.mode() + '\n' + key;
+        if (running.putIfAbsent(runningKey, Boolean.TRUE) != null) throw IdempotencyKeys.inProgress();
         try {
             // read before anything waits on it, as claim does: a key held by a request still committing is a 409 now
             Optional<IdempotencyRecord> found =
@@ -80,7 +80,7 @@ final class GroupedIdempotency {
             if (response != KEY_TAKEN) return response;
             return claimedFirst.get();
         } finally {
-            this.running.remove(running);
+            running.remove(runningKey);
         }
     }
 }

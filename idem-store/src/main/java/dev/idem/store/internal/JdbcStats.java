@@ -3,6 +3,7 @@ package dev.idem.store.internal;
 import dev.idem.core.Tenant;
 import dev.idem.core.store.StatsRepository;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Optional;
 
 /**
@@ -30,6 +31,12 @@ final class JdbcStats implements StatsRepository {
     static final String OLDEST_DUE = "SELECT q.next_attempt_at " + WAITING + " ORDER BY q.next_attempt_at LIMIT 1";
     /** The queue's depth up to one past the limit. Parameters: the cutoff, the project, the mode, the limit. */
     static final String QUEUED = upToLimit("SELECT 1 " + WAITING);
+    /** The tenant's dead deliveries up to one past the limit, through the dead-letter index. */
+    private static final String DEAD =
+            upToLimit("SELECT 1 FROM deliveries WHERE status = 'dead' AND project_id = ? AND mode = ?");
+    /** The tenant's retrying deliveries up to one past the limit, through the retrying index. */
+    private static final String RETRYING =
+            upToLimit("SELECT 1 FROM deliveries WHERE status = 'retrying' AND project_id = ? AND mode = ?");
 
     private final Sql sql;
 
@@ -51,11 +58,6 @@ final class JdbcStats implements StatsRepository {
         return new DeliveryStats(finished[0], finished[1], dead, retrying, oldestDue, queued);
     }
 
-    private static final String DEAD =
-            upToLimit("SELECT 1 FROM deliveries WHERE status = 'dead' AND project_id = ? AND mode = ?");
-    private static final String RETRYING =
-            upToLimit("SELECT 1 FROM deliveries WHERE status = 'retrying' AND project_id = ? AND mode = ?");
-
     /** A count of the rows {@code rows} yields that stops at a limit, its last parameter. */
     private static String upToLimit(String rows) {
         return "SELECT COUNT(*) FROM (" + rows + " LIMIT ?) counted";
@@ -63,7 +65,7 @@ final class JdbcStats implements StatsRepository {
 
     /** Runs a count of {@link #upToLimit}: no further than one past {@link StatsRepository#COUNT_LIMIT}. */
     private long count(String statement, Object... args) {
-        Object[] withLimit = java.util.Arrays.copyOf(args, args.length + 1);
+        Object[] withLimit = Arrays.copyOf(args, args.length + 1);
         withLimit[args.length] = COUNT_LIMIT + 1;
         return sql.one(statement, rs -> rs.getLong(1), withLimit).orElse(0L);
     }
