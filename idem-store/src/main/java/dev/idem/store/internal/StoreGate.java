@@ -28,6 +28,10 @@ import java.time.Duration;
  * Only a failure closes the gate, never slowness: a probe that gets no answer within its bound says nothing (on a
  * loaded machine a healthy database can be slow to answer, and failing every caller then would be worse than waiting);
  * a database that hangs is still bounded by the pool's connection timeout, and readiness turns on its own clock.
+ *
+ * <p>A probe's answer does not reconnect the pool: HikariCP retries its failed connections with a backoff that grows
+ * to 5 s over a long outage, and until its next attempt succeeds it still reports the old failure, which closes the
+ * gate again. So callers may get the transient failure for up to that backoff after the database is back.
  */
 final class StoreGate {
     /** How long a caller waits before it looks again at whether the database failed. */
