@@ -35,6 +35,15 @@ final class ClaimSql {
         this.flowClaimSql = "WITH clk AS (SELECT CAST(? AS BIGINT) AS ms) " + leaseSql(pickSql(true, true));
     }
 
+    /**
+     * The rows the due index holds (V1, V47), as {@code q}: pending and not held. Held rows (those of a paused schedule,
+     * marked while it is paused) are out of the index, so a paused backlog costs no claim, look-ahead or stats read a
+     * walk past it. Every reader of the due indexes states this word for word: SQLite uses a partial index only then.
+     * The schedule's status is still checked after it: a row written pending while its schedule was already paused is
+     * not marked.
+     */
+    static final String PENDING = "q.status IN ('scheduled', 'retrying') AND q.held IS NULL";
+
     /** A destination key as the claim groups by: a schedule written without one counts as its own destination. */
     static final String DESTINATION = "COALESCE(qs.destination, qs.id)";
 
@@ -98,8 +107,8 @@ final class ClaimSql {
         String notFull = " AND " + DESTINATION + " NOT IN (SELECT dest FROM caps WHERE free <= 0)";
         // the look-ahead is for first attempts (rows written ahead for
         // their instant); a retry is claimed when it is due
-        String due = "q.status IN ('scheduled', 'retrying') AND q.next_attempt_at <= " + NOW
-                + " + ? AND (q.status = 'scheduled' OR " + "q.next_attempt_at <= " + NOW + ")";
+        String due = PENDING + " AND q.next_attempt_at <= " + NOW + " + ? AND (q.status = 'scheduled' OR "
+                + "q.next_attempt_at <= " + NOW + ")";
         StringBuilder q = new StringBuilder("WITH caps AS (SELECT key AS dest, CAST(value AS INTEGER) AS free FROM ")
                 .append(dialect.jsonEntries())
                 .append(")");

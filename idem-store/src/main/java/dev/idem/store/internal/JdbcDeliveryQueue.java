@@ -229,8 +229,8 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
      */
     NextDueStatement nextDueStatement(long now, Fairness fairness) {
         boolean excluding = fairness.anyFull();
-        String window = "SELECT q.schedule_id, q.next_attempt_at FROM deliveries q WHERE q.status IN ('scheduled', "
-                + "'retrying')%s ORDER BY q.next_attempt_at LIMIT " + NEXT_DUE_SCAN;
+        String window = "SELECT q.schedule_id, q.next_attempt_at FROM deliveries q WHERE " + ClaimSql.PENDING
+                + "%s ORDER BY q.next_attempt_at LIMIT " + NEXT_DUE_SCAN;
         String q = clock.cte() + "SELECT c.next_attempt_at FROM (SELECT * FROM (" + String.format(window, "")
                 + ") head UNION ALL SELECT * FROM (" + String.format(window, " AND q.next_attempt_at > " + NOW)
                 + ") ahead) c" + statements.scheduleOf("qs", "c")

@@ -18,13 +18,14 @@ import java.util.Optional;
  * other tenants' backlogs and the tenant's history cost them nothing. PostgreSQL has no such index: with a tenant that
  * holds half the rows its planner still took the due index in order for the lag's first row, on per-column statistics
  * that cannot tell how few of the tenant's rows are due (idem-bench/runs/2026-11-29T2140-stats-paused-backlog.txt). On
- * both, the tenant's own due rows that a pause holds are read (and their schedules looked up) on the way to its
- * claimable ones: nothing on a delivery's row says its schedule is paused.
+ * both, the rows a pause holds are out of the due indexes ({@link ClaimSql#PENDING}), so a tenant's paused backlog, or
+ * another tenant's, is not read on the way to the claimable rows; only a row written pending while its schedule was
+ * already paused is read and left out by its schedule's status.
  */
 final class JdbcStats implements StatsRepository {
     /** The claimable rows of one tenant due by a cutoff: the dispatcher's own notion (JdbcDeliveryQueue). */
     private static final String WAITING = "FROM deliveries q JOIN schedules qs ON qs.id = q.schedule_id "
-            + "WHERE q.status IN ('scheduled', 'retrying') AND q.next_attempt_at <= ? "
+            + "WHERE " + ClaimSql.PENDING + " AND q.next_attempt_at <= ? "
             + "AND qs.status NOT IN ('paused', 'deleted') AND q.project_id = ? AND q.mode = ?";
 
     /** The earliest claimable due instant: the lag's. Parameters: the cutoff, the project, the mode. */

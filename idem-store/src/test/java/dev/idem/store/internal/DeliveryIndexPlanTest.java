@@ -52,6 +52,53 @@ class DeliveryIndexPlanTest {
                 "deliveries_tenant_due");
     }
 
+    @Test
+    void onSqliteAPausedBacklogIsOutOfTheDueIndexesThatTheClaimNextDueAndStatsRead() throws Exception {
+        TestDatabase db = TestStores.sqliteDatabase(dir);
+        try (JdbcStore store = (JdbcStore) JdbcStores.open(db.config(), Clock.systemUTC());
+                Connection c = db.connect()) {
+            fill(c);
+            // the other tenant's due rows, all earlier than the tenant's own, paused: V47's trigger marks them held
+            exec(c, "UPDATE schedules SET status = 'paused' WHERE project_id = 'prj_2'");
+            exec(c, "ANALYZE");
+            assertThat(count(c, "SELECT COUNT(*) FROM deliveries WHERE held = 1"))
+                    .isEqualTo(OTHERS_DUE);
+            // ANALYZE counts each index's entries: the partial indexes hold the tenant's claimable rows only
+            assertThat(count(c, "SELECT CAST(stat AS INTEGER) FROM sqlite_stat1 WHERE idx = 'deliveries_due'"))
+                    .isEqualTo(OWN_DUE);
+            assertThat(count(c, "SELECT CAST(stat AS INTEGER) FROM sqlite_stat1 WHERE idx = 'deliveries_tenant_due'"))
+                    .isEqualTo(OWN_DUE);
+
+            long now = System.currentTimeMillis();
+            JdbcDeliveryQueue queue = (JdbcDeliveryQueue) store.queue();
+            JdbcDeliveryQueue.ClaimStatement claim = queue.claimStatement(
+                    false,
+                    now,
+                    "node",
+                    java.time.Duration.ofSeconds(60),
+                    java.util.Map.of(),
+                    java.time.Duration.ZERO,
+                    100,
+                    64);
+            assertThat(plan(c, "EXPLAIN QUERY PLAN " + claim.sql(), claim.args()))
+                    .contains("deliveries_due");
+            JdbcDeliveryQueue.NextDueStatement next =
+                    queue.nextDueStatement(now, dev.idem.core.store.DeliveryQueue.Fairness.NONE);
+            assertThat(plan(c, "EXPLAIN QUERY PLAN " + next.sql(), next.args())).contains("deliveries_due");
+            assertThat(plan(c, "EXPLAIN QUERY PLAN " + JdbcStats.OLDEST_DUE, now, "prj_1", "live"))
+                    .contains("deliveries_tenant_due");
+            assertThat(queue.nextDueAt()).isPresent();
+        }
+    }
+
+    private static long count(Connection c, String sql) throws Exception {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
+            assertThat(rs.next()).isTrue();
+            return rs.getLong(1);
+        }
+    }
+
     private static void assertPlans(
             TestDatabase db, String explain, String analyze, String delivering, String attemptsKey, String tenantDue)
             throws Exception {

@@ -165,6 +165,49 @@ class PostgresClaimPlanTest {
         }
     }
 
+    @Test
+    void aPausedBacklogAtTheHeadOfTheQueueIsReadByNoClaimNextDueQuestionOrStatsRead() throws Exception {
+        // A paused schedule's due rows, or a disabled endpoint's, used to sit in the due index ahead of every
+        // claimable row: each claim, each next-due question and each tenant's stats walked past all of them, looking up
+        // each one's schedule. Pausing now marks them held, out of the due index.
+        int claimable = 50;
+        try (Shape shape = new Shape()) {
+            shape.oneShots(BURST, "'https://d5.test:443'", NOW + " - 1000000 + i");
+            // the earliest rows' schedules paused, as the API's pause and an endpoint's disabling pause them
+            shape.exec("UPDATE schedules SET status = 'paused', paused_reason = 'endpoint_disabled' WHERE id < 'sch_"
+                    + String.format("%06d", BURST - claimable) + "'");
+            shape.analyze();
+            assertThat(shape.count("SELECT COUNT(*) FROM deliveries WHERE held"))
+                    .as("rows marked held by the pause")
+                    .isEqualTo(BURST - claimable);
+            shape.assertEveryClaimPlanIsBounded(
+                    "a paused backlog of " + BURST + " at the head", BURST / 5, new boolean[] {false});
+
+            JdbcDeliveryQueue queue = (JdbcDeliveryQueue) shape.store.queue();
+            Instant firstClaimable = Instant.ofEpochMilli(NOW - 1_000_000 + BURST - claimable);
+            JdbcDeliveryQueue.NextDueStatement next =
+                    queue.nextDueStatement(NOW, dev.idem.core.store.DeliveryQueue.Fairness.NONE);
+            String[] stats = {JdbcStats.OLDEST_DUE, JdbcStats.QUEUED};
+            Object[][] statsArgs = {{NOW, "prj_1", "live"}, {NOW, "prj_1", "live", 10_001}};
+            for (boolean generic : new boolean[] {false, true}) {
+                String how = generic ? ", generic plan" : ", custom plan";
+                JsonNode nextPlan =
+                        shape.explain(next.sql(), next.args(), generic).get("Plan");
+                assertThat(rowsReadBy(nextPlan))
+                        .as("the next due row behind a paused backlog%s: %s", how, nextPlan)
+                        .isLessThan(4L * claimable);
+                for (int i = 0; i < stats.length; i++) {
+                    JsonNode plan =
+                            shape.explain(stats[i], statsArgs[i], generic).get("Plan");
+                    assertThat(rowsReadBy(plan))
+                            .as("stats statement %s behind a paused backlog%s: %s", stats[i], how, plan)
+                            .isLessThan(4L * claimable);
+                }
+            }
+            assertThat(queue.nextDueAt()).contains(firstClaimable);
+        }
+    }
+
     /** A store in a database of its own, and a connection to it beside the store's pool. */
     private static final class Shape implements AutoCloseable {
         final TestDatabase db = TestStores.postgresDatabase();
@@ -252,6 +295,14 @@ class PostgresClaimPlanTest {
                             + status
                             + ", 0, " + nextAttemptAt + ", 'k', 0, 0 FROM generate_series(" + from + ", " + (to - 1)
                             + ") i");
+        }
+
+        long count(String sql) throws Exception {
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery(sql)) {
+                assertThat(rs.next()).isTrue();
+                return rs.getLong(1);
+            }
         }
 
         void analyze() throws Exception {
