@@ -8,7 +8,6 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -41,10 +40,8 @@ class CommandLineIT {
 
     /** @param env {@code IDEM_*} variables for the process (any others it inherited are removed) */
     static Run idem(java.util.Map<String, String> env, String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar",
-                Path.of("target", "idem.jar").toAbsolutePath().toString()));
+        List<String> command = NodeProcess.javaCommand(
+                "-jar", Path.of("target", "idem.jar").toAbsolutePath().toString());
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().keySet().removeIf(k -> k.startsWith("IDEM_"));

@@ -53,8 +53,7 @@ class MasterKeyRewrapIT {
                     });
                 }
             }
-            List<String> args = List.of(
-                    NodeProcess.java(),
+            List<String> args = NodeProcess.javaCommand(
                     "-jar",
                     NodeProcess.JAR.toString(),
                     "keys",

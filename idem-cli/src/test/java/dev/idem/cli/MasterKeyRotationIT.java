@@ -167,8 +167,7 @@ class MasterKeyRotationIT {
     }
 
     private Process rewrap(TestDatabase db, Path keysetFile) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(
-                        NodeProcess.java(),
+        ProcessBuilder pb = new ProcessBuilder(NodeProcess.javaCommand(
                         "-jar",
                         NodeProcess.JAR.toAbsolutePath().toString(),
                         "keys",
@@ -177,7 +176,7 @@ class MasterKeyRotationIT {
                         "--database-url",
                         db.config().jdbcUrl(),
                         "--master-key-file",
-                        keysetFile.toString())
+                        keysetFile.toString()))
                 .redirectOutput(dir.resolve("rewrap.out").toFile())
                 .redirectError(dir.resolve("rewrap.err").toFile());
         pb.environment().keySet().removeIf(k -> k.startsWith("IDEM_"));

@@ -64,8 +64,7 @@ class ModulePathIT {
     @Test
     void aNodeOnTheModulePathMigratesServesItsPagesValidatesAndDelivers() throws Exception {
         int port = NodeProcess.freePort();
-        List<String> command = List.of(
-                NodeProcess.java(),
+        List<String> command = NodeProcess.javaCommand(
                 "-p",
                 modulePath(),
                 "--add-modules",

@@ -39,10 +39,25 @@ final class NodeProcess implements AutoCloseable {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
+    /**
+     * The JIT flag every test's {@code java} command starts with: the first compiler only. A test's node lives for
+     * seconds to minutes and never repays what the optimising compiler costs; without it a node's start takes about 40%
+     * less CPU (idem-bench/runs/2026-11-30T0020-test-node-jit-cpu.txt), and the process tests start dozens of nodes on
+     * two cores at once. What the tests check (answers, timings of leases and takeovers) does not depend on the tier.
+     */
+    static final String QUICK_START = "-XX:TieredStopAtLevel=1";
+
+    /** {@code java} with {@link #QUICK_START}, then {@code args}. */
+    static List<String> javaCommand(String... args) {
+        List<String> command = new java.util.ArrayList<>(List.of(java(), QUICK_START));
+        command.addAll(List.of(args));
+        return command;
+    }
+
     /** {@code java -jar target/idem.jar <args>} with these extra environment variables. */
     static NodeProcess idem(Path logs, int port, String apiKey, Map<String, String> env, String... args)
             throws IOException {
-        List<String> command = new java.util.ArrayList<>(List.of(java(), "-jar", JAR.toString()));
+        List<String> command = javaCommand("-jar", JAR.toString());
         command.addAll(List.of(args));
         return start(command, logs, port, apiKey, env, Path.of(""));
     }

@@ -55,8 +55,7 @@ final class RotationTraffic implements AutoCloseable {
     /** Starts {@code idem serve} on the database with this keyset file (does not wait until it is ready). */
     NodeProcess serve(Path keyset) throws Exception {
         int port = NodeProcess.freePort();
-        List<String> command = List.of(
-                NodeProcess.java(),
+        List<String> command = NodeProcess.javaCommand(
                 "-Xmx256m",
                 "-jar",
                 NodeProcess.JAR.toAbsolutePath().toString(),

@@ -215,8 +215,7 @@ class SecretsNeverLoggedIT {
     }
 
     private List<String> command(Path data) {
-        return List.of(
-                NodeProcess.java(),
+        return NodeProcess.javaCommand(
                 "-Xmx256m",
                 "-jar",
                 NodeProcess.JAR.toAbsolutePath().toString(),

@@ -72,8 +72,7 @@ class ServeEndToEndIT {
     Process startNode() throws IOException {
         Path jar = Path.of("target", "idem.jar");
         assertThat(jar).as("the fat jar is built in the package phase").exists();
-        ProcessBuilder pb = new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        ProcessBuilder pb = new ProcessBuilder(NodeProcess.javaCommand(
                 "-jar",
                 jar.toString(),
                 "serve",
@@ -85,7 +84,7 @@ class ServeEndToEndIT {
                 KEY,
                 "--allow-private-endpoints",
                 "--node-id",
-                "e2e");
+                "e2e"));
         pb.environment().keySet().removeIf(k -> k.startsWith("IDEM_"));
         pb.redirectErrorStream(true).redirectOutput(nodeLog().toFile());
         Process p = pb.start();

@@ -34,6 +34,10 @@ final class IdemProcess implements AutoCloseable {
         port = freePort();
         ProcessBuilder pb = new ProcessBuilder(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                // the first compiler only: a test's node lives for seconds and never repays the optimising compiler's
+                // CPU (idem-bench/runs/2026-11-30T0020-test-node-jit-cpu.txt); what the test checks does not depend on
+                // it
+                "-XX:TieredStopAtLevel=1",
                 "-jar",
                 jar.toString(),
                 "serve",

@@ -70,6 +70,8 @@ final class JarNode implements AutoCloseable {
         int port = freePort();
         List<String> cmd = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                // the first compiler only, as every test node (NodeProcess.QUICK_START says why)
+                "-XX:TieredStopAtLevel=1",
                 "-Xmx256m",
                 "-jar",
                 jar.toString(),
