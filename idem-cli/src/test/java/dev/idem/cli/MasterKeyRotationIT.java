@@ -53,11 +53,11 @@ class MasterKeyRotationIT {
                 RotationTraffic traffic = new RotationTraffic(
                         dir, db.config().jdbcUrl(), db.config().user())) {
             sealSources(db, old);
-            NodeProcess first = traffic.serve(oldFile).awaitReady(Duration.ofSeconds(60));
+            NodeProcess first = traffic.serve(oldFile).awaitReady();
             traffic.setUp(first); // the project's signing secret and its source, sealed by the old key
             RotationTraffic.stop(first);
 
-            NodeProcess node = traffic.serve(promotedFile).awaitReady(Duration.ofSeconds(60));
+            NodeProcess node = traffic.serve(promotedFile).awaitReady();
             for (int i = 0; i < 5; i++) traffic.work(node, "before");
             Process rewrap = rewrap(db, promotedFile);
             int hitsWhenRewrapStarted = traffic.receiver.hits().size();
@@ -109,14 +109,14 @@ class MasterKeyRotationIT {
                         dir, db.config().jdbcUrl(), db.config().user())) {
             NodeProcess one = traffic.serve(oldFile);
             NodeProcess two = traffic.serve(stagedFile);
-            one.awaitReady(Duration.ofSeconds(60));
-            two.awaitReady(Duration.ofSeconds(60));
+            one.awaitReady();
+            two.awaitReady();
             traffic.setUp(one);
             both(traffic, one, two, "old-and-staged");
 
             RotationTraffic.stop(one);
             traffic.work(two, "one-down");
-            one = traffic.serve(promotedFile).awaitReady(Duration.ofSeconds(60));
+            one = traffic.serve(promotedFile).awaitReady();
             both(traffic, one, two, "promoted-and-staged");
             // node one seals with the new key; node two, not restarted yet, opens what it sealed
             String rotated = traffic.rotateSigningSecret(one);
@@ -129,7 +129,7 @@ class MasterKeyRotationIT {
 
             RotationTraffic.stop(two);
             traffic.work(one, "two-down");
-            two = traffic.serve(promotedFile).awaitReady(Duration.ofSeconds(60));
+            two = traffic.serve(promotedFile).awaitReady();
             both(traffic, one, two, "promoted");
 
             traffic.awaitEveryDeliveryOnceAndVerified();

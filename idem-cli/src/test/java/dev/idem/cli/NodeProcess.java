@@ -79,8 +79,13 @@ final class NodeProcess implements AutoCloseable {
         return new NodeProcess(pb.start(), out, err, port, apiKey);
     }
 
+    /**
+     * Waits until {@code /readyz} answers 200, within a bound meant for a saturated machine: CI runs the process tests'
+     * classes at the same time on two cores, where a node's start (a few CPU seconds) has taken over a minute. A node
+     * that exits fails at once, so only a node that never gets ready waits the whole bound.
+     */
     NodeProcess awaitReady() {
-        return awaitReady(Duration.ofSeconds(90));
+        return awaitReady(Duration.ofSeconds(180));
     }
 
     /** Waits until {@code /readyz} answers 200, for a test that starts several nodes on a busy machine. */
