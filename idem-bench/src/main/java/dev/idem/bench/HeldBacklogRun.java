@@ -1,14 +1,8 @@
 package dev.idem.bench;
 
 import dev.idem.core.IdGenerator;
-import dev.idem.core.Materialisation;
-import dev.idem.core.Mode;
-import dev.idem.core.Project;
 import dev.idem.core.Schedule;
-import dev.idem.core.ScheduleDefinition;
-import dev.idem.core.ScheduleStatus;
 import dev.idem.core.Tenant;
-import dev.idem.core.Timing;
 import dev.idem.core.store.Store;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -55,16 +49,16 @@ public final class HeldBacklogRun {
             throws Exception {
         IdGenerator ids = new IdGenerator(Clock.systemUTC(), new SplittableRandom());
         Instant now = Instant.now();
-        Tenant healthy = tenant(store, ids, now, "healthy");
-        Tenant held = tenant(store, ids, now, "held");
-        Schedule ready = oneShot(store, ids, healthy, now.minus(Duration.ofMinutes(1)), false);
+        Tenant healthy = BenchTenants.tenant(store, ids, now, "healthy");
+        Tenant held = BenchTenants.tenant(store, ids, now, "held");
+        Schedule ready = BenchTenants.oneShot(store, ids, healthy, now.minus(Duration.ofMinutes(1)), false);
         // enough claimable rows for both phases' claims (and a warm-up claim each), each of its own one-shot, with
         // some left after them
         copyOneShots(c, sqlite, ready.id(), "-h", 2L * (CLAIMS + 1) * CLAIM + LEFT);
         StatsHistoryRun.exec(c, analyse);
         measure(name, "0 held", store, healthy);
 
-        Schedule paused = oneShot(store, ids, held, now.minus(Duration.ofHours(1)), true);
+        Schedule paused = BenchTenants.oneShot(store, ids, held, now.minus(Duration.ofHours(1)), true);
         long t0 = System.nanoTime();
         copyOneShots(c, sqlite, paused.id(), "-p", n);
         StatsHistoryRun.exec(c, analyse);
@@ -91,8 +85,8 @@ public final class HeldBacklogRun {
                 "%s, %s: healthy tenant's stats read %s; it returned %s%n",
                 name,
                 phase,
-                percentiles(READS, () -> stats(store, healthy)),
-                stats(store, healthy));
+                percentiles(READS, () -> BenchTenants.dashboardStats(store, healthy)),
+                BenchTenants.dashboardStats(store, healthy));
         int[] claimed = new int[1];
         String claims = percentiles(
                 CLAIMS,
@@ -154,34 +148,5 @@ public final class HeldBacklogRun {
                         "t.scheduled_for + g"),
                 1,
                 n);
-    }
-
-    private static Object stats(Store store, Tenant tenant) {
-        Instant now = Instant.now();
-        return store.inReadTransaction(tx -> tx.stats().deliveryStats(tenant, now.minus(Duration.ofSeconds(60)), now));
-    }
-
-    private static Tenant tenant(Store store, IdGenerator ids, Instant now, String name) {
-        Project project = new Project(ids.next("proj"), name, now);
-        store.useTransaction(tx -> tx.projects().insert(project));
-        return new Tenant(project.id(), Mode.TEST);
-    }
-
-    /** A one-shot due at {@code at} with its delivery written, paused after if {@code pause}. */
-    private static Schedule oneShot(Store store, IdGenerator ids, Tenant tenant, Instant at, boolean pause) {
-        Instant now = Instant.now();
-        ScheduleDefinition def = ScheduleDefinition.builder("http://127.0.0.1:9/hook", new Timing.Once(at))
-                .payloadJson("{\"n\":1}")
-                .build();
-        Schedule s = new Schedule(ids.next("sch"), tenant, ScheduleStatus.ACTIVE, def, at, 0, null, 0, now, now);
-        Materialisation.Plan plan = Materialisation.forNew(s, now, ids, now);
-        store.useTransaction(tx -> {
-            tx.schedules().insert(plan.advanced(now));
-            tx.deliveries().insertIfAbsent(plan.deliveries().get(0));
-        });
-        if (!pause) return s;
-        Schedule p = plan.advanced(now).withStatus(ScheduleStatus.PAUSED, "bench", now);
-        store.useTransaction(tx -> tx.schedules().update(p));
-        return p;
     }
 }

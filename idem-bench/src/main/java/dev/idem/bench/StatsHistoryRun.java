@@ -3,14 +3,7 @@ package dev.idem.bench;
 import dev.idem.core.Attempt;
 import dev.idem.core.DeliveryStatus;
 import dev.idem.core.IdGenerator;
-import dev.idem.core.Materialisation;
-import dev.idem.core.Mode;
-import dev.idem.core.Project;
-import dev.idem.core.Schedule;
-import dev.idem.core.ScheduleDefinition;
-import dev.idem.core.ScheduleStatus;
 import dev.idem.core.Tenant;
-import dev.idem.core.Timing;
 import dev.idem.core.store.DeliveryQueue;
 import dev.idem.core.store.Store;
 import dev.idem.store.JdbcStores;
@@ -107,7 +100,7 @@ public final class StatsHistoryRun {
                 Locale.ROOT,
                 "%s, empty store (one delivery): stats read %s%n",
                 name,
-                latency(() -> read(store, tenant)));
+                latency(() -> BenchTenants.dashboardStats(store, tenant)));
         long t0 = System.nanoTime();
         HistorySql.insert(
                 c,
@@ -130,8 +123,8 @@ public final class StatsHistoryRun {
                 "%s, %,d deliveries of history: stats read %s; it returned %s%n",
                 name,
                 n,
-                latency(() -> read(store, tenant)),
-                read(store, tenant));
+                latency(() -> BenchTenants.dashboardStats(store, tenant)),
+                BenchTenants.dashboardStats(store, tenant));
         System.out.printf(
                 Locale.ROOT,
                 "%s, %,d deliveries of history: an exact count of the dead-letter queue alone (the read before its cap) %s%n",
@@ -149,12 +142,6 @@ public final class StatsHistoryRun {
                         throw new IllegalStateException(e);
                     }
                 }));
-    }
-
-    /** The dashboard's read, as {@code GET /v1/stats} makes it: its window the last 60 s. */
-    private static Object read(Store store, Tenant tenant) {
-        Instant now = Instant.now();
-        return store.inReadTransaction(tx -> tx.stats().deliveryStats(tenant, now.minus(Duration.ofSeconds(60)), now));
     }
 
     /** Median and max of 50 calls (after 5 unmeasured), in ms. */
@@ -182,18 +169,8 @@ public final class StatsHistoryRun {
         Clock clock = Clock.systemUTC();
         IdGenerator ids = new IdGenerator(clock, new SplittableRandom());
         Instant now = clock.instant();
-        Project project = new Project(ids.next("proj"), "bench", now);
-        Tenant tenant = new Tenant(project.id(), Mode.TEST);
-        ScheduleDefinition def = ScheduleDefinition.builder("http://127.0.0.1:9/hook", new Timing.Once(now))
-                .payloadJson("{\"n\":1}")
-                .build();
-        Schedule s = new Schedule(ids.next("sch"), tenant, ScheduleStatus.ACTIVE, def, now, 0, null, 0, now, now);
-        Materialisation.Plan plan = Materialisation.forNew(s, now, ids, now);
-        store.useTransaction(tx -> {
-            tx.projects().insert(project);
-            tx.schedules().insert(plan.advanced(now));
-            tx.deliveries().insertIfAbsent(plan.deliveries().get(0));
-        });
+        Tenant tenant = BenchTenants.tenant(store, ids, now, "bench");
+        BenchTenants.oneShot(store, ids, tenant, now, false);
         List<DeliveryQueue.Claim> claims = store.queue().claimDue("bench", Duration.ofMinutes(1), 10);
         if (claims.size() != 1) throw new IllegalStateException("claimed " + claims.size() + " template deliveries");
         var d = claims.get(0).delivery();

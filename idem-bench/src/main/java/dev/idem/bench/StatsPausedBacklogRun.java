@@ -1,14 +1,8 @@
 package dev.idem.bench;
 
 import dev.idem.core.IdGenerator;
-import dev.idem.core.Materialisation;
-import dev.idem.core.Mode;
-import dev.idem.core.Project;
 import dev.idem.core.Schedule;
-import dev.idem.core.ScheduleDefinition;
-import dev.idem.core.ScheduleStatus;
 import dev.idem.core.Tenant;
-import dev.idem.core.Timing;
 import dev.idem.core.store.Store;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -51,14 +45,14 @@ public final class StatsPausedBacklogRun {
         Clock clock = Clock.systemUTC();
         IdGenerator ids = new IdGenerator(clock, new SplittableRandom());
         Instant now = clock.instant();
-        Tenant held = tenant(store, ids, now, "held");
-        Tenant other = tenant(store, ids, now, "other");
+        Tenant held = BenchTenants.tenant(store, ids, now, "held");
+        Tenant other = BenchTenants.tenant(store, ids, now, "other");
         for (int i = 0; i < ACTIVE; i++) {
-            oneShot(store, ids, held, now.minus(Duration.ofMinutes(1)), false);
-            oneShot(store, ids, other, now.minus(Duration.ofMinutes(1)), false);
+            BenchTenants.oneShot(store, ids, held, now.minus(Duration.ofMinutes(1)), false);
+            BenchTenants.oneShot(store, ids, other, now.minus(Duration.ofMinutes(1)), false);
         }
         // the backlog fell due an hour ago, before every claimable row: a read in due order meets it first
-        Schedule paused = oneShot(store, ids, held, now.minus(Duration.ofHours(1)), true);
+        Schedule paused = BenchTenants.oneShot(store, ids, held, now.minus(Duration.ofHours(1)), true);
         String template;
         try (Statement s = c.createStatement();
                 var rs = s.executeQuery("SELECT id FROM deliveries WHERE schedule_id = '" + paused.id() + "'")) {
@@ -69,8 +63,8 @@ public final class StatsPausedBacklogRun {
                 Locale.ROOT,
                 "%s, no backlog: held tenant's stats read %s; other tenant's %s%n",
                 name,
-                StatsHistoryRun.latency(() -> read(store, held)),
-                StatsHistoryRun.latency(() -> read(store, other)));
+                StatsHistoryRun.latency(() -> BenchTenants.dashboardStats(store, held)),
+                StatsHistoryRun.latency(() -> BenchTenants.dashboardStats(store, other)));
         long t0 = System.nanoTime();
         HistorySql.copy(c, sqlite, "schedules", paused.id(), Map.of("id", "t.id || '-p' || g"), 1, n);
         HistorySql.copy(
@@ -97,15 +91,15 @@ public final class StatsPausedBacklogRun {
                 "%s, %,d paused due: held tenant's stats read (its own paused backlog) %s; it returned %s%n",
                 name,
                 n,
-                StatsHistoryRun.latency(() -> read(store, held)),
-                read(store, held));
+                StatsHistoryRun.latency(() -> BenchTenants.dashboardStats(store, held)),
+                BenchTenants.dashboardStats(store, held));
         System.out.printf(
                 Locale.ROOT,
                 "%s, %,d paused due: other tenant's stats read (another tenant's backlog) %s; it returned %s%n",
                 name,
                 n,
-                StatsHistoryRun.latency(() -> read(store, other)),
-                read(store, other));
+                StatsHistoryRun.latency(() -> BenchTenants.dashboardStats(store, other)),
+                BenchTenants.dashboardStats(store, other));
         // the other tenant's own history beside that backlog: its rows are the other way to reach its due ones
         String finished;
         try (Statement s = c.createStatement();
@@ -140,37 +134,7 @@ public final class StatsPausedBacklogRun {
                 name,
                 n,
                 n,
-                StatsHistoryRun.latency(() -> read(store, other)),
-                read(store, other));
-    }
-
-    /** The dashboard's read, as {@code GET /v1/stats} makes it: its window the last 60 s. */
-    private static Object read(Store store, Tenant tenant) {
-        Instant now = Instant.now();
-        return store.inReadTransaction(tx -> tx.stats().deliveryStats(tenant, now.minus(Duration.ofSeconds(60)), now));
-    }
-
-    private static Tenant tenant(Store store, IdGenerator ids, Instant now, String name) {
-        Project project = new Project(ids.next("proj"), name, now);
-        store.useTransaction(tx -> tx.projects().insert(project));
-        return new Tenant(project.id(), Mode.TEST);
-    }
-
-    /** A one-shot due at {@code at} with its delivery written, paused after if {@code pause}. */
-    private static Schedule oneShot(Store store, IdGenerator ids, Tenant tenant, Instant at, boolean pause) {
-        Instant now = Instant.now();
-        ScheduleDefinition def = ScheduleDefinition.builder("http://127.0.0.1:9/hook", new Timing.Once(at))
-                .payloadJson("{\"n\":1}")
-                .build();
-        Schedule s = new Schedule(ids.next("sch"), tenant, ScheduleStatus.ACTIVE, def, at, 0, null, 0, now, now);
-        Materialisation.Plan plan = Materialisation.forNew(s, now, ids, now);
-        store.useTransaction(tx -> {
-            tx.schedules().insert(plan.advanced(now));
-            tx.deliveries().insertIfAbsent(plan.deliveries().get(0));
-        });
-        if (!pause) return s;
-        Schedule p = plan.advanced(now).withStatus(ScheduleStatus.PAUSED, "bench", now);
-        store.useTransaction(tx -> tx.schedules().update(p));
-        return p;
+                StatsHistoryRun.latency(() -> BenchTenants.dashboardStats(store, other)),
+                BenchTenants.dashboardStats(store, other));
     }
 }
