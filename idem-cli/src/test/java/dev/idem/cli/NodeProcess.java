@@ -41,9 +41,9 @@ final class NodeProcess implements AutoCloseable {
 
     /**
      * The JIT flag every test's {@code java} command starts with: the first compiler only. A test's node lives for
-     * seconds to minutes and never repays what the optimising compiler costs; without it a node's start takes about 40%
-     * less CPU (idem-bench/runs/2026-11-30T0020-test-node-jit-cpu.txt), and the process tests start dozens of nodes on
-     * two cores at once. What the tests check (answers, timings of leases and takeovers) does not depend on the tier.
+     * seconds to minutes and never repays what the optimising compiler costs; without it a node's start takes about a
+     * third less CPU (idem-bench/runs/2026-11-30T0020-test-node-jit-cpu.txt), and the process tests start dozens of
+     * nodes on two cores at once. What the tests check (answers, timings of leases and takeovers) does not depend on the tier.
      */
     static final String QUICK_START = "-XX:TieredStopAtLevel=1";
 

@@ -214,9 +214,9 @@ final class JdbcDeliveryQueue implements DeliveryQueue {
     /**
      * Pending rows {@link #nextDueAt} reads per window. Bounded because the rows it must pass over (a full destination's
      * backlog; a paused schedule's rows that went pending after its pause, which are not marked held) have no index of
-     * their own: looking for the first row past them walked the
-     * whole backlog and looked up each row's schedule. With 280,000 rows due to one full destination that took 1.1 s,
-     * once after every claim that did not come back full (idem-bench/runs/2026-11-27-engine-design-log.md, "Stop 27").
+     * their own: looking for the first row past them walked the whole backlog and looked up each row's schedule. With
+     * 280,000 rows due to one full destination that took 1.1 s, once after every claim that did not come back full
+     * (idem-bench/runs/2026-11-27-engine-design-log.md, "Stop 27").
      */
     static final int NEXT_DUE_SCAN = 256;
 
