@@ -1,5 +1,7 @@
 package dev.idem.store.contract;
 
+import static dev.idem.store.testing.RawSql.count;
+import static dev.idem.store.testing.RawSql.exec;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.core.store.Store;
@@ -8,8 +10,6 @@ import dev.idem.store.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -80,20 +80,6 @@ class HeldMarkMigrationTest {
             assertThat(count(c, "SELECT COUNT(*) FROM deliveries WHERE held IS NOT NULL"))
                     .isZero();
             assertThat(store.queue().nextDueAt()).contains(Instant.ofEpochMilli(NOW - 3000));
-        }
-    }
-
-    private static void exec(Connection c, String sql) throws Exception {
-        try (Statement s = c.createStatement()) {
-            s.execute(sql);
-        }
-    }
-
-    private static long count(Connection c, String sql) throws Exception {
-        try (Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(sql)) {
-            assertThat(rs.next()).isTrue();
-            return rs.getLong(1);
         }
     }
 }

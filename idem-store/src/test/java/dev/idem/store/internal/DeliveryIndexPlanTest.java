@@ -1,5 +1,7 @@
 package dev.idem.store.internal;
 
+import static dev.idem.store.testing.RawSql.count;
+import static dev.idem.store.testing.RawSql.exec;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.store.JdbcStores;
@@ -9,7 +11,6 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Clock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -91,14 +92,6 @@ class DeliveryIndexPlanTest {
         }
     }
 
-    private static long count(Connection c, String sql) throws Exception {
-        try (Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(sql)) {
-            assertThat(rs.next()).isTrue();
-            return rs.getLong(1);
-        }
-    }
-
     private static void assertPlans(
             TestDatabase db, String explain, String analyze, String delivering, String attemptsKey, String tenantDue)
             throws Exception {
@@ -164,11 +157,5 @@ class DeliveryIndexPlanTest {
             }
         }
         return plan.toString();
-    }
-
-    private static void exec(Connection c, String sql) throws Exception {
-        try (Statement s = c.createStatement()) {
-            s.execute(sql);
-        }
     }
 }

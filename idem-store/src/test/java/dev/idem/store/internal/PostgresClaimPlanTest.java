@@ -167,9 +167,9 @@ class PostgresClaimPlanTest {
 
     @Test
     void aPausedBacklogAtTheHeadOfTheQueueIsReadByNoClaimNextDueQuestionOrStatsRead() throws Exception {
-        // A paused schedule's due rows, or a disabled endpoint's, used to sit in the due index ahead of every
-        // claimable row: each claim, each next-due question and each tenant's stats walked past all of them, looking up
-        // each one's schedule. Pausing now marks them held, out of the due index.
+        // A paused schedule's due rows, or a disabled endpoint's, are due before every claimable row. In the due index
+        // each claim, each next-due question and each tenant's stats would walk past all of them, looking up each
+        // one's schedule; the pause marks them held, which keeps them out of it.
         int claimable = 50;
         try (Shape shape = new Shape()) {
             shape.oneShots(BURST, "'https://d5.test:443'", NOW + " - 1000000 + i");

@@ -1,5 +1,6 @@
 package dev.idem.store.internal;
 
+import static dev.idem.store.testing.RawSql.exec;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.idem.store.testing.TestDatabase;
@@ -7,7 +8,6 @@ import dev.idem.store.testing.TestStores;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -127,11 +127,5 @@ class TenantListPlanTest {
                 "INSERT INTO messages (id, project_id, mode, event_type, payload, deliveries, created_at) "
                         + "SELECT 'msg_' || (100000 + i), " + project + ", " + mode + ", 'e', '{}', 1, 0 FROM " + n);
         exec(c, "ANALYZE");
-    }
-
-    private static void exec(Connection c, String sql) throws Exception {
-        try (Statement s = c.createStatement()) {
-            s.execute(sql);
-        }
     }
 }
